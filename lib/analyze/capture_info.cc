@@ -1,0 +1,140 @@
+#include "lib/analyze/capture_info.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "fmt/format.h"
+
+namespace tfprof {
+namespace {
+
+constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
+
+double SpanMs(int64_t first, int64_t last) { return first == kNoTime ? 0.0 : static_cast<double>(last - first) / 1e9; }
+
+std::string ComputeCapability(const DeviceProperties& d) {
+  return d.compute_cap_major ? fmt::format("{}.{}", d.compute_cap_major, d.compute_cap_minor) : std::string();
+}
+
+}  // namespace
+
+HostInfo SummarizeHost(const Host& host) {
+  HostInfo info;
+  info.name = host.name;
+  info.hostnames = host.hostnames;
+  info.source_path = host.source_path;
+  info.format = std::string(CaptureFormatName(host.format));
+  info.gzipped = host.gzipped;
+  info.file_bytes = host.file_bytes;
+  info.time_origin_ns = host.time_origin_ns;
+  info.errors = host.errors;
+  info.warnings = host.warnings;
+  for (const Plane& plane : host.planes) {
+    PlaneInfo p;
+    p.id = plane.id;
+    p.name = std::string(host.PlaneName(plane));
+    p.event_names = plane.event_metadata.size();
+    p.device = plane.device;
+    p.first_ps = kNoTime;
+    for (const Line& line : plane.lines) {
+      LineInfo l;
+      l.id = line.display_id ? line.display_id : line.id;
+      l.name = std::string(host.LineName(line));
+      l.events = line.events.size();
+      l.first_ps = kNoTime;
+      l.last_ps = kNoTime;
+      for (const Event& e : line.events) {
+        l.first_ps = l.first_ps == kNoTime ? e.start_ps : std::min(l.first_ps, e.start_ps);
+        l.last_ps = l.last_ps == kNoTime ? e.end_ps() : std::max(l.last_ps, e.end_ps());
+      }
+      if (l.events) {
+        if (p.first_ps == kNoTime || l.first_ps < p.first_ps) p.first_ps = l.first_ps;
+        p.last_ps = p.events ? std::max(p.last_ps, l.last_ps) : l.last_ps;
+      }
+      p.events += l.events;
+      p.lines.push_back(std::move(l));
+    }
+    info.planes.push_back(std::move(p));
+  }
+  return info;
+}
+
+Report BuildInfoReport(const std::vector<HostInfo>& hosts) {
+  Report r;
+  r.command = "info";
+
+  Table planes{"planes", "Planes", {}, {}};
+  planes.Add({"host", "host"})
+      .Add({"plane_id", "id", ColumnType::kInt})
+      .Add({"plane", "plane", ColumnType::kString, 0, 48})
+      .Add({"lines", "lines", ColumnType::kInt})
+      .Add({"events", "events", ColumnType::kInt})
+      .Add({"event_names", "names", ColumnType::kInt})
+      .Add({"span_ms", "span ms", ColumnType::kDouble, 3})
+      .Add({"device", "device"});
+  Table host_table{"hosts", "Hosts", {}, {}};
+  host_table.Add({"host", "host"})
+      .Add({"hostname", "hostname"})
+      .Add({"file", "file", ColumnType::kString, 0, 60})
+      .Add({"format", "format"})
+      .Add({"gzipped", "gz", ColumnType::kBool})
+      .Add({"file_bytes", "bytes", ColumnType::kInt})
+      .Add({"planes", "planes", ColumnType::kInt})
+      .Add({"lines", "lines", ColumnType::kInt})
+      .Add({"events", "events", ColumnType::kInt})
+      .Add({"span_ms", "span ms", ColumnType::kDouble, 3})
+      .Add({"errors", "errors", ColumnType::kInt})
+      .Add({"warnings", "warnings", ColumnType::kInt});
+  Table devices{"devices", "Devices", {}, {}};
+  devices.Add({"host", "host"})
+      .Add({"plane", "plane"})
+      .Add({"name", "name"})
+      .Add({"vendor", "vendor"})
+      .Add({"compute_capability", "cc"})
+      .Add({"core_count", "cores", ColumnType::kInt})
+      .Add({"memory_bytes", "memory bytes", ColumnType::kInt})
+      .Add({"memory_bandwidth_bytes_per_s", "bandwidth B/s", ColumnType::kInt})
+      .Add({"clock_rate_khz", "clock kHz", ColumnType::kInt});
+  Table lines{"lines", "Lines", {}, {}};
+  lines.Add({"host", "host"})
+      .Add({"plane", "plane", ColumnType::kString, 0, 32})
+      .Add({"line_id", "id", ColumnType::kInt})
+      .Add({"line", "line", ColumnType::kString, 0, 40})
+      .Add({"events", "events", ColumnType::kInt})
+      .Add({"span_ms", "span ms", ColumnType::kDouble, 3});
+
+  for (const HostInfo& h : hosts) {
+    uint64_t line_count = 0, event_count = 0;
+    int64_t first = kNoTime, last = 0;
+    for (const PlaneInfo& p : h.planes) {
+      line_count += p.lines.size();
+      if (p.events) {
+        first = first == kNoTime ? p.first_ps : std::min(first, p.first_ps);
+        last = event_count ? std::max(last, p.last_ps) : p.last_ps;
+      }
+      event_count += p.events;
+      auto& row = planes.NewRow();
+      row = {h.name, p.id, p.name, static_cast<int64_t>(p.lines.size()), static_cast<int64_t>(p.events),
+             static_cast<int64_t>(p.event_names), SpanMs(p.events ? p.first_ps : kNoTime, p.last_ps), p.device.name};
+      if (!p.device.empty()) {
+        devices.NewRow() = {h.name, p.name, p.device.name, p.device.vendor, ComputeCapability(p.device),
+                            p.device.core_count, p.device.memory_bytes, p.device.memory_bandwidth, p.device.clock_rate_khz};
+      }
+      for (const LineInfo& l : p.lines)
+        lines.NewRow() = {h.name, p.name, l.id, l.name, static_cast<int64_t>(l.events),
+                          SpanMs(l.events ? l.first_ps : kNoTime, l.last_ps)};
+    }
+    std::string hostname;
+    for (const std::string& n : h.hostnames) hostname += (hostname.empty() ? "" : " ") + n;
+    host_table.NewRow() = {h.name, hostname, h.source_path, h.format, h.gzipped, static_cast<int64_t>(h.file_bytes),
+                           static_cast<int64_t>(h.planes.size()), static_cast<int64_t>(line_count),
+                           static_cast<int64_t>(event_count), SpanMs(first, last),
+                           static_cast<int64_t>(h.errors.size()), static_cast<int64_t>(h.warnings.size())};
+    for (const std::string& e : h.errors) r.notes.push_back(fmt::format("{}: the profiler reported an error: {}", h.name, e));
+    for (const std::string& w : h.warnings) r.notes.push_back(fmt::format("{}: the profiler reported a warning: {}", h.name, w));
+  }
+  r.tables = {std::move(planes), std::move(host_table), std::move(devices), std::move(lines)};
+  return r;
+}
+
+}  // namespace tfprof

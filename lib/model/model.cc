@@ -1,0 +1,66 @@
+#include "lib/model/model.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tfprof {
+
+bool Line::IsSorted() const {
+  return std::is_sorted(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.start_ps != b.start_ps ? a.start_ps < b.start_ps : a.duration_ps > b.duration_ps;
+  });
+}
+
+void Line::SortEvents() {
+  if (IsSorted()) return;
+  std::vector<uint32_t> order(events.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+    const Event& x = events[a];
+    const Event& y = events[b];
+    return x.start_ps != y.start_ps ? x.start_ps < y.start_ps : x.duration_ps > y.duration_ps;
+  });
+  std::vector<Event> sorted_events;
+  std::vector<Stat> sorted_stats;
+  sorted_events.reserve(events.size());
+  sorted_stats.reserve(stats.size());
+  for (uint32_t i : order) {
+    std::span<const Stat> s = EventStats(i);
+    sorted_stats.insert(sorted_stats.end(), s.begin(), s.end());
+    Event e = events[i];
+    e.stats_end = static_cast<uint32_t>(sorted_stats.size());
+    sorted_events.push_back(e);
+  }
+  events = std::move(sorted_events);
+  stats = std::move(sorted_stats);
+}
+
+size_t Plane::EventCount() const {
+  size_t n = 0;
+  for (const Line& l : lines) n += l.events.size();
+  return n;
+}
+
+std::optional<StatKey> Plane::FindStatKey(const StringPool& strings, std::string_view name) const {
+  StringId id = strings.Find(name);
+  if (id == StringPool::kNotFound) return std::nullopt;
+  for (size_t k = 0; k < stat_metadata.size(); ++k)
+    if (stat_metadata[k].name == id) return static_cast<StatKey>(k);
+  return std::nullopt;
+}
+
+std::string_view CaptureFormatName(CaptureFormat format) {
+  switch (format) {
+    case CaptureFormat::kXSpace: return "xspace";
+    case CaptureFormat::kChromeTrace: return "chrome-trace";
+  }
+  return "unknown";
+}
+
+const Plane* Host::FindPlane(std::string_view name) const {
+  for (const Plane& p : planes)
+    if (PlaneName(p) == name) return &p;
+  return nullptr;
+}
+
+}  // namespace tfprof

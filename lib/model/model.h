@@ -1,0 +1,129 @@
+// The in-memory model every reader fills and every analysis reads:
+//   Host -> planes (host threads, devices) -> lines (threads, streams) -> events.
+// Events are plain 24-byte records in one array per line; their stats live in
+// one pool per line; names are interned in the host's StringPool. There is no
+// per-event heap object, so a capture of N events costs about 24*N bytes plus
+// 12 bytes per stat.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/model/stat.h"
+#include "lib/model/string_pool.h"
+
+namespace tfprof {
+
+// Index into a plane's event metadata table (the event's name).
+using EventMetadataId = uint32_t;
+
+struct Event {
+  int64_t start_ps;     // Absolute start time in picoseconds.
+  int64_t duration_ps;  // Never negative (readers clamp and count).
+  EventMetadataId metadata;
+  // This event's stats are line.stats[previous event's stats_end, stats_end).
+  uint32_t stats_end;
+
+  int64_t end_ps() const { return start_ps + duration_ps; }
+};
+static_assert(sizeof(Event) == 24, "Event must stay compact");
+
+struct EventMetadata {
+  StringId name = StringPool::kEmpty;
+  StringId display_name = StringPool::kEmpty;
+  // Stats shared by every event of this metadata: plane.metadata_stats[begin, end).
+  uint32_t stats_begin = 0;
+  uint32_t stats_end = 0;
+};
+
+struct StatMetadata {
+  StringId name = StringPool::kEmpty;
+};
+
+struct Line {
+  int64_t id = 0;
+  int64_t display_id = 0;  // 0 means "use id".
+  StringId name = StringPool::kEmpty;
+  StringId display_name = StringPool::kEmpty;
+  int64_t timestamp_ns = 0;
+  int64_t duration_ps = 0;
+  std::vector<Event> events;
+  std::vector<Stat> stats;
+
+  std::span<const Stat> EventStats(size_t index) const {
+    uint32_t begin = index == 0 ? 0 : events[index - 1].stats_end;
+    return {stats.data() + begin, events[index].stats_end - begin};
+  }
+  // Sorts events by (start ascending, duration descending), the order the
+  // reference relies on so that parents precede their children, keeping each
+  // event's stats with it.
+  void SortEvents();
+  bool IsSorted() const;
+};
+
+// What the capture says about a device (all optional: older captures and
+// Chrome traces often lack them).
+struct DeviceProperties {
+  std::string name;         // e.g. "Tesla T4"
+  std::string vendor;       // e.g. "Nvidia"
+  int compute_cap_major = 0;
+  int compute_cap_minor = 0;
+  int64_t core_count = 0;        // SMs / CUs
+  int64_t memory_bytes = 0;
+  int64_t memory_bandwidth = 0;  // bytes per second
+  int64_t clock_rate_khz = 0;
+  bool empty() const { return name.empty() && vendor.empty() && compute_cap_major == 0 && core_count == 0 && memory_bytes == 0; }
+};
+
+struct Plane {
+  int64_t id = 0;
+  StringId name = StringPool::kEmpty;
+  std::vector<Line> lines;
+  std::vector<EventMetadata> event_metadata;
+  std::vector<StatMetadata> stat_metadata;
+  std::vector<Stat> metadata_stats;  // Pool for EventMetadata stats.
+  std::vector<Stat> plane_stats;
+  DeviceProperties device;
+
+  size_t EventCount() const;
+  // The StatKey whose name is `name`, if this plane has such a stat.
+  std::optional<StatKey> FindStatKey(const StringPool& strings, std::string_view name) const;
+};
+
+enum class CaptureFormat { kXSpace, kChromeTrace };
+std::string_view CaptureFormatName(CaptureFormat format);
+
+struct Host {
+  std::string name;         // Host name (from the XSpace, or the file name).
+  std::string source_path;  // The file it was read from.
+  CaptureFormat format = CaptureFormat::kXSpace;
+  bool gzipped = false;
+  uint64_t file_bytes = 0;
+  // Event times are picoseconds after this instant (the capture's own clock,
+  // usually ns since the epoch or since the profile started). Keeping times
+  // relative avoids int64 overflow: epoch-ns * 1000 does not fit.
+  int64_t time_origin_ns = 0;
+  StringPool strings;
+  std::vector<Plane> planes;
+  std::vector<std::string> hostnames;  // As the capture names its host (XSpace.hostnames).
+  std::vector<std::string> errors;     // Reported by the profiler in the capture.
+  std::vector<std::string> warnings;
+
+  std::string_view Str(StringId id) const { return strings.Get(id); }
+  std::string_view PlaneName(const Plane& p) const { return strings.Get(p.name); }
+  std::string_view LineName(const Line& l) const {
+    return l.display_name != StringPool::kEmpty ? strings.Get(l.display_name) : strings.Get(l.name);
+  }
+  // The event's display name when set, otherwise its name.
+  std::string_view EventName(const Plane& p, const Event& e) const {
+    const EventMetadata& m = p.event_metadata[e.metadata];
+    return m.display_name != StringPool::kEmpty ? strings.Get(m.display_name) : strings.Get(m.name);
+  }
+  const Plane* FindPlane(std::string_view name) const;
+};
+
+}  // namespace tfprof

@@ -1,0 +1,64 @@
+// Getting bytes off disk: memory-mapped files for the protobuf reader, and a
+// streaming chunk reader (plain or gzip, inflated with ISA-L) for JSON.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tfprof {
+
+// A read-only view of a whole file. Large files are memory-mapped, so the
+// pages a reader has finished with can be released (ReleaseBefore) and peak
+// memory stays near the size of the model rather than the file.
+class MappedFile {
+ public:
+  static std::unique_ptr<MappedFile> Open(const std::string& path);  // Throws InputError.
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::string_view bytes() const { return {data_, size_}; }
+  // Tells the kernel the bytes before `offset` are no longer needed.
+  void ReleaseBefore(size_t offset);
+
+ private:
+  MappedFile() = default;
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t released_ = 0;
+  bool mapped_ = false;
+};
+
+bool LooksGzipped(std::string_view head);
+
+// Streams a file's content, inflating gzip transparently (detected from the
+// magic bytes, not the name).
+class ChunkReader {
+ public:
+  static std::unique_ptr<ChunkReader> Open(const std::string& path);  // Throws InputError.
+  virtual ~ChunkReader() = default;
+  // Fills up to `capacity` bytes; returns 0 at the end. Throws InputError on
+  // a read or inflate failure.
+  virtual size_t Read(char* out, size_t capacity) = 0;
+  virtual bool gzipped() const = 0;
+  // Bytes consumed from the file so far (compressed bytes for gzip).
+  virtual uint64_t file_offset() const = 0;
+  uint64_t file_size() const { return file_size_; }
+
+ protected:
+  uint64_t file_size_ = 0;
+};
+
+// Reads a whole file into memory, inflating gzip. Refuses output larger than
+// `max_bytes` (a gzip bomb, or a file larger than memory allows).
+std::string ReadWholeFile(const std::string& path, uint64_t max_bytes, bool* was_gzipped = nullptr);
+
+// The first `n` bytes of the content (inflated if gzipped), for format
+// detection.
+std::string PeekContent(const std::string& path, size_t n, bool* was_gzipped = nullptr);
+
+}  // namespace tfprof

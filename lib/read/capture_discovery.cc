@@ -1,0 +1,181 @@
+#include "lib/read/capture_discovery.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <system_error>
+
+#include "lib/model/errors.h"
+#include "lib/read/byte_source.h"
+
+namespace tfprof {
+namespace fs = std::filesystem;
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// TensorFlow's per-tool outputs that sit beside captures: results, not captures.
+const char* ToolOutputName(const std::string& file) {
+  for (const char* s : {".overview_page.pb", ".input_pipeline.pb", ".tensorflow_stats.pb", ".kernel_stats.pb",
+                        ".memory_profile.json.gz", ".memory_profile.json", ".pod_viewer.json", ".tf_data_bottleneck_analysis.json"})
+    if (EndsWith(file, s)) return s + 1;
+  return nullptr;
+}
+
+// Capture files recognised in a run folder by name, with their host names.
+std::optional<CaptureFile> CaptureFromName(const fs::path& p) {
+  const std::string file = p.filename().string();
+  for (const char* s : {".xplane.pb", ".xplane.pb.gz"})
+    if (EndsWith(file, s)) return CaptureFile{p.string(), file.substr(0, file.size() - std::string(s).size()), CaptureFormat::kXSpace};
+  if (ToolOutputName(file)) return std::nullopt;
+  for (const char* s : {".trace.json.gz", ".trace.json", ".pt.trace.json.gz", ".pt.trace.json"})
+    if (EndsWith(file, s)) return CaptureFile{p.string(), file.substr(0, file.size() - std::string(s).size()), CaptureFormat::kChromeTrace};
+  return std::nullopt;
+}
+
+std::vector<fs::path> SortedEntries(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  if (ec) throw InputError(dir.string(), "cannot list folder: " + ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) throw InputError(dir.string(), "cannot list folder: " + ec.message());
+    out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool IsDir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+bool IsFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// The captures of one run folder: one per host, xplane.pb preferred over the
+// trace JSON TensorFlow wrote beside it from the same data.
+std::vector<CaptureFile> CapturesInFolder(const fs::path& dir) {
+  std::map<std::string, CaptureFile> by_host;
+  for (const fs::path& p : SortedEntries(dir)) {
+    if (!IsFile(p)) continue;
+    auto c = CaptureFromName(p);
+    if (!c) continue;
+    auto it = by_host.find(c->host);
+    if (it == by_host.end() || (it->second.format == CaptureFormat::kChromeTrace && c->format == CaptureFormat::kXSpace))
+      by_host[c->host] = *c;
+  }
+  std::vector<CaptureFile> out;
+  for (auto& [host, c] : by_host) out.push_back(std::move(c));
+  return out;
+}
+
+// Every <...>/plugins/profile folder under `root`, a few levels deep (users
+// point at logs/, logs/fit/ or logs/fit/<date>/train/ alike).
+void FindProfileFolders(const fs::path& root, int depth, std::vector<fs::path>& out) {
+  fs::path profile = root / "plugins" / "profile";
+  if (IsDir(profile)) out.push_back(profile);
+  if (depth == 0) return;
+  for (const fs::path& p : SortedEntries(root))
+    if (IsDir(p) && p.filename() != "plugins") FindProfileFolders(p, depth - 1, out);
+}
+
+}  // namespace
+
+CaptureFormat DetectFormat(const std::string& path) {
+  const std::string file = fs::path(path).filename().string();
+  if (const char* tool = ToolOutputName(file))
+    throw InputError(path, std::string("is TensorFlow's precomputed '") + tool +
+                               "' tool output, not a capture; pass the .xplane.pb beside it");
+  bool gz = false;
+  std::string head = PeekContent(path, 4096, &gz);
+  if (head.empty()) throw InputError(path, gz ? "gzip file inflates to nothing" : "file is empty (0 bytes)");
+  size_t i = head.find_first_not_of(" \t\r\n");
+  if (i != std::string::npos && i + 3 <= head.size() && head.compare(i, 3, "\xEF\xBB\xBF") == 0)
+    i = head.find_first_not_of(" \t\r\n", i + 3);  // A UTF-8 byte order mark.
+  if (i != std::string::npos && (head[i] == '{' || head[i] == '[')) return CaptureFormat::kChromeTrace;
+  // An XSpace starts with a length-delimited field 1..4 (planes, errors,
+  // warnings, hostnames): tag byte 0x0a, 0x12, 0x1a or 0x22.
+  unsigned char b = static_cast<unsigned char>(head[0]);
+  if (b == 0x0a || b == 0x12 || b == 0x1a || b == 0x22) return CaptureFormat::kXSpace;
+  if (i == std::string::npos) throw InputError(path, "file holds only whitespace");
+  throw InputError(path, "unknown format: neither an XSpace protobuf (.xplane.pb) nor Chrome trace JSON");
+}
+
+DiscoveredInput DiscoverInput(const std::string& path, const std::string& run) {
+  DiscoveredInput d;
+  d.input_path = path;
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw InputError(path, "no such file or folder");
+
+  if (fs::is_regular_file(st)) {
+    d.kind = InputKind::kFile;
+    CaptureFile c;
+    c.path = path;
+    c.format = DetectFormat(path);
+    auto named = CaptureFromName(fs::path(path));
+    c.host = named ? named->host : fs::path(path).stem().string();
+    d.selected = ProfileRun{fs::path(path).filename().string(), path, {c}};
+    d.runs = {d.selected};
+    return d;
+  }
+  if (!fs::is_directory(st)) throw InputError(path, "is neither a file nor a folder");
+
+  // A run folder holds the captures directly.
+  std::vector<CaptureFile> here = CapturesInFolder(path);
+  if (!here.empty()) {
+    d.kind = InputKind::kRunFolder;
+    d.selected = ProfileRun{fs::path(path).lexically_normal().filename().string(), path, here};
+    if (d.selected.name.empty()) d.selected.name = fs::path(path).lexically_normal().parent_path().filename().string();
+    d.runs = {d.selected};
+    for (CaptureFile& c : d.selected.files) c.format = DetectFormat(c.path);
+    return d;
+  }
+
+  // Otherwise a logdir: find plugins/profile folders and their runs.
+  std::vector<fs::path> profiles;
+  FindProfileFolders(path, 4, profiles);
+  if (profiles.empty()) {
+    if (SortedEntries(path).empty()) throw InputError(path, "folder is empty");
+    throw InputError(path, "no captures found: expected <host>.xplane.pb files, a run folder, or a logdir with plugins/profile/<run>/");
+  }
+  d.kind = InputKind::kLogdir;
+  const fs::path root = fs::path(path);
+  for (const fs::path& profile : profiles) {
+    fs::path tb_run = profile.parent_path().parent_path().lexically_relative(root);
+    for (const fs::path& r : SortedEntries(profile)) {
+      if (!IsDir(r)) continue;
+      ProfileRun pr;
+      pr.path = r.string();
+      pr.name = (profiles.size() > 1 && tb_run != "." ? tb_run.string() + "/" : "") + r.filename().string();
+      pr.files = CapturesInFolder(r);
+      if (!pr.files.empty()) d.runs.push_back(std::move(pr));
+    }
+  }
+  if (d.runs.empty()) throw InputError(path, "logdir has plugins/profile/ but no run folder in it holds a capture");
+  // Run folders are named by their start time (YYYY_MM_DD_HH_MM_SS), so the
+  // folder name orders them; the full name breaks ties.
+  std::stable_sort(d.runs.begin(), d.runs.end(), [](const ProfileRun& a, const ProfileRun& b) {
+    std::string an = fs::path(a.path).filename().string(), bn = fs::path(b.path).filename().string();
+    return an != bn ? an < bn : a.name < b.name;
+  });
+  if (run.empty()) {
+    d.selected = d.runs.back();
+  } else {
+    std::vector<const ProfileRun*> hits;
+    for (const ProfileRun& r : d.runs)
+      if (r.name == run || fs::path(r.path).filename() == run) hits.push_back(&r);
+    if (hits.empty()) throw InputError(path, "no run named '" + run + "' (see --list-runs)", kExitUsage);
+    if (hits.size() > 1) throw InputError(path, "run name '" + run + "' is ambiguous; use its full name from --list-runs", kExitUsage);
+    d.selected = *hits.front();
+  }
+  for (CaptureFile& c : d.selected.files) c.format = DetectFormat(c.path);
+  return d;
+}
+
+}  // namespace tfprof

@@ -1,0 +1,44 @@
+// Finding the captures behind a path: a TensorBoard logdir
+// (<logdir>/[<tb_run>/]plugins/profile/<run>/<host>.xplane.pb), one run
+// folder (every host in it), or a single capture file.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/model/model.h"
+
+namespace tfprof {
+
+enum class InputKind { kLogdir, kRunFolder, kFile };
+
+struct CaptureFile {
+  std::string path;
+  std::string host;  // From the file name: <host>.xplane.pb, <host>.trace.json.gz, ...
+  CaptureFormat format = CaptureFormat::kXSpace;
+};
+
+struct ProfileRun {
+  std::string name;  // "<run>" or "<tb_run>/<run>" when the logdir has several TensorBoard runs.
+  std::string path;  // The run folder.
+  std::vector<CaptureFile> files;  // One per host, xplane.pb preferred.
+};
+
+struct DiscoveredInput {
+  InputKind kind = InputKind::kFile;
+  std::string input_path;
+  std::vector<ProfileRun> runs;  // Every run found, oldest first.
+  ProfileRun selected;           // The run (or file) to analyse.
+};
+
+// Detects a file's format from its content (gzip is looked through), falling
+// back on nothing: an unknown format is an InputError naming the file.
+CaptureFormat DetectFormat(const std::string& path);
+
+// `run` selects a run of a logdir by name (the run folder's name or its
+// "<tb_run>/<run>" name); empty means the newest. Throws InputError for a
+// missing path, an empty folder, a logdir with no captures, or an unknown run.
+DiscoveredInput DiscoverInput(const std::string& path, const std::string& run = "");
+
+}  // namespace tfprof

@@ -1,0 +1,123 @@
+// A bounds-checked decoder for the protobuf wire format. Every read checks
+// the remaining length, so a truncated or corrupted capture ends in a clear
+// WireError (with the byte offset) rather than a crash. It never allocates.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace tfprof {
+
+class WireError : public std::runtime_error {
+ public:
+  WireError(const std::string& what, uint64_t offset)
+      : std::runtime_error(what + " at byte " + std::to_string(offset)), offset_(offset) {}
+  uint64_t offset() const { return offset_; }
+
+ private:
+  uint64_t offset_;
+};
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kStartGroup = 3, kEndGroup = 4, kFixed32 = 5 };
+
+class WireDecoder {
+ public:
+  // `base_offset` is where `bytes` starts in the file, for error messages.
+  WireDecoder(std::string_view bytes, uint64_t base_offset = 0)
+      : begin_(reinterpret_cast<const uint8_t*>(bytes.data())),
+        p_(begin_),
+        end_(begin_ + bytes.size()),
+        base_(base_offset) {}
+
+  bool done() const { return p_ >= end_; }
+  size_t size() const { return static_cast<size_t>(end_ - begin_); }
+  uint64_t offset() const { return base_ + static_cast<uint64_t>(p_ - begin_); }
+
+  // Reads the next field's tag. Returns false at the end of the message.
+  bool NextField(uint32_t* field, WireType* type) {
+    if (p_ >= end_) return false;
+    uint64_t tag = Varint();
+    *field = static_cast<uint32_t>(tag >> 3);
+    *type = static_cast<WireType>(tag & 7);
+    if (*field == 0) Fail("field number 0 (not a protobuf message)");
+    return true;
+  }
+
+  uint64_t Varint() {
+    if (p_ < end_ && *p_ < 0x80) return *p_++;  // The common one-byte case.
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ >= end_) Fail("truncated varint");
+      uint8_t b = *p_++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (b < 0x80) return v;
+    }
+    Fail("malformed varint (more than 10 bytes)");
+  }
+  int64_t Int64() { return static_cast<int64_t>(Varint()); }
+
+  uint64_t Fixed64() {
+    if (end_ - p_ < 8) Fail("truncated fixed64");
+    uint64_t v;
+    std::memcpy(&v, p_, 8);
+    p_ += 8;
+    return v;
+  }
+  double Double() {
+    uint64_t b = Fixed64();
+    double d;
+    std::memcpy(&d, &b, sizeof d);
+    return d;
+  }
+
+  // A length-delimited payload (string, bytes or sub-message).
+  std::string_view Bytes() {
+    uint64_t n = Varint();
+    if (n > static_cast<uint64_t>(end_ - p_))
+      Fail("length " + std::to_string(n) + " runs past the end of its message (" +
+           std::to_string(end_ - p_) + " bytes left)");
+    std::string_view out(reinterpret_cast<const char*>(p_), n);
+    p_ += n;
+    return out;
+  }
+  // A sub-message, as a decoder that reports offsets within the file.
+  WireDecoder Message() {
+    std::string_view b = Bytes();
+    return WireDecoder(b, base_ + static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(b.data()) - begin_));
+  }
+
+  void Skip(WireType type) {
+    switch (type) {
+      case kVarint: Varint(); return;
+      case kFixed64: Advance(8); return;
+      case kFixed32: Advance(4); return;
+      case kLengthDelimited: Bytes(); return;
+      default: Fail("unsupported wire type " + std::to_string(static_cast<int>(type)));
+    }
+  }
+
+  // Checks a field has the wire type its schema says, so a corrupted byte
+  // can't make us misread a length as a number or the reverse.
+  void Expect(WireType got, WireType want, const char* what) {
+    if (got != want) Fail(std::string("field '") + what + "' has wire type " + std::to_string(static_cast<int>(got)) +
+                          ", expected " + std::to_string(static_cast<int>(want)));
+  }
+
+  [[noreturn]] void Fail(const std::string& what) const { throw WireError(what, offset()); }
+
+ private:
+  void Advance(size_t n) {
+    if (static_cast<size_t>(end_ - p_) < n) Fail("truncated field");
+    p_ += n;
+  }
+
+  const uint8_t* begin_;
+  const uint8_t* p_;
+  const uint8_t* end_;
+  uint64_t base_;
+};
+
+}  // namespace tfprof

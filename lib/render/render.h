@@ -1,0 +1,30 @@
+// Renders a Report as a text table, CSV or JSON.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "lib/render/table.h"
+
+namespace tfprof {
+
+enum class OutputFormat { kTable, kCsv, kJson };
+
+struct RenderOptions {
+  OutputFormat format = OutputFormat::kTable;
+  bool verbose = false;    // Text: also show info-level diagnostics.
+  std::string csv_table;   // CSV: which table (default: the report's first).
+};
+
+// Throws std::invalid_argument when csv_table names no table.
+void Render(const Report& report, const RenderOptions& options, std::ostream& out);
+
+void RenderText(const Report& report, const RenderOptions& options, std::ostream& out);
+void RenderCsv(const Table& table, std::ostream& out);
+void RenderJson(const Report& report, std::ostream& out);
+
+// Formatting shared by the renderers.
+std::string FormatCell(const Cell& cell, const Column& column);
+std::string CsvEscape(const std::string& s);
+
+}  // namespace tfprof

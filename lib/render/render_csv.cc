@@ -1,0 +1,44 @@
+#include <cmath>
+
+#include "fmt/format.h"
+#include "lib/render/render.h"
+
+namespace tfprof {
+
+std::string FormatCell(const Cell& cell, const Column& column) {
+  struct Visitor {
+    const Column& c;
+    std::string operator()(std::monostate) const { return ""; }
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(int64_t v) const { return std::to_string(v); }
+    std::string operator()(bool v) const { return v ? "true" : "false"; }
+    std::string operator()(double v) const {
+      if (std::isnan(v)) return "nan";
+      return fmt::format("{:.{}f}", v, c.precision);
+    }
+  };
+  return std::visit(Visitor{column}, cell);
+}
+
+std::string CsvEscape(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+// RFC 4180: a header of column keys, then one line per row. Doubles keep the
+// column's precision so CSV and table agree digit for digit.
+void RenderCsv(const Table& table, std::ostream& out) {
+  for (size_t i = 0; i < table.columns.size(); ++i) out << (i ? "," : "") << CsvEscape(table.columns[i].key);
+  out << "\n";
+  for (const auto& row : table.rows) {
+    for (size_t i = 0; i < table.columns.size(); ++i) out << (i ? "," : "") << CsvEscape(FormatCell(row[i], table.columns[i]));
+    out << "\n";
+  }
+}
+
+}  // namespace tfprof

@@ -1,0 +1,93 @@
+#include <algorithm>
+
+#include "lib/render/render.h"
+
+namespace tfprof {
+namespace {
+
+// Display width of UTF-8 text (counts code points; good enough for names).
+size_t DisplayWidth(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+std::string Truncate(const std::string& s, int max_width) {
+  if (max_width <= 0 || DisplayWidth(s) <= static_cast<size_t>(max_width)) return s;
+  // Cut on a code point boundary and mark the cut.
+  size_t keep = 0, width = 0;
+  while (keep < s.size() && width + 1 < static_cast<size_t>(max_width)) {
+    ++keep;
+    while (keep < s.size() && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) ++keep;
+    ++width;
+  }
+  return s.substr(0, keep) + "…";
+}
+
+bool RightAligned(const Column& c) { return c.type == ColumnType::kInt || c.type == ColumnType::kDouble; }
+
+void RenderTable(const Table& t, std::ostream& out) {
+  out << t.title << "\n";
+  if (t.rows.empty()) {
+    out << "  (none)\n";
+    return;
+  }
+  std::vector<std::vector<std::string>> cells;
+  std::vector<size_t> width(t.columns.size());
+  for (size_t i = 0; i < t.columns.size(); ++i) width[i] = DisplayWidth(t.columns[i].label);
+  for (const auto& row : t.rows) {
+    auto& r = cells.emplace_back();
+    for (size_t i = 0; i < t.columns.size(); ++i) {
+      r.push_back(Truncate(FormatCell(row[i], t.columns[i]), t.columns[i].max_width));
+      width[i] = std::max(width[i], DisplayWidth(r.back()));
+    }
+  }
+  auto emit = [&](const std::vector<std::string>& r, bool header) {
+    std::string line = " ";
+    for (size_t i = 0; i < r.size(); ++i) {
+      size_t pad = width[i] - DisplayWidth(r[i]);
+      line += " ";
+      if (RightAligned(t.columns[i]) && !header) line += std::string(pad, ' ') + r[i];
+      else if (RightAligned(t.columns[i])) line += std::string(pad, ' ') + r[i];
+      else line += r[i] + (i + 1 < r.size() ? std::string(pad, ' ') : "");
+      line += " ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  };
+  std::vector<std::string> header;
+  for (const Column& c : t.columns) header.push_back(c.label);
+  emit(header, true);
+  for (const auto& r : cells) emit(r, false);
+}
+
+}  // namespace
+
+void RenderText(const Report& report, const RenderOptions& options, std::ostream& out) {
+  for (const std::string& l : report.lines) out << l << "\n";
+  if (!report.lines.empty()) out << "\n";
+  for (size_t i = 0; i < report.tables.size(); ++i) {
+    if (i) out << "\n";
+    RenderTable(report.tables[i], out);
+  }
+  if (!report.notes.empty()) out << "\n";
+  for (const std::string& n : report.notes) out << "note: " << n << "\n";
+  bool any = false;
+  for (const DiagnosticEntry& e : report.diagnostics.Entries()) {
+    if (e.severity == Severity::kInfo && !options.verbose) continue;
+    if (!any) out << "\ndiagnostics:\n";
+    any = true;
+    out << "  " << SeverityName(e.severity) << "  " << e.kind << " ×" << e.count << ": " << e.message;
+    if (!e.example.empty()) out << " (e.g. " << e.example << ")";
+    out << "\n";
+  }
+  if (!options.verbose) {
+    uint64_t hidden = 0;
+    for (const DiagnosticEntry& e : report.diagnostics.Entries())
+      if (e.severity == Severity::kInfo) hidden += e.count;
+    if (hidden) out << (any ? "" : "\n") << "(" << hidden << " info-level diagnostics; --verbose shows them)\n";
+  }
+}
+
+}  // namespace tfprof

@@ -1,0 +1,84 @@
+#include "tools/cli_common.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "lib/model/errors.h"
+#include "lib/read/capture_loader.h"
+
+namespace tfprof::cli {
+
+void AddCommonOptions(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("path", o.path, "Logdir, run folder (plugins/profile/<run>) or capture file")->required();
+  cmd->add_option("--format,-f", o.format, "Output format: table (default), csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->add_option("--output,-o", o.output, "Write the output to this file instead of stdout");
+  cmd->add_option("--host", o.host, "Analyse only this host of a multi-host run");
+  cmd->add_option("--run", o.run, "Which run of a logdir (default: the newest; see --list-runs)");
+  cmd->add_flag("--list-runs", o.list_runs, "List the runs of a logdir and exit");
+  cmd->add_option("--table", o.table, "With --format csv: which table to write (default: the main one)");
+  cmd->add_flag("--verbose,-v", o.verbose, "Show every diagnostic, including info-level ones");
+  cmd->add_option("--max-events", o.max_events, "Read at most this many events per host (0: all); reported when hit");
+}
+
+LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>& visit) {
+  LoadResult result;
+  result.input = DiscoverInput(o.path, o.run);
+  ReadOptions read;
+  read.max_events = o.max_events;
+  bool matched = o.host.empty();
+  for (const CaptureFile& file : result.input.selected.files) {
+    if (!o.host.empty() && file.host != o.host) continue;
+    matched = true;
+    Host host = LoadCapture(file, result.diagnostics, read);
+    visit(host);
+    ++result.hosts_read;
+  }
+  if (!matched) {
+    std::string hosts;
+    for (const CaptureFile& f : result.input.selected.files) hosts += (hosts.empty() ? "" : ", ") + f.host;
+    throw InputError(o.path, "no host named '" + o.host + "' in run " + result.input.selected.name + " (hosts: " + hosts + ")",
+                     kExitUsage);
+  }
+  return result;
+}
+
+void Emit(const Report& report, const CommonOptions& o) {
+  RenderOptions r;
+  r.format = o.format == "csv" ? OutputFormat::kCsv : o.format == "json" ? OutputFormat::kJson : OutputFormat::kTable;
+  r.verbose = o.verbose;
+  r.csv_table = o.table;
+  if (o.output.empty()) {
+    Render(report, r, std::cout);
+    std::cout.flush();
+    return;
+  }
+  // Never write into the capture: refuse an --output inside the input folder
+  // tree only when it would overwrite a capture file.
+  std::error_code ec;
+  if (std::filesystem::exists(o.output, ec) && std::filesystem::equivalent(o.output, o.path, ec))
+    throw InputError(o.output, "refusing to overwrite the input", kExitUsage);
+  std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
+  if (!out) throw InputError(o.output, "cannot open for writing", kExitUsage);
+  Render(report, r, out);
+  out.close();
+  if (!out) throw InputError(o.output, "write failed", kExitUsage);
+}
+
+bool MaybeListRuns(const CommonOptions& o) {
+  if (!o.list_runs) return false;
+  DiscoveredInput d = DiscoverInput(o.path, "");
+  Report r;
+  r.command = "list-runs";
+  Table t{"runs", "Runs (newest last; the newest is analysed by default)", {}, {}};
+  t.Add({"run", "run"}).Add({"hosts", "hosts", ColumnType::kInt}).Add({"path", "path"});
+  for (const ProfileRun& run : d.runs) t.NewRow() = {run.name, static_cast<int64_t>(run.files.size()), run.path};
+  r.tables.push_back(std::move(t));
+  Emit(r, o);
+  return true;
+}
+
+}  // namespace tfprof::cli
