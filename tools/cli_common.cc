@@ -29,6 +29,9 @@ LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>&
   result.input = DiscoverInput(o.path, o.run);
   ReadOptions read;
   read.max_events = o.max_events;
+  for (const std::string& dup : result.input.selected.duplicates)
+    result.diagnostics.Add(Severity::kWarning, "input.duplicate_host_file",
+                           "host files that are byte-identical copies of another host's file were read once", dup);
   bool matched = o.host.empty();
   for (const CaptureFile& file : result.input.selected.files) {
     if (!o.host.empty() && file.host != o.host) continue;

@@ -15,8 +15,7 @@ void RegisterInfo(CLI::App& app, std::function<void()>& action) {
       std::vector<HostInfo> hosts;
       LoadResult loaded = ForEachHost(options, [&](Host& host) { hosts.push_back(SummarizeHost(host)); });
       Report report = BuildInfoReport(hosts);
-      report.lines.push_back("run " + loaded.input.selected.name + " · " + std::to_string(hosts.size()) +
-                             (hosts.size() == 1 ? " host" : " hosts"));
+      report.lines.insert(report.lines.begin(), "run " + loaded.input.selected.name);
       report.diagnostics.Merge(loaded.diagnostics);
       Emit(report, options);
     };

@@ -16,6 +16,41 @@ std::string ComputeCapability(const DeviceProperties& d) {
   return d.compute_cap_major ? fmt::format("{}.{}", d.compute_cap_major, d.compute_cap_minor) : std::string();
 }
 
+bool IsDevicePlaneName(const std::string& name) { return name.rfind("/device:", 0) == 0; }
+
+// "2 hosts (a, b) · 2 GPUs (Tesla T4 cc 7.5, 40 SMs) · 1,283 events over 75.050 ms"
+std::string Headline(const std::vector<HostInfo>& hosts) {
+  std::string names;
+  uint64_t events = 0, devices = 0;
+  std::string device_desc;
+  int64_t first = kNoTime, last = kNoTime;
+  for (const HostInfo& h : hosts) {
+    names += (names.empty() ? "" : ", ") + h.name;
+    for (const PlaneInfo& p : h.planes) {
+      events += p.events;
+      if (p.events) {
+        first = first == kNoTime ? p.first_ps : std::min(first, p.first_ps);
+        last = last == kNoTime ? p.last_ps : std::max(last, p.last_ps);
+      }
+      if (!IsDevicePlaneName(p.name)) continue;
+      ++devices;
+      if (device_desc.empty()) {
+        std::string cc = ComputeCapability(p.device);
+        device_desc = p.device.name;
+        if (!cc.empty()) device_desc += (device_desc.empty() ? "cc " : " cc ") + cc;
+        if (p.device.core_count) device_desc += fmt::format(", {} cores", p.device.core_count);
+      }
+    }
+  }
+  std::string out = fmt::format("{} host{} ({})", hosts.size(), hosts.size() == 1 ? "" : "s", names);
+  if (devices) out += fmt::format(" · {} device plane{}{}", devices, devices == 1 ? "" : "s",
+                                  device_desc.empty() ? "" : " (" + device_desc + ")");
+  else out += " · no device plane (host only)";
+  out += fmt::format(" · {} events", events);
+  if (first != kNoTime) out += fmt::format(" over {:.3f} ms", static_cast<double>(last - first) / 1e9);
+  return out;
+}
+
 }  // namespace
 
 HostInfo SummarizeHost(const Host& host) {
@@ -96,6 +131,7 @@ Report BuildInfoReport(const std::vector<HostInfo>& hosts) {
       .Add({"memory_bandwidth_bytes_per_s", "bandwidth B/s", ColumnType::kInt})
       .Add({"clock_rate_khz", "clock kHz", ColumnType::kInt});
   Table lines{"lines", "Lines", {}, {}};
+  lines.detail = true;
   lines.Add({"host", "host"})
       .Add({"plane", "plane", ColumnType::kString, 0, 32})
       .Add({"line_id", "id", ColumnType::kInt})
@@ -133,6 +169,7 @@ Report BuildInfoReport(const std::vector<HostInfo>& hosts) {
     for (const std::string& e : h.errors) r.notes.push_back(fmt::format("{}: the profiler reported an error: {}", h.name, e));
     for (const std::string& w : h.warnings) r.notes.push_back(fmt::format("{}: the profiler reported a warning: {}", h.name, w));
   }
+  r.lines.push_back(Headline(hosts));
   r.tables = {std::move(planes), std::move(host_table), std::move(devices), std::move(lines)};
   return r;
 }

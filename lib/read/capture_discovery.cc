@@ -1,6 +1,7 @@
 #include "lib/read/capture_discovery.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <system_error>
@@ -74,6 +75,30 @@ std::vector<CaptureFile> CapturesInFolder(const fs::path& dir) {
   return out;
 }
 
+// True when two files have the same bytes. Sizes differ for nearly every
+// pair, so the full comparison rarely runs.
+bool SameContent(const std::string& a, const std::string& b) {
+  std::error_code ec1, ec2;
+  if (fs::file_size(a, ec1) != fs::file_size(b, ec2) || ec1 || ec2) return false;
+  auto ra = ChunkReader::Open(a), rb = ChunkReader::Open(b);
+  std::vector<char> ba(1 << 20), bb(1 << 20);
+  for (;;) {
+    size_t na = ra->Read(ba.data(), ba.size()), nb = rb->Read(bb.data(), bb.size());
+    if (na != nb || std::memcmp(ba.data(), bb.data(), na) != 0) return false;
+    if (na == 0) return true;
+  }
+}
+
+void DropDuplicateHosts(ProfileRun& run) {
+  std::vector<CaptureFile> kept;
+  for (CaptureFile& f : run.files) {
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const CaptureFile& k) { return SameContent(k.path, f.path); });
+    if (same != kept.end()) run.duplicates.push_back(f.host + " (a byte-identical copy of " + same->host + ")");
+    else kept.push_back(std::move(f));
+  }
+  run.files = std::move(kept);
+}
+
 // Every <...>/plugins/profile folder under `root`, a few levels deep (users
 // point at logs/, logs/fit/ or logs/fit/<date>/train/ alike).
 void FindProfileFolders(const fs::path& root, int depth, std::vector<fs::path>& out) {
@@ -134,6 +159,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run) {
     if (d.selected.name.empty()) d.selected.name = fs::path(path).lexically_normal().parent_path().filename().string();
     d.runs = {d.selected};
     for (CaptureFile& c : d.selected.files) c.format = DetectFormat(c.path);
+    DropDuplicateHosts(d.selected);
     return d;
   }
 
@@ -175,6 +201,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run) {
     d.selected = *hits.front();
   }
   for (CaptureFile& c : d.selected.files) c.format = DetectFormat(c.path);
+  DropDuplicateHosts(d.selected);
   return d;
 }
 

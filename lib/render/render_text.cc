@@ -67,10 +67,18 @@ void RenderTable(const Table& t, std::ostream& out) {
 void RenderText(const Report& report, const RenderOptions& options, std::ostream& out) {
   for (const std::string& l : report.lines) out << l << "\n";
   if (!report.lines.empty()) out << "\n";
-  for (size_t i = 0; i < report.tables.size(); ++i) {
-    if (i) out << "\n";
-    RenderTable(report.tables[i], out);
+  bool first = true;
+  size_t hidden_tables = 0;
+  for (const Table& t : report.tables) {
+    if (t.detail && !options.verbose) {
+      ++hidden_tables;
+      continue;
+    }
+    if (!first) out << "\n";
+    first = false;
+    RenderTable(t, out);
   }
+  if (hidden_tables) out << "\n(" << hidden_tables << " detail table" << (hidden_tables > 1 ? "s" : "") << " hidden; --verbose shows them)\n";
   if (!report.notes.empty()) out << "\n";
   for (const std::string& n : report.notes) out << "note: " << n << "\n";
   bool any = false;

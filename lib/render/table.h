@@ -30,6 +30,9 @@ struct Table {
   std::string title;  // Heading in the text view.
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;
+  // Detail tables (e.g. one row per thread) appear in the text view only
+  // with --verbose; CSV (--table) and JSON always have them.
+  bool detail = false;
 
   Table& Add(Column c) {
     columns.push_back(std::move(c));
