@@ -1,6 +1,7 @@
 // tfprof-analyze: offline analysis of TensorFlow / JAX / PyTorch profiler
 // captures. Thin: parse the command line, run the chosen subcommand, and turn
 // errors into one line on stderr and a documented exit code.
+#include <algorithm>
 #include <iostream>
 
 #include "lib/model/errors.h"
@@ -14,6 +15,14 @@ int main(int argc, char** argv) {
   std::function<void()> action;
   cli::RegisterInfo(app, action);
 
+  auto all = app.get_subcommands([](CLI::App*) { return true; });
+  bool known = argc > 1 && std::any_of(all.begin(), all.end(), [&](CLI::App* s) { return s->get_name() == argv[1]; });
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::string names;
+    for (const CLI::App* sub : all) names += (names.empty() ? "" : ", ") + sub->get_name();
+    std::cerr << "tfprof-analyze: error: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,83 @@
+// The streaming front half of the Chrome trace reader: walks the top level of
+// a trace JSON document (`{"traceEvents": [...], ...}` or a bare `[...]`)
+// block by block, and hands the traceEvents array to its consumer in batches
+// of complete elements, so that no more than a few MB of JSON is ever held.
+//
+// It only tracks what is needed to find element boundaries (string and
+// escape state, bracket depth): the elements themselves are parsed and
+// validated by simdjson in the consumer. Nesting is tracked with counters and
+// a heap stack, never recursion, so any depth is safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/read/byte_source.h"
+
+namespace tfprof {
+
+class TraceScanConsumer {
+ public:
+  virtual ~TraceScanConsumer() = default;
+  // `elements` is a run of one or more complete traceEvents elements with
+  // their separating commas, ready to be wrapped in [ ]; `content_offset` is
+  // the offset of its first byte in the (inflated) file, for messages.
+  virtual void OnElements(std::string_view elements, uint64_t content_offset) = 0;
+  // A top-level key other than traceEvents, with its value's raw JSON text,
+  // for keys the consumer asked for (WantsTopLevelValue) and values under
+  // the capture limit.
+  virtual bool WantsTopLevelValue(std::string_view key) = 0;
+  virtual void OnTopLevelValue(std::string_view key, std::string_view raw_json) = 0;
+};
+
+struct TraceScanResult {
+  bool bare_array = false;          // The document is a bare array of events.
+  bool unterminated_array = false;  // A bare array cut off between elements (allowed by the format).
+  uint64_t content_bytes = 0;       // Bytes of (inflated) JSON read.
+  int trace_event_arrays = 0;       // traceEvents keys met (normally 1).
+};
+
+class TraceJsonScanner {
+ public:
+  // Top-level values larger than this are skipped rather than captured.
+  static constexpr size_t kMaxCapturedValue = size_t{64} << 20;
+
+  TraceJsonScanner(std::string path, ChunkReader& input, TraceScanConsumer& consumer, size_t block_bytes = 4 << 20);
+  // Throws InputError for invalid JSON, JSON that is not a trace, or a read
+  // error.
+  TraceScanResult Run();
+
+ private:
+  // Buffer: bytes [0, end_) hold content from offset base_; bytes before
+  // keep_ may be discarded on the next refill.
+  bool Fill();       // Reads more; false at end of input.
+  int Peek();        // The next byte without consuming, or -1 at the end.
+  int NextNonSpace();  // Skips whitespace, then Peek().
+  void Expect(char c, const char* what);
+  std::string ReadKey();
+  // Skips one JSON value starting at pos_; appends its text to `capture`
+  // when given (until it exceeds kMaxCapturedValue, then sets *overflow).
+  void SkipValue(std::string* capture, bool* overflow);
+  void ScanEventArray(bool bare);
+
+  [[noreturn]] void Invalid(uint64_t offset, const std::string& what) const;
+  [[noreturn]] void NotATrace(const std::string& what) const;
+  uint64_t Offset(size_t index) const { return base_ + index; }
+
+  std::string path_;
+  ChunkReader& input_;
+  TraceScanConsumer& consumer_;
+  size_t block_bytes_;
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0;
+  size_t keep_ = 0, pos_ = 0, end_ = 0;
+  uint64_t base_ = 0;
+  bool eof_ = false;
+  TraceScanResult result_;
+};
+
+}  // namespace tfprof

@@ -1,0 +1,130 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "lib/model/errors.h"
+#include "lib/read/capture_discovery.h"
+#include "tests/support/xspace_builder.h"
+
+using namespace tfprof;
+namespace fs = std::filesystem;
+
+namespace {
+
+void Write(const fs::path& p, const std::string& bytes) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+std::string Capture(const std::string& thread) {
+  testing::XSpaceBuilder b;
+  b.Plane("/host:CPU").Line(1, thread).Event("x", 0, 1);
+  return b.Serialize();
+}
+
+std::vector<std::string> Hosts(const ProfileRun& r) {
+  std::vector<std::string> out;
+  for (const CaptureFile& f : r.files) out.push_back(f.host);
+  return out;
+}
+
+ExitCode CodeOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.code();
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+TEST_CASE("A logdir's newest run is chosen, --run picks another", "[discovery]") {
+  fs::path root = testing::TempDir();
+  Write(root / "plugins/profile/2024_01_01_10_00_00/a.xplane.pb", Capture("old"));
+  Write(root / "plugins/profile/2024_01_02_09_00_00/a.xplane.pb", Capture("new-a"));
+  Write(root / "plugins/profile/2024_01_02_09_00_00/b.xplane.pb", Capture("new-b"));
+  Write(root / "plugins/profile/2024_01_02_09_00_00/a.overview_page.pb", "not a capture");
+
+  DiscoveredInput d = DiscoverInput(root.string());
+  CHECK(d.kind == InputKind::kLogdir);
+  REQUIRE(d.runs.size() == 2);
+  CHECK(d.runs[0].name == "2024_01_01_10_00_00");
+  CHECK(d.selected.name == "2024_01_02_09_00_00");
+  CHECK(Hosts(d.selected) == std::vector<std::string>{"a", "b"});
+
+  DiscoveredInput old = DiscoverInput(root.string(), "2024_01_01_10_00_00");
+  CHECK(Hosts(old.selected) == std::vector<std::string>{"a"});
+  CHECK(CodeOf([&] { DiscoverInput(root.string(), "nope"); }) == kExitUsage);
+}
+
+TEST_CASE("A logdir with several TensorBoard runs names runs by their tb run", "[discovery]") {
+  fs::path root = testing::TempDir();
+  Write(root / "fit/20231107-181856/train/plugins/profile/2023_11_07_18_18_59/h.xplane.pb", Capture("x"));
+  Write(root / "fit/20231107-184716/train/plugins/profile/2023_11_07_18_47_18/h.xplane.pb", Capture("y"));
+  DiscoveredInput d = DiscoverInput(root.string());
+  REQUIRE(d.runs.size() == 2);
+  CHECK(d.selected.name == "fit/20231107-184716/train/2023_11_07_18_47_18");
+  CHECK(DiscoverInput(root.string(), "2023_11_07_18_18_59").selected.name == "fit/20231107-181856/train/2023_11_07_18_18_59");
+}
+
+TEST_CASE("A run folder prefers a host's xplane.pb over its trace JSON", "[discovery]") {
+  fs::path run = testing::TempDir();
+  Write(run / "a.xplane.pb", Capture("a"));
+  Write(run / "a.trace.json.gz", "{}");
+  Write(run / "b.trace.json", R"({"traceEvents": []})");
+  DiscoveredInput d = DiscoverInput(run.string());
+  CHECK(d.kind == InputKind::kRunFolder);
+  REQUIRE(d.selected.files.size() == 2);
+  CHECK(d.selected.files[0].host == "a");
+  CHECK(d.selected.files[0].format == CaptureFormat::kXSpace);
+  CHECK(d.selected.files[1].host == "b");
+  CHECK(d.selected.files[1].format == CaptureFormat::kChromeTrace);
+}
+
+TEST_CASE("Byte-identical host files are read once", "[discovery]") {
+  fs::path run = testing::TempDir();
+  Write(run / "h1.xplane.pb", Capture("same"));
+  Write(run / "h2.xplane.pb", Capture("same"));
+  Write(run / "h3.xplane.pb", Capture("different"));
+  DiscoveredInput d = DiscoverInput(run.string());
+  CHECK(Hosts(d.selected) == std::vector<std::string>{"h1", "h3"});
+  CHECK(d.selected.duplicates == std::vector<std::string>{"h2 (a byte-identical copy of h1)"});
+}
+
+TEST_CASE("Formats are detected from the content, not the name", "[discovery]") {
+  fs::path dir = testing::TempDir();
+  Write(dir / "capture.bin", Capture("t"));
+  Write(dir / "trace.txt", "  \n[{\"ph\":\"X\"}]");
+  CHECK(DetectFormat((dir / "capture.bin").string()) == CaptureFormat::kXSpace);
+  CHECK(DetectFormat((dir / "trace.txt").string()) == CaptureFormat::kChromeTrace);
+  DiscoveredInput d = DiscoverInput((dir / "capture.bin").string());
+  CHECK(d.kind == InputKind::kFile);
+  CHECK(d.selected.files.at(0).format == CaptureFormat::kXSpace);
+}
+
+TEST_CASE("Bad inputs fail with a message naming the path", "[discovery][bad]") {
+  fs::path dir = testing::TempDir();
+  Write(dir / "empty.xplane.pb", "");
+  Write(dir / "random.dat", "\x7f" "ELF\x02\x01\x01");
+  Write(dir / "h.kernel_stats.pb", "\x0a\x00");
+  fs::create_directories(dir / "emptydir");
+  Write(dir / "unrelated/notes.txt", "hello");
+
+  auto message = [](const std::string& path) -> std::string {
+    try {
+      DiscoverInput(path);
+    } catch (const InputError& e) {
+      CHECK(e.code() == kExitBadInput);
+      return e.what();
+    }
+    return "(no error)";
+  };
+  CHECK_THAT(message((dir / "missing").string()), Catch::EndsWith("missing: no such file or folder"));
+  CHECK_THAT(message((dir / "empty.xplane.pb").string()), Catch::EndsWith("empty.xplane.pb: file is empty (0 bytes)"));
+  CHECK_THAT(message((dir / "random.dat").string()), Catch::Contains("unknown format"));
+  CHECK_THAT(message((dir / "h.kernel_stats.pb").string()), Catch::Contains("'kernel_stats.pb' tool output, not a capture"));
+  CHECK_THAT(message((dir / "emptydir").string()), Catch::EndsWith("emptydir: folder is empty"));
+  CHECK_THAT(message((dir / "unrelated").string()), Catch::Contains("unrelated: no captures found"));
+}

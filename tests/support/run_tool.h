@@ -1,0 +1,22 @@
+// Runs the built tfprof-analyze binary, for tests of the command line:
+// exit codes, the one-line errors, and golden outputs.
+#pragma once
+
+#include <string>
+
+namespace tfprof::testing {
+
+struct ToolResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// `args` is passed to /bin/sh after the tool's path, so quote as in a shell.
+ToolResult RunTool(const std::string& args);
+
+// Compares `actual` with the golden file; on a difference, returns the
+// `diff -u` text (empty when equal). TFPROF_UPDATE_GOLDEN=1 rewrites it.
+std::string DiffWithGolden(const std::string& golden_path, const std::string& actual);
+
+}  // namespace tfprof::testing
