@@ -159,13 +159,12 @@ MappedFile::~MappedFile() {
   if (mapped_) ::munmap(const_cast<char*>(data_), size_);
 }
 
-void MappedFile::ReleaseBefore(size_t offset) {
+void MappedFile::Release(size_t begin, size_t end) const {
   if (!mapped_) return;
-  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  size_t end = std::min(offset, size_) / page * page;
-  if (end <= released_ + (64u << 20)) return;  // Release in 64 MiB steps.
-  ::madvise(const_cast<char*>(data_) + released_, end - released_, MADV_DONTNEED);
-  released_ = end;
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  begin = (begin + page - 1) / page * page;
+  end = std::min(end, size_) / page * page;
+  if (end > begin) ::madvise(const_cast<char*>(data_) + begin, end - begin, MADV_DONTNEED);
 }
 
 std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path) {

@@ -12,7 +12,7 @@
 namespace tfprof {
 
 // A read-only view of a whole file. Large files are memory-mapped, so the
-// pages a reader has finished with can be released (ReleaseBefore) and peak
+// pages a reader has finished with can be released (Release) and peak
 // memory stays near the size of the model rather than the file.
 class MappedFile {
  public:
@@ -22,14 +22,14 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   std::string_view bytes() const { return {data_, size_}; }
-  // Tells the kernel the bytes before `offset` are no longer needed.
-  void ReleaseBefore(size_t offset);
+  // Tells the kernel the pages wholly inside [begin, end) are no longer
+  // needed (they are re-read from the file if touched again). Thread-safe.
+  void Release(size_t begin, size_t end) const;
 
  private:
   MappedFile() = default;
   const char* data_ = nullptr;
   size_t size_ = 0;
-  size_t released_ = 0;
   bool mapped_ = false;
 };
 

@@ -37,25 +37,31 @@ class WireDecoder {
   uint64_t offset() const { return base_ + static_cast<uint64_t>(p_ - begin_); }
 
   // Reads the next field's tag. Returns false at the end of the message.
-  bool NextField(uint32_t* field, WireType* type) {
+  inline __attribute__((always_inline)) bool NextField(uint32_t* field, WireType* type) {
     if (p_ >= end_) return false;
     uint64_t tag = Varint();
     *field = static_cast<uint32_t>(tag >> 3);
     *type = static_cast<WireType>(tag & 7);
-    if (*field == 0) Fail("field number 0 (not a protobuf message)");
+    if (__builtin_expect(*field == 0, 0)) Fail("field number 0 (not a protobuf message)");
     return true;
   }
 
-  uint64_t Varint() {
-    if (p_ < end_ && *p_ < 0x80) return *p_++;  // The common one-byte case.
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p_ >= end_) Fail("truncated varint");
-      uint8_t b = *p_++;
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (b < 0x80) return v;
+  // Most varints on the wire are one or two bytes (tags, ids, small values):
+  // those stay inline; longer ones take the out-of-line loop.
+  inline __attribute__((always_inline)) uint64_t Varint() {
+    if (__builtin_expect(end_ - p_ >= 2, 1)) {
+      uint64_t b0 = p_[0];
+      if (b0 < 0x80) {
+        p_ += 1;
+        return b0;
+      }
+      uint64_t b1 = p_[1];
+      if (b1 < 0x80) {
+        p_ += 2;
+        return (b0 & 0x7f) | (b1 << 7);
+      }
     }
-    Fail("malformed varint (more than 10 bytes)");
+    return VarintSlow();
   }
   int64_t Int64() { return static_cast<int64_t>(Varint()); }
 
@@ -74,15 +80,25 @@ class WireDecoder {
   }
 
   // A length-delimited payload (string, bytes or sub-message).
-  std::string_view Bytes() {
+  inline __attribute__((always_inline)) std::string_view Bytes() {
     uint64_t n = Varint();
-    if (n > static_cast<uint64_t>(end_ - p_))
-      Fail("length " + std::to_string(n) + " runs past the end of its message (" +
-           std::to_string(end_ - p_) + " bytes left)");
+    if (__builtin_expect(n > static_cast<uint64_t>(end_ - p_), 0))
+      FailLength(n);
     std::string_view out(reinterpret_cast<const char*>(p_), n);
     p_ += n;
     return out;
   }
+  [[noreturn]] __attribute__((noinline)) void FailLength(uint64_t n) const {
+    Fail("length " + std::to_string(n) + " runs past the end of its message (" +
+           std::to_string(end_ - p_) + " bytes left)");
+  }
+  // The part of this message between two offsets (as offset() reports them),
+  // e.g. to hand a run of fields to another thread.
+  WireDecoder Slice(uint64_t from, uint64_t to) const {
+    if (from < base_ || to < from || to - base_ > static_cast<uint64_t>(end_ - begin_)) Fail("bad slice");
+    return WireDecoder(std::string_view(reinterpret_cast<const char*>(begin_ + (from - base_)), to - from), from);
+  }
+
   // A sub-message, as a decoder that reports offsets within the file.
   WireDecoder Message() {
     std::string_view b = Bytes();
@@ -101,14 +117,38 @@ class WireDecoder {
 
   // Checks a field has the wire type its schema says, so a corrupted byte
   // can't make us misread a length as a number or the reverse.
-  void Expect(WireType got, WireType want, const char* what) {
-    if (got != want) Fail(std::string("field '") + what + "' has wire type " + std::to_string(static_cast<int>(got)) +
+  inline void Expect(WireType got, WireType want, const char* what) {
+    if (__builtin_expect(got != want, 0)) Fail(std::string("field '") + what + "' has wire type " + std::to_string(static_cast<int>(got)) +
                           ", expected " + std::to_string(static_cast<int>(want)));
   }
 
   [[noreturn]] void Fail(const std::string& what) const { throw WireError(what, offset()); }
 
  private:
+  uint64_t VarintSlow() {
+    // With 10 bytes left no bounds check is needed inside the loop.
+    if (__builtin_expect(end_ - p_ >= 10, 1)) {
+      uint64_t v = 0;
+      for (int i = 0; i < 10; ++i) {
+        uint64_t b = p_[i];
+        v |= (b & 0x7f) << (7 * i);
+        if (b < 0x80) {
+          p_ += i + 1;
+          return v;
+        }
+      }
+      Fail("malformed varint (more than 10 bytes)");
+    }
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ >= end_) Fail("truncated varint");
+      uint8_t b = *p_++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (b < 0x80) return v;
+    }
+    Fail("malformed varint (more than 10 bytes)");
+  }
+
   void Advance(size_t n) {
     if (static_cast<size_t>(end_ - p_) < n) Fail("truncated field");
     p_ += n;

@@ -1,72 +1,237 @@
 #include "lib/read/xplane_reader.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <functional>
-#include <limits>
-#include <optional>
+#include <thread>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/wire_decoder.h"
+#include "lib/read/xplane_wire.h"
 
 namespace tfprof {
 namespace {
+using namespace xplane_wire;
 
-// XSpace field numbers (see proto/xplane.proto).
-enum : uint32_t { kSpacePlanes = 1, kSpaceErrors = 2, kSpaceWarnings = 3, kSpaceHostnames = 4 };
-enum : uint32_t {
-  kPlaneId = 1, kPlaneName = 2, kPlaneLines = 3, kPlaneEventMetadata = 4, kPlaneStatMetadata = 5, kPlaneStats = 6
+// Gives back file pages already decoded: [begin, end) in file offsets.
+using ReleaseFn = std::function<void(uint64_t, uint64_t)>;
+
+// What decoding a plane's events needs; read-only once the plane's metadata
+// is read, so decoding threads share it.
+struct PlaneContext {
+  const std::string* path = nullptr;
+  Plane* plane = nullptr;
+  IdMap stat_map, event_map;
 };
-enum : uint32_t {
-  kLineId = 1, kLineName = 2, kLineTimestampNs = 3, kLineEvents = 4, kLineDurationPs = 9, kLineDisplayId = 10,
-  kLineDisplayName = 11
+
+// A run of up to kChunkEvents consecutive events of one line: the unit of
+// work of the decoding threads. Found by the serial pre-scan.
+constexpr size_t kChunkEvents = 1 << 16;
+
+struct ChunkJob {
+  Line* line = nullptr;
+  WireDecoder bytes{std::string_view()};
+  size_t first_event = 0;  // Index in line->events of the chunk's first event.
+  size_t event_count = 0;
+  size_t first_stat = 0;  // Index in line->stats of the chunk's first stat.
+  size_t stat_count = 0;  // Counted before decoding, so no stat is copied twice.
+  int64_t base_ps = 0;  // The line's start relative to the host's time origin.
+  // String stat values met while decoding, interned afterwards in order
+  // (interning is not thread-safe). The text is copied, so the file pages
+  // can be released behind the decoder: (index into line->stats, length).
+  std::vector<std::pair<uint32_t, uint32_t>> pending_strings;
+  std::string pending_text;
 };
-enum : uint32_t { kEventMetadataId = 1, kEventOffsetPs = 2, kEventDurationPs = 3, kEventStats = 4, kEventNumOccurrences = 5 };
-enum : uint32_t { kStatMetadataId = 1, kStatDouble = 2, kStatUint64 = 3, kStatInt64 = 4, kStatStr = 5, kStatBytes = 6, kStatRef = 7 };
-enum : uint32_t { kMapKey = 1, kMapValue = 2 };
-enum : uint32_t { kEventMetaName = 2, kEventMetaDisplayName = 4, kEventMetaStats = 5 };
-enum : uint32_t { kStatMetaName = 2 };
 
-// Maps the capture's int64 metadata ids to dense indexes. Ids are usually
-// small and dense (1..N), so a flat table serves them; anything else goes to
-// a hash map.
-class IdMap {
- public:
-  static constexpr uint32_t kMissing = std::numeric_limits<uint32_t>::max();
-
-  void Build(const std::vector<int64_t>& ids) {
-    int64_t max_id = -1;
-    bool all_small = true;
-    for (int64_t id : ids) {
-      if (id < 0) all_small = false;
-      max_id = std::max(max_id, id);
-    }
-    if (all_small && max_id < static_cast<int64_t>(4 * ids.size() + 1024)) {
-      table_.assign(static_cast<size_t>(max_id + 1), kMissing);
-      for (size_t i = 0; i < ids.size(); ++i) table_[static_cast<size_t>(ids[i])] = static_cast<uint32_t>(i);
-    } else {
-      for (size_t i = 0; i < ids.size(); ++i) hash_[ids[i]] = static_cast<uint32_t>(i);
-    }
+// Where a chunk's decoded stats go: its own slots of the line's pool.
+struct StatSlots {
+  Stat* begin;
+  Stat* next;
+  Stat* end;
+  size_t base;  // Index of `begin` in the line's pool.
+  void push_back(const Stat& s) {
+    if (next == end) throw WireError("an event holds more stats than counted", 0);
+    *next++ = s;
   }
-  uint32_t Find(int64_t id) const {
-    if (!hash_.empty()) {
-      auto it = hash_.find(id);
-      return it == hash_.end() ? kMissing : it->second;
+  size_t size() const { return base + static_cast<size_t>(next - begin); }
+};
+
+[[noreturn]] void Dangling(const std::string& path, const WireDecoder& d, const std::string& what) {
+  throw InputError(path, what + " (at byte " + std::to_string(d.offset()) + "): the capture is corrupt or incomplete");
+}
+
+// Decodes stats and events. Each decoding thread has its own, with its own
+// diagnostics.
+class EventDecoder {
+ public:
+  // With `strings`, string values are interned at once; without, they are
+  // left in `pending` for the caller.
+  EventDecoder(const PlaneContext& ctx, StringPool* strings) : ctx_(ctx), strings_(strings) {}
+
+  Diagnostics diag;
+  ChunkJob* pending = nullptr;  // Where deferred string values go.
+
+  // Appends the stat to `out`. Runs once per stat, so it switches on the
+  // whole tag byte (field and wire type at once) and stays inline.
+  template <class Sink>
+  inline __attribute__((always_inline)) void ReadStat(WireDecoder& d, Sink& out) {
+    int64_t meta_id = 0;
+    bool has_value = false;
+    Stat value = Stat::Int(0, 0);
+    while (!d.done()) {
+      uint64_t tag = d.Varint();
+      switch (tag) {
+        case (kStatMetadataId << 3) | kVarint: meta_id = d.Int64(); continue;
+        case (kStatDouble << 3) | kFixed64: value = Stat::Double(0, d.Double()); break;
+        case (kStatUint64 << 3) | kVarint: value = Stat::Uint(0, d.Varint()); break;
+        case (kStatInt64 << 3) | kVarint: value = Stat::Int(0, d.Int64()); break;
+        case (kStatStr << 3) | kLengthDelimited: {
+          std::string_view text = d.Bytes();
+          if (strings_) {
+            value = Stat::String(0, strings_->Intern(text));
+          } else {
+            pending->pending_strings.emplace_back(static_cast<uint32_t>(out.size()), static_cast<uint32_t>(text.size()));
+            pending->pending_text.append(text);
+            value = Stat::String(0, StringPool::kEmpty);
+          }
+          break;
+        }
+        case (kStatBytes << 3) | kLengthDelimited:
+          value = Stat::Make(0, StatType::kBytes, d.Bytes().size());  // Large blobs (HLO protos) are not kept.
+          break;
+        case (kStatRef << 3) | kVarint: {
+          int64_t ref = static_cast<int64_t>(d.Varint());
+          uint32_t k = ctx_.stat_map.Find(ref);
+          if (k == IdMap::kMissing)
+            Dangling(*ctx_.path, d, "a string stat refers to stat metadata id " + std::to_string(ref) +
+                                        ", which its plane does not define");
+          value = Stat::String(0, ctx_.plane->stat_metadata[k].name);
+          break;
+        }
+        default: OtherTag(d, tag, "XStat", kStatRef); continue;
+      }
+      has_value = true;
     }
-    return id >= 0 && static_cast<uint64_t>(id) < table_.size() ? table_[static_cast<size_t>(id)] : kMissing;
+    uint32_t key = ctx_.stat_map.Find(meta_id);
+    if (key == IdMap::kMissing)
+      Dangling(*ctx_.path, d, "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
+    if (key > kMaxStatKey) throw InputError(*ctx_.path, "a plane has more than 16 million stat names; not supported");
+    if (!has_value) diag.Add(Severity::kInfo, "xplane.stat_without_value", "stats with no value were read as integer 0");
+    out.push_back(Stat::Make(key, value.type(), value.bits));
+  }
+
+  inline Event ReadEvent(WireDecoder& e, StatSlots& stats, int64_t line_base_ps) {
+    int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
+    bool aggregated = false;
+    while (!e.done()) {
+      uint64_t tag = e.Varint();
+      switch (tag) {
+        case (kEventMetadataId << 3) | kVarint: meta_id = e.Int64(); break;
+        case (kEventOffsetPs << 3) | kVarint: offset_ps = e.Int64(); break;
+        case (kEventDurationPs << 3) | kVarint: duration_ps = e.Int64(); break;
+        case (kEventStats << 3) | kLengthDelimited: {
+          WireDecoder s = e.Message();
+          ReadStat(s, stats);
+          break;
+        }
+        case (kEventNumOccurrences << 3) | kVarint: e.Varint(); aggregated = true; break;
+        default: OtherTag(e, tag, "XEvent", kEventNumOccurrences);
+      }
+    }
+    uint32_t meta = ctx_.event_map.Find(meta_id);
+    if (meta == IdMap::kMissing)
+      Dangling(*ctx_.path, e, "an event refers to event metadata id " + std::to_string(meta_id) + ", which its plane does not define");
+    if (aggregated)
+      diag.Add(Severity::kInfo, "xplane.aggregated_event", "aggregated events (num_occurrences) were placed at their line's start");
+    if (duration_ps < 0) {
+      diag.Add(Severity::kWarning, "xplane.negative_duration", "events with a negative duration were clamped to 0");
+      duration_ps = 0;
+    }
+    int64_t start_ps, end_ps;
+    if (__builtin_add_overflow(line_base_ps, offset_ps, &start_ps) ||
+        __builtin_add_overflow(start_ps, duration_ps, &end_ps)) {
+      diag.Add(Severity::kError, "xplane.event_time_out_of_range",
+               "events whose time does not fit in 64-bit picoseconds were clamped to the line's start");
+      start_ps = line_base_ps;
+      duration_ps = 0;
+    }
+    return Event{start_ps, duration_ps, meta, static_cast<uint32_t>(stats.size())};
+  }
+
+  // Counts the stats of a chunk's events, so the line's pool can be sized
+  // exactly before any thread writes into it.
+  static void CountStats(ChunkJob& job, const ReleaseFn& release) {
+    WireDecoder d = job.bytes;
+    size_t events = 0, stats = 0;
+    uint32_t field;
+    WireType type;
+    while (events < job.event_count && d.NextField(&field, &type)) {
+      if (field != kLineEvents || type != kLengthDelimited) {
+        d.Skip(type);
+        continue;
+      }
+      WireDecoder e = d.Message();
+      ++events;
+      while (!e.done()) {
+        uint64_t tag = e.Varint();
+        if (tag == ((kEventStats << 3) | kLengthDelimited)) ++stats;
+        e.Skip(static_cast<WireType>(tag & 7));
+      }
+    }
+    job.stat_count = stats;
+    if (release) release(job.bytes.offset(), d.offset());
+  }
+
+  void DecodeChunk(ChunkJob& job, const ReleaseFn& release) {
+    pending = &job;
+    Stat* first = job.line->stats.data() + job.first_stat;
+    StatSlots slots{first, first, first + job.stat_count, job.first_stat};
+    Event* out = job.line->events.data() + job.first_event;
+    size_t done = 0;
+    WireDecoder& d = job.bytes;
+    const uint64_t begin = d.offset();
+    uint32_t field;
+    WireType type;
+    while (done < job.event_count && d.NextField(&field, &type)) {
+      if (field != kLineEvents || type != kLengthDelimited) {
+        d.Skip(type);  // The line's own fields, already read by the pre-scan.
+        continue;
+      }
+      WireDecoder e = d.Message();
+      out[done++] = ReadEvent(e, slots, job.base_ps);
+    }
+    if (done != job.event_count) d.Fail("line holds fewer events than counted");
+    if (slots.next != slots.end) d.Fail("events hold fewer stats than counted");
+    // Give back the file pages decoded, so the file doesn't stay in memory
+    // beside the model.
+    if (release) release(begin, d.offset());
   }
 
  private:
-  std::vector<uint32_t> table_;
-  absl::flat_hash_map<int64_t, uint32_t> hash_;
+  // A tag the fast paths above don't expect: a known field with the wrong
+  // wire type means corruption; an unknown field is skipped and counted.
+  void OtherTag(WireDecoder& d, uint64_t tag, const char* message, uint32_t max_known_field) {
+    uint32_t field = static_cast<uint32_t>(tag >> 3);
+    WireType type = static_cast<WireType>(tag & 7);
+    if (field == 0) d.Fail("field number 0 (not a protobuf message)");
+    if (field <= max_known_field)
+      d.Fail(std::string(message) + " field " + std::to_string(field) + " has unexpected wire type " +
+             std::to_string(static_cast<int>(type)));
+    diag.Add(Severity::kInfo, "xplane.unknown_field", "fields this reader does not know were skipped",
+             std::string(message) + " field " + std::to_string(field));
+    d.Skip(type);
+  }
+
+  const PlaneContext& ctx_;
+  StringPool* strings_;
 };
 
 class XSpaceReader {
  public:
-  XSpaceReader(const std::string& path, Diagnostics& diag, const ReadOptions& options,
-               std::function<void(uint64_t)> release)
+  XSpaceReader(const std::string& path, Diagnostics& diag, const ReadOptions& options, ReleaseFn release)
       : path_(path), diag_(diag), options_(options), release_(std::move(release)) {}
 
   void Read(std::string_view bytes, Host& host) {
@@ -91,15 +256,14 @@ class XSpaceReader {
           break;
         case kSpaceHostnames:
           space.Expect(type, kLengthDelimited, "XSpace.hostnames");
-          hostnames_.emplace_back(space.Bytes());
+          host.hostnames.emplace_back(space.Bytes());
           break;
         default:
           Unknown("XSpace", field);
           space.Skip(type);
       }
     }
-    host.hostnames = hostnames_;
-    if (!hostnames_.empty()) host.name = hostnames_.front();
+    if (!host.hostnames.empty()) host.name = host.hostnames.front();
   }
 
  private:
@@ -110,10 +274,6 @@ class XSpaceReader {
   void Unknown(const char* message, uint32_t field) {
     diag_.Add(Severity::kInfo, "xplane.unknown_field", "fields this reader does not know were skipped",
               std::string(message) + " field " + std::to_string(field));
-  }
-
-  [[noreturn]] void Dangling(const WireDecoder& d, const std::string& what) {
-    throw InputError(path_, what + " (at byte " + std::to_string(d.offset()) + "): the capture is corrupt or incomplete");
   }
 
   void ReadPlane(WireDecoder plane_bytes, Plane& plane) {
@@ -159,26 +319,27 @@ class XSpaceReader {
       }
     }
 
-    stat_map_ = IdMap();
-    stat_map_.Build(stat_ids);
+    PlaneContext ctx;
+    ctx.path = &path_;
+    ctx.plane = &plane;
+    ctx.stat_map.Build(stat_ids);
     plane.stat_metadata.resize(stat_ids.size());
     for (size_t i = 0; i < stat_ids.size(); ++i) plane.stat_metadata[i].name = host_->strings.Intern(stat_names[i]);
-    plane_ = &plane;
 
+    EventDecoder serial(ctx, &host_->strings);
     std::vector<int64_t> event_ids;
     event_ids.reserve(event_metadata.size());
     plane.event_metadata.reserve(event_metadata.size());
-    for (WireDecoder& entry : event_metadata) ReadEventMetadataEntry(entry, event_ids);
-    event_map_ = IdMap();
-    event_map_.Build(event_ids);
-
-    for (WireDecoder& s : stats) {
-      if (auto stat = ReadStat(s)) plane.plane_stats.push_back(*stat);
-    }
+    for (WireDecoder& entry : event_metadata) ReadEventMetadataEntry(entry, plane, serial, event_ids);
+    ctx.event_map.Build(event_ids);
+    for (WireDecoder& s : stats) serial.ReadStat(s, plane.plane_stats);
+    diag_.Merge(serial.diag);
     ExtractDeviceProperties(plane);
 
     plane.lines.resize(lines.size());
-    for (size_t i = 0; i < lines.size(); ++i) ReadLine(lines[i], plane.lines[i]);
+    std::vector<ChunkJob> chunks;
+    for (size_t i = 0; i < lines.size(); ++i) PrescanLine(lines[i], plane.lines[i], chunks);
+    DecodeChunks(ctx, chunks);
   }
 
   std::pair<int64_t, std::string_view> ReadStatMetadataEntry(WireDecoder entry) {
@@ -204,7 +365,7 @@ class XSpaceReader {
     return {key, name};
   }
 
-  void ReadEventMetadataEntry(WireDecoder entry, std::vector<int64_t>& ids) {
+  void ReadEventMetadataEntry(WireDecoder entry, Plane& plane, EventDecoder& decoder, std::vector<int64_t>& ids) {
     int64_t key = 0;
     EventMetadata meta;
     uint32_t field;
@@ -214,7 +375,7 @@ class XSpaceReader {
         key = entry.Int64();
       } else if (field == kMapValue && type == kLengthDelimited) {
         WireDecoder value = entry.Message();
-        meta.stats_begin = static_cast<uint32_t>(plane_->metadata_stats.size());
+        meta.stats_begin = static_cast<uint32_t>(plane.metadata_stats.size());
         uint32_t f;
         WireType t;
         while (value.NextField(&f, &t)) {
@@ -224,81 +385,29 @@ class XSpaceReader {
             meta.display_name = host_->strings.Intern(value.Bytes());
           } else if (f == kEventMetaStats && t == kLengthDelimited) {
             WireDecoder s = value.Message();
-            if (auto stat = ReadStat(s)) plane_->metadata_stats.push_back(*stat);
+            decoder.ReadStat(s, plane.metadata_stats);
           } else {
             value.Skip(t);  // The opaque `metadata` bytes and child ids are not needed.
           }
         }
-        meta.stats_end = static_cast<uint32_t>(plane_->metadata_stats.size());
+        meta.stats_end = static_cast<uint32_t>(plane.metadata_stats.size());
       } else {
         entry.Skip(type);
       }
     }
     ids.push_back(key);
-    plane_->event_metadata.push_back(meta);
+    plane.event_metadata.push_back(meta);
   }
 
-  std::optional<Stat> ReadStat(WireDecoder& d) {
-    int64_t meta_id = 0;
-    std::optional<Stat> value;
-    uint32_t field;
-    WireType type;
-    while (d.NextField(&field, &type)) {
-      switch (field) {
-        case kStatMetadataId:
-          d.Expect(type, kVarint, "XStat.metadata_id");
-          meta_id = d.Int64();
-          break;
-        case kStatDouble:
-          d.Expect(type, kFixed64, "XStat.double_value");
-          value = Stat::Double(0, d.Double());
-          break;
-        case kStatUint64:
-          d.Expect(type, kVarint, "XStat.uint64_value");
-          value = Stat::Uint(0, d.Varint());
-          break;
-        case kStatInt64:
-          d.Expect(type, kVarint, "XStat.int64_value");
-          value = Stat::Int(0, d.Int64());
-          break;
-        case kStatStr:
-          d.Expect(type, kLengthDelimited, "XStat.str_value");
-          value = Stat::String(0, host_->strings.Intern(d.Bytes()));
-          break;
-        case kStatBytes:
-          d.Expect(type, kLengthDelimited, "XStat.bytes_value");
-          value = Stat::Make(0, StatType::kBytes, d.Bytes().size());  // Large blobs (HLO protos) are not kept.
-          break;
-        case kStatRef: {
-          d.Expect(type, kVarint, "XStat.ref_value");
-          int64_t ref = static_cast<int64_t>(d.Varint());
-          uint32_t k = stat_map_.Find(ref);
-          if (k == IdMap::kMissing) Dangling(d, "a string stat refers to stat metadata id " + std::to_string(ref) + ", which its plane does not define");
-          value = Stat::String(0, plane_->stat_metadata[k].name);
-          break;
-        }
-        default:
-          Unknown("XStat", field);
-          d.Skip(type);
-      }
-    }
-    uint32_t key = stat_map_.Find(meta_id);
-    if (key == IdMap::kMissing) Dangling(d, "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
-    if (key > kMaxStatKey) throw InputError(path_, "a plane has more than 16 million stat names; not supported");
-    if (!value) {
-      diag_.Add(Severity::kInfo, "xplane.stat_without_value", "stats with no value were read as integer 0");
-      value = Stat::Int(0, 0);
-    }
-    return Stat::Make(key, value->type(), value->bits);
-  }
-
-  void ReadLine(WireDecoder line_bytes, Line& line) {
-    // Pass 1: the line's own fields, and how many events it holds.
+  // Reads a line's own fields, counts its events and cuts them into chunks.
+  void PrescanLine(WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks) {
     size_t event_count = 0;
+    std::vector<uint64_t> cuts;  // Offset of every kChunkEvents-th event.
     WireDecoder scan = line_bytes;
+    uint64_t released = scan.offset();
     uint32_t field;
     WireType type;
-    while (scan.NextField(&field, &type)) {
+    for (uint64_t at = scan.offset(); scan.NextField(&field, &type); at = scan.offset()) {
       switch (field) {
         case kLineId: scan.Expect(type, kVarint, "XLine.id"); line.id = scan.Int64(); break;
         case kLineDisplayId: scan.Expect(type, kVarint, "XLine.display_id"); line.display_id = scan.Int64(); break;
@@ -309,26 +418,38 @@ class XSpaceReader {
           break;
         case kLineTimestampNs: scan.Expect(type, kVarint, "XLine.timestamp_ns"); line.timestamp_ns = scan.Int64(); break;
         case kLineDurationPs: scan.Expect(type, kVarint, "XLine.duration_ps"); line.duration_ps = scan.Int64(); break;
-        case kLineEvents: scan.Expect(type, kLengthDelimited, "XLine.events"); scan.Bytes(); ++event_count; break;
+        case kLineEvents:
+          scan.Expect(type, kLengthDelimited, "XLine.events");
+          if (event_count % kChunkEvents == 0) {
+            cuts.push_back(at);
+            // The pre-scan touches every page; give them back as it goes.
+            if (release_ && cuts.size() % 16 == 0) {
+              release_(released, at);
+              released = at;
+            }
+          }
+          scan.Bytes();
+          ++event_count;
+          break;
         default: Unknown("XLine", field); scan.Skip(type);
       }
     }
+    if (release_) release_(released, scan.offset());
     if (event_count == 0) return;
     if (!origin_set_) {
       host_->time_origin_ns = line.timestamp_ns;
       origin_set_ = true;
     }
-    int64_t line_base_ps = 0;
-    if (__builtin_sub_overflow(line.timestamp_ns, host_->time_origin_ns, &line_base_ps) ||
-        __builtin_mul_overflow(line_base_ps, int64_t{1000}, &line_base_ps)) {
+    int64_t base_ps;
+    if (__builtin_sub_overflow(line.timestamp_ns, host_->time_origin_ns, &base_ps) ||
+        __builtin_mul_overflow(base_ps, int64_t{1000}, &base_ps)) {
       diag_.Add(Severity::kError, "xplane.line_time_out_of_range",
                 "lines whose start time is too far from the rest of the capture were dropped",
                 std::string(host_->LineName(line)), event_count);
       return;
     }
-
     if (options_.max_events) {
-      uint64_t room = options_.max_events > events_read_ ? options_.max_events - events_read_ : 0;
+      uint64_t room = options_.max_events > events_planned_ ? options_.max_events - events_planned_ : 0;
       if (event_count > room) {
         diag_.Add(Severity::kWarning, "read.max_events_reached",
                   "events beyond --max-events were not read; the analysis covers only part of the capture", "",
@@ -336,65 +457,86 @@ class XSpaceReader {
         event_count = room;
       }
     }
-    line.events.reserve(event_count);
-    line.stats.reserve(line_bytes.size() / 10);  // About one stat per 10 wire bytes.
-
-    // Pass 2: the events.
-    while (line_bytes.NextField(&field, &type)) {
-      if (field != kLineEvents) {
-        line_bytes.Skip(type);
-        continue;
-      }
-      if (line.events.size() == event_count) break;
-      WireDecoder e = line_bytes.Message();
-      ReadEvent(e, line, line_base_ps);
+    events_planned_ += event_count;
+    line.events.resize(event_count);
+    const uint64_t line_end = scan.offset();
+    for (size_t c = 0; c * kChunkEvents < event_count; ++c) {
+      ChunkJob job;
+      job.line = &line;
+      job.first_event = c * kChunkEvents;
+      job.event_count = std::min(kChunkEvents, event_count - job.first_event);
+      job.base_ps = base_ps;
+      job.bytes = line_bytes.Slice(cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : line_end);
+      chunks.push_back(std::move(job));
     }
-    events_read_ += line.events.size();
-    if (!line.IsSorted()) {
-      diag_.Add(Severity::kInfo, "xplane.unsorted_line", "lines whose events were not in time order were sorted",
-                std::string(host_->LineName(line)));
-      line.SortEvents();
-    }
-    if (release_) release_(line_bytes.offset());
   }
 
-  void ReadEvent(WireDecoder& e, Line& line, int64_t line_base_ps) {
-    int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
-    bool aggregated = false;
-    uint32_t field;
-    WireType type;
-    while (e.NextField(&field, &type)) {
-      switch (field) {
-        case kEventMetadataId: e.Expect(type, kVarint, "XEvent.metadata_id"); meta_id = e.Int64(); break;
-        case kEventOffsetPs: e.Expect(type, kVarint, "XEvent.offset_ps"); offset_ps = e.Int64(); break;
-        case kEventDurationPs: e.Expect(type, kVarint, "XEvent.duration_ps"); duration_ps = e.Int64(); break;
-        case kEventNumOccurrences: e.Expect(type, kVarint, "XEvent.num_occurrences"); e.Varint(); aggregated = true; break;
-        case kEventStats: {
-          e.Expect(type, kLengthDelimited, "XEvent.stats");
-          WireDecoder s = e.Message();
-          if (auto stat = ReadStat(s)) line.stats.push_back(*stat);
-          break;
+  // Runs fn(i) for i in [0, n) on several threads when there is enough
+  // work; rethrows the error of the lowest i that failed.
+  void ParallelFor(size_t n, uint64_t work_bytes, const std::function<void(size_t, EventDecoder&)>& fn,
+                   const PlaneContext& ctx) {
+    size_t threads = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), n, 8});
+    if (work_bytes < (8u << 20)) threads = 1;
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> errors(n);
+    std::vector<Diagnostics> worker_diags(threads);
+    auto work = [&](size_t worker) {
+      EventDecoder decoder(ctx, nullptr);
+      for (size_t k; (k = next.fetch_add(1)) < n;) {
+        try {
+          fn(k, decoder);
+        } catch (...) {
+          errors[k] = std::current_exception();
+          next.store(n);  // Stop the others early.
         }
-        default: Unknown("XEvent", field); e.Skip(type);
+      }
+      worker_diags[worker] = std::move(decoder.diag);
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (std::thread& t : pool) t.join();
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+    for (const Diagnostics& d : worker_diags) diag_.Merge(d);
+  }
+
+  // Chunks are independent once the plane's metadata is known: count their
+  // stats, size each line's pool exactly, then decode them in parallel.
+  void DecodeChunks(const PlaneContext& ctx, std::vector<ChunkJob>& chunks) {
+    uint64_t total_bytes = 0;
+    for (const ChunkJob& c : chunks) total_bytes += c.bytes.size();
+    ParallelFor(chunks.size(), total_bytes, [&](size_t k, EventDecoder&) { EventDecoder::CountStats(chunks[k], release_); }, ctx);
+    for (size_t c = 0; c < chunks.size();) {
+      Line& line = *chunks[c].line;
+      size_t total = 0;
+      for (; c < chunks.size() && chunks[c].line == &line; ++c) {
+        chunks[c].first_stat = total;
+        total += chunks[c].stat_count;
+      }
+      if (total > UINT32_MAX) throw InputError(path_, "a line has more than 4 billion stats; not supported");
+      line.stats.resize(total);
+    }
+    ParallelFor(chunks.size(), total_bytes, [&](size_t k, EventDecoder& d) { d.DecodeChunk(chunks[k], release_); }, ctx);
+    // Intern string values in order, so string ids don't depend on thread
+    // timing; then sort the lines the profiler left unsorted.
+    Line* last = nullptr;
+    for (ChunkJob& job : chunks) {
+      size_t at = 0;
+      for (auto [index, length] : job.pending_strings) {
+        job.line->stats[index].bits = host_->strings.Intern(std::string_view(job.pending_text).substr(at, length));
+        at += length;
+      }
+      std::string().swap(job.pending_text);
+      if (job.line != last) {
+        last = job.line;
+        if (!last->IsSorted()) {
+          diag_.Add(Severity::kInfo, "xplane.unsorted_line", "lines whose events were not in time order were sorted",
+                    std::string(host_->LineName(*last)));
+          last->SortEvents();
+        }
       }
     }
-    uint32_t meta = event_map_.Find(meta_id);
-    if (meta == IdMap::kMissing)
-      Dangling(e, "an event refers to event metadata id " + std::to_string(meta_id) + ", which its plane does not define");
-    if (aggregated)
-      diag_.Add(Severity::kInfo, "xplane.aggregated_event", "aggregated events (num_occurrences) were placed at their line's start");
-    if (duration_ps < 0) {
-      diag_.Add(Severity::kWarning, "xplane.negative_duration", "events with a negative duration were clamped to 0");
-      duration_ps = 0;
-    }
-    int64_t start_ps, end_ps;
-    if (__builtin_add_overflow(line_base_ps, offset_ps, &start_ps) ||
-        __builtin_add_overflow(start_ps, duration_ps, &end_ps)) {
-      diag_.Add(Severity::kError, "xplane.event_time_out_of_range", "events whose time overflows were dropped");
-      line.stats.resize(line.events.empty() ? 0 : line.events.back().stats_end);
-      return;
-    }
-    line.events.push_back(Event{start_ps, duration_ps, meta, static_cast<uint32_t>(line.stats.size())});
   }
 
   void ExtractDeviceProperties(Plane& plane) {
@@ -415,26 +557,24 @@ class XSpaceReader {
   const std::string& path_;
   Diagnostics& diag_;
   const ReadOptions& options_;
-  std::function<void(uint64_t)> release_;
+  ReleaseFn release_;
   Host* host_ = nullptr;
-  Plane* plane_ = nullptr;
-  IdMap stat_map_, event_map_;
-  std::vector<std::string> hostnames_;
   bool origin_set_ = false;
-  uint64_t events_read_ = 0;
+  uint64_t events_planned_ = 0;
 };
 
 std::string HostNameFromPath(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') + 1);
   for (const char* suffix : {".xplane.pb.gz", ".xplane.pb", ".pb.gz", ".pb"}) {
     std::string s(suffix);
-    if (base.size() > s.size() && base.compare(base.size() - s.size(), s.size(), s) == 0) return base.substr(0, base.size() - s.size());
+    if (base.size() > s.size() && base.compare(base.size() - s.size(), s.size(), s) == 0)
+      return base.substr(0, base.size() - s.size());
   }
   return base;
 }
 
 Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics, const ReadOptions& options,
-                    std::function<void(uint64_t)> release) {
+                    ReleaseFn release) {
   Host host;
   host.source_path = path;
   host.format = CaptureFormat::kXSpace;
@@ -464,8 +604,9 @@ Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const Rea
     return host;
   }
   auto file = MappedFile::Open(path);
-  MappedFile* raw = file.get();
-  return ReadWithReader(file->bytes(), path, diagnostics, options, [raw](uint64_t offset) { raw->ReleaseBefore(offset); });
+  const MappedFile* mapped = file.get();
+  return ReadWithReader(file->bytes(), path, diagnostics, options,
+                        [mapped](uint64_t begin, uint64_t end) { mapped->Release(begin, end); });
 }
 
 }  // namespace tfprof
