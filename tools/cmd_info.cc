@@ -5,7 +5,9 @@
 
 namespace tfprof::cli {
 
-void RegisterInfo(CLI::App& app, std::function<void()>& action) {
+namespace {
+
+void Register(CLI::App& app, std::function<void()>& action) {
   static CommonOptions options;
   CLI::App* cmd = app.add_subcommand("info", "Hosts, planes, lines, events, time span and devices of a capture");
   AddCommonOptions(cmd, options);
@@ -21,5 +23,9 @@ void RegisterInfo(CLI::App& app, std::function<void()>& action) {
     };
   });
 }
+
+const CommandRegistration kInfo(10, Register);
+
+}  // namespace
 
 }  // namespace tfprof::cli

@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tfprof-analyze 0.1.0"));
   app.require_subcommand(1);
   std::function<void()> action;
-  cli::RegisterInfo(app, action);
+  for (const cli::RegisterFn& add : cli::RegisteredCommands()) add(app, action);
 
   auto all = app.get_subcommands([](CLI::App*) { return true; });
   bool known = argc > 1 && std::any_of(all.begin(), all.end(), [&](CLI::App* s) { return s->get_name() == argv[1]; });

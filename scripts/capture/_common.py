@@ -1,0 +1,82 @@
+"""Helpers shared by the capture programs in scripts/capture/.
+
+Every capture program writes one TensorFlow-style log directory under
+testdata/captures/<name>/ and then calls ``finalize_logdir`` so that only the
+profile data (``plugins/profile/<run>/<host>.xplane.pb`` and friends) is kept.
+"""
+
+import os
+import shutil
+import sys
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CAPTURES_DIR = os.path.join(REPO_ROOT, "testdata", "captures")
+
+# tfevents files bigger than this are removed (TensorBoard scalars/graphs are
+# not needed by tfprof-analyze; the tiny "*.profile-empty" marker is kept).
+MAX_EVENTS_FILE_BYTES = 4 * 1024
+
+
+def quiet_tf_logging():
+    """Silences TensorFlow's C++ INFO logging (call before importing TF)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
+
+def capture_dir(name):
+    return os.path.join(CAPTURES_DIR, name)
+
+
+def fresh_logdir(name):
+    """Removes and re-creates testdata/captures/<name>/; returns its path."""
+    path = capture_dir(name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def finalize_logdir(logdir, hoist=None):
+    """Prunes a log directory down to the profile data.
+
+    * ``hoist``: a sub-directory (e.g. ``"train"`` for Keras' TensorBoard
+      callback, which writes ``<log_dir>/train/plugins/profile/...``) whose
+      ``plugins/`` folder is moved up to ``<logdir>/plugins`` so that every
+      capture has the same ``<name>/plugins/profile/<run>/`` layout.
+    * Removes ``events.out.tfevents*`` files larger than a few KB.
+    * Removes directories left empty.
+    """
+    if hoist:
+        src = os.path.join(logdir, hoist, "plugins")
+        if os.path.isdir(src):
+            shutil.move(src, os.path.join(logdir, "plugins"))
+        # Whatever else the callback wrote there (scalars, validation dir)
+        # is not profile data.
+        for leftover in (hoist, "validation"):
+            p = os.path.join(logdir, leftover)
+            if os.path.isdir(p):
+                _prune_events(p)
+                # Keep the tiny "*.profile-empty" marker next to the profile.
+                for root, _, files in os.walk(p):
+                    for f in files:
+                        if f.endswith(".profile-empty"):
+                            shutil.move(os.path.join(root, f), os.path.join(logdir, f))
+                shutil.rmtree(p, ignore_errors=True)
+    _prune_events(logdir)
+    for root, dirs, files in os.walk(logdir, topdown=False):
+        if root != logdir and not os.listdir(root):
+            os.rmdir(root)
+    total = 0
+    for root, _, files in os.walk(logdir):
+        for f in files:
+            total += os.path.getsize(os.path.join(root, f))
+            print("  kept", os.path.relpath(os.path.join(root, f), REPO_ROOT),
+                  os.path.getsize(os.path.join(root, f)), "bytes", file=sys.stderr)
+    print(f"  {logdir}: {total} bytes in total", file=sys.stderr)
+
+
+def _prune_events(path):
+    for root, _, files in os.walk(path):
+        for f in files:
+            full = os.path.join(root, f)
+            if f.startswith("events.out.tfevents") and \
+                    os.path.getsize(full) > MAX_EVENTS_FILE_BYTES:
+                os.remove(full)
