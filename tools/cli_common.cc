@@ -13,20 +13,32 @@ namespace tfprof::cli {
 
 void AddCommonOptions(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("path", o.path, "Logdir, run folder (plugins/profile/<run>) or capture file")->required();
-  cmd->add_option("--format,-f", o.format, "Output format: table (default), csv or json")
-      ->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->add_option("--format,-f", o.format, "Output format: table (default), csv, json, or dot (commands that draw a graph)")
+      ->check(CLI::IsMember({"table", "csv", "json", "dot"}));
   cmd->add_option("--output,-o", o.output, "Write the output to this file instead of stdout");
   cmd->add_option("--host", o.host, "Analyse only this host of a multi-host run");
   cmd->add_option("--run", o.run, "Which run of a logdir (default: the newest; see --list-runs)");
   cmd->add_flag("--list-runs", o.list_runs, "List the runs of a logdir and exit");
   cmd->add_option("--table", o.table, "With --format csv: which table to write (default: the main one)");
   cmd->add_flag("--verbose,-v", o.verbose, "Show every diagnostic, including info-level ones");
+  cmd->add_option("--compat", o.compat,
+                  "Where references disagree: 'xprof' reproduces current xprof, 'tf-legacy' the files TensorFlow "
+                  "2.x wrote beside its captures (default: neither; see docs/parity.md)")
+      ->check(CLI::IsMember({"xprof", "tf-legacy"}));
   cmd->add_option("--max-events", o.max_events, "Read at most this many events per host (0: all); reported when hit");
+}
+
+AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
+  AnalysisOptions a;
+  if (o.compat == "xprof") a.compat = Compat::kXprof;
+  else if (o.compat == "tf-legacy") a.compat = Compat::kTfLegacy;
+  return a;
 }
 
 LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>& visit) {
   LoadResult result;
-  result.input = DiscoverInput(o.path, o.run);
+  // xprof reads byte-identical host files twice; so does --compat xprof.
+  result.input = DiscoverInput(o.path, o.run, /*keep_duplicates=*/o.compat == "xprof");
   ReadOptions read;
   read.max_events = o.max_events;
   for (const std::string& dup : result.input.selected.duplicates)
@@ -50,6 +62,9 @@ LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>&
 }
 
 void Emit(const Report& report, const CommonOptions& o) {
+  // Commands that draw a graph render DOT themselves, before reaching here.
+  if (o.format == "dot")
+    throw InputError("", "--format dot is only available for commands that draw a graph (tf-data)", kExitUsage);
   RenderOptions r;
   r.format = o.format == "csv" ? OutputFormat::kCsv : o.format == "json" ? OutputFormat::kJson : OutputFormat::kTable;
   r.verbose = o.verbose;

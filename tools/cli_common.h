@@ -6,6 +6,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "lib/analyze/analysis_options.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 #include "lib/read/capture_discovery.h"
@@ -24,9 +25,13 @@ struct CommonOptions {
   bool list_runs = false;
   bool verbose = false;
   uint64_t max_events = 0;
+  std::string compat;  // "" (TensorFlow Profiler as documented) or "xprof".
 };
 
 void AddCommonOptions(CLI::App* cmd, CommonOptions& options);
+
+// --compat as analysis options.
+AnalysisOptions AnalysisOptionsFrom(const CommonOptions& options);
 
 // Discovers the input and reads each selected host in turn, handing it to
 // `visit` and dropping it before the next is read.

@@ -131,7 +131,7 @@ CaptureFormat DetectFormat(const std::string& path) {
   throw InputError(path, "unknown format: neither an XSpace protobuf (.xplane.pb) nor Chrome trace JSON");
 }
 
-DiscoveredInput DiscoverInput(const std::string& path, const std::string& run) {
+DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, bool keep_duplicates) {
   DiscoveredInput d;
   d.input_path = path;
   std::error_code ec;
@@ -159,7 +159,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run) {
     if (d.selected.name.empty()) d.selected.name = fs::path(path).lexically_normal().parent_path().filename().string();
     d.runs = {d.selected};
     for (CaptureFile& c : d.selected.files) c.format = DetectFormat(c.path);
-    DropDuplicateHosts(d.selected);
+    if (!keep_duplicates) DropDuplicateHosts(d.selected);
     return d;
   }
 
@@ -201,7 +201,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run) {
     d.selected = *hits.front();
   }
   for (CaptureFile& c : d.selected.files) c.format = DetectFormat(c.path);
-  DropDuplicateHosts(d.selected);
+  if (!keep_duplicates) DropDuplicateHosts(d.selected);
   return d;
 }
 

@@ -42,6 +42,8 @@ CaptureFormat DetectFormat(const std::string& path);
 // `run` selects a run of a logdir by name (the run folder's name or its
 // "<tb_run>/<run>" name); empty means the newest. Throws InputError for a
 // missing path, an empty folder, a logdir with no captures, or an unknown run.
-DiscoveredInput DiscoverInput(const std::string& path, const std::string& run = "");
+// `keep_duplicates` keeps host files that are byte-identical copies of
+// another (xprof reads them all).
+DiscoveredInput DiscoverInput(const std::string& path, const std::string& run = "", bool keep_duplicates = false);
 
 }  // namespace tfprof

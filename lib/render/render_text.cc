@@ -25,6 +25,15 @@ std::string Truncate(const std::string& s, int max_width) {
   return s.substr(0, keep) + "…";
 }
 
+std::string TextCell(const Cell& cell, const Column& c) {
+  if (c.percent && std::holds_alternative<double>(cell)) {
+    Column shown = c;
+    shown.precision = 1;
+    return FormatCell(Cell(std::get<double>(cell) * 100.0), shown) + "%";
+  }
+  return FormatCell(cell, c);
+}
+
 bool RightAligned(const Column& c) { return c.type == ColumnType::kInt || c.type == ColumnType::kDouble; }
 
 void RenderTable(const Table& t, std::ostream& out) {
@@ -39,7 +48,7 @@ void RenderTable(const Table& t, std::ostream& out) {
   for (const auto& row : t.rows) {
     auto& r = cells.emplace_back();
     for (size_t i = 0; i < t.columns.size(); ++i) {
-      r.push_back(Truncate(FormatCell(row[i], t.columns[i]), t.columns[i].max_width));
+      r.push_back(Truncate(TextCell(row[i], t.columns[i]), t.columns[i].max_width));
       width[i] = std::max(width[i], DisplayWidth(r.back()));
     }
   }

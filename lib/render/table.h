@@ -21,6 +21,12 @@ struct Column {
   ColumnType type = ColumnType::kString;
   int precision = 2;  // Digits after the point for doubles in text and CSV.
   int max_width = 0;  // Text view truncates longer strings (0: never).
+  // CSV header when it differs from `key`: tables users know from the
+  // TensorFlow Profiler keep its column labels in CSV.
+  std::string csv_header;
+  // A fraction (0..1) the text view shows as a percentage; CSV and JSON keep
+  // the fraction, as the TensorFlow Profiler's exports do.
+  bool percent = false;
 };
 
 using Cell = std::variant<std::monostate, std::string, int64_t, double, bool>;

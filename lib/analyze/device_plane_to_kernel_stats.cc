@@ -1,0 +1,159 @@
+#include "lib/analyze/device_plane_to_kernel_stats.h"
+
+#include <algorithm>
+#include <charconv>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "lib/analyze/tf_op_name.h"
+#include "lib/model/stat_finder.h"
+#include "lib/model/xplane_schema.h"
+#include "lib/util/split.h"
+
+namespace tfprof {
+namespace {
+
+bool ParseU32(std::string_view s, uint32_t* out) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+bool ParseDims(std::string_view s, std::array<uint32_t, 3>* out) {
+  std::vector<std::string_view> parts = Split(s, ",");
+  if (parts.size() != 3) return false;
+  std::array<uint32_t, 3> v{};
+  for (int i = 0; i < 3; ++i)
+    if (!ParseU32(parts[i], &v[i])) return false;
+  *out = v;
+  return true;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+auto KeyOf(const KernelReport& r) {
+  const KernelLaunchParams& p = r.params;
+  return std::tie(r.name, p.grid[0], p.grid[1], p.grid[2], p.block[0], p.block[1], p.block[2], p.registers_per_thread,
+                  p.static_shmem_bytes, p.dynamic_shmem_bytes, r.uses_tensor_core, r.op_tensor_core_eligible, r.op_name);
+}
+
+}  // namespace
+
+KernelLaunchParams ParseKernelDetails(std::string_view details, bool xprof_compat) {
+  KernelLaunchParams p;
+  for (std::string_view token : SplitAny(details, " \n")) {
+    std::vector<std::string_view> kv = Split(token, ":");
+    if (kv.size() != 2) continue;
+    std::string_view key = kv[0], value = kv[1];
+    if (key == "regs") ParseU32(value, &p.registers_per_thread);
+    else if (key == "static_shared") ParseU32(value, &p.static_shmem_bytes);
+    // Older TensorFlow wrote "shm:"; the reference ignores it (and reports
+    // 0), we read it as static shared memory (docs/kernel-stats.md).
+    else if (key == "shm" && !xprof_compat) ParseU32(value, &p.static_shmem_bytes);
+    else if (key == "dynamic_shared") ParseU32(value, &p.dynamic_shmem_bytes);
+    else if (key == "block") ParseDims(value, &p.block);
+    else if (key == "grid") ParseDims(value, &p.grid);
+    else if (key == "occ_pct") {
+      double d = 0;
+      auto r = std::from_chars(value.data(), value.data() + value.size(), d);
+      if (r.ec == std::errc()) p.occupancy_pct = d;
+    }
+  }
+  return p;
+}
+
+bool IsKernelUsingTensorCore(std::string_view name) {
+  static constexpr std::string_view kPatterns[] = {
+      "16816", "c1688", "conv1x1", "conv2d_c1_k1", "dgrad_1x1_stride_2x2", "direct_group", "first_layer_wgrad_kernel",
+      "h1688", "h884", "hmma", "i16832", "i8816", "s884", "s1688", "xmma_gemm", "xmma_implicit_gemm",
+      "xmma_sparse_conv", "xmma_sparse_gemm", "xmma_warp_specialized_implicit_gemm"};
+  for (std::string_view p : kPatterns)
+    if (name.find(p) != std::string_view::npos) return true;
+  return false;
+}
+
+bool IsOpTensorCoreEligible(std::string_view op) {
+  static constexpr std::string_view kSuffixes[] = {
+      "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput", "Conv3D", "DepthwiseConv2dNative",
+      "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropInput", "/MatMul", "FusedMatMul",
+      "/CudnnRNN", "XlaDot", "XlaDotV2"};
+  static constexpr std::string_view kInfixes[] = {"BatchMatMul", "CudnnRNNV", "CudnnRNNForward", "CudnnRNNBackprop"};
+  for (std::string_view s : kSuffixes)
+    if (EndsWith(op, s)) return true;
+  for (std::string_view s : kInfixes)
+    if (op.find(s) != std::string_view::npos) return true;
+  return false;
+}
+
+bool IsEinsumTensorCoreEligible(std::string_view equation) {
+  if (equation.empty()) return false;
+  std::vector<std::string_view> sides = Split(equation, "->");
+  if (sides.size() != 2) return false;
+  std::vector<std::string_view> inputs = Split(sides[0], ",");
+  return inputs.size() == 2;
+}
+
+void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options) {
+  const StatFinder details(host, plane, "kernel_details"), tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), equation(host, plane, "equation");
+  if (!details.exists()) return;
+  // Rows by key, for captures with many kernel launches.
+  absl::flat_hash_map<std::string, std::vector<size_t>> by_name;
+  for (size_t i = 0; i < reports_.size(); ++i) by_name[reports_[i].name].push_back(i);
+  for (const Line& line : plane.lines) {
+    if (schema::IsDerivedLineId(line.id)) continue;
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      const Event& e = line.events[i];
+      auto stats = line.EventStats(i);
+      auto d = details.In(stats);
+      if (!d || host.Str(d->AsString()).empty() || e.duration_ps == 0) continue;
+      ++kernel_events;
+      KernelReport r;
+      r.name = std::string(host.Str(plane.event_metadata[e.metadata].name));
+      r.params = ParseKernelDetails(host.Str(d->AsString()), options.xprof());
+      r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
+      // Older TensorFlow named the op in "level 0" (see device_plane_to_op_metrics.cc).
+      auto op = tf_op.In(stats);
+      if (!op && !options.xprof()) op = level0.In(stats);
+      if (op && !host.Str(op->AsString()).empty()) {
+        r.op_name = std::string(ParseTfOpFullname(host.Str(op->AsString()), options.tf_legacy()).name);
+        auto eq = equation.In(stats);
+        r.op_tensor_core_eligible = (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||
+                                    IsOpTensorCoreEligible(r.op_name) || r.uses_tensor_core;
+      }
+      // The reference stores nanoseconds truncated from the picoseconds.
+      const uint64_t ns = static_cast<uint64_t>(static_cast<double>(e.duration_ps) / 1000.0);
+      auto& candidates = by_name[r.name];
+      auto hit = std::find_if(candidates.begin(), candidates.end(), [&](size_t k) { return KeyOf(reports_[k]) == KeyOf(r); });
+      if (hit == candidates.end()) {
+        candidates.push_back(reports_.size());
+        r.occurrences = 1;
+        r.total_ns = r.min_ns = r.max_ns = ns;
+        reports_.push_back(std::move(r));
+      } else {
+        KernelReport& x = reports_[*hit];
+        x.occurrences += 1;
+        x.total_ns += ns;
+        x.min_ns = std::min(x.min_ns, ns);
+        x.max_ns = std::max(x.max_ns, ns);
+      }
+    }
+  }
+}
+
+void KernelStatsDb::AppendHost(const KernelStatsDb& other) {
+  reports_.insert(reports_.end(), other.reports_.begin(), other.reports_.end());
+  kernel_events += other.kernel_events;
+}
+
+std::vector<KernelReport> KernelStatsDb::Sorted(size_t limit) const {
+  std::vector<KernelReport> out = reports_;
+  std::stable_sort(out.begin(), out.end(), [](const KernelReport& a, const KernelReport& b) {
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    return KeyOf(a) < KeyOf(b);
+  });
+  if (limit && out.size() > limit) out.resize(limit);
+  return out;
+}
+
+}  // namespace tfprof

@@ -1,0 +1,66 @@
+// GPU kernel stats: one report per unique (kernel, launch parameters, op)
+// combination, from the device events that carry `kernel_details`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/analyze/analysis_options.h"
+#include "lib/model/model.h"
+
+namespace tfprof {
+
+struct KernelLaunchParams {
+  uint32_t registers_per_thread = 0;
+  uint32_t static_shmem_bytes = 0;
+  uint32_t dynamic_shmem_bytes = 0;
+  std::array<uint32_t, 3> block{1, 1, 1};
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  double occupancy_pct = 0;  // 0 when the capture doesn't record it.
+};
+
+// "regs:N static_shared:N dynamic_shared:N grid:x,y,z block:x,y,z occ_pct:F";
+// unknown or malformed parts are ignored (older captures wrote `shm:`,
+// which the reference does not read either).
+// `xprof_compat` ignores `shm:` as the reference does.
+KernelLaunchParams ParseKernelDetails(std::string_view details, bool xprof_compat = false);
+
+// Tensor Core heuristics of the reference: kernel names that contain a
+// Tensor Core instruction pattern, and op names of op types that can use them.
+bool IsKernelUsingTensorCore(std::string_view kernel_name);
+bool IsOpTensorCoreEligible(std::string_view op_name);
+bool IsEinsumTensorCoreEligible(std::string_view equation);
+
+struct KernelReport {
+  std::string name;
+  KernelLaunchParams params;
+  bool uses_tensor_core = false;
+  bool op_tensor_core_eligible = false;
+  std::string op_name;  // The TF op that launched it ("" when unannotated).
+  uint64_t occurrences = 0;
+  uint64_t total_ns = 0, min_ns = 0, max_ns = 0;
+};
+
+class KernelStatsDb {
+ public:
+  // Adds every kernel of a GPU plane. Kernels of all planes of one host share
+  // rows (the same kernel on GPU 0 and GPU 1 is one row).
+  // With xprof compatibility: op names from `tf_op` only, `shm:` ignored.
+  void AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options = {});
+  // Appends another host's rows unmerged, as the reference combines hosts.
+  void AppendHost(const KernelStatsDb& other);
+  // Sorted by total duration, descending, ties by the key; at most 1000 rows
+  // as the reference keeps (0: all).
+  std::vector<KernelReport> Sorted(size_t limit = 1000) const;
+  size_t size() const { return reports_.size(); }
+  bool empty() const { return reports_.empty(); }
+  uint64_t kernel_events = 0;  // Kernel events seen (before merging into rows).
+
+ private:
+  std::vector<KernelReport> reports_;
+};
+
+}  // namespace tfprof

@@ -1,0 +1,91 @@
+#include "lib/analyze/device_plane_to_op_metrics.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "lib/analyze/tf_op_name.h"
+#include "lib/model/stat_finder.h"
+#include "lib/model/xplane_schema.h"
+
+namespace tfprof {
+
+OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
+                                   const AnalysisOptions& options) {
+  const StatFinder tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), hlo_op(host, plane, "hlo_op"), is_eager(host, plane, "is_eager");
+  OpMetricsDb db;
+  // The reference measures the span on line offsets (all GPU stream lines
+  // share one timestamp), so do the same.
+  int64_t first = std::numeric_limits<int64_t>::max(), last = 0;
+  uint64_t xla_events = 0;
+  for (const Line& line : plane.lines) {
+    if (schema::IsDerivedLineId(line.id)) continue;
+    const int64_t line_start_ps = line.events.empty() ? 0 : (line.timestamp_ns - host.time_origin_ns) * 1000;
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      const Event& e = line.events[i];
+      first = std::min(first, e.start_ps - line_start_ps);
+      last = std::max(last, e.end_ps() - line_start_ps);
+      auto stats = line.EventStats(i);
+      if (auto h = hlo_op.In(stats); h && !host.Str(h->AsString()).empty()) {
+        ++xla_events;
+        continue;
+      }
+      // TensorFlow before about 2.14 named the op in a "level 0" stat (the
+      // outermost annotation); current xprof reads only tf_op and shows no
+      // device ops for such captures. We read both.
+      auto op_stat = tf_op.In(stats);
+      if (!op_stat && !options.xprof()) op_stat = level0.In(stats);
+      std::string_view full = op_stat ? host.Str(op_stat->AsString()) : std::string_view();
+      if (full.empty()) continue;
+      TfOp op = ParseTfOpFullname(full, options.tf_legacy());
+      std::string name = std::string(op.name) + "/" + std::string(host.Str(plane.event_metadata[e.metadata].name));
+      OpMetrics& m = db.Lookup(0, name);
+      auto eager = is_eager.In(stats);
+      if (m.occurrences == 0 && m.category.empty() && m.provenance.empty()) {
+        m.category = op.type.empty() ? "unknown" : std::string(op.type);
+        m.provenance = std::string(full);
+        m.is_eager = m.is_eager || (eager && eager->AsInt() != 0);
+      }
+      m.num_cores = 1;
+      m.occurrences += 1;
+      m.time_ps += static_cast<uint64_t>(e.duration_ps);
+      m.self_time_ps += static_cast<uint64_t>(e.duration_ps);
+      db.total_op_time_ps += static_cast<uint64_t>(e.duration_ps);
+    }
+  }
+  db.SetTotalTime(last ? static_cast<uint64_t>(last - first) : 0);
+  db.AddIdle();
+  diagnostics.Add(Severity::kWarning, "op_stats.xla_device_ops_skipped",
+                  "device events of XLA ops (hlo_op) were left out of the op stats: naming them needs the HLO protos, "
+                  "which this version does not read",
+                  std::string(host.PlaneName(plane)), xla_events);
+  return db;
+}
+
+OpMetricsDb DeviceOpsToTfOps(const OpMetricsDb& device_ops, bool with_idle, const AnalysisOptions& options) {
+  OpMetricsDb tf;
+  for (const OpMetrics& d : device_ops.rows()) {
+    std::string_view name, type;
+    if (d.is_idle()) {
+      if (!with_idle) continue;
+      name = type = kIdleOp;
+    } else if (d.provenance.empty()) {
+      name = d.name;
+    } else {
+      TfOp op = ParseTfOpFullname(d.provenance, options.tf_legacy());
+      name = op.name;
+      type = op.type;
+    }
+    OpMetrics& m = tf.Lookup(0, name);
+    if (m.category.empty()) m.category = type.empty() ? "Unknown" : std::string(type);
+    m.is_eager = d.is_eager;
+    m.occurrences = std::max(m.occurrences, d.occurrences);
+    m.time_ps += d.time_ps;
+    m.self_time_ps += d.self_time_ps;
+    m.num_cores = std::max(m.num_cores, d.num_cores);
+  }
+  tf.total_op_time_ps = device_ops.total_op_time_ps;
+  tf.total_time_ps = with_idle ? device_ops.total_time_ps : device_ops.total_op_time_ps;
+  return tf;
+}
+
+}  // namespace tfprof

@@ -1,0 +1,23 @@
+// Device side of the TensorFlow Stats: every GPU activity (kernel, memcpy)
+// annotated with the TF op that launched it, then rolled up to TF-op level.
+#pragma once
+
+#include "lib/analyze/analysis_options.h"
+#include "lib/analyze/op_metrics_db.h"
+#include "lib/model/diagnostics.h"
+#include "lib/model/model.h"
+
+namespace tfprof {
+
+// One row per (TF op, kernel) pair named "<op name>/<kernel name>", from the
+// events' `tf_op` stats; IDLE is the plane's span minus the kernels' time.
+// Events of XLA ops (`hlo_op`) need the HLO protos to be named and are
+// counted in the diagnostics instead.
+OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
+                                   const AnalysisOptions& options = {});
+
+// Rolls device rows up to their TF op: occurrences are the most any of the
+// op's kernels ran, times add up. Without idle, the total is the ops' time.
+OpMetricsDb DeviceOpsToTfOps(const OpMetricsDb& device_ops, bool with_idle, const AnalysisOptions& options = {});
+
+}  // namespace tfprof

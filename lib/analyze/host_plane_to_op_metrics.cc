@@ -1,0 +1,150 @@
+#include "lib/analyze/host_plane_to_op_metrics.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "lib/analyze/tf_op_name.h"
+#include "lib/model/stat_finder.h"
+#include "lib/model/xplane_schema.h"
+
+namespace tfprof {
+namespace {
+
+// What an op event counts as.
+struct OpIdentity {
+  std::string_view name, type;
+  uint64_t module_id = 0;  // Input-pipeline stage id for stage events.
+};
+
+// The begin or end of one op on a thread.
+struct Activity {
+  int64_t time_ps;
+  uint32_t op_id;  // Pairs a begin with its end.
+  bool begin;
+  const OpIdentity* op;
+  bool is_eager;
+};
+
+struct OpenOp {
+  uint32_t op_id;
+  int64_t start_ps;
+  uint64_t children_ps = 0;
+};
+
+// Pairs begins with ends on one thread. Like the reference, an end pops the
+// stack down to its own begin: ops still open above it (a child that ends
+// at the same instant as its parent) are dropped, and an end whose begin is
+// gone is ignored.
+void ProcessActivities(std::vector<Activity>& activities, OpMetricsDb& db, uint64_t& dropped) {
+  std::stable_sort(activities.begin(), activities.end(),
+                   [](const Activity& a, const Activity& b) { return a.time_ps < b.time_ps; });
+  std::vector<OpenOp> stack;
+  for (const Activity& a : activities) {
+    if (a.begin) {
+      stack.push_back({a.op_id, a.time_ps});
+      continue;
+    }
+    std::optional<OpenOp> match;
+    while (!stack.empty()) {
+      OpenOp top = stack.back();
+      stack.pop_back();
+      if (top.op_id == a.op_id) {
+        match = top;
+        break;
+      }
+      ++dropped;
+    }
+    if (!match) continue;
+    const uint64_t time = static_cast<uint64_t>(a.time_ps - match->start_ps);
+    const uint64_t self = time >= match->children_ps ? time - match->children_ps : 0;
+    OpMetrics& m = db.Lookup(a.op->module_id, a.op->name);
+    if (m.category.empty()) m.category = std::string(a.op->type);
+    m.num_cores = 1;
+    m.is_eager = m.is_eager || a.is_eager;
+    m.occurrences += 1;
+    m.time_ps += time;
+    m.self_time_ps += self;
+    db.total_op_time_ps += self;
+    if (!stack.empty()) stack.back().children_ps += time;
+  }
+  if (!activities.empty()) db.SetTotalTime(static_cast<uint64_t>(activities.back().time_ps - activities.front().time_ps));
+}
+
+}  // namespace
+
+OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
+                                 const AnalysisOptions& options) {
+  // Ops by event name, parsed once per name: user TraceMes ("train", ...)
+  // parse as unknown and are not ops.
+  std::vector<std::optional<OpIdentity>> by_metadata(plane.event_metadata.size());
+  for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
+    std::string_view name = host.Str(plane.event_metadata[m].name);
+    if (name.empty()) continue;
+    TfOp op = ParseTfOpFullname(name, options.tf_legacy());
+    if (op.category != OpCategory::kUnknown) by_metadata[m] = OpIdentity{op.name, op.type};
+  }
+  const StatFinder stage_id(host, plane, "_ipl_stage_id"), stage_cat(host, plane, "_ipl_stage_cat");
+  const StatFinder is_eager(host, plane, "is_eager"), tf_op(host, plane, "tf_op");
+
+  OpMetricsDb result;
+  uint64_t dropped = 0;
+  std::vector<Activity> activities;
+  // Identities made on the fly (stage ops, tf_op stats) must outlive the
+  // activities that point at them.
+  std::vector<std::unique_ptr<OpIdentity>> extra;
+  absl::flat_hash_map<int64_t, const OpIdentity*> stages;
+  for (const Line& line : plane.lines) {
+    if (schema::IsDerivedLineId(line.id)) continue;
+    activities.clear();
+    uint32_t op_id = 0;
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      const Event& e = line.events[i];
+      auto stats = line.EventStats(i);
+      const OpIdentity* op = nullptr;
+      // Input-pipeline stage events are ops named by the event, typed by
+      // their stage category, and keyed by stage id.
+      if (auto sid = stage_id.In(stats)) {
+        if (auto cat = stage_cat.In(stats)) {
+          auto [it, fresh] = stages.try_emplace(sid->AsInt(), nullptr);
+          if (fresh) {
+            extra.push_back(std::make_unique<OpIdentity>(
+                OpIdentity{host.Str(plane.event_metadata[e.metadata].name), host.Str(cat->AsString()),
+                           static_cast<uint64_t>(sid->AsInt())}));
+            it->second = extra.back().get();
+          }
+          op = it->second;
+        }
+      } else if (by_metadata[e.metadata]) {
+        op = &*by_metadata[e.metadata];
+      }
+      if (op) {
+        auto eager = is_eager.In(stats);
+        bool eager_flag = eager && eager->type() == StatType::kInt64 && eager->AsInt() != 0;
+        ++op_id;
+        activities.push_back({e.start_ps, op_id, true, op, eager_flag});
+        activities.push_back({e.end_ps(), op_id, false, op, eager_flag});
+      }
+      // XLA:CPU and other host events name their TF op in a tf_op stat
+      // (TensorFlow's own per-tool files predate this).
+      if (auto s = tf_op.In(stats); s && !options.tf_legacy() && !host.Str(s->AsString()).empty()) {
+        TfOp parsed = ParseTfOpFullname(host.Str(s->AsString()));
+        extra.push_back(std::make_unique<OpIdentity>(OpIdentity{parsed.name, parsed.type, 0}));
+        ++op_id;
+        activities.push_back({e.start_ps, op_id, true, extra.back().get(), false});
+        activities.push_back({e.end_ps(), op_id, false, extra.back().get(), false});
+      }
+    }
+    OpMetricsDb line_db;
+    ProcessActivities(activities, line_db, dropped);
+    line_db.AddIdle();
+    result.Combine(line_db, /*count_cores=*/false);
+  }
+  diagnostics.Add(Severity::kInfo, "op_stats.host_op_not_closed",
+                  "host ops still open when an enclosing op ended (e.g. ending at the same instant) were not counted, as "
+                  "the TensorFlow Profiler does",
+                  "", dropped);
+  return result;
+}
+
+}  // namespace tfprof

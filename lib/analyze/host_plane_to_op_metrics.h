@@ -1,0 +1,17 @@
+// Host side of the TensorFlow Stats: every TF / JAX / tf.data op the host
+// threads ran, with self time by nesting on each thread, and one IDLE row
+// per thread for the time between ops.
+#pragma once
+
+#include "lib/analyze/analysis_options.h"
+#include "lib/analyze/op_metrics_db.h"
+#include "lib/model/diagnostics.h"
+#include "lib/model/model.h"
+
+namespace tfprof {
+
+// `plane` is the host's /host:CPU plane.
+OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
+                                 const AnalysisOptions& options = {});
+
+}  // namespace tfprof

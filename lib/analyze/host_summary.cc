@@ -1,0 +1,64 @@
+#include "lib/analyze/host_summary.h"
+
+#include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/analyze/host_plane_to_op_metrics.h"
+#include "lib/model/xplane_schema.h"
+
+namespace tfprof {
+
+std::string GpuModelName(const DeviceProperties& d) {
+  if (!d.vendor.empty() && d.vendor != "Nvidia") return d.vendor == "AMD" ? "AMD GPU" : "GPU";
+  const int major = d.compute_cap_major, minor = d.compute_cap_minor;
+  const char* arch = nullptr;
+  switch (major) {
+    case 2: arch = "Fermi"; break;
+    case 3: arch = "Kepler"; break;
+    case 5: arch = "Maxwell"; break;
+    case 6: arch = "Pascal"; break;
+    case 7: arch = minor < 5 ? "Volta" : "Turing"; break;
+    case 8: arch = minor < 9 ? "Ampere" : "Ada Lovelace"; break;
+    case 9: arch = "Hopper"; break;
+    case 10: arch = "Blackwell"; break;
+    default: return "Nvidia GPU";
+  }
+  return std::string("Nvidia GPU (") + arch + ")";
+}
+
+HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options) {
+  HostSummary s;
+  s.env.hosts.push_back(host.name);
+  for (const Plane& plane : host.planes) {
+    std::string_view name = host.PlaneName(plane);
+    if (name == schema::kHostThreadsPlane) {
+      s.host_ops.Combine(HostPlaneToOpMetrics(host, plane, diagnostics, options), /*count_cores=*/false);
+      s.has_host_plane = true;
+    } else if (schema::IsGpuPlane(name)) {
+      if (s.env.device_core_count == 0) {
+        s.env.first_device = plane.device;
+        s.env.device_type = GpuModelName(plane.device);
+      }
+      ++s.env.device_core_count;
+      s.device_ops.Combine(DevicePlaneToOpMetrics(host, plane, diagnostics, options), /*count_cores=*/true);
+      s.kernels.AddPlane(host, plane, options);
+      for (const Line& l : plane.lines)
+        if (!schema::IsDerivedLineId(l.id)) s.device_events += l.events.size();
+    }
+  }
+  return s;
+}
+
+void CombineHostSummaries(HostSummary& into, const HostSummary& other) {
+  into.env.hosts.insert(into.env.hosts.end(), other.env.hosts.begin(), other.env.hosts.end());
+  if (other.env.has_device()) {
+    if (!into.env.has_device()) into.env.first_device = other.env.first_device;
+    into.env.device_type = other.env.device_type;
+  }
+  into.env.device_core_count += other.env.device_core_count;
+  into.host_ops.Combine(other.host_ops, /*count_cores=*/false);
+  into.device_ops.Combine(other.device_ops, /*count_cores=*/true);
+  into.kernels.AppendHost(other.kernels);
+  into.device_events += other.device_events;
+  into.has_host_plane = into.has_host_plane || other.has_host_plane;
+}
+
+}  // namespace tfprof

@@ -1,0 +1,43 @@
+// The per-host intermediate every report reads (the reference's OpStats):
+// op metrics for host and device, GPU kernel stats, the run environment.
+// Hosts combine summary + summary, never raw events, so a many-host run
+// needs memory for one host's events at a time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lib/analyze/analysis_options.h"
+#include "lib/analyze/device_plane_to_kernel_stats.h"
+#include "lib/analyze/op_metrics_db.h"
+#include "lib/model/diagnostics.h"
+#include "lib/model/model.h"
+
+namespace tfprof {
+
+struct RunEnvironment {
+  std::vector<std::string> hosts;  // Host names, in the order read.
+  std::string device_type = "CPU";  // e.g. "Nvidia GPU (Turing)".
+  DeviceProperties first_device;    // Properties of the first GPU plane.
+  int device_core_count = 0;        // GPU planes (devices) over all hosts.
+  bool has_device() const { return device_core_count > 0; }
+};
+
+struct HostSummary {
+  RunEnvironment env;
+  OpMetricsDb host_ops;    // Host TF ops, with one IDLE row.
+  OpMetricsDb device_ops;  // Device activities per (TF op, kernel), with IDLE.
+  KernelStatsDb kernels;
+  uint64_t device_events = 0;  // Events on GPU planes' non-derived lines.
+  bool has_host_plane = false;
+};
+
+HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {});
+
+// Adds `other` (another host of the same run) into `into`.
+void CombineHostSummaries(HostSummary& into, const HostSummary& other);
+
+// "Nvidia GPU (Volta)" and so on, from the compute capability.
+std::string GpuModelName(const DeviceProperties& device);
+
+}  // namespace tfprof

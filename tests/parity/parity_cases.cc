@@ -1,0 +1,75 @@
+// The parity cases: every run with reference answers, for every analysis
+// that has a comparison. Analyses register their comparisons here.
+#include <algorithm>
+#include <filesystem>
+
+#include "tests/parity/kernel_stats_parity.h"
+#include "tests/parity/op_stats_parity.h"
+#include "tests/parity/parity.h"
+
+namespace tfprof::parity {
+namespace fs = std::filesystem;
+namespace {
+
+std::string FileWithSuffix(const fs::path& dir, const std::string& suffix) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return e.path().string();
+  }
+  return "";
+}
+
+// "e4040-2023fall-assign2-hd2551/…/2023_11_07_18_18_59" -> "hd2551 2023_11_07_18_18_59".
+std::string ShortName(const std::string& relative) {
+  fs::path p(relative);
+  std::string first = p.begin()->string();
+  size_t dash = first.rfind('-');
+  if (dash != std::string::npos && first.rfind("e4040", 0) == 0) first = first.substr(dash + 1);
+  return first + " " + p.filename().string();
+}
+
+struct Run {
+  std::string name;
+  fs::path folder;      // The capture's run folder.
+  fs::path reference;   // testdata/reference/... (may not exist).
+};
+
+void AddRunCases(const Run& run, std::vector<Case>& out) {
+  const std::string folder = run.folder.string();
+  if (std::string pb = FileWithSuffix(run.folder, ".tensorflow_stats.pb"); !pb.empty())
+    out.push_back({run.name, "op-stats", "TF legacy .pb", [folder, pb] { return CompareOpStatsWithLegacy(folder, pb); }});
+  if (std::string json = (run.reference / "framework_op_stats.json").string(); fs::exists(json))
+    out.push_back({run.name, "op-stats", "xprof 2.24.2", [folder, json] { return CompareOpStatsWithXprof(folder, json); }});
+  if (std::string pb = FileWithSuffix(run.folder, ".kernel_stats.pb"); !pb.empty())
+    out.push_back({run.name, "kernel-stats", "TF legacy .pb", [folder, pb] { return CompareKernelStatsWithLegacy(folder, pb); }});
+  if (std::string json = (run.reference / "kernel_stats.json").string(); fs::exists(json))
+    out.push_back({run.name, "kernel-stats", "xprof 2.24.2", [folder, json] { return CompareKernelStatsWithXprof(folder, json); }});
+}
+
+}  // namespace
+
+std::vector<Case> AllCases(const std::string& source_dir, const std::string& corpus_dir) {
+  std::vector<Run> runs;
+  // Every run folder with reference answers: under testdata/reference/{captures,corpus}/.
+  const fs::path ref_root = fs::path(source_dir) / "testdata/reference";
+  for (const auto& [kind, root] : {std::pair<std::string, fs::path>{"captures", fs::path(source_dir) / "testdata/captures"},
+                                   std::pair<std::string, fs::path>{"corpus", fs::path(corpus_dir)}}) {
+    std::error_code ec;
+    const fs::path refs = ref_root / kind;
+    for (auto it = fs::recursive_directory_iterator(refs, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->path().filename() != "versions.json") continue;
+      const fs::path rel = it->path().parent_path().lexically_relative(refs);
+      const fs::path folder = root / rel;
+      if (!fs::is_directory(folder)) continue;  // The corpus is absent.
+      runs.push_back({(kind == "captures" ? rel.begin()->string() : ShortName(rel.string())), folder, it->path().parent_path()});
+    }
+  }
+  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.name < b.name; });
+  std::vector<Case> out;
+  for (const Run& r : runs) AddRunCases(r, out);
+  return out;
+}
+
+}  // namespace tfprof::parity

@@ -1,0 +1,27 @@
+// Parity with the per-tool files TensorFlow wrote beside the corpus captures.
+#include <catch2/catch.hpp>
+
+#include "tests/parity/parity.h"
+#include "tests/support/corpus.h"
+#include "tests/support/skip.h"
+
+using namespace tfprof::parity;
+
+namespace {
+
+void RunAll(const std::string& analysis) {
+  size_t ran = 0;
+  for (Case& c : AllCases(TFPROF_SOURCE_DIR, tfprof::testing::CorpusDir())) {
+    if (c.analysis != analysis || c.reference != "TF legacy .pb") continue;
+    Tally t = c.run();
+    INFO(c.capture << " " << c.analysis << " vs " << c.reference << ": " << t.Summary());
+    CHECK(t.ok());
+    ++ran;
+  }
+  if (ran == 0) tfprof::testing::SkipTest("no corpus at " + tfprof::testing::CorpusDir() + " (set TFPROF_CORPUS)");
+}
+
+}  // namespace
+
+TEST_CASE("op-stats matches TensorFlow's tensorflow_stats.pb on every corpus run", "[parity]") { RunAll("op-stats"); }
+TEST_CASE("kernel-stats matches TensorFlow's kernel_stats.pb on every corpus run", "[parity]") { RunAll("kernel-stats"); }

@@ -1,0 +1,29 @@
+// Parity with the TensorFlow Profiler, number by number (ctest label
+// "parity"). Each case is one run × analysis × reference; the tolerances
+// are in parity.h and docs/parity.md.
+#include <catch2/catch.hpp>
+
+#include "tests/parity/parity.h"
+#include "tests/support/corpus.h"
+
+using namespace tfprof::parity;
+
+namespace {
+
+void RunAll(const std::string& analysis, const std::string& reference) {
+  size_t ran = 0;
+  for (Case& c : AllCases(TFPROF_SOURCE_DIR, tfprof::testing::CorpusDir())) {
+    if (c.analysis != analysis || c.reference != reference) continue;
+    Tally t = c.run();
+    INFO(c.capture << " " << c.analysis << " vs " << c.reference << ": " << t.Summary());
+    CHECK(t.ok());
+    CHECK(t.matched > 0);
+    ++ran;
+  }
+  CHECK(ran > 0);  // testdata/ always has cases; the corpus adds more.
+}
+
+}  // namespace
+
+TEST_CASE("op-stats matches xprof on every run with a reference", "[parity]") { RunAll("op-stats", "xprof 2.24.2"); }
+TEST_CASE("kernel-stats matches xprof on every run with a reference", "[parity]") { RunAll("kernel-stats", "xprof 2.24.2"); }
