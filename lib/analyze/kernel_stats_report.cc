@@ -1,0 +1,149 @@
+#include "lib/analyze/kernel_stats_report.h"
+
+#include <map>
+#include <regex>
+#include <stdexcept>
+
+#include "fmt/format.h"
+
+namespace tfprof {
+namespace {
+
+std::regex Compile(const std::string& pattern, const char* option) {
+  try {
+    return std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument(fmt::format("{}: bad regular expression '{}': {}", option, pattern, e.what()));
+  }
+}
+
+std::string Dims(const std::array<uint32_t, 3>& d) { return fmt::format("{},{},{}", d[0], d[1], d[2]); }
+
+Table KernelTable(const std::vector<KernelReport>& reports) {
+  Table t{"kernel_stats", "GPU kernel stats", {}, {}};
+  t.Add({"rank", "rank", ColumnType::kInt, 0, 0, "Rank"})
+      .Add({"kernel_name", "kernel", ColumnType::kString, 0, 60, "Kernel Name"})
+      .Add({"registers_per_thread", "regs", ColumnType::kInt, 0, 0, "Registers per thread"})
+      .Add({"shmem_bytes", "shmem B", ColumnType::kInt, 0, 0, "Shared Mem bytes"})
+      .Add({"block_dim", "block", ColumnType::kString, 0, 0, "Block dim"})
+      .Add({"grid_dim", "grid", ColumnType::kString, 0, 0, "Grid dim"})
+      .Add({"occupancy_pct", "occ %", ColumnType::kDouble, 1, 0, "Theoretical Occupancy %"})
+      .Add({"is_op_tensor_core_eligible", "TC eligible", ColumnType::kBool, 0, 0, "Op is TensorCore eligible"})
+      .Add({"is_kernel_using_tensor_core", "uses TC", ColumnType::kBool, 0, 0, "Kernel uses TensorCore"})
+      .Add({"op_name", "op", ColumnType::kString, 0, 48, "Op Name"})
+      .Add({"occurrences", "#", ColumnType::kInt, 0, 0, "Occurrences"})
+      .Add({"total_duration_us", "total us", ColumnType::kDouble, 3, 0, "Total Duration (us)"})
+      .Add({"avg_duration_us", "avg us", ColumnType::kDouble, 3, 0, "Avg Duration (us)"})
+      .Add({"min_duration_us", "min us", ColumnType::kDouble, 3, 0, "Min Duration (us)"})
+      .Add({"max_duration_us", "max us", ColumnType::kDouble, 3, 0, "Max Duration (us)"});
+  int64_t rank = 0;
+  for (const KernelReport& r : reports) {
+    t.NewRow() = {++rank,
+                  r.name,
+                  static_cast<int64_t>(r.params.registers_per_thread),
+                  static_cast<int64_t>(r.params.static_shmem_bytes) + r.params.dynamic_shmem_bytes,
+                  Dims(r.params.block),
+                  Dims(r.params.grid),
+                  r.params.occupancy_pct,
+                  r.op_tensor_core_eligible,
+                  r.uses_tensor_core,
+                  r.op_name,
+                  static_cast<int64_t>(r.occurrences),
+                  static_cast<double>(r.total_ns) / 1000.0,
+                  // The reference divides in integer nanoseconds.
+                  static_cast<double>(r.occurrences ? r.total_ns / r.occurrences : 0) / 1000.0,
+                  static_cast<double>(r.min_ns) / 1000.0,
+                  static_cast<double>(r.max_ns) / 1000.0};
+  }
+  return t;
+}
+
+Table OpTable(const std::vector<KernelReport>& reports, size_t top) {
+  struct OpSum {
+    uint64_t kernels = 0, launches = 0, total_ns = 0, tc_ns = 0;
+    bool eligible = false;
+  };
+  std::map<std::string, OpSum> by_op;
+  std::vector<std::string> order;
+  for (const KernelReport& r : reports) {
+    auto [it, fresh] = by_op.try_emplace(r.op_name);
+    if (fresh) {
+      order.push_back(r.op_name);
+      it->second.eligible = r.op_tensor_core_eligible;  // From the first row, as the reference.
+    }
+    it->second.kernels += 1;
+    it->second.launches += r.occurrences;
+    it->second.total_ns += r.total_ns;
+    if (r.uses_tensor_core) it->second.tc_ns += r.total_ns;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const std::string& a, const std::string& b) { return by_op[a].total_ns > by_op[b].total_ns; });
+  if (top && order.size() > top) order.resize(top);
+  Table t{"kernel_stats_by_op", "GPU kernel time per op", {}, {}};
+  t.Add({"op_name", "op", ColumnType::kString, 0, 60})
+      .Add({"kernels", "kernels", ColumnType::kInt})
+      .Add({"launches", "launches", ColumnType::kInt})
+      .Add({"total_duration_us", "total us", ColumnType::kDouble, 3})
+      .Add({"tensor_core_duration_us", "TC us", ColumnType::kDouble, 3})
+      .Add({"tensor_core_fraction", "on TC", ColumnType::kDouble, 6, 0, "", true})
+      .Add({"is_op_tensor_core_eligible", "TC eligible", ColumnType::kBool});
+  for (const std::string& op : order) {
+    const OpSum& s = by_op[op];
+    t.NewRow() = {op.empty() ? std::string("(no op)") : op,
+                  static_cast<int64_t>(s.kernels),
+                  static_cast<int64_t>(s.launches),
+                  static_cast<double>(s.total_ns) / 1000.0,
+                  static_cast<double>(s.tc_ns) / 1000.0,
+                  s.total_ns ? static_cast<double>(s.tc_ns) / static_cast<double>(s.total_ns) : 0.0,
+                  s.eligible};
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string NoKernelsReason(const HostSummary& summary) {
+  if (!summary.kernels.empty()) return "";
+  if (!summary.env.has_device())
+    return "no GPU kernels: the capture has no GPU device plane (a CPU-only run, or the GPU was not traced)";
+  if (summary.device_events == 0)
+    return "no GPU kernels: the GPU device plane holds no events (CUPTI was probably unavailable or lacked "
+           "permission when the profile was taken; see the capture's errors with `info`)";
+  return "no GPU kernels: the GPU device plane has events but none carries kernel launch details (kernel_details)";
+}
+
+Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptions& options) {
+  std::vector<KernelReport> all = summary.kernels.Sorted();
+  std::vector<KernelReport> kept;
+  std::optional<std::regex> op_re, kernel_re;
+  if (!options.op_regex.empty()) op_re = Compile(options.op_regex, "--op");
+  if (!options.kernel_regex.empty()) kernel_re = Compile(options.kernel_regex, "--kernel");
+  for (KernelReport& r : all) {
+    if (op_re && !std::regex_search(r.op_name, *op_re)) continue;
+    if (kernel_re && !std::regex_search(r.name, *kernel_re)) continue;
+    kept.push_back(std::move(r));
+  }
+  Report report;
+  report.command = "kernel-stats";
+  uint64_t total = 0, tc = 0, launches = 0;
+  for (const KernelReport& r : kept) {
+    total += r.total_ns;
+    launches += r.occurrences;
+    if (r.uses_tensor_core) tc += r.total_ns;
+  }
+  report.lines.push_back(fmt::format("{} kernel rows · {} launches · {:.3f} ms of kernel time · {:.1f}% on Tensor Cores",
+                                     kept.size(), launches, static_cast<double>(total) / 1e6,
+                                     total ? 100.0 * static_cast<double>(tc) / static_cast<double>(total) : 0.0));
+  if (options.by_op) {
+    report.tables.push_back(OpTable(kept, options.top));
+  } else {
+    if (options.top && kept.size() > options.top) kept.resize(options.top);
+    report.tables.push_back(KernelTable(kept));
+  }
+  if (summary.kernels.size() > 1000)
+    report.notes.push_back(fmt::format("{} kernel rows in the capture; the 1000 longest are kept, as the TensorFlow Profiler does",
+                                       summary.kernels.size()));
+  return report;
+}
+
+}  // namespace tfprof

@@ -1,0 +1,50 @@
+// `tfprof-analyze kernel-stats PATH`: GPU kernel stats.
+#include "lib/analyze/host_summary.h"
+#include "lib/analyze/kernel_stats_report.h"
+#include "lib/model/errors.h"
+#include "tools/cli_common.h"
+#include "tools/commands.h"
+
+namespace tfprof::cli {
+namespace {
+
+void Register(CLI::App& app, std::function<void()>& action) {
+  static CommonOptions options;
+  static KernelStatsOptions ks;
+  static std::string by;
+  CLI::App* cmd = app.add_subcommand("kernel-stats", "GPU kernel stats: launch parameters, Tensor Core use, time per kernel and op");
+  AddCommonOptions(cmd, options);
+  cmd->add_option("--top", ks.top, "At most N rows");
+  cmd->add_option("--op", ks.op_regex, "Only kernels whose op name matches this regular expression");
+  cmd->add_option("--kernel", ks.kernel_regex, "Only kernels whose name matches this regular expression");
+  cmd->add_option("--by", by, "'op': one row per op (kernel count, total time, fraction on Tensor Cores)")
+      ->check(CLI::IsMember({"kernel", "op"}));
+  cmd->callback([&action] {
+    action = [] {
+      if (MaybeListRuns(options)) return;
+      ks.by_op = by == "op";
+      const AnalysisOptions analysis = AnalysisOptionsFrom(options);
+      HostSummary combined;
+      bool first = true;
+      Diagnostics diag;
+      LoadResult loaded = ForEachHost(options, [&](Host& host) {
+        HostSummary s = SummarizeHostOps(host, diag, analysis);
+        if (first) combined = std::move(s);
+        else CombineHostSummaries(combined, s);
+        first = false;
+      });
+      if (std::string why = NoKernelsReason(combined); !why.empty()) throw InputError(options.path, why, kExitUnavailable);
+      Report report = BuildKernelStatsReport(combined, ks);
+      report.lines.insert(report.lines.begin(), "run " + loaded.input.selected.name + " · " + combined.env.device_type +
+                                                    " ×" + std::to_string(combined.env.device_core_count));
+      report.diagnostics.Merge(loaded.diagnostics);
+      report.diagnostics.Merge(diag);
+      Emit(report, options);
+    };
+  });
+}
+
+const CommandRegistration kKernelStats(30, Register);
+
+}  // namespace
+}  // namespace tfprof::cli
