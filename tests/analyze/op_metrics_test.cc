@@ -1,0 +1,174 @@
+// Op metrics on small captures built in code, every number checked by hand.
+#include <catch2/catch.hpp>
+
+#include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/analyze/host_plane_to_op_metrics.h"
+#include "lib/analyze/host_summary.h"
+#include "lib/analyze/tf_op_name.h"
+#include "lib/analyze/tf_stats_report.h"
+#include "lib/read/xplane_reader.h"
+#include "tests/support/xspace_builder.h"
+
+using namespace tfprof;
+using tfprof::testing::Ref;
+using tfprof::testing::XSpaceBuilder;
+
+namespace {
+
+Host Read(const XSpaceBuilder& b) {
+  Diagnostics d;
+  return ReadXSpaceBytes(b.Serialize(), "t.xplane.pb", d);
+}
+
+const OpMetrics* Find(const OpMetricsDb& db, std::string_view name) {
+  for (const OpMetrics& m : db.rows())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+constexpr int64_t kUs = 1'000'000;  // ps
+
+}  // namespace
+
+TEST_CASE("TF op full names split into name and type", "[opstats]") {
+  auto check = [](std::string_view full, OpCategory cat, std::string_view name, std::string_view type, bool legacy = false) {
+    INFO(full);
+    TfOp op = ParseTfOpFullname(full, legacy);
+    CHECK(op.category == cat);
+    CHECK(op.name == name);
+    CHECK(op.type == type);
+  };
+  check("dense/MatMul:MatMul", OpCategory::kTensorFlow, "dense/MatMul", "MatMul");
+  check("Iterator::Model::Map", OpCategory::kTfData, "Iterator::Model::Map", "Dataset");
+  check("ExecutorState::Process", OpCategory::kUnknown, "ExecutorState::Process", "");
+  check("train", OpCategory::kUnknown, "train", "");
+  check("MemcpyHToD", OpCategory::kMemcpyHToD, "MemcpyHToD", "MemcpyHToD");
+  check("jit_step/dot_general:dot_general[precision=None]", OpCategory::kJax, "jit_step/dot_general", "dot_general");
+  // No type after ':': it is derived from the last name component, without
+  // a _<n> suffix; a lower-case one reads as a JAX op.
+  check("model/dense/relu_3:", OpCategory::kJax, "model/dense/relu_3", "relu");
+  check("model/dense/Relu_3:", OpCategory::kTensorFlow, "model/dense/Relu_3", "Relu");
+  check("a/b-1-LayoutOptimizer:Transpose", OpCategory::kTensorFlow, "a/b-1-LayoutOptimizer", "Transpose");
+  // Older TensorFlow did not accept '-' in op names: the op was unknown.
+  check("a/b-1-LayoutOptimizer:Transpose", OpCategory::kUnknown, "a/b-1-LayoutOptimizer:Transpose", "", true);
+}
+
+TEST_CASE("Host op metrics: self time by nesting, IDLE per thread, threads combined", "[opstats]") {
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  // Thread 1: an outer op [0,100us] with a child [10,40us]; a user TraceMe
+  // (not an op) [150,160us]; then another op [200,250us].
+  cpu.Line(1, "t1")
+      .Event("outer:Outer", 0, 100 * kUs)
+      .Event("inner:Inner", 10 * kUs, 30 * kUs)
+      .Event("train", 150 * kUs, 10 * kUs)
+      .Event("outer:Outer", 200 * kUs, 50 * kUs, {{"is_eager", int64_t{1}}});
+  // Thread 2: one op [0, 20us].
+  cpu.Line(2, "t2").Event("inner:Inner", 0, 20 * kUs);
+  Host h = Read(b);
+  Diagnostics d;
+  OpMetricsDb db = HostPlaneToOpMetrics(h, h.planes[0], d);
+
+  const OpMetrics* outer = Find(db, "outer");
+  REQUIRE(outer);
+  CHECK(outer->category == "Outer");
+  CHECK(outer->occurrences == 2);
+  CHECK(outer->time_ps == 150 * kUs);
+  CHECK(outer->self_time_ps == 120 * kUs);  // 100 - 30 + 50
+  CHECK(outer->is_eager);
+  const OpMetrics* inner = Find(db, "inner");
+  REQUIRE(inner);
+  CHECK(inner->occurrences == 2);
+  CHECK(inner->self_time_ps == 50 * kUs);
+  CHECK(Find(db, "train") == nullptr);
+  // Totals: thread 1 spans 250us with 150us of ops, thread 2 spans 20us.
+  CHECK(db.total_op_time_ps == 170 * kUs);
+  CHECK(db.total_time_ps == 270 * kUs);
+  const OpMetrics* idle = Find(db, "IDLE");
+  REQUIRE(idle);
+  CHECK(idle->self_time_ps == 100 * kUs);
+  CHECK(idle->occurrences == 0);
+}
+
+TEST_CASE("Host op metrics drop a child ending at the same instant as its parent, as the reference does", "[opstats]") {
+  XSpaceBuilder b;
+  b.Plane("/host:CPU").Line(1, "t").Event("p:P", 0, 10 * kUs).Event("c:C", 5 * kUs, 5 * kUs);
+  Host h = Read(b);
+  Diagnostics d;
+  OpMetricsDb db = HostPlaneToOpMetrics(h, h.planes[0], d);
+  REQUIRE(Find(db, "p"));
+  CHECK(Find(db, "p")->self_time_ps == 10 * kUs);  // The child was dropped, so nothing is subtracted.
+  CHECK(Find(db, "c") == nullptr);
+  CHECK(d.Count("op_stats.host_op_not_closed") == 1);
+}
+
+TEST_CASE("Device op metrics per (TF op, kernel); TF-op level takes the most launches of any kernel", "[opstats]") {
+  XSpaceBuilder b;
+  auto& gpu = b.Plane("/device:GPU:0", 0);
+  gpu.Line(7, "Stream #7(Compute)", 0)
+      .Event("gemm", 10 * kUs, 5 * kUs, {{"tf_op", Ref{"d/MatMul:MatMul"}}})
+      .Event("bias", 20 * kUs, 1 * kUs, {{"tf_op", Ref{"d/MatMul:MatMul"}}})
+      .Event("gemm", 30 * kUs, 5 * kUs, {{"tf_op", Ref{"d/MatMul:MatMul"}}})
+      .Event("MemcpyH2D", 40 * kUs, 2 * kUs)  // Unannotated: only widens the span.
+      .Event("relu", 50 * kUs, 10 * kUs, {{"level 0", Ref{"d/Relu:Relu"}}});
+  Host h = Read(b);
+  Diagnostics d;
+  OpMetricsDb dev = DevicePlaneToOpMetrics(h, h.planes[0], d);
+  REQUIRE(Find(dev, "d/MatMul/gemm"));
+  CHECK(Find(dev, "d/MatMul/gemm")->occurrences == 2);
+  CHECK(Find(dev, "d/MatMul/gemm")->time_ps == 10 * kUs);
+  CHECK(Find(dev, "d/MatMul/gemm")->category == "MatMul");
+  CHECK(Find(dev, "d/Relu/relu"));  // Named from the older "level 0" stat.
+  CHECK(dev.total_op_time_ps == 21 * kUs);
+  CHECK(dev.total_time_ps == 50 * kUs);  // 10us .. 60us
+  CHECK(Find(dev, "IDLE")->self_time_ps == 29 * kUs);
+
+  OpMetricsDb tf = DeviceOpsToTfOps(dev, /*with_idle=*/true);
+  const OpMetrics* matmul = Find(tf, "d/MatMul");
+  REQUIRE(matmul);
+  CHECK(matmul->occurrences == 2);  // gemm ran twice, bias once.
+  CHECK(matmul->self_time_ps == 11 * kUs);
+  CHECK(tf.total_time_ps == 50 * kUs);
+  OpMetricsDb no_idle = DeviceOpsToTfOps(dev, /*with_idle=*/false);
+  CHECK(Find(no_idle, "IDLE") == nullptr);
+  CHECK(no_idle.total_time_ps == 21 * kUs);
+
+  // xprof reads only tf_op: the Relu kernel is not an op there.
+  Diagnostics d2;
+  OpMetricsDb xp = DevicePlaneToOpMetrics(h, h.planes[0], d2, AnalysisOptions{Compat::kXprof});
+  CHECK(Find(xp, "d/Relu/relu") == nullptr);
+}
+
+TEST_CASE("TensorFlow Stats rows: device first, then host; fractions of each side's total", "[opstats]") {
+  XSpaceBuilder b;
+  b.Plane("/host:CPU").Line(1, "t").Event("h/Op:HostOp", 0, 30 * kUs).Event("h/Op:HostOp", 70 * kUs, 20 * kUs);
+  b.Plane("/device:GPU:0", 0).Line(7, "Stream #7", 0).Event("k", 0, 40 * kUs, {{"tf_op", Ref{"d/Conv2D:Conv2D"}}});
+  Host h = Read(b);
+  Diagnostics d;
+  HostSummary s = SummarizeHostOps(h, d);
+  std::vector<TfStatsRecord> rows = BuildTfStatsRecords(s, {});
+  REQUIRE(rows.size() == 4);  // Device: Conv2D, IDLE (0); host: HostOp, IDLE.
+  CHECK(rows[0].on_device);
+  CHECK(rows[0].op_name == "d/Conv2D");
+  CHECK(rows[0].device_self_fraction == Approx(1.0));
+  CHECK(rows[1].op_name == "IDLE");
+  CHECK(rows[1].total_self_time_us == Approx(0.0));
+  CHECK(!rows[2].on_device);
+  CHECK(rows[2].op_name == "h/Op");
+  CHECK(rows[2].occurrences == 2);
+  CHECK(rows[2].total_time_us == Approx(50.0));
+  CHECK(rows[2].avg_time_us == Approx(25.0));
+  CHECK(rows[2].host_self_fraction == Approx(50.0 / 90.0));  // 50 of the 90us thread span.
+  CHECK(rows[3].op_name == "IDLE");
+  CHECK(rows[3].host_cumulative_fraction == Approx(1.0));
+  CHECK(rows[3].rank == 4);
+
+  TfStatsOptions by_type;
+  by_type.by_type = true;
+  by_type.with_idle = false;
+  std::vector<TfStatsRecord> types = BuildTfStatsRecords(s, by_type);
+  REQUIRE(types.size() == 2);
+  CHECK(types[0].op_type == "Conv2D");
+  CHECK(types[1].op_type == "HostOp");
+  CHECK(types[1].host_self_fraction == Approx(1.0));  // Without idle: of the ops' own time.
+}
