@@ -209,8 +209,8 @@ TEST_CASE("tf-data parity with the TensorFlow Profiler", "[tfdata][parity]") {
     json ref = json::parse(in);
     bool has_tf_data = !ref[1]["rows"].empty();
     for (bool xprof_ids : {false, true}) {
-      auto run = RunTool(std::string("tf-data -f json ") + (xprof_ids ? "--xprof-ids " : "") + "'" + c.capture + "'");
-      INFO(c.name << (xprof_ids ? " --xprof-ids" : "") << "\n" << run.err);
+      auto run = RunTool(std::string("tf-data -f json ") + (xprof_ids ? "--compat xprof " : "") + "'" + c.capture + "'");
+      INFO(c.name << (xprof_ids ? " --compat xprof" : "") << "\n" << run.err);
       if (!has_tf_data) {
         // The reference's three empty tables: we say so and exit 4.
         CHECK(run.exit_code == 4);
@@ -226,9 +226,11 @@ TEST_CASE("tf-data parity with the TensorFlow Profiler", "[tfdata][parity]") {
       if (xprof_ids) {
         // Reading ids as the Profiler does reproduces everything it shows.
         CHECK(p.differed == 0);
-      } else {
+      } else if (c.name.find("tfprofiler_demo") == std::string::npos) {
         // Our default keeps iterators with ids >= 2^63 apart; only the
-        // bottleneck's self time may then differ (docs/tf-data.md).
+        // bottleneck's self time may then differ (docs/tf-data.md). (The
+        // demo run's two host files are byte-identical: by default we read
+        // it once, xprof twice, so its call counts halve by design.)
         for (const std::string& d : p.differences) CHECK(d.find("bottleneck self") != std::string::npos);
       }
       if (xprof_ids) CHECK(p.worst_latency_us < 1.0);
