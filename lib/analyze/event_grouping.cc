@@ -1,0 +1,426 @@
+#include "lib/analyze/event_grouping.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "lib/analyze/tf_op_name.h"
+#include "lib/model/stat_finder.h"
+#include "lib/model/xplane_schema.h"
+
+namespace tfprof {
+namespace {
+
+// The event kinds grouping treats specially.
+enum class Kind : uint8_t {
+  kOther, kTraceContext, kFunctionRun, kSessionRun, kRunGraph, kExecutorProcess, kIteratorGetNext,
+  kEagerExecute, kCapturedFunction, kKernelLaunch, kKernelExecute, kProcessBatch, kBatchingSessionRun
+};
+
+Kind KindOfName(std::string_view n) {
+  if (n == "TraceContext") return Kind::kTraceContext;
+  if (n == "FunctionRun") return Kind::kFunctionRun;
+  if (n == "SessionRun") return Kind::kSessionRun;
+  if (n == "RunGraph") return Kind::kRunGraph;
+  if (n == "ExecutorState::Process") return Kind::kExecutorProcess;
+  if (n == "IteratorGetNextOp::DoCompute" || n == "IteratorGetNextAsOptionalOp::DoCompute") return Kind::kIteratorGetNext;
+  if (n == "EagerExecute") return Kind::kEagerExecute;
+  if (n.rfind("InstantiatedCapturedFunction::Run", 0) == 0) return Kind::kCapturedFunction;
+  if (n == "ProcessBatch" || n == "OrbaxServing::ProcessBatch") return Kind::kProcessBatch;
+  if (n == "BatchingSessionRun") return Kind::kBatchingSessionRun;
+  return Kind::kOther;
+}
+
+bool IsImplicitRoot(Kind k) {
+  return k == Kind::kFunctionRun || k == Kind::kSessionRun || k == Kind::kRunGraph || k == Kind::kExecutorProcess;
+}
+
+bool IsLoopOp(std::string_view n) {
+  return n == "WhileOp-EvalCond" || n == "WhileOp-StartBody" || n == "ForOp" || n == "ParallelForOp" || n == "ForeverOp";
+}
+
+struct Node {
+  uint32_t plane, line, event;
+  int32_t root_level = 0;
+  Kind kind = Kind::kOther;
+  int64_t start_ps = 0;
+};
+
+// The event forest: one node per event, edges from nesting on a thread and
+// from the links between threads and to the device.
+class Forest {
+ public:
+  Forest(const Host& host, Diagnostics& diag) : host_(host), diag_(diag) {}
+
+  void Build();
+  void Group(EventGroups& out);
+
+ private:
+  std::optional<Stat> StatOf(const StatFinder& f, const Node& n) const {
+    const Line& l = host_.planes[n.plane].lines[n.line];
+    return f.In(l.EventStats(n.event));
+  }
+  void AddEdge(uint32_t parent, uint32_t child) { edges_.emplace_back(parent, child); }
+  void MakeAdjacency();
+  std::vector<uint32_t> Roots();
+  std::string GroupName(uint32_t root, int32_t group_id, int64_t* number);
+  std::vector<uint32_t> Ancestors(uint32_t node) const;
+
+  const Host& host_;
+  Diagnostics& diag_;
+  std::vector<Node> nodes_;
+  std::vector<std::pair<uint32_t, uint32_t>> edges_;
+  std::vector<uint32_t> child_begin_, children_, parent_begin_, parents_;
+  std::vector<int32_t> group_;
+  // TF1 loop mode: each iteration's first event and all its events.
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> loop_members_;
+  // Per-plane stat finders, built once.
+  struct PlaneStats {
+    StatFinder r, a, id, iter_num, step_num, graph_type, corr, pt, p, ct, c, pid;
+    PlaneStats(const Host& h, const Plane& pl)
+        : r(h, pl, "_r"), a(h, pl, "_a"), id(h, pl, "id"), iter_num(h, pl, "iter_num"), step_num(h, pl, "step_num"),
+          graph_type(h, pl, "graph_type"), corr(h, pl, "correlation_id"), pt(h, pl, "_pt"), p(h, pl, "_p"),
+          ct(h, pl, "_ct"), c(h, pl, "_c"), pid(h, pl, "_pid") {}
+  };
+  std::vector<PlaneStats> stats_;
+};
+
+void Forest::Build() {
+  for (const Plane& pl : host_.planes) stats_.emplace_back(host_, pl);
+  // Links between threads and to the device, collected while walking.
+  std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;   // (id, iter_num) -> ExecutorState::Process
+  std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
+  absl::flat_hash_map<uint64_t, uint32_t> launch_by_correlation;
+  std::vector<std::pair<uint32_t, uint64_t>> kernels;  // device nodes with a correlation id
+  struct ContextKey {
+    int64_t type, id, pid;
+    bool operator<(const ContextKey& o) const { return std::tie(type, id, pid) < std::tie(o.type, o.id, o.pid); }
+  };
+  std::map<ContextKey, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> contexts;  // producers, consumers
+
+  for (uint32_t p = 0; p < host_.planes.size(); ++p) {
+    const Plane& plane = host_.planes[p];
+    const bool host_plane = host_.PlaneName(plane) == schema::kHostThreadsPlane;
+    const PlaneStats& ps = stats_[p];
+    std::vector<Kind> kind_of(plane.event_metadata.size());
+    for (size_t m = 0; m < kind_of.size(); ++m) kind_of[m] = KindOfName(host_.Str(plane.event_metadata[m].name));
+    for (uint32_t l = 0; l < plane.lines.size(); ++l) {
+      const Line& line = plane.lines[l];
+      if (schema::IsDerivedLineId(line.id)) continue;
+      std::vector<uint32_t> stack;
+      for (uint32_t e = 0; e < line.events.size(); ++e) {
+        const Event& ev = line.events[e];
+        const uint32_t n = static_cast<uint32_t>(nodes_.size());
+        Node node{p, l, e, 0, kind_of[ev.metadata], ev.start_ps};
+        auto stats = line.EventStats(e);
+        if (auto r = ps.r.In(stats)) node.root_level = static_cast<int32_t>(r->AsInt());
+        else if (node.kind == Kind::kTraceContext) node.root_level = 1;
+        else if (node.kind == Kind::kProcessBatch) node.root_level = 2;
+        else if (node.kind == Kind::kBatchingSessionRun) node.root_level = 1;
+        if (auto c = ps.corr.In(stats)) {
+          if (host_plane) {
+            if (node.kind == Kind::kOther) node.kind = Kind::kKernelLaunch;
+            launch_by_correlation[c->AsUint()] = n;
+          } else {
+            node.kind = Kind::kKernelExecute;
+            kernels.emplace_back(n, c->AsUint());
+          }
+        }
+        if (node.kind == Kind::kExecutorProcess || node.kind == Kind::kIteratorGetNext) {
+          auto id = ps.id.In(stats), it = ps.iter_num.In(stats);
+          if (id && it) {
+            std::pair<int64_t, int64_t> key{id->AsInt(), it->AsInt()};
+            if (node.kind == Kind::kExecutorProcess) executor_by_step[key] = n;
+            else get_next.emplace_back(n, key);
+          }
+        }
+        const int64_t pid = ps.pid.In(stats) ? ps.pid.In(stats)->AsInt() : 0;
+        if (auto pt = ps.pt.In(stats); pt)
+          if (auto pv = ps.p.In(stats)) contexts[{pt->AsInt(), pv->AsInt(), pid}].first.push_back(n);
+        if (auto ct = ps.ct.In(stats); ct)
+          if (auto cv = ps.c.In(stats)) contexts[{ct->AsInt(), cv->AsInt(), pid}].second.push_back(n);
+        nodes_.push_back(node);
+        // Nesting: the nearest open event that contains this one is its
+        // parent. Async events (_a) take no part.
+        if (auto a = ps.a.In(stats); a && a->AsInt() != 0) continue;
+        while (!stack.empty()) {
+          const Event& top = line.events[nodes_[stack.back()].event];
+          if (top.start_ps <= ev.start_ps && ev.end_ps() <= top.end_ps()) break;
+          stack.pop_back();
+        }
+        if (!stack.empty()) AddEdge(stack.back(), n);
+        stack.push_back(n);
+      }
+    }
+  }
+  for (const auto& [n, key] : get_next)
+    if (auto it = executor_by_step.find(key); it != executor_by_step.end()) AddEdge(it->second, n);
+  uint64_t unmatched = 0;
+  for (const auto& [n, corr] : kernels) {
+    if (auto it = launch_by_correlation.find(corr); it != launch_by_correlation.end()) AddEdge(it->second, n);
+    else ++unmatched;
+  }
+  diag_.Add(Severity::kInfo, "grouping.kernel_without_launch",
+            "device events whose launch (same correlation_id) is not on the host plane; they get the step of the "
+            "device events before them",
+            "", unmatched);
+  // A context's producers are parents of its consumers (skipped when both
+  // sides are large, as the reference does, to bound the edges).
+  for (const auto& [key, sides] : contexts) {
+    const auto& [producers, consumers] = sides;
+    if (producers.size() >= 64 && consumers.size() >= 64) continue;
+    for (uint32_t pr : producers)
+      for (uint32_t co : consumers) AddEdge(pr, co);
+  }
+  MakeAdjacency();
+}
+
+void Forest::MakeAdjacency() {
+  const size_t n = nodes_.size();
+  child_begin_.assign(n + 1, 0);
+  parent_begin_.assign(n + 1, 0);
+  for (const auto& [p, c] : edges_) {
+    ++child_begin_[p + 1];
+    ++parent_begin_[c + 1];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    child_begin_[i + 1] += child_begin_[i];
+    parent_begin_[i + 1] += parent_begin_[i];
+  }
+  children_.resize(edges_.size());
+  parents_.resize(edges_.size());
+  std::vector<uint32_t> cfill(child_begin_.begin(), child_begin_.end() - 1), pfill(parent_begin_.begin(), parent_begin_.end() - 1);
+  for (const auto& [p, c] : edges_) {
+    children_[cfill[p]++] = c;
+    parents_[pfill[c]++] = p;
+  }
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(edges_);
+}
+
+std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
+  std::vector<uint32_t> out;
+  absl::flat_hash_set<uint32_t> seen{node};
+  std::deque<uint32_t> queue{node};
+  while (!queue.empty()) {
+    uint32_t x = queue.front();
+    queue.pop_front();
+    for (uint32_t i = parent_begin_[x]; i < parent_begin_[x + 1]; ++i)
+      if (seen.insert(parents_[i]).second) {
+        out.push_back(parents_[i]);
+        queue.push_back(parents_[i]);
+      }
+  }
+  return out;
+}
+
+std::vector<uint32_t> Forest::Roots() {
+  // Roots whose step id is a tf.data function's are not steps.
+  absl::flat_hash_set<int64_t> tf_data_ids;
+  for (const Node& n : nodes_)
+    if (n.kind == Kind::kCapturedFunction)
+      if (auto id = StatOf(stats_[n.plane].id, n)) tf_data_ids.insert(id->AsInt());
+
+  // TensorFlow 1 loops: the iterations of ExecutorState::Process
+  // (same step id, iter_num > 0 somewhere) are the steps.
+  std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> iterations;
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    if (n.kind != Kind::kExecutorProcess) continue;
+    auto id = StatOf(stats_[n.plane].id, n), it = StatOf(stats_[n.plane].iter_num, n);
+    if (id && it) iterations[{id->AsInt(), it->AsInt()}].push_back(i);
+  }
+  absl::flat_hash_set<int64_t> looping;
+  for (const auto& [key, v] : iterations)
+    if (key.second != 0) looping.insert(key.first);
+  if (!looping.empty()) {
+    std::vector<uint32_t> roots;
+    for (auto& [key, v] : iterations) {
+      if (!looping.contains(key.first)) continue;
+      auto first = *std::min_element(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
+      roots.push_back(first);
+      loop_members_.emplace_back(first, v);
+    }
+    std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
+    return roots;
+  }
+
+  std::vector<uint32_t> roots;
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
+    if (n.root_level <= 0) continue;
+    if (!tf_data_ids.empty())
+      if (auto id = StatOf(stats_[n.plane].id, n); id && tf_data_ids.contains(id->AsInt())) continue;
+    roots.push_back(i);
+  }
+  std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) {
+    if (nodes_[a].root_level != nodes_[b].root_level) return nodes_[a].root_level > nodes_[b].root_level;
+    return nodes_[a].start_ps < nodes_[b].start_ps;
+  });
+  return roots;
+}
+
+// "<prefix> <number>": the prefix is a graph_type found on the root or its
+// ancestors, else the root's name unless it is an implicit root
+// (FunctionRun, ...); the number is iter_num, else step_num, else the id.
+std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number) {
+  std::vector<uint32_t> chain{root};
+  for (uint32_t a : Ancestors(root)) chain.push_back(a);
+  auto find = [&](StatFinder PlaneStats::*field) -> std::optional<Stat> {
+    for (uint32_t x : chain)
+      if (auto s = StatOf(stats_[nodes_[x].plane].*field, nodes_[x])) return s;
+    return std::nullopt;
+  };
+  const Node& r = nodes_[root];
+  std::string prefix;
+  if (auto g = find(&PlaneStats::graph_type)) {
+    const Stat& s = *g;
+    prefix = s.type() == StatType::kString ? std::string(host_.Str(s.AsString())) : std::to_string(s.AsInt());
+  } else if (!IsImplicitRoot(r.kind)) {
+    const Plane& pl = host_.planes[r.plane];
+    prefix = std::string(host_.Str(pl.event_metadata[pl.lines[r.line].events[r.event].metadata].name));
+  }
+  *number = group_id;
+  if (auto it = find(&PlaneStats::iter_num)) *number = it->AsInt();
+  else if (auto st = find(&PlaneStats::step_num)) *number = st->AsInt();
+  return prefix.empty() ? std::to_string(*number) : prefix + " " + std::to_string(*number);
+}
+
+void Forest::Group(EventGroups& out) {
+  group_.assign(nodes_.size(), kNoGroup);
+  std::vector<uint32_t> roots = Roots();
+  absl::flat_hash_map<uint32_t, const std::vector<uint32_t>*> members;
+  for (const auto& [first, v] : loop_members_) members[first] = &v;
+  int32_t next = 0;
+  std::deque<uint32_t> queue;
+  for (uint32_t root : roots) {
+    if (group_[root] != kNoGroup) continue;
+    if (members.empty()) {
+      // A root inside another root of the same level (FunctionRun in a
+      // Keras "train" step) is part of that step.
+      bool nested = false;
+      for (uint32_t a : Ancestors(root))
+        if (nodes_[a].root_level == nodes_[root].root_level) nested = true;
+      if (nested) continue;
+    }
+    const int32_t id = next++;
+    queue.assign({root});
+    if (auto it = members.find(root); it != members.end()) queue.insert(queue.end(), it->second->begin(), it->second->end());
+    while (!queue.empty()) {
+      uint32_t x = queue.front();
+      queue.pop_front();
+      if (group_[x] != kNoGroup) continue;  // Another step's (or already done): not re-labelled.
+      group_[x] = id;
+      for (uint32_t i = child_begin_[x]; i < child_begin_[x + 1]; ++i)
+        if (group_[children_[i]] == kNoGroup) queue.push_back(children_[i]);
+    }
+    StepGroup g;
+    g.id = id;
+    g.name = GroupName(root, id, &g.step_number);
+    if (!IsImplicitRoot(nodes_[root].kind)) g.named_root = EventRef{nodes_[root].plane, nodes_[root].line, nodes_[root].event};
+    out.groups.push_back(std::move(g));
+  }
+
+  // Write back; on GPU planes, device events the links did not reach take
+  // the step of the device event before them in time.
+  out.group.resize(host_.planes.size());
+  for (size_t p = 0; p < host_.planes.size(); ++p) {
+    out.group[p].resize(host_.planes[p].lines.size());
+    for (size_t l = 0; l < host_.planes[p].lines.size(); ++l)
+      out.group[p][l].assign(host_.planes[p].lines[l].events.size(), kNoGroup);
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) out.group[nodes_[i].plane][nodes_[i].line][nodes_[i].event] = group_[i];
+  if (out.groups.empty()) return;
+  for (size_t p = 0; p < host_.planes.size(); ++p) {
+    const Plane& plane = host_.planes[p];
+    if (!schema::IsGpuPlane(host_.PlaneName(plane))) continue;
+    std::vector<std::pair<uint32_t, uint32_t>> order;
+    for (uint32_t l = 0; l < plane.lines.size(); ++l)
+      if (!schema::IsDerivedLineId(plane.lines[l].id))
+        for (uint32_t e = 0; e < plane.lines[l].events.size(); ++e) order.emplace_back(l, e);
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+      const Event& x = plane.lines[a.first].events[a.second];
+      const Event& y = plane.lines[b.first].events[b.second];
+      return x.start_ps != y.start_ps ? x.start_ps < y.start_ps : x.duration_ps > y.duration_ps;
+    });
+    int32_t last = kNoGroup;
+    for (auto [l, e] : order) {
+      int32_t& g = out.group[p][l][e];
+      if (g == kNoGroup) g = last;
+      else last = g;
+    }
+  }
+}
+
+// Captures grouped when they were taken carry group_id stats (and step_name
+// on the events that name a step).
+bool ReadCapturedGroups(const Host& host, EventGroups& out) {
+  bool any = false;
+  std::map<int64_t, std::string> names;
+  out.group.resize(host.planes.size());
+  for (size_t p = 0; p < host.planes.size(); ++p) {
+    const Plane& plane = host.planes[p];
+    StatFinder group_id(host, plane, "group_id"), step_name(host, plane, "step_name");
+    out.group[p].resize(plane.lines.size());
+    for (size_t l = 0; l < plane.lines.size(); ++l) {
+      const Line& line = plane.lines[l];
+      out.group[p][l].assign(line.events.size(), kNoGroup);
+      if (!group_id.exists()) continue;
+      for (size_t e = 0; e < line.events.size(); ++e) {
+        auto stats = line.EventStats(e);
+        auto g = group_id.In(stats);
+        if (!g) continue;
+        any = true;
+        out.group[p][l][e] = static_cast<int32_t>(g->AsInt());
+        if (auto n = step_name.In(stats); n && !names.count(g->AsInt())) names[g->AsInt()] = std::string(host.Str(n->AsString()));
+        else names.try_emplace(g->AsInt(), std::string());
+      }
+    }
+  }
+  for (auto& [id, name] : names) {
+    StepGroup g;
+    g.id = id;
+    g.step_number = id;
+    g.name = name.empty() ? std::to_string(id) : name;
+    out.groups.push_back(std::move(g));
+  }
+  return any;
+}
+
+}  // namespace
+
+EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics) {
+  EventGroups out;
+  for (const Plane& plane : host.planes)
+    for (const EventMetadata& m : plane.event_metadata)
+      if (IsLoopOp(host.Str(m.name))) {
+        out.group.resize(host.planes.size());
+        for (size_t p = 0; p < host.planes.size(); ++p) {
+          out.group[p].resize(host.planes[p].lines.size());
+          for (size_t l = 0; l < host.planes[p].lines.size(); ++l)
+            out.group[p][l].assign(host.planes[p].lines[l].events.size(), kNoGroup);
+        }
+        out.no_groups_reason = "the graph runs TensorFlow loop ops (" + std::string(host.Str(m.name)) +
+                               "), for which the TensorFlow Profiler does not group events into steps";
+        return out;
+      }
+  for (const Plane& plane : host.planes)
+    if (plane.FindStatKey(host.strings, "group_id")) {
+      out.from_capture = ReadCapturedGroups(host, out);
+      if (out.from_capture) return out;
+      out = EventGroups();
+      break;
+    }
+  Forest forest(host, diagnostics);
+  forest.Build();
+  forest.Group(out);
+  if (out.groups.empty())
+    out.no_groups_reason =
+        "no step markers: no event has a root stat (_r, as tf.profiler.experimental.Trace(..., _r=1), Keras and "
+        "tf.function calls add) and there is no TraceContext";
+  return out;
+}
+
+}  // namespace tfprof

@@ -1,0 +1,52 @@
+// Event grouping: which step (group) each event belongs to, as the
+// TensorFlow Profiler's grouping assigns `group_id`s: step roots (events with
+// an `_r` stat, `TraceContext`), nesting on each thread, and the links between
+// threads and to the device (ExecutorState::Process -> IteratorGetNext, a
+// producer's `_p`/`_pt` to its consumer's `_c`/`_ct`, a kernel launch to its
+// kernel by `correlation_id`). Captures that were grouped when they were
+// taken (older TensorFlow) carry `group_id` stats, which are used as they are.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/model/diagnostics.h"
+#include "lib/model/model.h"
+
+namespace tfprof {
+
+inline constexpr int32_t kNoGroup = -1;
+
+struct EventRef {
+  uint32_t plane = 0, line = 0, event = 0;
+  bool operator==(const EventRef&) const = default;
+};
+
+struct StepGroup {
+  int64_t id = 0;
+  std::string name;        // "train 5", or the group id when unnamed.
+  int64_t step_number = 0; // iter_num, step_num or the group id.
+  // The step's root event, when it names the step (a user or Keras step
+  // marker, not an implicit root such as FunctionRun): the reference gives
+  // it a step_name stat.
+  std::optional<EventRef> named_root;
+};
+
+struct EventGroups {
+  // group[plane][line][event]: the event's group id, or kNoGroup.
+  std::vector<std::vector<std::vector<int32_t>>> group;
+  std::vector<StepGroup> groups;  // By id (groups[i].id == i when grouped here).
+  bool from_capture = false;      // The capture carried group_id stats.
+  // Why there are no groups (empty when there are): no step roots, TF loop
+  // ops present, ...
+  std::string no_groups_reason;
+
+  int32_t Of(size_t plane, size_t line, size_t event) const { return group[plane][line][event]; }
+  bool empty() const { return groups.empty(); }
+};
+
+EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics);
+
+}  // namespace tfprof

@@ -1,0 +1,127 @@
+#include "lib/analyze/event_span.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "lib/analyze/tf_op_name.h"
+
+namespace tfprof {
+namespace {
+
+bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+  return true;
+}
+
+size_t Index(EventType t) { return static_cast<size_t>(t); }
+
+}  // namespace
+
+std::string_view EventTypeName(EventType t) {
+  static constexpr std::string_view kNames[] = {
+      "unknown", "host_compute", "host_preprocess", "host_postprocess", "host_batch_formation", "host_runtime",
+      "host_compile", "host_to_host", "host_to_device", "host_prepare", "device_collectives", "host_wait_input",
+      "device_to_device", "device_to_host", "device_compute_32", "device_compute_16", "device_wait_device",
+      "device_wait_host"};
+  return Index(t) < kEventTypes ? kNames[Index(t)] : "?";
+}
+
+std::vector<TypedSpan> ToNonOverlapped(std::vector<TypedSpan> spans) {
+  struct Boundary {
+    int64_t time;
+    bool start;
+    EventType type;
+  };
+  std::vector<Boundary> b;
+  b.reserve(spans.size() * 2);
+  for (const TypedSpan& s : spans) {
+    if (s.end_ps <= s.begin_ps) continue;
+    b.push_back({s.begin_ps, true, s.type});
+    b.push_back({s.end_ps, false, s.type});
+  }
+  // At one instant ends come before starts; among starts the higher type first.
+  std::sort(b.begin(), b.end(), [](const Boundary& x, const Boundary& y) {
+    if (x.time != y.time) return x.time < y.time;
+    if (x.start != y.start) return !x.start;
+    return x.type > y.type;
+  });
+  std::vector<TypedSpan> out;
+  std::array<int, kEventTypes> active{};
+  int64_t last = 0;
+  bool any = false;
+  for (const Boundary& x : b) {
+    if (any && x.time > last) {
+      EventType top = EventType::kUnknown;
+      for (size_t t = kEventTypes; t-- > 0;)
+        if (active[t] > 0) {
+          top = static_cast<EventType>(t);
+          break;
+        }
+      bool none = std::all_of(active.begin(), active.end(), [](int a) { return a == 0; });
+      if (!none) {
+        if (!out.empty() && out.back().type == top && out.back().end_ps == last) out.back().end_ps = x.time;
+        else out.push_back({top, last, x.time});
+      }
+    }
+    active[Index(x.type)] += x.start ? 1 : -1;
+    last = x.time;
+    any = true;
+  }
+  return out;
+}
+
+EventType ClassifyHostEvent(std::string_view name, bool has_device, bool has_correlation_id) {
+  TfOp op = ParseTfOpFullname(name);
+  if (op.type.substr(0, 13) == "InfeedEnqueue" || op.category == OpCategory::kMemcpyHToD) return EventType::kHostToDevice;
+  if (op.category == OpCategory::kMemcpyHToH) return EventType::kHostToHost;
+  if (has_device && (has_correlation_id || StartsWithNoCase(name, "ExecutorState::Process"))) return EventType::kHostPrepare;
+  if (StartsWithNoCase(name, "IteratorGetNext")) return EventType::kHostWaitInput;
+  return EventType::kHostCompute;
+}
+
+EventType ClassifyDeviceEvent(std::string_view name, std::string_view shape) {
+  TfOp op = ParseTfOpFullname(name);
+  if (op.category == OpCategory::kMemcpyHToD) return EventType::kHostToDevice;
+  if (op.category == OpCategory::kMemcpyDToH) return EventType::kDeviceToHost;
+  if (op.category == OpCategory::kMemcpyDToD) return EventType::kDeviceToDevice;
+  if (StartsWithNoCase(name, "nccl")) return EventType::kDeviceCollectives;
+  if (shape.empty()) {
+    return name.find("half") != std::string_view::npos || name.find("fp16") != std::string_view::npos
+               ? EventType::kDeviceCompute16
+               : EventType::kDeviceCompute32;
+  }
+  return shape.find("half") != std::string_view::npos ? EventType::kDeviceCompute16 : EventType::kDeviceCompute32;
+}
+
+std::string_view CategoryName(Category c) {
+  static constexpr std::string_view kNames[] = {"Compilation",       "Input",          "Output",
+                                                "Kernel launch",     "Host compute",   "Device to device",
+                                                "Device collectives", "Device compute", "All others"};
+  return kNames[static_cast<size_t>(c)];
+}
+
+std::string_view CategoryKey(Category c) {
+  static constexpr std::string_view kKeys[] = {"compilation",      "input",        "output",
+                                               "kernel_launch",    "host_compute", "device_to_device",
+                                               "device_collectives", "device_compute", "all_others"};
+  return kKeys[static_cast<size_t>(c)];
+}
+
+std::array<uint64_t, kCategories> CategoriesOf(const std::array<uint64_t, kEventTypes>& t) {
+  std::array<uint64_t, kCategories> c{};
+  auto at = [&](EventType e) { return t[Index(e)]; };
+  c[static_cast<size_t>(Category::kCompilation)] = at(EventType::kHostCompile);
+  c[static_cast<size_t>(Category::kInput)] = at(EventType::kHostWaitInput) + at(EventType::kHostToDevice) + at(EventType::kDeviceWaitHost);
+  c[static_cast<size_t>(Category::kOutput)] = at(EventType::kDeviceToHost);
+  c[static_cast<size_t>(Category::kKernelLaunch)] = at(EventType::kHostPrepare);
+  c[static_cast<size_t>(Category::kHostCompute)] = at(EventType::kHostCompute);
+  c[static_cast<size_t>(Category::kDeviceToDevice)] = at(EventType::kDeviceToDevice) + at(EventType::kDeviceWaitDevice);
+  c[static_cast<size_t>(Category::kDeviceCollectives)] = at(EventType::kDeviceCollectives);
+  c[static_cast<size_t>(Category::kDeviceCompute)] = at(EventType::kDeviceCompute16) + at(EventType::kDeviceCompute32);
+  c[static_cast<size_t>(Category::kAllOthers)] = at(EventType::kUnknown);
+  return c;
+}
+
+}  // namespace tfprof

@@ -1,0 +1,233 @@
+#include "lib/analyze/planes_to_step_db.h"
+
+#include <algorithm>
+#include <map>
+
+#include "lib/model/stat_finder.h"
+#include "lib/model/xplane_schema.h"
+
+namespace tfprof {
+namespace {
+
+struct Span {
+  int64_t begin, end;
+  int64_t duration() const { return end - begin; }
+  bool Includes(const Span& o) const { return begin <= o.begin && o.end <= end; }
+};
+
+struct StepDetails {
+  std::vector<Span> host_markers, device_markers;
+  std::vector<TypedSpan> events;
+};
+
+using StepMap = std::map<int32_t, StepDetails>;
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// A step marker the user put on the host: Keras / tf.profiler "train" and
+// "test" TraceMes and TF1 TraceContext, not nested names.
+bool IsExplicitHostMarker(std::string_view name) {
+  return (StartsWith(name, "train") || StartsWith(name, "test") || StartsWith(name, "TraceContext")) &&
+         name.find('/') == std::string_view::npos;
+}
+
+// Eager and function wrappers hold other ops; their own time is not compute.
+bool IsRealCpuCompute(std::string_view name) {
+  return !(StartsWith(name, "EagerExecute") || StartsWith(name, "EagerLocalExecute") ||
+           StartsWith(name, "EagerKernelExecute") || StartsWith(name, "FunctionRun") || IsExplicitHostMarker(name));
+}
+
+void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool has_device, StepMap& steps) {
+  const Plane& plane = host.planes[p];
+  const StatFinder corr(host, plane, "correlation_id"), step_name(host, plane, "step_name");
+  std::vector<bool> named(0);
+  for (size_t l = 0; l < plane.lines.size(); ++l) {
+    const Line& line = plane.lines[l];
+    if (schema::IsDerivedLineId(line.id)) continue;
+    for (size_t e = 0; e < line.events.size(); ++e) {
+      const int32_t g = groups.Of(p, l, e);
+      if (g == kNoGroup) continue;
+      const Event& ev = line.events[e];
+      std::string_view name = host.Str(plane.event_metadata[ev.metadata].name);
+      auto stats = line.EventStats(e);
+      const Span span{ev.start_ps, ev.end_ps()};
+      bool named_root = false;
+      if (groups.from_capture) {
+        named_root = step_name.In(stats).has_value();
+      } else if (static_cast<size_t>(g) < groups.groups.size()) {
+        const auto& root = groups.groups[g].named_root;
+        named_root = root && *root == EventRef{static_cast<uint32_t>(p), static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
+      }
+      if (IsExplicitHostMarker(name) || named_root) {
+        steps[g].host_markers.push_back(span);
+      } else if (IsRealCpuCompute(name)) {
+        steps[g].events.push_back({ClassifyHostEvent(name, has_device, corr.In(stats).has_value()), span.begin, span.end});
+      }
+    }
+  }
+}
+
+// One GPU plane: step markers from the Steps line (captures grouped when
+// taken) or from runs of events of one group (grouped here), and typed
+// events from the streams; only steps with a marker are kept.
+void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepMap& steps) {
+  const Plane& plane = host.planes[p];
+  const StatFinder corr(host, plane, "correlation_id"), shape(host, plane, "shape");
+  StepMap local;
+  constexpr int64_t kStepLineId = static_cast<int32_t>(0xdeadbeefu);
+  std::vector<std::tuple<int64_t, int64_t, int32_t>> ordered;  // (start, -duration, group) for derived markers
+  for (size_t l = 0; l < plane.lines.size(); ++l) {
+    const Line& line = plane.lines[l];
+    const bool derived = schema::IsDerivedLineId(line.id);
+    const bool steps_line = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(line.id))) == kStepLineId;
+    if (derived && !(steps_line && groups.from_capture)) continue;
+    for (size_t e = 0; e < line.events.size(); ++e) {
+      const int32_t g = groups.Of(p, l, e);
+      if (g == kNoGroup) continue;
+      const Event& ev = line.events[e];
+      if (steps_line) {
+        local[g].device_markers.push_back({ev.start_ps, ev.end_ps()});
+        continue;
+      }
+      if (!groups.from_capture) ordered.emplace_back(ev.start_ps, -ev.duration_ps, g);
+      auto stats = line.EventStats(e);
+      if (!corr.In(stats)) continue;
+      auto sh = shape.In(stats);
+      std::string_view name = host.Str(plane.event_metadata[ev.metadata].name);
+      local[g].events.push_back({ClassifyDeviceEvent(name, sh ? host.Str(sh->AsString()) : ""), ev.start_ps, ev.end_ps()});
+    }
+  }
+  if (!groups.from_capture) {
+    // The reference derives a Steps line: one marker per run of
+    // consecutive (in time) device events of the same group.
+    std::sort(ordered.begin(), ordered.end());
+    for (size_t i = 0; i < ordered.size();) {
+      const int32_t g = std::get<2>(ordered[i]);
+      int64_t begin = std::get<0>(ordered[i]), end = begin - std::get<1>(ordered[i]);
+      size_t j = i + 1;
+      for (; j < ordered.size() && std::get<2>(ordered[j]) == g; ++j)
+        end = std::max(end, std::get<0>(ordered[j]) - std::get<1>(ordered[j]));
+      local[g].device_markers.push_back({begin, end});
+      i = j;
+    }
+  }
+  for (auto& [g, d] : local) {
+    if (d.device_markers.empty()) continue;
+    StepDetails& s = steps[g];
+    s.device_markers.insert(s.device_markers.end(), d.device_markers.begin(), d.device_markers.end());
+    s.events.insert(s.events.end(), d.events.begin(), d.events.end());
+  }
+}
+
+Span LongestOf(const std::vector<Span>& v) {
+  Span best{0, 0};
+  for (const Span& s : v)
+    if (s.duration() > best.duration()) best = s;
+  return best;
+}
+
+}  // namespace
+
+StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOptions& options, Diagnostics& diagnostics) {
+  StepDb db;
+  std::vector<size_t> gpu_planes;
+  size_t host_plane = host.planes.size();
+  for (size_t p = 0; p < host.planes.size(); ++p) {
+    std::string_view name = host.PlaneName(host.planes[p]);
+    if (schema::IsGpuPlane(name)) gpu_planes.push_back(p);
+    else if (name == schema::kHostThreadsPlane) host_plane = p;
+  }
+  db.has_device = !gpu_planes.empty();
+  if (groups.empty()) {
+    db.no_steps_reason = groups.no_groups_reason;
+    return db;
+  }
+  StepMap host_steps, device_steps;
+  if (host_plane < host.planes.size()) AddHostPlane(host, host_plane, groups, db.has_device, host_steps);
+  for (size_t p : gpu_planes) AddDevicePlane(host, p, groups, device_steps);
+
+  StepMap steps;
+  if (!db.has_device) {
+    steps = std::move(host_steps);
+  } else {
+    steps = std::move(device_steps);
+    if (!options.xprof()) {
+      // With a GPU, host events count for the steps the device also ran.
+      for (auto& [g, h] : host_steps) {
+        auto it = steps.find(g);
+        if (it == steps.end()) continue;
+        it->second.host_markers.insert(it->second.host_markers.end(), h.host_markers.begin(), h.host_markers.end());
+        it->second.events.insert(it->second.events.end(), h.events.begin(), h.events.end());
+      }
+    }
+  }
+
+  std::map<int64_t, const StepGroup*> group_info;
+  for (const StepGroup& g : groups.groups) group_info[g.id] = &g;
+  for (auto& [g, d] : steps) {
+    // The step time: the longest host marker when it contains the longest
+    // device marker (or there is none), else the device marker.
+    const Span h = LongestOf(d.host_markers), dev = LongestOf(d.device_markers);
+    const Span step = d.device_markers.empty() ? h : (h.Includes(dev) ? h : dev);
+    std::vector<TypedSpan> pieces = ToNonOverlapped(std::move(d.events));
+    StepRecord r;
+    r.group_id = g;
+    auto gi = group_info.find(g);
+    r.name = gi != group_info.end() ? gi->second->name : std::to_string(g);
+    r.begin_ps = step.begin;
+    r.duration_ps = static_cast<uint64_t>(std::max<int64_t>(0, step.duration()));
+    std::array<bool, kEventTypes> present{};
+    uint64_t sum = 0;
+    for (const TypedSpan& t : pieces) {
+      const size_t k = static_cast<size_t>(t.type);
+      present[k] = true;
+      const int64_t overlap = std::min(t.end_ps, step.end) - std::max(t.begin_ps, step.begin);
+      if (overlap > 0) {
+        r.type_ps[k] += static_cast<uint64_t>(overlap);
+        sum += static_cast<uint64_t>(overlap);
+      }
+      if (t.type == EventType::kDeviceCompute16) db.compute_16bit_ps += static_cast<uint64_t>(t.end_ps - t.begin_ps);
+      if (t.type == EventType::kDeviceCompute32) db.compute_32bit_ps += static_cast<uint64_t>(t.end_ps - t.begin_ps);
+    }
+    if (sum < r.duration_ps) r.type_ps[0] += r.duration_ps - sum;
+    const bool well_formed = db.has_device ? (present[static_cast<size_t>(EventType::kDeviceCompute16)] ||
+                                              present[static_cast<size_t>(EventType::kDeviceCompute32)])
+                                           : present[static_cast<size_t>(EventType::kHostCompute)];
+    if (!well_formed || r.duration_ps == 0) {
+      ++db.dropped_steps;
+      continue;
+    }
+    r.host = host.name;
+    db.steps.push_back(std::move(r));
+  }
+  diagnostics.Add(Severity::kInfo, "steps.dropped_incomplete",
+                  "groups without device compute (GPU) or host compute (CPU) in their step were not counted as steps, "
+                  "as the TensorFlow Profiler does",
+                  "", db.dropped_steps);
+  if (db.steps.empty())
+    db.no_steps_reason = db.dropped_steps
+                             ? "step markers were found, but no step had both a step time and compute in it (incomplete "
+                               "steps: try profiling longer)"
+                             : "no step had a step marker on the host or a grouped event on the device";
+  return db;
+}
+
+}  // namespace tfprof
+
+namespace tfprof {
+
+void MergeStepDbs(StepDb& into, StepDb&& other) {
+  const bool first = into.steps.empty() && into.no_steps_reason.empty() && !into.has_device && into.dropped_steps == 0;
+  if (first) {
+    into = std::move(other);
+    return;
+  }
+  into.has_device = into.has_device || other.has_device;
+  into.compute_16bit_ps += other.compute_16bit_ps;
+  into.compute_32bit_ps += other.compute_32bit_ps;
+  into.dropped_steps += other.dropped_steps;
+  for (StepRecord& s : other.steps) into.steps.push_back(std::move(s));
+  if (!into.steps.empty()) into.no_steps_reason.clear();
+}
+
+}  // namespace tfprof

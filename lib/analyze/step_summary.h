@@ -1,0 +1,46 @@
+// Per-step category times in milliseconds and their statistics over the
+// steps: what the Step-time Graph plots and the overview summarises.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "lib/analyze/event_span.h"
+#include "lib/analyze/planes_to_step_db.h"
+
+namespace tfprof {
+
+// Average, sample standard deviation, min and max, as the reference's
+// Stat<double> computes them (deviation 0 when all values are equal).
+struct Stats {
+  double avg = 0, stddev = 0, min = 0, max = 0;
+  size_t count = 0;
+};
+Stats Summarize(const std::vector<double>& values);
+
+struct StepRow {
+  std::string name;
+  int64_t number = 0;  // The step's number in the combined step list.
+  std::string host;
+  double step_time_ms = 0;
+  std::array<double, kCategories> category_ms{};
+  double input_percent = 0;  // Input of the step time.
+};
+
+struct StepSummary {
+  std::vector<StepRow> rows;
+  Stats step_time_ms;
+  std::array<Stats, kCategories> category_ms;
+  Stats input_percent;
+  // Category totals over all steps as % of the total step time (what the
+  // bottleneck statements quote).
+  std::array<double, kCategories> category_percent{};
+  bool has_device = false;
+  uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;
+  std::string no_steps_reason;
+};
+
+StepSummary SummarizeSteps(const StepDb& db);
+
+}  // namespace tfprof

@@ -1,0 +1,44 @@
+// `tfprof-analyze steps PATH`: one row per step, the data of the Step-time
+// Graph.
+#include "lib/analyze/event_grouping.h"
+#include "lib/analyze/planes_to_step_db.h"
+#include "lib/analyze/step_summary.h"
+#include "lib/analyze/steps_report.h"
+#include "lib/model/errors.h"
+#include "tools/cli_common.h"
+#include "tools/commands.h"
+
+namespace tfprof::cli {
+namespace {
+
+void Register(CLI::App& app, std::function<void()>& action) {
+  static CommonOptions options;
+  CLI::App* cmd = app.add_subcommand("steps", "Step time and its breakdown, one row per step (the Step-time Graph)");
+  AddCommonOptions(cmd, options);
+  cmd->callback([&action] {
+    action = [] {
+      if (MaybeListRuns(options)) return;
+      const AnalysisOptions analysis = AnalysisOptionsFrom(options);
+      StepDb all;
+      Diagnostics diag;
+      LoadResult loaded = ForEachHost(options, [&](Host& host) {
+        EventGroups groups = GroupEvents(host, diag);
+        StepDb db = BuildStepDb(host, groups, analysis, diag);
+        MergeStepDbs(all, std::move(db));
+      });
+      StepSummary summary = SummarizeSteps(all);
+      if (summary.rows.empty())
+        throw InputError(options.path, "no steps: " + summary.no_steps_reason, kExitUnavailable);
+      Report report = BuildStepsReport(summary);
+      report.lines.insert(report.lines.begin(), "run " + loaded.input.selected.name);
+      report.diagnostics.Merge(loaded.diagnostics);
+      report.diagnostics.Merge(diag);
+      Emit(report, options);
+    };
+  });
+}
+
+const CommandRegistration kSteps(45, Register);
+
+}  // namespace
+}  // namespace tfprof::cli
