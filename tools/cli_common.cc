@@ -69,6 +69,7 @@ void Emit(const Report& report, const CommonOptions& o) {
   r.format = o.format == "csv" ? OutputFormat::kCsv : o.format == "json" ? OutputFormat::kJson : OutputFormat::kTable;
   r.verbose = o.verbose;
   r.csv_table = o.table;
+  r.terminal = o.output.empty() && ::isatty(STDOUT_FILENO);
   if (o.output.empty()) {
     Render(report, r, std::cout);
     std::cout.flush();

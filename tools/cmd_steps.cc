@@ -19,17 +19,17 @@ void Register(CLI::App& app, std::function<void()>& action) {
     action = [] {
       if (MaybeListRuns(options)) return;
       const AnalysisOptions analysis = AnalysisOptionsFrom(options);
-      StepDb all;
+      std::vector<StepDb> per_host;
       Diagnostics diag;
       LoadResult loaded = ForEachHost(options, [&](Host& host) {
         EventGroups groups = GroupEvents(host, diag);
-        StepDb db = BuildStepDb(host, groups, analysis, diag);
-        MergeStepDbs(all, std::move(db));
+        per_host.push_back(BuildStepDb(host, groups, analysis, diag));
       });
-      StepSummary summary = SummarizeSteps(all);
+      StepSummary summary = SummarizeSteps(CombineHostSteps(std::move(per_host)));
       if (summary.rows.empty())
         throw InputError(options.path, "no steps: " + summary.no_steps_reason, kExitUnavailable);
       Report report = BuildStepsReport(summary);
+      if (!summary.intersection_note.empty()) report.notes.push_back(summary.intersection_note);
       report.lines.insert(report.lines.begin(), "run " + loaded.input.selected.name);
       report.diagnostics.Merge(loaded.diagnostics);
       report.diagnostics.Merge(diag);

@@ -130,6 +130,8 @@ Span LongestOf(const std::vector<Span>& v) {
 
 StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOptions& options, Diagnostics& diagnostics) {
   StepDb db;
+  db.origin_ns = host.time_origin_ns;
+  db.hosts.push_back(host.name);
   std::vector<size_t> gpu_planes;
   size_t host_plane = host.planes.size();
   for (size_t p = 0; p < host.planes.size(); ++p) {
@@ -198,6 +200,7 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
       continue;
     }
     r.host = host.name;
+    r.max_duration_ps = r.duration_ps;
     db.steps.push_back(std::move(r));
   }
   diagnostics.Add(Severity::kInfo, "steps.dropped_incomplete",
@@ -215,19 +218,106 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
 }  // namespace tfprof
 
 namespace tfprof {
+namespace {
 
-void MergeStepDbs(StepDb& into, StepDb&& other) {
-  const bool first = into.steps.empty() && into.no_steps_reason.empty() && !into.has_device && into.dropped_steps == 0;
-  if (first) {
-    into = std::move(other);
-    return;
+// A step's span on a clock shared by the hosts (their own time origins).
+struct AbsSpan {
+  __int128 begin, end;
+};
+
+__int128 Overlap(const AbsSpan& a, const AbsSpan& b) {
+  __int128 lo = std::max(a.begin, b.begin), hi = std::min(a.end, b.end);
+  return hi > lo ? hi - lo : 0;
+}
+
+std::vector<AbsSpan> Spans(const StepDb& db) {
+  std::vector<AbsSpan> out;
+  for (const StepRecord& s : db.steps) {
+    __int128 b = static_cast<__int128>(db.origin_ns) * 1000 + s.begin_ps;
+    out.push_back({b, b + static_cast<__int128>(s.duration_ps)});
   }
-  into.has_device = into.has_device || other.has_device;
-  into.compute_16bit_ps += other.compute_16bit_ps;
-  into.compute_32bit_ps += other.compute_32bit_ps;
-  into.dropped_steps += other.dropped_steps;
-  for (StepRecord& s : other.steps) into.steps.push_back(std::move(s));
-  if (!into.steps.empty()) into.no_steps_reason.clear();
+  return out;
+}
+
+}  // namespace
+
+StepDb CombineHostSteps(std::vector<StepDb> hosts) {
+  if (hosts.empty()) return {};
+  for (StepDb& h : hosts)
+    for (StepRecord& s : h.steps) s.max_duration_ps = s.duration_ps;
+  if (hosts.size() == 1) return std::move(hosts[0]);
+  bool any_device = false;
+  for (const StepDb& h : hosts) any_device = any_device || h.has_device;
+  StepDb out;
+  out.has_device = any_device;
+  std::vector<StepDb> kept;
+  for (StepDb& h : hosts) {
+    out.compute_16bit_ps += h.compute_16bit_ps;
+    out.compute_32bit_ps += h.compute_32bit_ps;
+    out.dropped_steps += h.dropped_steps;
+    out.hosts.insert(out.hosts.end(), h.hosts.begin(), h.hosts.end());
+    if (any_device && !h.has_device) continue;  // A coordinator.
+    kept.push_back(std::move(h));
+  }
+  for (const StepDb& h : kept)
+    if (h.steps.empty()) {
+      out.no_steps_reason = "host " + (h.hosts.empty() ? std::string("?") : h.hosts[0]) + " has no steps: " + h.no_steps_reason;
+      return out;
+    }
+  // The chief: the host whose steps span the least time.
+  size_t chief = 0;
+  __int128 chief_span = -1;
+  std::vector<std::vector<AbsSpan>> spans;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    spans.push_back(Spans(kept[i]));
+    __int128 span = spans[i].back().end - spans[i].front().begin;
+    if (chief_span < 0 || span < chief_span) {
+      chief = i;
+      chief_span = span;
+    }
+  }
+  const int64_t n_chief = static_cast<int64_t>(spans[chief].size());
+  std::vector<int64_t> offset(kept.size(), 0);  // Host step index = chief index + offset.
+  int64_t begin = 0, end = n_chief;
+  std::vector<std::string> disjoint;
+  for (size_t h = 0; h < kept.size(); ++h) {
+    if (h == chief) continue;
+    const int64_t n = static_cast<int64_t>(spans[h].size());
+    auto score = [&](int64_t k) {
+      __int128 sum = 0;
+      for (int64_t i = 0; i < n_chief; ++i)
+        if (i + k >= 0 && i + k < n) sum += Overlap(spans[chief][i], spans[h][i + k]);
+      return sum;
+    };
+    // Offsets 0, 1, 2, ... then -1, -2, ...: the first best wins ties.
+    int64_t best = 0;
+    __int128 best_score = -1;
+    for (int64_t k = 0; k < n; ++k)
+      if (__int128 sc = score(k); sc > best_score) best = k, best_score = sc;
+    for (int64_t k = -1; k > -n_chief; --k)
+      if (__int128 sc = score(k); sc > best_score) best = k, best_score = sc;
+    if (best_score <= 0) disjoint.push_back(kept[h].hosts.empty() ? "?" : kept[h].hosts[0]);
+    offset[h] = best;
+    begin = std::max(begin, -best);
+    end = std::min(end, n - best);
+  }
+  if (!disjoint.empty() || begin >= end) {
+    std::string names;
+    for (const std::string& d : disjoint) names += (names.empty() ? "" : ", ") + d;
+    out.no_steps_reason = "steps were found on the hosts, but the steps common to all hosts are none" +
+                          (names.empty() ? std::string() : " (hosts whose steps overlap no step of the others: " + names + ")");
+    return out;
+  }
+  for (int64_t i = begin; i < end; ++i) {
+    StepRecord r = kept[0].steps[static_cast<size_t>(i + offset[0])];
+    for (size_t h = 0; h < kept.size(); ++h)
+      r.max_duration_ps = std::max(r.max_duration_ps, kept[h].steps[static_cast<size_t>(i + offset[h])].duration_ps);
+    out.steps.push_back(std::move(r));
+  }
+  out.intersection_note = std::to_string(end - begin) + " steps common to " + std::to_string(kept.size()) +
+                          " hosts (of " + std::to_string(n_chief) + " on the chief host); breakdowns are the first host's, "
+                          "step-time statistics take the slowest host's time of each step, as the TensorFlow Profiler does";
+  return out;
 }
 
 }  // namespace tfprof

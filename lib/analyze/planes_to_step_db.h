@@ -21,6 +21,7 @@ struct StepRecord {
   uint64_t duration_ps = 0;  // The step time.
   std::array<uint64_t, kEventTypes> type_ps{};  // Sums to duration_ps.
   std::string host;          // The host it was measured on.
+  uint64_t max_duration_ps = 0;  // The longest step time over hosts (one host: duration_ps).
 };
 
 struct StepDb {
@@ -29,6 +30,9 @@ struct StepDb {
   uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;  // Device compute by precision.
   uint64_t dropped_steps = 0;     // Groups without a well-formed step.
   std::string no_steps_reason;    // Why there are none, when there are none.
+  int64_t origin_ns = 0;          // The host's time origin (Host::time_origin_ns).
+  std::vector<std::string> hosts;
+  std::string intersection_note;  // Multi-host: how the steps were aligned.
 };
 
 // Default: host events count with device events (kernel launch, host compute
@@ -41,9 +45,14 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
 
 namespace tfprof {
 
-// Adds another host's steps. Steps of several hosts are listed side by side
-// (each row names its host); the reference's alignment of steps across hosts
-// is not done yet.
-void MergeStepDbs(StepDb& into, StepDb&& other);
+// Combines the hosts' step databases as the reference does: the host whose
+// steps span the least time is the chief; every other host's steps are
+// shifted by the index offset that overlaps them most with the chief's, and
+// only the steps all hosts ran are kept. Each combined step keeps the first
+// host's breakdown (as the reference reads it) and the longest host's step
+// time in `max_duration_ps`. Hosts without a device in a run that has one
+// (coordinators) are left out. `hosts_without_common_steps` names hosts
+// whose steps don't intersect.
+StepDb CombineHostSteps(std::vector<StepDb> hosts);
 
 }  // namespace tfprof

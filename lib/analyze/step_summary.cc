@@ -29,7 +29,8 @@ StepSummary SummarizeSteps(const StepDb& db) {
   out.compute_16bit_ps = db.compute_16bit_ps;
   out.compute_32bit_ps = db.compute_32bit_ps;
   out.no_steps_reason = db.no_steps_reason;
-  std::vector<double> step_ms, input_pct;
+  out.intersection_note = db.intersection_note;
+  std::vector<double> step_ms, input_pct, h2d;
   std::array<std::vector<double>, kCategories> cat_ms;
   std::array<double, kCategories> cat_total{};
   double step_total = 0;
@@ -46,15 +47,20 @@ StepSummary SummarizeSteps(const StepDb& db) {
       cat_ms[c].push_back(r.category_ms[c]);
       cat_total[c] += r.category_ms[c];
     }
+    r.host_to_device_ms = static_cast<double>(s.type_ps[static_cast<size_t>(EventType::kHostToDevice)] +
+                                              s.type_ps[static_cast<size_t>(EventType::kDeviceWaitHost)]) / 1e9;
+    h2d.push_back(r.host_to_device_ms);
     const double input = r.category_ms[static_cast<size_t>(Category::kInput)];
     r.input_percent = r.step_time_ms > 0 ? 100.0 * input / r.step_time_ms : 0.0;
-    step_ms.push_back(r.step_time_ms);
+    // Over several hosts a step takes as long as its slowest host.
+    step_ms.push_back(static_cast<double>(s.max_duration_ps) / 1e9);
     input_pct.push_back(r.input_percent);
     step_total += r.step_time_ms;
     out.rows.push_back(std::move(r));
   }
   out.step_time_ms = Summarize(step_ms);
   out.input_percent = Summarize(input_pct);
+  out.host_to_device_ms = Summarize(h2d);
   for (size_t c = 0; c < kCategories; ++c) {
     out.category_ms[c] = Summarize(cat_ms[c]);
     out.category_percent[c] = step_total > 0 ? 100.0 * cat_total[c] / step_total : 0.0;

@@ -26,6 +26,7 @@ struct StepRow {
   double step_time_ms = 0;
   std::array<double, kCategories> category_ms{};
   double input_percent = 0;  // Input of the step time.
+  double host_to_device_ms = 0;  // The part of input spent copying to the device.
 };
 
 struct StepSummary {
@@ -33,12 +34,14 @@ struct StepSummary {
   Stats step_time_ms;
   std::array<Stats, kCategories> category_ms;
   Stats input_percent;
+  Stats host_to_device_ms;
   // Category totals over all steps as % of the total step time (what the
   // bottleneck statements quote).
   std::array<double, kCategories> category_percent{};
   bool has_device = false;
   uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;
   std::string no_steps_reason;
+  std::string intersection_note;  // Multi-host runs.
 };
 
 StepSummary SummarizeSteps(const StepDb& db);

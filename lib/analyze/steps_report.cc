@@ -40,7 +40,7 @@ Report BuildStepsReport(const StepSummary& s) {
       .Add({"step_time_ms", "step", ColumnType::kDouble, 3});
   for (Category c : kOrder) t.Add({std::string(CategoryKey(c)) + "_ms", std::string(CategoryName(c)), ColumnType::kDouble, 3});
   t.Add({"input_percent", "input %", ColumnType::kDouble, 1});
-  t.Add({"bar", "breakdown", ColumnType::kString, 0, 0});
+  t.Add({"bar", "breakdown", ColumnType::kString, 0, 0, "", false, /*terminal_only=*/true});
   double longest = 0;
   for (const StepRow& row : s.rows) longest = std::max(longest, row.step_time_ms);
   for (const StepRow& row : s.rows) {

@@ -14,6 +14,7 @@ struct RenderOptions {
   OutputFormat format = OutputFormat::kTable;
   bool verbose = false;    // Text: also show info-level diagnostics.
   std::string csv_table;   // CSV: which table (default: the report's first).
+  bool terminal = false;   // Text goes to a terminal: show bars.
 };
 
 // Throws std::invalid_argument when csv_table names no table.

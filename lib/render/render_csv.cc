@@ -33,13 +33,20 @@ std::string CsvEscape(const std::string& s) {
 // RFC 4180: a header of column keys (or csv_header), then one line per row. Doubles keep the
 // column's precision so CSV and table agree digit for digit.
 void RenderCsv(const Table& table, std::ostream& out) {
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    const Column& c = table.columns[i];
-    out << (i ? "," : "") << CsvEscape(c.csv_header.empty() ? c.key : c.csv_header);
+  bool first = true;
+  for (const Column& c : table.columns) {
+    if (c.terminal_only) continue;
+    out << (first ? "" : ",") << CsvEscape(c.csv_header.empty() ? c.key : c.csv_header);
+    first = false;
   }
   out << "\n";
   for (const auto& row : table.rows) {
-    for (size_t i = 0; i < table.columns.size(); ++i) out << (i ? "," : "") << CsvEscape(FormatCell(row[i], table.columns[i]));
+    first = true;
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      if (table.columns[i].terminal_only) continue;
+      out << (first ? "" : ",") << CsvEscape(FormatCell(row[i], table.columns[i]));
+      first = false;
+    }
     out << "\n";
   }
 }

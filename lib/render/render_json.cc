@@ -34,7 +34,8 @@ void RenderJson(const Report& report, std::ostream& out) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& row : t.rows) {
       nlohmann::ordered_json r = nlohmann::ordered_json::object();
-      for (size_t i = 0; i < t.columns.size(); ++i) r[t.columns[i].key] = CellJson(row[i]);
+      for (size_t i = 0; i < t.columns.size(); ++i)
+        if (!t.columns[i].terminal_only) r[t.columns[i].key] = CellJson(row[i]);
       rows.push_back(std::move(r));
     }
     tables[t.name] = std::move(rows);

@@ -36,11 +36,23 @@ std::string TextCell(const Cell& cell, const Column& c) {
 
 bool RightAligned(const Column& c) { return c.type == ColumnType::kInt || c.type == ColumnType::kDouble; }
 
-void RenderTable(const Table& t, std::ostream& out) {
-  out << t.title << "\n";
-  if (t.rows.empty()) {
+void RenderTable(const Table& full, bool terminal, std::ostream& out) {
+  out << full.title << "\n";
+  if (full.rows.empty()) {
     out << "  (none)\n";
     return;
+  }
+  // Leave decoration columns out when the text isn't for a terminal.
+  Table t{full.name, full.title, {}, {}};
+  std::vector<size_t> keep;
+  for (size_t i = 0; i < full.columns.size(); ++i)
+    if (terminal || !full.columns[i].terminal_only) {
+      keep.push_back(i);
+      t.columns.push_back(full.columns[i]);
+    }
+  for (const auto& row : full.rows) {
+    auto& r = t.rows.emplace_back();
+    for (size_t i : keep) r.push_back(row[i]);
   }
   std::vector<std::vector<std::string>> cells;
   std::vector<size_t> width(t.columns.size());
@@ -85,7 +97,7 @@ void RenderText(const Report& report, const RenderOptions& options, std::ostream
     }
     if (!first) out << "\n";
     first = false;
-    RenderTable(t, out);
+    RenderTable(t, options.terminal, out);
   }
   if (hidden_tables) out << "\n(" << hidden_tables << " detail table" << (hidden_tables > 1 ? "s" : "") << " hidden; --verbose shows them)\n";
   if (!report.notes.empty()) out << "\n";

@@ -27,6 +27,9 @@ struct Column {
   // A fraction (0..1) the text view shows as a percentage; CSV and JSON keep
   // the fraction, as the TensorFlow Profiler's exports do.
   bool percent = false;
+  // Bars and other decoration: shown in the text view on a terminal only,
+  // never in CSV or JSON.
+  bool terminal_only = false;
 };
 
 using Cell = std::variant<std::monostate, std::string, int64_t, double, bool>;

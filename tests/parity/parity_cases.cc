@@ -4,8 +4,10 @@
 #include <filesystem>
 
 #include "tests/parity/kernel_stats_parity.h"
+#include "tests/parity/memory_parity.h"
 #include "tests/parity/op_stats_parity.h"
 #include "tests/parity/parity.h"
+#include "tests/parity/steps_parity.h"
 
 namespace tfprof::parity {
 namespace fs = std::filesystem;
@@ -36,16 +38,52 @@ struct Run {
   fs::path reference;   // testdata/reference/... (may not exist).
 };
 
+// Memory profiles are per host: TensorFlow wrote `<host>.memory_profile.json.gz`
+// beside each capture; xprof's answer is memory_profile.json (one host) or
+// memory_profile.<host>.json per host.
+void AddMemoryCases(const Run& run, std::vector<Case>& out) {
+  const std::string folder = run.folder.string();
+  const std::string legacy_suffix = ".memory_profile.json.gz";
+  std::error_code ec;
+  std::vector<fs::path> legacy, xprof;
+  for (const auto& e : fs::directory_iterator(run.folder, ec))
+    if (std::string n = e.path().filename().string();
+        n.size() > legacy_suffix.size() && n.compare(n.size() - legacy_suffix.size(), legacy_suffix.size(), legacy_suffix) == 0)
+      legacy.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(run.reference, ec))
+    if (std::string n = e.path().filename().string(); n.rfind("memory_profile.", 0) == 0 && e.path().extension() == ".json")
+      xprof.push_back(e.path());
+  std::sort(legacy.begin(), legacy.end());
+  std::sort(xprof.begin(), xprof.end());
+  for (const fs::path& gz : legacy) {
+    std::string n = gz.filename().string();
+    std::string host = n.substr(0, n.size() - legacy_suffix.size());
+    out.push_back({run.name + (legacy.size() > 1 ? " " + host : ""), "memory", "TF legacy .json.gz",
+                   [folder, host, p = gz.string()] { return CompareMemoryWithLegacy(folder, host, p); }});
+  }
+  for (const fs::path& json : xprof) {
+    std::string n = json.filename().string();  // memory_profile[.<host>].json
+    std::string host = n == "memory_profile.json" ? "" : n.substr(15, n.size() - 15 - 5);
+    out.push_back({run.name + (host.empty() ? "" : " " + host), "memory", "xprof 2.24.2",
+                   [folder, host, p = json.string()] { return CompareMemoryWithXprof(folder, host, p); }});
+  }
+}
+
 void AddRunCases(const Run& run, std::vector<Case>& out) {
   const std::string folder = run.folder.string();
   if (std::string pb = FileWithSuffix(run.folder, ".tensorflow_stats.pb"); !pb.empty())
     out.push_back({run.name, "op-stats", "TF legacy .pb", [folder, pb] { return CompareOpStatsWithLegacy(folder, pb); }});
   if (std::string json = (run.reference / "framework_op_stats.json").string(); fs::exists(json))
     out.push_back({run.name, "op-stats", "xprof 2.24.2", [folder, json] { return CompareOpStatsWithXprof(folder, json); }});
+  if (std::string pb = FileWithSuffix(run.folder, ".input_pipeline.pb"); !pb.empty())
+    out.push_back({run.name, "steps", "TF legacy .pb", [folder, pb] { return CompareStepsWithLegacy(folder, pb); }});
+  if (std::string json = (run.reference / "input_pipeline_analyzer.json").string(); fs::exists(json))
+    out.push_back({run.name, "steps", "xprof 2.24.2", [folder, json] { return CompareStepsWithXprof(folder, json); }});
   if (std::string pb = FileWithSuffix(run.folder, ".kernel_stats.pb"); !pb.empty())
     out.push_back({run.name, "kernel-stats", "TF legacy .pb", [folder, pb] { return CompareKernelStatsWithLegacy(folder, pb); }});
   if (std::string json = (run.reference / "kernel_stats.json").string(); fs::exists(json))
     out.push_back({run.name, "kernel-stats", "xprof 2.24.2", [folder, json] { return CompareKernelStatsWithXprof(folder, json); }});
+  AddMemoryCases(run, out);
 }
 
 }  // namespace

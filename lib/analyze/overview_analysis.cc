@@ -1,0 +1,141 @@
+#include "lib/analyze/overview_analysis.h"
+
+#include <map>
+
+#include "fmt/format.h"
+#include "lib/analyze/device_plane_to_op_metrics.h"
+
+namespace tfprof {
+namespace {
+
+// Thresholds of the reference (percent of the total step time).
+constexpr double kHighlyInputBound = 20, kModeratelyInputBound = 5, kAllOthersPotential = 3;
+constexpr double kHigh = 15, kModerate = 3;
+
+double Pct(const StepSummary& s, Category c) { return s.category_percent[static_cast<size_t>(c)]; }
+
+void Classify(double pct, const std::string& what, std::string& classification, std::string& statement) {
+  if (pct >= kHigh) classification = "high";
+  else if (pct >= kModerate) classification = "moderate";
+  else {
+    classification = "no";
+    statement.clear();
+    return;
+  }
+  statement = fmt::format("{:.1f} % of the total step time sampled is spent on '{}'", pct, what);
+}
+
+}  // namespace
+
+Bottleneck AnalyzeBottleneck(const StepSummary& s, bool tf_data_in_use) {
+  Bottleneck b;
+  b.input_percent = Pct(s, Category::kInput);
+  b.output_percent = Pct(s, Category::kOutput);
+  b.compute_percent = Pct(s, Category::kDeviceCompute);
+  b.collectives_percent = Pct(s, Category::kDeviceCollectives);
+  b.kernel_launch_percent = Pct(s, Category::kKernelLaunch);
+  b.all_other_percent = Pct(s, Category::kAllOthers);
+  b.idle_percent = std::max(0.0, 100 - b.input_percent - b.output_percent - b.compute_percent - b.collectives_percent);
+  bool all_others_reported = false;
+  if (s.rows.empty()) {
+    b.input_classification = "unknown";
+    b.verdict = "unknown";
+    b.input_statement = "No step time measured. Therefore we cannot tell where the performance bottleneck is.";
+  } else if (b.input_percent >= kHighlyInputBound) {
+    b.input_classification = "host";
+    b.verdict = "HIGHLY input-bound";
+    b.input_statement = fmt::format(
+        "Your program is HIGHLY input-bound because {:.1f}% of the total step time sampled is waiting for input. "
+        "Therefore, you should first focus on reducing the input time.", b.input_percent);
+  } else if (b.input_percent >= kModeratelyInputBound) {
+    b.input_classification = "both";
+    b.verdict = "MODERATELY input-bound";
+    b.input_statement = fmt::format(
+        "Your program is MODERATELY input-bound because {:.1f}% of the total step time sampled is waiting for input. "
+        "Therefore, you would need to reduce both the input time and other time.", b.input_percent);
+  } else if (b.all_other_percent >= kAllOthersPotential) {
+    b.input_classification = "both";
+    b.verdict = "POTENTIALLY input-bound";
+    b.input_statement = fmt::format(
+        "Your program is POTENTIALLY input-bound because {:.1f}% of the total step time sampled is spent on 'All "
+        "Others' time (which could be due to I/O or Python execution or both).", b.all_other_percent);
+    all_others_reported = true;
+  } else {
+    b.input_classification = "device";
+    b.verdict = "NOT input-bound";
+    b.input_statement = fmt::format(
+        "Your program is NOT input-bound because only {:.1f}% of the total step time sampled is waiting for input. "
+        "Therefore, you should focus on reducing other time.", b.input_percent);
+  }
+  Classify(b.kernel_launch_percent, "Kernel Launch", b.kernel_launch_classification, b.kernel_launch_statement);
+  if (!b.kernel_launch_statement.empty()) {
+    b.kernel_launch_statement += ".";
+    if (tf_data_in_use)
+      b.kernel_launch_statement += " It could be due to CPU contention with tf.data. In this case, you may try to set the "
+                                   "environment variable TF_GPU_THREAD_MODE=gpu_private.";
+  }
+  if (all_others_reported) {
+    b.all_other_classification = "no";
+  } else {
+    Classify(b.all_other_percent, "All Others", b.all_other_classification, b.all_other_statement);
+    if (!b.all_other_statement.empty()) b.all_other_statement += " time. This could be due to Python execution overhead.";
+  }
+  Classify(b.collectives_percent, "Device Collective Communication", b.collectives_classification, b.collectives_statement);
+  if (!b.collectives_statement.empty()) b.collectives_statement += ".";
+  return b;
+}
+
+Overview BuildOverview(const HostSummary& ops, StepSummary steps, const AnalysisOptions& options) {
+  Overview o;
+  o.env = ops.env;
+  o.input = AnalyzeInputPipeline(ops.host_ops, steps);
+  o.bottleneck = AnalyzeBottleneck(steps, o.input.tf_data_in_use);
+  const double c16 = static_cast<double>(steps.compute_16bit_ps), c32 = static_cast<double>(steps.compute_32bit_ps);
+  if (c16 + c32 > 0) {
+    o.compute_16bit_percent = 100 * c16 / (c16 + c32);
+    o.compute_32bit_percent = 100 * c32 / (c16 + c32);
+    if (o.compute_16bit_percent < 10)
+      o.precision_statement = fmt::format(
+          "Only {:.1f}% of device computation is 16 bit. So you might want to replace more 32-bit Ops by 16-bit Ops to "
+          "improve performance (if the reduced accuracy is acceptable).", o.compute_16bit_percent);
+  }
+  o.placement = ComputePlacement(ops, "(all)");
+
+  // Top device ops: TF ops on the device without idle, with Tensor Core use
+  // from their kernels.
+  std::map<std::string, std::pair<bool, uint64_t>> tc;  // op -> (eligible of first row, TC time)
+  for (const KernelReport& r : ops.kernels.Sorted()) {
+    auto [it, fresh] = tc.try_emplace(r.op_name, r.op_tensor_core_eligible, 0);
+    if (r.uses_tensor_core) it->second.second += r.total_ns;
+  }
+  OpMetricsDb tf = DeviceOpsToTfOps(ops.device_ops, /*with_idle=*/false, options);
+  double cumulative = 0;
+  for (const OpMetrics* m : tf.Sorted(10)) {
+    TopDeviceOp t;
+    t.name = m->name;
+    t.category = m->category;
+    t.self_fraction = tf.total_op_time_ps ? static_cast<double>(m->self_time_ps) / static_cast<double>(tf.total_op_time_ps) : 0;
+    cumulative += t.self_fraction;
+    t.cumulative_fraction = cumulative;
+    if (auto it = tc.find(m->name); it != tc.end()) {
+      t.tensor_core_eligible = it->second.first;
+      t.uses_tensor_core = it->second.second != 0;
+    }
+    o.top_device_ops.push_back(std::move(t));
+  }
+
+  const std::string& cls = o.bottleneck.input_classification;
+  if ((cls == "host" || cls == "both") && !o.input.tf_data_in_use)
+    o.summary_next_step = "Consider using the tf.data API to enable profiler's host-side analysis for input pipeline. "
+                          "Profiler currently does not support custom input pipeline (please ignore Section 3 below).";
+  else if (o.input.tf_data_in_use)
+    o.summary_next_step = "Look at Section 3 for the breakdown of input time on the host.";
+  else
+    o.summary_next_step = "You may skip the rest of this page.";
+  if (steps.rows.empty())
+    o.warnings.push_back("No step marker observed and hence the step time is unknown: " + steps.no_steps_reason);
+  o.steps = std::move(steps);
+  return o;
+}
+
+}  // namespace tfprof

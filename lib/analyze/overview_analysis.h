@@ -1,0 +1,50 @@
+// The Overview Page: the step-time breakdown and its verdicts, device
+// compute precision, op placement, top device ops and the run environment,
+// computed the way the TensorFlow Profiler computes them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lib/analyze/host_summary.h"
+#include "lib/analyze/input_pipeline_analysis.h"
+#include "lib/analyze/placement_report.h"
+#include "lib/analyze/step_summary.h"
+
+namespace tfprof {
+
+struct Bottleneck {
+  // Totals over the steps as % of the total step time.
+  double input_percent = 0, output_percent = 0, compute_percent = 0, idle_percent = 0, kernel_launch_percent = 0,
+         all_other_percent = 0, collectives_percent = 0;
+  std::string input_classification;  // host (highly), both (moderately / potentially), device (not), unknown
+  std::string input_statement;
+  std::string kernel_launch_classification, kernel_launch_statement;  // high, moderate, no
+  std::string all_other_classification, all_other_statement;
+  std::string collectives_classification, collectives_statement;
+  std::string verdict;  // HIGHLY / MODERATELY / POTENTIALLY / NOT input-bound, or "unknown"
+};
+
+struct TopDeviceOp {
+  std::string name, category;
+  double self_fraction = 0, cumulative_fraction = 0;
+  bool tensor_core_eligible = false, uses_tensor_core = false;
+};
+
+struct Overview {
+  StepSummary steps;
+  Bottleneck bottleneck;
+  double compute_16bit_percent = 0, compute_32bit_percent = 0;
+  std::string precision_statement;
+  Placement placement;
+  std::vector<TopDeviceOp> top_device_ops;
+  RunEnvironment env;
+  InputPipelineAnalysis input;
+  std::string summary_next_step;
+  std::vector<std::string> warnings;  // e.g. why there are no steps
+};
+
+Bottleneck AnalyzeBottleneck(const StepSummary& steps, bool tf_data_in_use);
+Overview BuildOverview(const HostSummary& ops, StepSummary steps, const AnalysisOptions& options = {});
+
+}  // namespace tfprof

@@ -1,0 +1,26 @@
+#include "tools/overview_loader.h"
+
+#include "lib/analyze/event_grouping.h"
+#include "lib/analyze/planes_to_step_db.h"
+
+namespace tfprof::cli {
+
+LoadedOverview LoadOverview(const CommonOptions& options) {
+  LoadedOverview out;
+  const AnalysisOptions analysis = AnalysisOptionsFrom(options);
+  HostSummary ops;
+  std::vector<StepDb> steps;
+  bool first = true;
+  out.loaded = ForEachHost(options, [&](Host& host) {
+    HostSummary s = SummarizeHostOps(host, out.diagnostics, analysis);
+    if (first) ops = std::move(s);
+    else CombineHostSummaries(ops, s);
+    first = false;
+    EventGroups groups = GroupEvents(host, out.diagnostics);
+    steps.push_back(BuildStepDb(host, groups, analysis, out.diagnostics));
+  });
+  out.overview = BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps))), analysis);
+  return out;
+}
+
+}  // namespace tfprof::cli
