@@ -1,5 +1,7 @@
 #include "lib/analyze/host_summary.h"
 
+#include <algorithm>
+
 #include "lib/analyze/device_plane_to_op_metrics.h"
 #include "lib/analyze/host_plane_to_op_metrics.h"
 #include "lib/model/xplane_schema.h"
@@ -7,7 +9,9 @@
 namespace tfprof {
 
 std::string GpuModelName(const DeviceProperties& d) {
-  if (!d.vendor.empty() && d.vendor != "Nvidia") return d.vendor == "AMD" ? "AMD GPU" : "GPU";
+  // As the reference: the architecture name only for an Nvidia device that
+  // says so (older captures record no vendor: plain "GPU").
+  if (d.vendor != "Nvidia") return "GPU";
   const int major = d.compute_cap_major, minor = d.compute_cap_minor;
   const char* arch = nullptr;
   switch (major) {
@@ -27,6 +31,7 @@ std::string GpuModelName(const DeviceProperties& d) {
 HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options) {
   HostSummary s;
   s.env.hosts.push_back(host.name);
+  s.env.hostnames = host.hostnames.empty() ? std::vector<std::string>{host.name} : host.hostnames;
   for (const Plane& plane : host.planes) {
     std::string_view name = host.PlaneName(plane);
     if (name == schema::kHostThreadsPlane) {
@@ -49,6 +54,9 @@ HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const A
 
 void CombineHostSummaries(HostSummary& into, const HostSummary& other) {
   into.env.hosts.insert(into.env.hosts.end(), other.env.hosts.begin(), other.env.hosts.end());
+  for (const std::string& h : other.env.hostnames)
+    if (std::find(into.env.hostnames.begin(), into.env.hostnames.end(), h) == into.env.hostnames.end())
+      into.env.hostnames.push_back(h);
   if (other.env.has_device()) {
     if (!into.env.has_device()) into.env.first_device = other.env.first_device;
     into.env.device_type = other.env.device_type;

@@ -16,7 +16,11 @@
 namespace tfprof {
 
 struct RunEnvironment {
-  std::vector<std::string> hosts;  // Host names, in the order read.
+  std::vector<std::string> hosts;  // Host names (capture files), in the order read.
+  // Distinct machine names the captures record (XSpace.hostnames); two
+  // processes on one machine are two hosts above but one here, which is
+  // what the reference's host count counts.
+  std::vector<std::string> hostnames;
   std::string device_type = "CPU";  // e.g. "Nvidia GPU (Turing)".
   DeviceProperties first_device;    // Properties of the first GPU plane.
   int device_core_count = 0;        // GPU planes (devices) over all hosts.

@@ -243,8 +243,16 @@ std::vector<AbsSpan> Spans(const StepDb& db) {
 
 StepDb CombineHostSteps(std::vector<StepDb> hosts) {
   if (hosts.empty()) return {};
-  for (StepDb& h : hosts)
+  for (StepDb& h : hosts) {
     for (StepRecord& s : h.steps) s.max_duration_ps = s.duration_ps;
+    // Like the reference, drop the first and the last step when there are
+    // more than five: the profile window usually cuts them.
+    if (h.steps.size() > 5) {
+      h.steps.pop_back();
+      h.steps.erase(h.steps.begin());
+      h.dropped_steps += 2;
+    }
+  }
   if (hosts.size() == 1) return std::move(hosts[0]);
   bool any_device = false;
   for (const StepDb& h : hosts) any_device = any_device || h.has_device;
@@ -259,64 +267,73 @@ StepDb CombineHostSteps(std::vector<StepDb> hosts) {
     if (any_device && !h.has_device) continue;  // A coordinator.
     kept.push_back(std::move(h));
   }
-  for (const StepDb& h : kept)
-    if (h.steps.empty()) {
-      out.no_steps_reason = "host " + (h.hosts.empty() ? std::string("?") : h.hosts[0]) + " has no steps: " + h.no_steps_reason;
-      return out;
-    }
   // The chief: the host whose steps span the least time.
   size_t chief = 0;
   __int128 chief_span = -1;
   std::vector<std::vector<AbsSpan>> spans;
   for (size_t i = 0; i < kept.size(); ++i) {
     spans.push_back(Spans(kept[i]));
-    __int128 span = spans[i].back().end - spans[i].front().begin;
+    __int128 span = spans[i].empty() ? 0 : spans[i].back().end - spans[i].front().begin;
     if (chief_span < 0 || span < chief_span) {
       chief = i;
       chief_span = span;
     }
   }
   const int64_t n_chief = static_cast<int64_t>(spans[chief].size());
-  std::vector<int64_t> offset(kept.size(), 0);  // Host step index = chief index + offset.
-  int64_t begin = 0, end = n_chief;
-  std::vector<std::string> disjoint;
+  // Each host's alignment: its first step and the chief step it matches.
+  std::vector<int64_t> begin_host(kept.size(), 0), begin_chief(kept.size(), 0);
+  int64_t first = 0, last = n_chief;
+  std::vector<std::string> unmatched;
   for (size_t h = 0; h < kept.size(); ++h) {
-    if (h == chief) continue;
-    const int64_t n = static_cast<int64_t>(spans[h].size());
-    auto score = [&](int64_t k) {
-      __int128 sum = 0;
-      for (int64_t i = 0; i < n_chief; ++i)
-        if (i + k >= 0 && i + k < n) sum += Overlap(spans[chief][i], spans[h][i + k]);
-      return sum;
-    };
-    // Offsets 0, 1, 2, ... then -1, -2, ...: the first best wins ties.
-    int64_t best = 0;
-    __int128 best_score = -1;
-    for (int64_t k = 0; k < n; ++k)
-      if (__int128 sc = score(k); sc > best_score) best = k, best_score = sc;
-    for (int64_t k = -1; k > -n_chief; --k)
-      if (__int128 sc = score(k); sc > best_score) best = k, best_score = sc;
-    if (best_score <= 0) disjoint.push_back(kept[h].hosts.empty() ? "?" : kept[h].hosts[0]);
-    offset[h] = best;
-    begin = std::max(begin, -best);
-    end = std::min(end, n - best);
+    int64_t count = n_chief;
+    if (h != chief) {
+      const int64_t n = static_cast<int64_t>(spans[h].size());
+      // Overlap of the steps paired at each offset k = chief index - host
+      // index, walking both sequences in time order.
+      std::vector<__int128> similarity(static_cast<size_t>(std::max<int64_t>(1, n + n_chief - 1)), 0);
+      for (int64_t a = 0, c = 0; a < n && c < n_chief;) {
+        const AbsSpan& x = spans[h][a];
+        const AbsSpan& y = spans[chief][c];
+        similarity[static_cast<size_t>(c - a + n - 1)] += Overlap(x, y);
+        if (x.end < y.end) ++a;
+        else if (y.end < x.end) ++c;
+        else ++a, ++c;
+      }
+      int64_t best = 0;
+      __int128 best_score = -1;
+      for (int64_t k = 0; k < n_chief; ++k)
+        if (similarity[static_cast<size_t>(k + n - 1)] > best_score) best = k, best_score = similarity[static_cast<size_t>(k + n - 1)];
+      for (int64_t k = -1; k >= -(n - 1); --k)
+        if (similarity[static_cast<size_t>(k + n - 1)] > best_score) best = k, best_score = similarity[static_cast<size_t>(k + n - 1)];
+      if (best_score <= 0) unmatched.push_back(kept[h].hosts.empty() ? "?" : kept[h].hosts[0]);
+      begin_host[h] = best >= 0 ? 0 : -best;
+      begin_chief[h] = best >= 0 ? best : 0;
+      count = std::min(n - begin_host[h], n_chief - begin_chief[h]);
+    }
+    first = std::max(first, begin_chief[h]);
+    last = std::min(last, begin_chief[h] + count);
   }
-  if (!disjoint.empty() || begin >= end) {
-    std::string names;
-    for (const std::string& d : disjoint) names += (names.empty() ? "" : ", ") + d;
-    out.no_steps_reason = "steps were found on the hosts, but the steps common to all hosts are none" +
-                          (names.empty() ? std::string() : " (hosts whose steps overlap no step of the others: " + names + ")");
+  if (first >= last) {
+    out.no_steps_reason = "steps were found on the hosts, but no step is common to all of them";
     return out;
   }
-  for (int64_t i = begin; i < end; ++i) {
-    StepRecord r = kept[0].steps[static_cast<size_t>(i + offset[0])];
+  // The combined steps are the first host's (the reference reads its
+  // breakdown only); the step time statistics use the slowest host.
+  for (int64_t i = first; i < last; ++i) {
+    StepRecord r = kept[0].steps[static_cast<size_t>(begin_host[0] + (i - begin_chief[0]))];
     for (size_t h = 0; h < kept.size(); ++h)
-      r.max_duration_ps = std::max(r.max_duration_ps, kept[h].steps[static_cast<size_t>(i + offset[h])].duration_ps);
+      r.max_duration_ps = std::max(r.max_duration_ps, kept[h].steps[static_cast<size_t>(begin_host[h] + (i - begin_chief[h]))].duration_ps);
     out.steps.push_back(std::move(r));
   }
-  out.intersection_note = std::to_string(end - begin) + " steps common to " + std::to_string(kept.size()) +
-                          " hosts (of " + std::to_string(n_chief) + " on the chief host); breakdowns are the first host's, "
-                          "step-time statistics take the slowest host's time of each step, as the TensorFlow Profiler does";
+  out.intersection_note = std::to_string(last - first) + " steps common to " + std::to_string(kept.size()) +
+                          " hosts; breakdowns are the first host's, step-time statistics take the slowest host's time "
+                          "of each step, as the TensorFlow Profiler does";
+  if (!unmatched.empty()) {
+    std::string names;
+    for (const std::string& u : unmatched) names += (names.empty() ? "" : ", ") + u;
+    out.intersection_note += "; the steps of " + names +
+                             " overlap none of the chief host's steps in time, so they were aligned by position";
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "tests/parity/kernel_stats_parity.h"
 #include "tests/parity/memory_parity.h"
 #include "tests/parity/op_stats_parity.h"
+#include "tests/parity/overview_parity.h"
 #include "tests/parity/parity.h"
 #include "tests/parity/steps_parity.h"
 
@@ -75,6 +76,10 @@ void AddRunCases(const Run& run, std::vector<Case>& out) {
     out.push_back({run.name, "op-stats", "TF legacy .pb", [folder, pb] { return CompareOpStatsWithLegacy(folder, pb); }});
   if (std::string json = (run.reference / "framework_op_stats.json").string(); fs::exists(json))
     out.push_back({run.name, "op-stats", "xprof 2.24.2", [folder, json] { return CompareOpStatsWithXprof(folder, json); }});
+  if (std::string pb = FileWithSuffix(run.folder, ".overview_page.pb"); !pb.empty())
+    out.push_back({run.name, "overview", "TF legacy .pb", [folder, pb] { return CompareOverviewWithLegacy(folder, pb); }});
+  if (std::string json = (run.reference / "overview_page.json").string(); fs::exists(json))
+    out.push_back({run.name, "overview", "xprof 2.24.2", [folder, json] { return CompareOverviewWithXprof(folder, json); }});
   if (std::string pb = FileWithSuffix(run.folder, ".input_pipeline.pb"); !pb.empty())
     out.push_back({run.name, "steps", "TF legacy .pb", [folder, pb] { return CompareStepsWithLegacy(folder, pb); }});
   if (std::string json = (run.reference / "input_pipeline_analyzer.json").string(); fs::exists(json))

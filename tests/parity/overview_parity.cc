@@ -1,0 +1,153 @@
+#include "tests/parity/overview_parity.h"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "lib/analyze/event_grouping.h"
+#include "lib/analyze/overview_analysis.h"
+#include "lib/analyze/planes_to_step_db.h"
+#include "lib/read/capture_discovery.h"
+#include "lib/read/capture_loader.h"
+#include "nlohmann/json.hpp"
+#include "proto/overview_page.pb.h"
+
+namespace tfprof::parity {
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Overview RunOverview(const std::string& folder, const AnalysisOptions& options) {
+  DiscoveredInput input = DiscoverInput(folder, "", options.xprof());
+  HostSummary ops;
+  std::vector<StepDb> steps;
+  Diagnostics diag;
+  bool first = true;
+  for (const CaptureFile& f : input.selected.files) {
+    Host host = LoadCapture(f, diag);
+    HostSummary s = SummarizeHostOps(host, diag, options);
+    if (first) ops = std::move(s);
+    else CombineHostSummaries(ops, s);
+    first = false;
+    steps.push_back(BuildStepDb(host, GroupEvents(host, diag), options, diag));
+  }
+  return BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps))), options);
+}
+
+// "14.4%" as the reference prints percentages in its properties.
+std::string Pct(double v) { return fmt::format("{:.1f}%", v); }
+
+}  // namespace
+
+Tally CompareOverviewWithLegacy(const std::string& folder, const std::string& pb_path) {
+  Tally t;
+  legacy::OverviewPage ref;
+  if (!ref.ParseFromString(Slurp(pb_path))) {
+    t.Text("parse " + pb_path, "ok", "failed");
+    return t;
+  }
+  Overview o = RunOverview(folder, {});
+  const auto& a = ref.analysis();
+  t.Number("host_tf_op_percent", o.placement.host_percent(), a.host_tf_op_percent(), 0.05);
+  t.Number("device_tf_op_percent", o.placement.device_percent(), a.device_tf_op_percent(), 0.05);
+  t.Number("compute_16bit_percent", o.compute_16bit_percent, a.device_compute_16bit_percent(), 0.05);
+  t.Number("compute_32bit_percent", o.compute_32bit_percent, a.device_compute_32bit_percent(), 0.05);
+  t.Count("top_device_ops", static_cast<int64_t>(o.top_device_ops.size()), a.top_device_ops_size());
+  for (int i = 0; i < a.top_device_ops_size() && i < static_cast<int>(o.top_device_ops.size()); ++i) {
+    const auto& r = a.top_device_ops(i);
+    const TopDeviceOp& x = o.top_device_ops[i];
+    const std::string w = fmt::format("top[{}]", i);
+    t.Text(w + " name", x.name, r.name());
+    t.Text(w + " category", x.category, r.category());
+    t.Number(w + " self_fraction", x.self_fraction, r.self_time_fraction(), 1e-6);
+    t.Number(w + " cumulative", x.cumulative_fraction, r.cumulative_time_fraction(), 1e-6);
+    t.Flag(w + " tc_eligible", x.tensor_core_eligible, r.is_op_tensorcore_eligible());
+    t.Flag(w + " tc_used", x.uses_tensor_core, r.is_op_using_tensorcore());
+  }
+  const auto& rec = ref.recommendation();
+  t.Text("bottleneck", o.bottleneck.input_classification, rec.bottleneck());
+  t.Text("statement", o.bottleneck.input_statement, rec.statement());
+  legacy::GenericRecommendation g;
+  g.ParseFromString(rec.recommendation().value());
+  t.Text("kernel_launch_bottleneck", o.bottleneck.kernel_launch_classification, g.kernel_launch_bottleneck());
+  t.Text("kernel_launch_statement", o.bottleneck.kernel_launch_statement, g.kernel_launch_statement());
+  t.Text("all_other_bottleneck", o.bottleneck.all_other_classification, g.all_other_bottleneck());
+  t.Text("all_other_statement", o.bottleneck.all_other_statement, g.all_other_statement());
+  t.Text("precision_statement", o.precision_statement, g.precision_statement());
+  const auto& in = ref.input_analysis();
+  t.Count("input_ops", static_cast<int64_t>(o.input.ops.size()), in.input_op_details_size());
+  for (int i = 0; i < in.input_op_details_size() && i < static_cast<int>(o.input.ops.size()); ++i) {
+    const auto& r = in.input_op_details(i);
+    const InputOp& x = o.input.ops[i];
+    const std::string w = fmt::format("input_op[{}]", i);
+    t.Text(w + " name", x.name, r.op_name());
+    t.Count(w + " count", static_cast<int64_t>(x.count), static_cast<int64_t>(r.count()));
+    t.Number(w + " time_ms", x.time_ms, r.time_in_ms(), 1e-6);
+    t.Number(w + " self_ms", x.self_time_ms, r.self_time_in_ms(), 1e-6);
+    t.Number(w + " time_percent", x.time_fraction * 100, r.time_in_percent(), 1e-4);
+    t.Number(w + " self_percent", x.self_time_fraction * 100, r.self_time_in_percent(), 1e-4);
+    t.Text(w + " category", std::string(InputOpCategoryName(x.category)), r.category());
+  }
+  const auto& b = in.input_time_breakdown();
+  t.Number("enqueue_us", o.input.breakdown.enqueue_us, b.enqueue_us(), 0.001);
+  t.Number("demanded_file_read_us", o.input.breakdown.demanded_file_read_us, b.demanded_file_read_us(), 0.001);
+  t.Number("advanced_file_read_us", o.input.breakdown.advanced_file_read_us, b.advanced_file_read_us(), 0.001);
+  t.Number("preprocessing_us", o.input.breakdown.preprocessing_us, b.preprocessing_us(), 0.001);
+  t.Number("unclassified_us", o.input.breakdown.unclassified_non_enqueue_us, b.unclassified_non_enqueue_us(), 0.001);
+  t.Count("host_count", static_cast<int64_t>(o.env.hosts.size()), ref.run_environment().host_count());
+  t.Text("device_type", o.env.device_type, ref.run_environment().device_type());
+  t.Count("device_core_count", o.env.device_core_count, ref.run_environment().device_core_count());
+  return t;
+}
+
+Tally CompareOverviewWithXprof(const std::string& folder, const std::string& json_path) {
+  Tally t;
+  nlohmann::json doc = nlohmann::json::parse(Slurp(json_path), nullptr, false);
+  if (!doc.is_array() || doc.size() < 4) {
+    t.Text("parse " + json_path, "ok", "failed");
+    return t;
+  }
+  Overview o = RunOverview(folder, AnalysisOptions{Compat::kXprof});
+  const nlohmann::json& a = doc[0];
+  auto prop = [](const nlohmann::json& table, const char* key) -> std::string {
+    return table.contains("p") && table["p"].contains(key) ? table["p"][key].get<std::string>() : "";
+  };
+  t.Text("host_tf_op_percent", Pct(o.placement.host_percent()), prop(a, "host_tf_op_percent"));
+  t.Text("device_tf_op_percent", Pct(o.placement.device_percent()), prop(a, "device_tf_op_percent"));
+  if (a["p"].contains("device_compute_16bit_percent")) {
+    t.Text("compute_16bit_percent", Pct(o.compute_16bit_percent), prop(a, "device_compute_16bit_percent"));
+    t.Text("compute_32bit_percent", Pct(o.compute_32bit_percent), prop(a, "device_compute_32bit_percent"));
+  }
+  std::map<std::string, size_t> col;
+  for (size_t c = 0; c < a["cols"].size(); ++c) col[a["cols"][c]["id"].get<std::string>()] = c;
+  t.Count("top_device_ops", static_cast<int64_t>(o.top_device_ops.size()), static_cast<int64_t>(a["rows"].size()));
+  for (size_t i = 0; i < a["rows"].size() && i < o.top_device_ops.size(); ++i) {
+    const nlohmann::json& c = a["rows"][i]["c"];
+    const TopDeviceOp& x = o.top_device_ops[i];
+    const std::string w = fmt::format("top[{}]", i);
+    t.Text(w + " name", x.name, c[col.at("operation")]["v"].get<std::string>());
+    t.Text(w + " category", x.category, c[col.at("category")]["v"].get<std::string>());
+    t.Number(w + " self_fraction", x.self_fraction, c[col.at("selfTimePercent")]["v"].get<double>(), 1e-6);
+  }
+  const nlohmann::json& rec = doc[3];
+  t.Text("bottleneck", o.bottleneck.input_classification, prop(rec, "bottleneck"));
+  t.Text("statement", o.bottleneck.input_statement, prop(rec, "statement"));
+  t.Text("kernel_launch_bottleneck", o.bottleneck.kernel_launch_classification, prop(rec, "kernel_launch_bottleneck"));
+  t.Text("kernel_launch_statement", o.bottleneck.kernel_launch_statement, prop(rec, "kernel_launch_statement"));
+  t.Text("all_other_bottleneck", o.bottleneck.all_other_classification, prop(rec, "all_other_bottleneck"));
+  t.Text("all_other_statement", o.bottleneck.all_other_statement, prop(rec, "all_other_statement"));
+  t.Text("precision_statement", o.precision_statement, prop(rec, "precision_statement"));
+  const nlohmann::json& env = doc[2];
+  t.Text("host_count", std::to_string(o.env.hostnames.size()), prop(env, "host_count"));
+  t.Text("device_type", o.env.device_type, prop(env, "device_type"));
+  t.Text("device_core_count", std::to_string(o.env.device_core_count), prop(env, "device_core_count"));
+  return t;
+}
+
+}  // namespace tfprof::parity
