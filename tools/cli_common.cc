@@ -28,8 +28,17 @@ void AddCommonOptions(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("--max-events", o.max_events, "Read at most this many events per host (0: all); reported when hit");
 }
 
+void AddStepOptions(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("--step-marker", o.step_marker,
+                  "When the capture has no step markers: the events whose name matches this regular expression are "
+                  "the steps (e.g. 'ProfilerStep#\\d+', '^train$')");
+  cmd->add_flag("--whole-trace", o.whole_trace, "When the capture has no step markers: treat the whole capture as one step");
+}
+
 AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
   AnalysisOptions a;
+  a.step_marker = o.step_marker;
+  a.whole_trace = o.whole_trace;
   if (o.compat == "xprof") a.compat = Compat::kXprof;
   else if (o.compat == "tf-legacy") a.compat = Compat::kTfLegacy;
   return a;

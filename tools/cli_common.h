@@ -26,11 +26,16 @@ struct CommonOptions {
   bool verbose = false;
   uint64_t max_events = 0;
   std::string compat;  // "" (TensorFlow Profiler as documented) or "xprof".
+  std::string step_marker;  // --step-marker (commands with steps).
+  bool whole_trace = false;
 };
 
 void AddCommonOptions(CLI::App* cmd, CommonOptions& options);
 
-// --compat as analysis options.
+// --step-marker and --whole-trace, for the commands that find steps.
+void AddStepOptions(CLI::App* cmd, CommonOptions& options);
+
+// --compat, --step-marker and --whole-trace as analysis options.
 AnalysisOptions AnalysisOptionsFrom(const CommonOptions& options);
 
 // Discovers the input and reads each selected host in turn, handing it to

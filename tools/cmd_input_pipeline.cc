@@ -10,6 +10,7 @@ void Register(CLI::App& app, std::function<void()>& action) {
   static CommonOptions options;
   CLI::App* cmd = app.add_subcommand("input-pipeline", "Input Pipeline Analyzer: wait for input per step, host input ops");
   AddCommonOptions(cmd, options);
+  AddStepOptions(cmd, options);
   cmd->callback([&action] {
     action = [] {
       if (MaybeListRuns(options)) return;

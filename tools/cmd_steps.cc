@@ -15,6 +15,7 @@ void Register(CLI::App& app, std::function<void()>& action) {
   static CommonOptions options;
   CLI::App* cmd = app.add_subcommand("steps", "Step time and its breakdown, one row per step (the Step-time Graph)");
   AddCommonOptions(cmd, options);
+  AddStepOptions(cmd, options);
   cmd->callback([&action] {
     action = [] {
       if (MaybeListRuns(options)) return;
@@ -22,12 +23,14 @@ void Register(CLI::App& app, std::function<void()>& action) {
       std::vector<StepDb> per_host;
       Diagnostics diag;
       LoadResult loaded = ForEachHost(options, [&](Host& host) {
-        EventGroups groups = GroupEvents(host, diag);
+        EventGroups groups = GroupEvents(host, diag, analysis);
         per_host.push_back(BuildStepDb(host, groups, analysis, diag));
       });
       StepSummary summary = SummarizeSteps(CombineHostSteps(std::move(per_host)));
       if (summary.rows.empty())
-        throw InputError(options.path, "no steps: " + summary.no_steps_reason, kExitUnavailable);
+        throw InputError(options.path,
+                         "no steps: " + summary.no_steps_reason + " (try --step-marker REGEX or --whole-trace)",
+                         kExitUnavailable);
       Report report = BuildStepsReport(summary);
       if (!summary.intersection_note.empty()) report.notes.push_back(summary.intersection_note);
       report.lines.insert(report.lines.begin(), "run " + loaded.input.selected.name);

@@ -16,7 +16,7 @@ LoadedOverview LoadOverview(const CommonOptions& options) {
     if (first) ops = std::move(s);
     else CombineHostSummaries(ops, s);
     first = false;
-    EventGroups groups = GroupEvents(host, out.diagnostics);
+    EventGroups groups = GroupEvents(host, out.diagnostics, analysis);
     steps.push_back(BuildStepDb(host, groups, analysis, out.diagnostics));
   });
   out.overview = BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps))), analysis);

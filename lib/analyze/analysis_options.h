@@ -1,6 +1,8 @@
 // Which reference an analysis reproduces where references disagree.
 #pragma once
 
+#include <string>
+
 namespace tfprof {
 
 enum class Compat {
@@ -17,6 +19,11 @@ enum class Compat {
 
 struct AnalysisOptions {
   Compat compat = Compat::kDefault;
+  // Fallbacks when a capture has no step markers: events whose name matches
+  // this regular expression (e.g. "ProfilerStep#\\d+", "^train$") are the
+  // steps; or the whole capture is one step.
+  std::string step_marker;
+  bool whole_trace = false;
   bool xprof() const { return compat == Compat::kXprof; }
   bool tf_legacy() const { return compat == Compat::kTfLegacy; }
 };

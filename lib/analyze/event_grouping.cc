@@ -4,6 +4,8 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <regex>
+#include <stdexcept>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -53,7 +55,7 @@ struct Node {
 // from the links between threads and to the device.
 class Forest {
  public:
-  Forest(const Host& host, Diagnostics& diag) : host_(host), diag_(diag) {}
+  Forest(const Host& host, Diagnostics& diag, const std::regex* marker) : host_(host), diag_(diag), marker_(marker) {}
 
   void Build();
   void Group(EventGroups& out);
@@ -71,6 +73,7 @@ class Forest {
 
   const Host& host_;
   Diagnostics& diag_;
+  const std::regex* marker_;  // --step-marker: these events are the roots.
   std::vector<Node> nodes_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint32_t> child_begin_, children_, parent_begin_, parents_;
@@ -106,7 +109,12 @@ void Forest::Build() {
     const bool host_plane = host_.PlaneName(plane) == schema::kHostThreadsPlane;
     const PlaneStats& ps = stats_[p];
     std::vector<Kind> kind_of(plane.event_metadata.size());
-    for (size_t m = 0; m < kind_of.size(); ++m) kind_of[m] = KindOfName(host_.Str(plane.event_metadata[m].name));
+    std::vector<bool> is_marker(plane.event_metadata.size());
+    for (size_t m = 0; m < kind_of.size(); ++m) {
+      std::string_view name = host_.Str(plane.event_metadata[m].name);
+      kind_of[m] = KindOfName(name);
+      if (marker_) is_marker[m] = std::regex_search(name.begin(), name.end(), *marker_);
+    }
     for (uint32_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
       if (schema::IsDerivedLineId(line.id)) continue;
@@ -116,7 +124,8 @@ void Forest::Build() {
         const uint32_t n = static_cast<uint32_t>(nodes_.size());
         Node node{p, l, e, 0, kind_of[ev.metadata], ev.start_ps};
         auto stats = line.EventStats(e);
-        if (auto r = ps.r.In(stats)) node.root_level = static_cast<int32_t>(r->AsInt());
+        if (marker_) node.root_level = is_marker[ev.metadata] ? 1 : 0;
+        else if (auto r = ps.r.In(stats)) node.root_level = static_cast<int32_t>(r->AsInt());
         else if (node.kind == Kind::kTraceContext) node.root_level = 1;
         else if (node.kind == Kind::kProcessBatch) node.root_level = 2;
         else if (node.kind == Kind::kBatchingSessionRun) node.root_level = 1;
@@ -223,6 +232,13 @@ std::vector<uint32_t> Forest::Roots() {
     if (n.kind == Kind::kCapturedFunction)
       if (auto id = StatOf(stats_[n.plane].id, n)) tf_data_ids.insert(id->AsInt());
 
+  if (marker_) {
+    std::vector<uint32_t> roots;
+    for (uint32_t i = 0; i < nodes_.size(); ++i)
+      if (nodes_[i].root_level > 0) roots.push_back(i);
+    std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
+    return roots;
+  }
   // TensorFlow 1 loops: the iterations of ExecutorState::Process
   // (same step id, iter_num > 0 somewhere) are the steps.
   std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> iterations;
@@ -391,11 +407,36 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
 
 }  // namespace
 
-EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics) {
+// --whole-trace: every event in step 0, named by the plane's span.
+EventGroups WholeTrace(const Host& host) {
+  EventGroups out;
+  out.whole_trace = true;
+  out.group.resize(host.planes.size());
+  for (size_t p = 0; p < host.planes.size(); ++p) {
+    out.group[p].resize(host.planes[p].lines.size());
+    for (size_t l = 0; l < host.planes[p].lines.size(); ++l)
+      out.group[p][l].assign(host.planes[p].lines[l].events.size(), 0);
+  }
+  StepGroup g;
+  g.name = "whole trace";
+  out.groups.push_back(g);
+  return out;
+}
+
+EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options) {
+  if (options.whole_trace) return WholeTrace(host);
+  std::optional<std::regex> marker;
+  if (!options.step_marker.empty()) {
+    try {
+      marker.emplace(options.step_marker, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      throw std::invalid_argument("--step-marker: bad regular expression '" + options.step_marker + "': " + e.what());
+    }
+  }
   EventGroups out;
   for (const Plane& plane : host.planes)
     for (const EventMetadata& m : plane.event_metadata)
-      if (IsLoopOp(host.Str(m.name))) {
+      if (!marker && IsLoopOp(host.Str(m.name))) {
         out.group.resize(host.planes.size());
         for (size_t p = 0; p < host.planes.size(); ++p) {
           out.group[p].resize(host.planes[p].lines.size());
@@ -407,16 +448,18 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics) {
         return out;
       }
   for (const Plane& plane : host.planes)
-    if (plane.FindStatKey(host.strings, "group_id")) {
+    if (!marker && plane.FindStatKey(host.strings, "group_id")) {
       out.from_capture = ReadCapturedGroups(host, out);
       if (out.from_capture) return out;
       out = EventGroups();
       break;
     }
-  Forest forest(host, diagnostics);
+  Forest forest(host, diagnostics, marker ? &*marker : nullptr);
   forest.Build();
   forest.Group(out);
-  if (out.groups.empty())
+  if (out.groups.empty() && marker)
+    out.no_groups_reason = "no event matches --step-marker '" + options.step_marker + "'";
+  else if (out.groups.empty())
     out.no_groups_reason =
         "no step markers: no event has a root stat (_r, as tf.profiler.experimental.Trace(..., _r=1), Keras and "
         "tf.function calls add) and there is no TraceContext";

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/analyze/analysis_options.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 
@@ -39,6 +40,7 @@ struct EventGroups {
   std::vector<std::vector<std::vector<int32_t>>> group;
   std::vector<StepGroup> groups;  // By id (groups[i].id == i when grouped here).
   bool from_capture = false;      // The capture carried group_id stats.
+  bool whole_trace = false;       // --whole-trace: one step of everything.
   // Why there are no groups (empty when there are): no step roots, TF loop
   // ops present, ...
   std::string no_groups_reason;
@@ -47,6 +49,9 @@ struct EventGroups {
   bool empty() const { return groups.empty(); }
 };
 
-EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics);
+// With options.step_marker, the events whose name matches it are the step
+// roots (the capture's own markers are ignored); with options.whole_trace,
+// every event is in one step. Throws std::invalid_argument for a bad regex.
+EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {});
 
 }  // namespace tfprof

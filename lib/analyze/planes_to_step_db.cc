@@ -1,6 +1,7 @@
 #include "lib/analyze/planes_to_step_db.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 
 #include "lib/model/stat_finder.h"
@@ -147,6 +148,24 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
   StepMap host_steps, device_steps;
   if (host_plane < host.planes.size()) AddHostPlane(host, host_plane, groups, db.has_device, host_steps);
   for (size_t p : gpu_planes) AddDevicePlane(host, p, groups, device_steps);
+  if (groups.whole_trace) {
+    // One step from the first to the last event of the host and devices.
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t p = 0; p < host.planes.size(); ++p) {
+      if (p != host_plane && std::find(gpu_planes.begin(), gpu_planes.end(), p) == gpu_planes.end()) continue;
+      for (const Line& l : host.planes[p].lines) {
+        if (schema::IsDerivedLineId(l.id)) continue;
+        for (const Event& e : l.events) {
+          first = std::min(first, e.start_ps);
+          last = std::max(last, e.end_ps());
+        }
+      }
+    }
+    if (first < last) {
+      host_steps[0].host_markers.push_back({first, last});
+      if (db.has_device) device_steps[0].device_markers.push_back({first, last});
+    }
+  }
 
   StepMap steps;
   if (!db.has_device) {
