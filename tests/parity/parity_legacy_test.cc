@@ -9,10 +9,10 @@ using namespace tfprof::parity;
 
 namespace {
 
-void RunAll(const std::string& analysis) {
+void RunAll(const std::string& analysis, const std::string& reference = "TF legacy .pb") {
   size_t ran = 0;
   for (Case& c : AllCases(TFPROF_SOURCE_DIR, tfprof::testing::CorpusDir())) {
-    if (c.analysis != analysis || c.reference != "TF legacy .pb") continue;
+    if (c.analysis != analysis || c.reference != reference) continue;
     Tally t = c.run();
     INFO(c.capture << " " << c.analysis << " vs " << c.reference << ": " << t.Summary());
     CHECK(t.ok());
@@ -25,3 +25,6 @@ void RunAll(const std::string& analysis) {
 
 TEST_CASE("op-stats matches TensorFlow's tensorflow_stats.pb on every corpus run", "[parity]") { RunAll("op-stats"); }
 TEST_CASE("kernel-stats matches TensorFlow's kernel_stats.pb on every corpus run", "[parity]") { RunAll("kernel-stats"); }
+TEST_CASE("memory matches TensorFlow's memory_profile.json.gz on every corpus run", "[parity][memory]") {
+  RunAll("memory", "TF legacy .json.gz");
+}

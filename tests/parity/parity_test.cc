@@ -27,3 +27,4 @@ void RunAll(const std::string& analysis, const std::string& reference) {
 
 TEST_CASE("op-stats matches xprof on every run with a reference", "[parity]") { RunAll("op-stats", "xprof 2.24.2"); }
 TEST_CASE("kernel-stats matches xprof on every run with a reference", "[parity]") { RunAll("kernel-stats", "xprof 2.24.2"); }
+TEST_CASE("memory matches xprof on every host with a reference", "[parity][memory]") { RunAll("memory", "xprof 2.24.2"); }

@@ -1,0 +1,469 @@
+#include "lib/analyze/memory_events_to_profile.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
+#include "lib/analyze/event_grouping.h"
+#include "lib/model/xplane_schema.h"
+
+namespace tfprof {
+namespace {
+
+constexpr std::string_view kAllocationEvent = "MemoryAllocation";
+constexpr std::string_view kDeallocationEvent = "MemoryDeallocation";
+
+// Allocator sizes are int64 in the capture; a corrupt capture must not make
+// a sum overflow (undefined behaviour), so sums saturate.
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+int64_t SatSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_sub_overflow(a, b, &r)) return r;
+  return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+
+// The stats BFCAllocator writes, looked up once per plane by name.
+enum class Field : uint8_t {
+  kNone,
+  kAllocatorName,
+  kDeviceIndex,  // index_on_host / device_ordinal: the memory id on TPU.
+  kBytesReserved,
+  kBytesAllocated,
+  kBytesAvailable,
+  kFragmentation,
+  kPeakBytesInUse,
+  kRequestedBytes,
+  kAllocationBytes,
+  kAddress,
+  kTfOp,
+  kRegionType,
+  kDataType,
+  kShape,
+};
+
+Field FieldOf(std::string_view name) {
+  static const std::map<std::string_view, Field> kFields = {
+      {"allocator_name", Field::kAllocatorName},     {"index_on_host", Field::kDeviceIndex},
+      {"device_ordinal", Field::kDeviceIndex},       {"bytes_reserved", Field::kBytesReserved},
+      {"bytes_allocated", Field::kBytesAllocated},   {"bytes_available", Field::kBytesAvailable},
+      {"fragmentation", Field::kFragmentation},      {"peak_bytes_in_use", Field::kPeakBytesInUse},
+      {"requested_bytes", Field::kRequestedBytes},   {"allocation_bytes", Field::kAllocationBytes},
+      {"addr", Field::kAddress},                     {"tf_op", Field::kTfOp},
+      {"region_type", Field::kRegionType},           {"data_type", Field::kDataType},
+      {"shape", Field::kShape},
+  };
+  auto it = kFields.find(name);
+  return it == kFields.end() ? Field::kNone : it->second;
+}
+
+// Which of the stats every allocator event should have were seen.
+enum Seen : uint32_t {
+  kSeenAllocator = 1,
+  kSeenReserved = 2,
+  kSeenAllocated = 4,
+  kSeenAvailable = 8,
+  kSeenAllocationBytes = 16,
+};
+constexpr uint32_t kSeenAll = 31;
+
+class SnapshotReader {
+ public:
+  SnapshotReader(const Host& host, const Plane& plane, const MemoryProfileOptions& options, HostMemoryProfile& out)
+      : host_(host), options_(options), out_(out) {
+    fields_.reserve(plane.stat_metadata.size());
+    for (const StatMetadata& m : plane.stat_metadata) fields_.push_back(FieldOf(host.Str(m.name)));
+  }
+
+  // Fills `s` from the event's stats, in stored order (a repeated stat: the
+  // last wins, as in the reference); returns the memory id and which of the
+  // expected stats were present.
+  std::string Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen) {
+    std::string memory_id;
+    seen = 0;
+    for (const Stat& stat : stats) {
+      const Field f = stat.key() < fields_.size() ? fields_[stat.key()] : Field::kNone;
+      switch (f) {
+        case Field::kNone: break;
+        case Field::kAllocatorName:
+          memory_id = std::string(host_.Str(stat.AsString()));
+          seen |= kSeenAllocator;
+          break;
+        case Field::kDeviceIndex:
+          memory_id = std::to_string(Int(stat));
+          seen |= kSeenAllocator;
+          break;
+        case Field::kBytesReserved: s.stack_bytes = Int(stat), seen |= kSeenReserved; break;
+        case Field::kBytesAllocated: s.heap_bytes = Int(stat), seen |= kSeenAllocated; break;
+        case Field::kBytesAvailable: s.free_bytes = Int(stat), seen |= kSeenAvailable; break;
+        case Field::kFragmentation: s.fragmentation = Fraction(stat); break;
+        case Field::kPeakBytesInUse: s.peak_bytes_in_use = Int(stat); break;
+        case Field::kRequestedBytes: s.requested_bytes = Int(stat); break;
+        case Field::kAllocationBytes: s.allocation_bytes = Int(stat), seen |= kSeenAllocationBytes; break;
+        case Field::kAddress: s.address = static_cast<uint64_t>(Int(stat)); break;
+        case Field::kTfOp: s.op_name = Intern(stat); break;
+        case Field::kRegionType: s.region_type = Intern(stat); break;
+        case Field::kDataType: s.data_type = Int(stat); break;
+        case Field::kShape: s.shape = Intern(stat); break;
+      }
+    }
+    return memory_id;
+  }
+
+ private:
+  int64_t Int(const Stat& s) const {
+    if (options_.strict_stat_types) return s.type() == StatType::kInt64 ? static_cast<int64_t>(s.bits) : 0;
+    return s.type() == StatType::kString || s.type() == StatType::kBytes ? 0 : s.AsInt();
+  }
+  double Fraction(const Stat& s) const {
+    if (options_.strict_stat_types) return s.type() == StatType::kDouble ? s.AsDouble() : 0.0;
+    return s.AsDouble();
+  }
+  StringId Intern(const Stat& s) {
+    if (s.type() != StatType::kString) return StringPool::kEmpty;
+    auto [it, fresh] = interned_.try_emplace(s.AsString(), StringPool::kEmpty);
+    if (fresh) it->second = out_.strings.Intern(host_.Str(s.AsString()));
+    return it->second;
+  }
+
+  const Host& host_;
+  const MemoryProfileOptions& options_;
+  HostMemoryProfile& out_;
+  std::vector<Field> fields_;
+  absl::flat_hash_map<StringId, StringId> interned_;
+};
+
+// The allocator's profile while events are collected, in capture order.
+struct Collecting {
+  AllocatorMemoryProfile profile;
+};
+
+// The event's step, or kNoGroup (also when grouping left the plane out).
+int64_t GroupOf(const EventGroups& g, size_t plane, size_t line, size_t event) {
+  if (plane >= g.group.size() || line >= g.group[plane].size() || event >= g.group[plane][line].size()) return kNoGroup;
+  return g.group[plane][line][event];
+}
+
+// Capture-order pass: the reference updates the summary per event as it
+// meets them (lines in stored order, then events), not in time order, so
+// "the last among equal peaks" and "the last lifetime peak" mean the last in
+// capture order.
+void UpdateSummary(Collecting& c, const MemorySnapshot& s, const MemoryProfileOptions& options) {
+  AllocatorMemoryProfile& p = c.profile;
+  // The allocator's high-water mark only grows, so its largest value is the
+  // lifetime peak; the reference keeps the last one in capture order, which
+  // can be older than the window peak when threads are listed out of time
+  // order.
+  if (options.last_event_lifetime_peak || c.profile.timeline.empty()) p.lifetime_peak_bytes = s.peak_bytes_in_use;
+  else p.lifetime_peak_bytes = std::max(p.lifetime_peak_bytes, s.peak_bytes_in_use);
+  const int64_t in_use = s.in_use();
+  if (in_use >= p.peak_bytes) {  // >=: among equal peaks the later wins.
+    p.peak = s;
+    p.peak_bytes = in_use;
+    p.peak_time_ps = s.time_ps;
+    p.capacity_bytes = SatAdd(in_use, s.free_bytes);
+  }
+}
+
+// Events outside any step take the step after the last one seen (0 before
+// the first), so frees between steps count toward the next step.
+void FillMissingSteps(std::vector<MemorySnapshot>& timeline) {
+  int64_t last = kNoGroup;
+  for (MemorySnapshot& s : timeline) {
+    if (s.step == kNoGroup) s.step = last + 1;
+    else last = s.step;
+  }
+}
+
+// A free says only its size and address: it takes the op, region, dtype and
+// shape of the allocation at that address it releases.
+void DescribeDeallocations(std::vector<MemorySnapshot>& timeline, const std::string& memory_id, Diagnostics& diag) {
+  absl::flat_hash_map<uint64_t, size_t> live;  // address -> allocation index
+  for (size_t i = 0; i < timeline.size(); ++i) {
+    MemorySnapshot& s = timeline[i];
+    if (s.activity == MemoryActivity::kDeallocation) {
+      auto it = live.find(s.address);
+      if (it == live.end()) {
+        diag.Add(Severity::kInfo, "memory.unmatched_deallocation",
+                 "frees of memory allocated before the profile window (or whose allocation event is missing); "
+                 "they keep their own sizes but have no op, region, dtype or shape",
+                 fmt::format("{} address {}", memory_id, s.address));
+        continue;
+      }
+      const MemorySnapshot& a = timeline[it->second];
+      s.op_name = a.op_name;
+      s.region_type = a.region_type;
+      s.data_type = a.data_type;
+      s.shape = a.shape;
+      live.erase(it);
+    } else if (!live.try_emplace(s.address, i).second) {
+      diag.Add(Severity::kWarning, "memory.address_reused_without_free",
+               "allocations at an address whose earlier allocation was never freed in the capture; the first one "
+               "describes the next free, as in the TensorFlow Profiler",
+               fmt::format("{} address {}", memory_id, s.address));
+    }
+  }
+}
+
+// The breakdown at the peak: the allocations of the peak's step made up to
+// the peak time and not freed by then, largest first, equal ones merged.
+void ActiveAtPeak(AllocatorMemoryProfile& p, const MemoryProfileOptions& options, HostMemoryProfile& host) {
+  // Heap in use at the peak that no allocation in the window explains (made
+  // before the profile started, or in an earlier step).
+  int64_t unexplained = p.peak.heap_bytes;
+  int64_t freed_unknown = 0;
+  absl::flat_hash_map<uint64_t, size_t> live;  // address -> timeline index
+  for (size_t i = 0; i < p.timeline.size(); ++i) {
+    const MemorySnapshot& s = p.timeline[i];
+    if (s.time_ps > p.peak_time_ps) break;
+    if (s.step != p.peak_step) continue;
+    if (s.activity == MemoryActivity::kAllocation) {
+      // A second allocation at a live address replaces the first, which
+      // then drops out of the breakdown while its bytes stay counted as
+      // explained; this is the reference's accounting, kept for parity.
+      live[s.address] = i;
+      unexplained = SatSub(unexplained, s.allocation_bytes);
+    } else {
+      if (!live.erase(s.address)) freed_unknown = SatAdd(freed_unknown, s.allocation_bytes);
+      unexplained = SatAdd(unexplained, s.allocation_bytes);
+    }
+  }
+  // Frees of allocations made before the window release memory that was
+  // never counted as explained.
+  unexplained = SatSub(unexplained, freed_unknown);
+
+  std::vector<ActiveAllocation> rows;
+  rows.reserve(live.size() + 2);
+  for (const auto& [address, i] : live) {
+    const MemorySnapshot& s = p.timeline[i];
+    ActiveAllocation a;
+    a.allocation_bytes = s.allocation_bytes;
+    a.requested_bytes = s.requested_bytes;
+    a.op_name = s.op_name;
+    a.region_type = s.region_type;
+    a.data_type = s.data_type;
+    a.shape = s.shape;
+    a.step = s.step;
+    a.snapshot = static_cast<int64_t>(i);
+    rows.push_back(a);
+  }
+  // Hash order is arbitrary: start from time order so that which of several
+  // equal allocations represents a merged row does not depend on it.
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.snapshot < b.snapshot; });
+
+  auto special = [&](int64_t bytes, std::string_view name, std::string_view region) {
+    ActiveAllocation a;
+    a.allocation_bytes = a.requested_bytes = bytes;
+    a.op_name = host.strings.Intern(name);
+    a.region_type = host.strings.Intern(region);
+    a.data_type = 0;
+    a.shape = host.strings.Intern("unknown");
+    a.step = p.peak_step;
+    a.special = static_cast<int>(p.specials.size());
+    p.specials.push_back(a);
+    rows.push_back(a);
+  };
+  if (unexplained > 0) special(unexplained, options.unexplained_heap_name, "persist/dynamic");
+  if (p.peak.stack_bytes > 0) special(p.peak.stack_bytes, "stack", "stack");
+
+  // Largest allocation first, then largest request, then by name, region,
+  // dtype and shape; rows equal on all of these are one row.
+  auto key = [&](const ActiveAllocation& a) {
+    return std::make_tuple(-a.allocation_bytes, -a.requested_bytes, host.Str(a.op_name), host.Str(a.region_type),
+                           DataTypeName(a.data_type), host.Str(a.shape));
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  for (const ActiveAllocation& r : rows) {
+    if (!p.active.empty() && key(p.active.back()) == key(r)) {
+      ++p.active.back().occurrences;
+      continue;
+    }
+    p.active.push_back(r);
+  }
+}
+
+void Finish(AllocatorMemoryProfile& p, const MemoryProfileOptions& options, HostMemoryProfile& host, Diagnostics& diag) {
+  // Capture order within equal times, so the result does not depend on the
+  // sort (the reference's sort is not stable).
+  std::stable_sort(p.timeline.begin(), p.timeline.end(),
+                   [](const MemorySnapshot& a, const MemorySnapshot& b) { return a.time_ps < b.time_ps; });
+  FillMissingSteps(p.timeline);
+  DescribeDeallocations(p.timeline, p.memory_id, diag);
+  for (const MemorySnapshot& s : p.timeline) {
+    if (s.activity == MemoryActivity::kAllocation) ++p.allocations;
+    else ++p.deallocations;
+    // The step of the peak: the last time the window peak is reached.
+    if (s.in_use() == p.peak_bytes) p.peak_step = s.step;
+  }
+  p.peak.step = p.peak_step;
+  ActiveAtPeak(p, options, host);
+}
+
+}  // namespace
+
+int64_t MemorySnapshot::in_use() const { return SatAdd(stack_bytes, heap_bytes); }
+
+MemoryProfileOptions MemoryProfileOptionsFor(Compat compat) {
+  MemoryProfileOptions o;
+  if (compat == Compat::kDefault) return o;
+  o.line_offsets = true;
+  o.strict_stat_types = true;
+  o.last_event_lifetime_peak = true;
+  if (compat == Compat::kTfLegacy) o.unexplained_heap_name = "preallocated/unknown";
+  return o;
+}
+
+HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diag) {
+  HostMemoryProfile out;
+  out.host = host.name;
+  if (host.format == CaptureFormat::kChromeTrace) {
+    out.no_profile_reason =
+        "this capture is a Chrome trace (JSON); trace exports leave out the allocator's MemoryAllocation/"
+        "MemoryDeallocation events, so the memory profile needs the run's .xplane.pb";
+    return out;
+  }
+  size_t plane_index = host.planes.size();
+  for (size_t i = 0; i < host.planes.size(); ++i)
+    if (host.PlaneName(host.planes[i]) == schema::kHostThreadsPlane) plane_index = i;
+  if (plane_index == host.planes.size()) {
+    out.no_profile_reason = "the capture has no host plane (/host:CPU), where TensorFlow records allocator events";
+    return out;
+  }
+  const Plane& plane = host.planes[plane_index];
+
+  // Which event names are allocator events (by the raw name, as the
+  // reference matches them).
+  std::vector<int8_t> kind(plane.event_metadata.size(), -1);
+  bool any = false;
+  for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
+    std::string_view name = host.Str(plane.event_metadata[m].name);
+    if (name == kAllocationEvent) kind[m] = 0;
+    else if (name == kDeallocationEvent) kind[m] = 1;
+    any = any || kind[m] >= 0;
+  }
+  if (!any) {
+    out.no_profile_reason =
+        "no MemoryAllocation/MemoryDeallocation events on the host plane: TensorFlow records them only for its BFC "
+        "allocators (GPU memory, and host memory with TF_CPU_ALLOCATOR_USE_BFC=true), so CPU-only runs usually have "
+        "no memory profile, and JAX and PyTorch captures never have one";
+    return out;
+  }
+
+  const EventGroups groups = GroupEvents(host, diag);
+  if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
+  for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
+
+  // Line starts: the reference's time is the offset within the line; ours is
+  // since the earliest line start (the same when all lines start together).
+  int64_t earliest_ns = std::numeric_limits<int64_t>::max();
+  bool lines_differ = false;
+  for (const Line& line : plane.lines) {
+    if (line.events.empty()) continue;
+    if (earliest_ns != std::numeric_limits<int64_t>::max() && line.timestamp_ns != earliest_ns) lines_differ = true;
+    earliest_ns = std::min(earliest_ns, line.timestamp_ns);
+  }
+  if (lines_differ && options.line_offsets)
+    diag.Add(Severity::kWarning, "memory.line_starts_differ",
+             "host threads start at different times; as in the TensorFlow Profiler, each allocator event's time is "
+             "its offset within its own thread, so times from different threads are not comparable (run without "
+             "--compat for one clock)");
+
+  SnapshotReader reader(host, plane, options, out);
+  std::map<std::string, Collecting> by_id;  // Byte order, as the reference lists memory ids.
+  for (size_t l = 0; l < plane.lines.size(); ++l) {
+    const Line& line = plane.lines[l];
+    // Readers keep every event's time relative to the host's origin; the
+    // line's own start is at this many ps after it.
+    const int64_t line_start_ps = (line.timestamp_ns - host.time_origin_ns) * 1000;
+    const int64_t earliest_ps = (earliest_ns - host.time_origin_ns) * 1000;
+    for (size_t e = 0; e < line.events.size(); ++e) {
+      const Event& event = line.events[e];
+      const int8_t k = event.metadata < kind.size() ? kind[event.metadata] : -1;
+      if (k < 0) continue;
+      MemorySnapshot s;
+      s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
+      uint32_t seen = 0;
+      std::string memory_id = reader.Read(line.EventStats(e), s, seen);
+      s.time_ps = SatSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
+      s.step = GroupOf(groups, plane_index, l, e);
+      if (seen != kSeenAll)
+        diag.Add(Severity::kWarning, "memory.missing_stats",
+                 "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
+                 "or allocation_bytes (read as empty or 0)",
+                 fmt::format("{} on {} at {} ps", host.Str(plane.event_metadata[event.metadata].name),
+                             host.LineName(line), event.start_ps));
+      if (s.stack_bytes < 0 || s.heap_bytes < 0 || s.free_bytes < 0 || s.requested_bytes < 0 || s.allocation_bytes < 0)
+        diag.Add(Severity::kWarning, "memory.negative_size", "allocator events with a negative byte count (kept as is)",
+                 fmt::format("{} {} at {} ps", memory_id, host.Str(plane.event_metadata[event.metadata].name),
+                             event.start_ps));
+      Collecting& c = by_id[memory_id];
+      UpdateSummary(c, s, options);
+      c.profile.timeline.push_back(s);
+    }
+  }
+  for (auto& [id, c] : by_id) {
+    c.profile.memory_id = id;
+    Finish(c.profile, options, out, diag);
+    out.allocators.push_back(std::move(c.profile));
+  }
+  return out;
+}
+
+std::vector<size_t> SampleTimeline(const std::vector<MemorySnapshot>& timeline, size_t max_points, bool legacy) {
+  const size_t n = timeline.size();
+  std::vector<size_t> out;
+  if (n <= max_points || max_points == 0) {
+    out.resize(n);
+    std::iota(out.begin(), out.end(), size_t{0});
+    return out;
+  }
+  if (legacy) {
+    // The max_points snapshots with the least free memory, shown in time order.
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return timeline[a].free_bytes < timeline[b].free_bytes; });
+    order.resize(max_points);
+    std::sort(order.begin(), order.end());
+    return order;
+  }
+  // max_points windows: the first `narrow` of width w, the rest of width
+  // w + 1, covering the timeline exactly; each gives its highest point (the
+  // first among equals).
+  const size_t w = n / max_points;
+  const size_t narrow = max_points * (w + 1) - n;
+  out.reserve(max_points);
+  size_t begin = 0;
+  for (size_t box = 0; box < max_points; ++box) {
+    const size_t width = box < narrow ? w : w + 1;
+    size_t best = begin;
+    for (size_t i = begin + 1; i < begin + width; ++i)
+      if (timeline[i].in_use() > timeline[best].in_use()) best = i;
+    out.push_back(best);
+    begin += width;
+  }
+  return out;
+}
+
+std::string DataTypeName(int64_t dt) {
+  static constexpr std::array<std::string_view, 31> kNames = {
+      "INVALID",  "float",       "double",        "int32",          "uint8",           "int16",     "int8",
+      "string",   "complex64",   "int64",         "bool",           "qint8",           "quint8",    "qint32",
+      "bfloat16", "qint16",      "quint16",       "uint16",         "complex128",      "half",      "resource",
+      "variant",  "uint32",      "uint64",        "float8_e5m2",    "float8_e4m3fn",   "float8_e4m3fnuz",
+      "float8_e4m3b11fnuz",      "float8_e5m2fnuz", "int4",         "uint4"};
+  if (dt >= 0 && dt < static_cast<int64_t>(kNames.size())) return std::string(kNames[dt]);
+  // Reference types are the base type + 100.
+  if (dt > 100 && dt - 100 < static_cast<int64_t>(kNames.size())) return std::string(kNames[dt - 100]) + "_ref";
+  return fmt::format("unknown dtype enum ({})", dt);
+}
+
+}  // namespace tfprof

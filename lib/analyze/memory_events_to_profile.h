@@ -1,0 +1,130 @@
+// Memory profile: TensorFlow's BFC allocators emit an instant
+// `MemoryAllocation` / `MemoryDeallocation` event on the host plane for every
+// allocation and free, carrying the allocator's state after it (bytes
+// reserved, in use, free, fragmentation, lifetime peak) and what was
+// allocated (sizes, address, op, region, dtype, shape). Per allocator
+// ("memory id") this builds the time-ordered timeline, the peak of memory in
+// use inside the profile window, and the allocations alive at that peak,
+// following the TensorFlow Profiler's memory_profile tool step by step
+// (see ../shared/reference/xprof_kernel_memory_tfdata_trace.md §2 and
+// docs/memory.md for where and why we differ).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/analyze/analysis_options.h"
+#include "lib/model/diagnostics.h"
+#include "lib/model/model.h"
+#include "lib/model/string_pool.h"
+
+namespace tfprof {
+
+enum class MemoryActivity : uint8_t { kAllocation, kDeallocation };
+
+// One allocator event. Strings are ids in the owning HostMemoryProfile's pool
+// (the profile outlives the Host it was read from).
+struct MemorySnapshot {
+  int64_t time_ps = 0;            // See MemoryProfileOptions::line_offsets.
+  int64_t stack_bytes = 0;        // bytes_reserved
+  int64_t heap_bytes = 0;         // bytes_allocated (in use)
+  int64_t free_bytes = 0;         // bytes_available
+  double fragmentation = 0;       // 0..1, as BFC computes it
+  int64_t peak_bytes_in_use = 0;  // The allocator's high-water mark since it started.
+  int64_t requested_bytes = 0;
+  int64_t allocation_bytes = 0;   // The chunk size (requested rounded up).
+  uint64_t address = 0;
+  int64_t data_type = 0;          // TensorFlow DataType enum; see DataTypeName.
+  int64_t step = 0;               // Step (group) id after the reference's fix-ups.
+  StringId op_name = StringPool::kEmpty;
+  StringId region_type = StringPool::kEmpty;
+  StringId shape = StringPool::kEmpty;
+  MemoryActivity activity = MemoryActivity::kAllocation;
+
+  int64_t in_use() const;  // stack + heap, saturating.
+};
+
+// A row of the breakdown: equal allocations alive at the peak, merged.
+struct ActiveAllocation {
+  int64_t allocation_bytes = 0;
+  int64_t requested_bytes = 0;
+  StringId op_name = StringPool::kEmpty;
+  StringId region_type = StringPool::kEmpty;
+  int64_t data_type = 0;
+  StringId shape = StringPool::kEmpty;
+  int64_t occurrences = 1;
+  int64_t step = 0;
+  // The allocation's index in the timeline, or -1 for the two made-up rows
+  // (heap not explained by allocations seen in the window, and the stack).
+  int64_t snapshot = -1;
+  int special = -1;  // 0, 1 for the made-up rows in the order they were added.
+};
+
+struct AllocatorMemoryProfile {
+  std::string memory_id;                  // e.g. "GPU_0_bfc", "gpu_host_bfc".
+  std::vector<MemorySnapshot> timeline;   // Every event, in time order.
+  int64_t allocations = 0;
+  int64_t deallocations = 0;
+  int64_t lifetime_peak_bytes = 0;        // The allocator's peak_bytes_in_use (see options).
+  // The allocator at the window peak: the event with the most stack + heap
+  // (the last one in capture order among equals).
+  MemorySnapshot peak;
+  int64_t peak_bytes = 0;                 // stack + heap at the peak.
+  int64_t peak_time_ps = 0;
+  int64_t capacity_bytes = 0;             // stack + heap + free at the peak.
+  int64_t peak_step = 0;
+  std::vector<ActiveAllocation> active;   // The breakdown, largest first.
+  std::vector<ActiveAllocation> specials; // The made-up rows, by special index.
+};
+
+struct HostMemoryProfile {
+  std::string host;
+  StringPool strings;
+  std::vector<AllocatorMemoryProfile> allocators;  // By memory id, byte order.
+  // Why there is no profile (empty when there is one): a Chrome trace, no
+  // host plane, no allocator events.
+  std::string no_profile_reason;
+  // Grouping had no steps; every event then counts as step 0.
+  std::string no_steps_reason;
+  // Step (group) id -> its name as grouping gives it ("train 5").
+  std::map<int64_t, std::string> step_names;
+
+  std::string_view Str(StringId id) const { return strings.Get(id); }
+};
+
+struct MemoryProfileOptions {
+  // Times as the reference takes them: the event's offset within its line.
+  // Otherwise times are since the earliest line start of the host plane,
+  // which is the same whenever all lines share one start (every capture we
+  // know) and stays one clock when they do not.
+  bool line_offsets = false;
+  // Read integer stats only when stored as int64 and the fragmentation only
+  // when stored as a double, as the reference does (a fragmentation of
+  // exactly 0 or 1 is written as an integer and so reads 0).
+  bool strict_stat_types = false;
+  // The lifetime peak as the reference takes it: the peak_bytes_in_use of
+  // the last event in capture order (threads one after another), not the
+  // largest.
+  bool last_event_lifetime_peak = false;
+  // The name of the row for heap not explained by allocations in the window:
+  // current xprof says "unused preallocated device memory", TensorFlow 2.x
+  // wrote "preallocated/unknown".
+  std::string unexplained_heap_name = "unused preallocated device memory";
+};
+MemoryProfileOptions MemoryProfileOptionsFor(Compat compat);
+
+HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diagnostics);
+
+// Indices into `timeline` of at most `max_points` snapshots to plot.
+// Reference (xprof): split the timeline into max_points windows of nearly
+// equal width and keep the highest point (stack + heap) of each, so peaks
+// survive. Legacy (TensorFlow 2.x): keep the max_points snapshots with the
+// least free memory. Both return indices in time order.
+std::vector<size_t> SampleTimeline(const std::vector<MemorySnapshot>& timeline, size_t max_points, bool legacy = false);
+
+// TensorFlow's name for a DataType enum value ("float", "int64", "INVALID").
+std::string DataTypeName(int64_t data_type);
+
+}  // namespace tfprof

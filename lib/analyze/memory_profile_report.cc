@@ -1,0 +1,267 @@
+#include "lib/analyze/memory_profile_report.h"
+
+#include <cmath>
+#include <set>
+
+#include "fmt/format.h"
+
+namespace tfprof {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Sizes in the unit asked for. Precision: the breakdown and summary keep
+// what the TensorFlow Profiler prints (GiB with 3 decimals); the timeline,
+// meant for plotting, keeps about a KiB.
+struct SizeFormat {
+  MemoryUnit unit;
+  std::string suffix;  // Column key suffix: "_gib", "_mib", "_bytes".
+  std::string label;   // "GiB", "MiB", "B".
+
+  explicit SizeFormat(MemoryUnit u) : unit(u) {
+    switch (u) {
+      case MemoryUnit::kGiB: suffix = "_gib", label = "GiB"; break;
+      case MemoryUnit::kMiB: suffix = "_mib", label = "MiB"; break;
+      case MemoryUnit::kBytes: suffix = "_bytes", label = "B"; break;
+    }
+  }
+  Column Col(const std::string& key, const std::string& label_prefix, bool fine = false) const {
+    Column c{key + suffix, label_prefix + " " + label, ColumnType::kDouble};
+    if (unit == MemoryUnit::kBytes) c.type = ColumnType::kInt, c.precision = 0;
+    else if (unit == MemoryUnit::kGiB) c.precision = fine ? 6 : 3;
+    else c.precision = fine ? 3 : 2;
+    return c;
+  }
+  Cell Value(int64_t bytes) const {
+    switch (unit) {
+      case MemoryUnit::kGiB: return static_cast<double>(bytes) / kGiB;
+      case MemoryUnit::kMiB: return static_cast<double>(bytes) / kMiB;
+      case MemoryUnit::kBytes: return bytes;
+    }
+    return bytes;
+  }
+};
+
+bool Selected(const AllocatorMemoryProfile& a, const MemoryReportOptions& o) {
+  return o.memory_id.empty() || a.memory_id == o.memory_id;
+}
+
+std::string ShownId(const std::string& id) { return id.empty() ? "(unnamed allocator)" : id; }
+
+// The step's name from grouping; steps made up for events between steps
+// (the previous step + 1) may have none.
+std::string StepName(const HostMemoryProfile& h, int64_t step) {
+  auto it = h.step_names.find(step);
+  return it == h.step_names.end() ? std::string() : it->second;
+}
+
+double Ms(int64_t ps) { return static_cast<double>(ps) / 1e9; }
+
+std::vector<size_t> TimelinePoints(const AllocatorMemoryProfile& a, const MemoryReportOptions& o) {
+  return SampleTimeline(a.timeline, o.all_points ? 0 : o.max_points, o.compat == Compat::kTfLegacy);
+}
+
+Table SummaryTable(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o, const SizeFormat& f) {
+  Table t{"summary", "Memory profile summary (peak = stack + heap inside the profile window)", {}, {}};
+  t.Add({"host", "host"})
+      .Add({"memory_id", "memory id"})
+      .Add({"allocations", "#alloc", ColumnType::kInt})
+      .Add({"deallocations", "#dealloc", ColumnType::kInt})
+      .Add(f.Col("capacity", "capacity"))
+      .Add(f.Col("lifetime_peak_heap", "lifetime peak heap"))
+      .Add(f.Col("peak_usage", "window peak"))
+      .Add({"peak_time_ms", "at ms", ColumnType::kDouble, 3})
+      .Add({"peak_step", "step", ColumnType::kInt})
+      .Add({"peak_step_name", "step name"})
+      .Add(f.Col("stack_at_peak", "stack"))
+      .Add(f.Col("heap_at_peak", "heap"))
+      .Add(f.Col("free_at_peak", "free"))
+      .Add({"fragmentation_at_peak_pct", "frag %", ColumnType::kDouble, 2});
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators) {
+      if (!Selected(a, o)) continue;
+      int64_t allocs = a.allocations, deallocs = a.deallocations;
+      if (o.compat == Compat::kXprof) {
+        // The TensorFlow Profiler's UI counts the plotted (sampled) points.
+        allocs = deallocs = 0;
+        for (size_t i : SampleTimeline(a.timeline, o.max_points))
+          ++(a.timeline[i].activity == MemoryActivity::kAllocation ? allocs : deallocs);
+      }
+      t.NewRow() = {h.host,
+                    ShownId(a.memory_id),
+                    allocs,
+                    deallocs,
+                    f.Value(a.capacity_bytes),
+                    f.Value(a.lifetime_peak_bytes),
+                    f.Value(a.peak_bytes),
+                    Ms(a.peak_time_ps),
+                    a.peak_step,
+                    StepName(h, a.peak_step),
+                    f.Value(a.peak.stack_bytes),
+                    f.Value(a.peak.heap_bytes),
+                    f.Value(a.peak.free_bytes),
+                    a.peak.fragmentation * 100.0};
+    }
+  return t;
+}
+
+Table TimelineTable(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o, const SizeFormat& f) {
+  Table t{"timeline", "Memory timeline (after each allocator event)", {}, {}};
+  t.Add({"host", "host"})
+      .Add({"memory_id", "memory id"})
+      .Add({"time_ms", "ms", ColumnType::kDouble, 6})
+      .Add(f.Col("stack", "stack", true))
+      .Add(f.Col("heap", "heap", true))
+      .Add(f.Col("free", "free", true))
+      .Add({"fragmentation_pct", "frag %", ColumnType::kDouble, 2})
+      .Add({"activity", "event"})
+      .Add({"op_name", "op", ColumnType::kString, 0, 48})
+      .Add(f.Col("requested", "requested", true))
+      .Add(f.Col("allocation", "allocated", true))
+      .Add({"step", "step", ColumnType::kInt})
+      .Add({"region_type", "region"})
+      .Add({"data_type", "dtype"})
+      .Add({"shape", "shape", ColumnType::kString, 0, 32});
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators) {
+      if (!Selected(a, o)) continue;
+      for (size_t i : TimelinePoints(a, o)) {
+        const MemorySnapshot& s = a.timeline[i];
+        t.NewRow() = {h.host,
+                      ShownId(a.memory_id),
+                      Ms(s.time_ps),
+                      f.Value(s.stack_bytes),
+                      f.Value(s.heap_bytes),
+                      f.Value(s.free_bytes),
+                      s.fragmentation * 100.0,
+                      std::string(s.activity == MemoryActivity::kAllocation ? "allocation" : "deallocation"),
+                      std::string(h.Str(s.op_name)),
+                      f.Value(s.requested_bytes),
+                      f.Value(s.allocation_bytes),
+                      s.step,
+                      std::string(h.Str(s.region_type)),
+                      DataTypeName(s.data_type),
+                      std::string(h.Str(s.shape))};
+      }
+    }
+  return t;
+}
+
+Table BreakdownTable(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o, const SizeFormat& f,
+                     int64_t& hidden) {
+  Table t{"breakdown", "Memory breakdown: allocations alive at the window peak, one row per op", {}, {}};
+  t.Add({"host", "host"})
+      .Add({"memory_id", "memory id"})
+      .Add({"op_name", "op", ColumnType::kString, 0, 60})
+      .Add(f.Col("allocation", "allocated"))
+      .Add(f.Col("requested", "requested"))
+      .Add({"occurrences", "#", ColumnType::kInt})
+      .Add({"region_type", "region"})
+      .Add({"data_type", "dtype"})
+      .Add({"shape", "shape", ColumnType::kString, 0, 40});
+  hidden = 0;
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators) {
+      if (!Selected(a, o)) continue;
+      for (const ActiveAllocation& r : a.active) {
+        // The TensorFlow Profiler's table hides rows under 0.001 GiB requested.
+        if (o.compat == Compat::kXprof && static_cast<double>(r.requested_bytes) / kGiB < 0.001) {
+          ++hidden;
+          continue;
+        }
+        t.NewRow() = {h.host,
+                      ShownId(a.memory_id),
+                      std::string(h.Str(r.op_name)),
+                      f.Value(r.allocation_bytes),
+                      f.Value(r.requested_bytes),
+                      r.occurrences,
+                      std::string(h.Str(r.region_type)),
+                      DataTypeName(r.data_type),
+                      std::string(h.Str(r.shape))};
+      }
+    }
+  return t;
+}
+
+// The UI's summary card, one line per allocator.
+std::string Headline(const HostMemoryProfile& h, const AllocatorMemoryProfile& a, size_t hosts) {
+  std::string who = (hosts > 1 ? h.host + " " : "") + ShownId(a.memory_id);
+  return fmt::format(
+      "{}: window peak {} of {} at {:.1f} ms (step {}): stack {}, heap {}, free {}, fragmentation {:.2f}% · "
+      "lifetime peak heap {} · {} allocations, {} deallocations",
+      who, HumanBytes(a.peak_bytes), HumanBytes(a.capacity_bytes), Ms(a.peak_time_ps),
+      StepName(h, a.peak_step).empty() ? std::to_string(a.peak_step)
+                                       : fmt::format("{}, {}", a.peak_step, StepName(h, a.peak_step)),
+      HumanBytes(a.peak.stack_bytes), HumanBytes(a.peak.heap_bytes), HumanBytes(a.peak.free_bytes),
+      a.peak.fragmentation * 100.0, HumanBytes(a.lifetime_peak_bytes), a.allocations, a.deallocations);
+}
+
+}  // namespace
+
+std::string HumanBytes(int64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  const double magnitude = std::abs(static_cast<double>(bytes));
+  int unit = 0;
+  while (unit < 6 && magnitude >= std::pow(1024.0, unit + 1)) ++unit;
+  return fmt::format("{:.2f} {}", static_cast<double>(bytes) / std::pow(1024.0, unit), kUnits[unit]);
+}
+
+std::vector<std::string> MemoryIds(const std::vector<HostMemoryProfile>& hosts) {
+  std::set<std::string> ids;
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators) ids.insert(a.memory_id);
+  return {ids.begin(), ids.end()};
+}
+
+Report BuildMemoryReport(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o) {
+  Report report;
+  report.command = "memory";
+  const SizeFormat f(o.unit);
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators)
+      if (Selected(a, o)) report.lines.push_back(Headline(h, a, hosts.size()));
+
+  int64_t hidden = 0;
+  report.tables.push_back(SummaryTable(hosts, o, f));
+  if (o.timeline) report.tables.push_back(TimelineTable(hosts, o, f));
+  if (o.breakdown) report.tables.push_back(BreakdownTable(hosts, o, f, hidden));
+
+  report.notes.push_back(fmt::format(
+      "Sizes in {} (base 1024). The window peak is the most stack + heap after any allocator event in the capture; "
+      "the lifetime peak heap is the allocator's own high-water mark since the program started and may lie outside "
+      "the profile window.",
+      f.label));
+  if (o.timeline) {
+    bool sampled = false;
+    for (const HostMemoryProfile& h : hosts)
+      for (const AllocatorMemoryProfile& a : h.allocators)
+        sampled = sampled || (Selected(a, o) && !o.all_points && a.timeline.size() > o.max_points);
+    if (sampled)
+      report.notes.push_back(
+          o.compat == Compat::kTfLegacy
+              ? fmt::format("Timelines longer than {0} events keep the {0} with the least free memory, as TensorFlow "
+                            "2.x did; --all-points shows every event.",
+                            o.max_points)
+              : fmt::format("Timelines longer than {0} events are sampled to {0} points, keeping the highest point of "
+                            "each window so the peak survives, as the TensorFlow Profiler does; --all-points shows "
+                            "every event.",
+                            o.max_points));
+  }
+  if (o.breakdown) {
+    report.notes.push_back(
+        "The breakdown counts the allocations of the peak's step made up to the peak and not yet freed; heap in use "
+        "that they do not explain (allocated before the window or in earlier steps) is one made-up row, and so is "
+        "the stack reservation.");
+    if (hidden)
+      report.notes.push_back(fmt::format(
+          "{} breakdown rows with less than 0.001 GiB requested are hidden, as in the TensorFlow Profiler.", hidden));
+  }
+  for (const HostMemoryProfile& h : hosts)
+    if (!h.no_steps_reason.empty() && !h.allocators.empty())
+      report.notes.push_back((hosts.size() > 1 ? h.host + ": " : "") + "no steps (" + h.no_steps_reason +
+                             "), so every allocator event counts as step 0 and the breakdown covers the whole window.");
+  return report;
+}
+
+}  // namespace tfprof

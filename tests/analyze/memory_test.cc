@@ -1,0 +1,355 @@
+// The memory profile on a small capture built in code, every number worked
+// out by hand; sampling; the stat-type quirk; odd input; the command's
+// answers when a capture has no memory profile.
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+#include "lib/analyze/memory_events_to_profile.h"
+#include "lib/analyze/memory_profile_report.h"
+#include "lib/read/xplane_reader.h"
+#include "tests/support/corpus.h"
+#include "tests/support/run_tool.h"
+#include "tests/support/xspace_builder.h"
+
+using namespace tfprof;
+using tfprof::testing::Ref;
+using tfprof::testing::StatList;
+using tfprof::testing::XSpaceBuilder;
+
+namespace {
+
+constexpr int64_t kMiB = 1 << 20;
+constexpr int64_t kUs = 1'000'000;  // ps
+constexpr int64_t kLimit = 1024 * kMiB;  // The allocator's memory limit.
+constexpr int64_t kStack = 4 * kMiB;
+
+// BFCAllocator's stats after an event that leaves `heap` bytes in use.
+// `id` is the pending step id TensorFlow writes; the profile must ignore it
+// and take the step from grouping.
+StatList Alloc(const std::string& allocator, int64_t heap, int64_t requested, int64_t allocated, int64_t address,
+               const std::string& op, const std::string& region, int64_t dtype, const std::string& shape,
+               double fragmentation = 0.25) {
+  return {{"allocator_name", Ref{allocator}},
+          {"bytes_reserved", kStack},
+          {"bytes_allocated", heap},
+          {"bytes_available", kLimit - kStack - heap},
+          {"fragmentation", fragmentation},
+          {"peak_bytes_in_use", 300 * kMiB},
+          {"requested_bytes", requested},
+          {"allocation_bytes", allocated},
+          {"addr", address},
+          {"tf_op", Ref{op}},
+          {"id", int64_t{77}},
+          {"region_type", Ref{region}},
+          {"data_type", dtype},
+          {"shape", Ref{shape}}};
+}
+StatList Free(const std::string& allocator, int64_t heap, int64_t size, int64_t address) {
+  return {{"allocator_name", Ref{allocator}},  {"bytes_reserved", kStack},
+          {"bytes_allocated", heap},           {"bytes_available", kLimit - kStack - heap},
+          {"fragmentation", 0.5},              {"peak_bytes_in_use", 300 * kMiB},
+          {"requested_bytes", size},           {"allocation_bytes", size},
+          {"addr", address},                   {"id", int64_t{77}}};
+}
+StatList HostAlloc(int64_t heap, int64_t address, bool free) {
+  return {{"allocator_name", Ref{"gpu_host_bfc"}},
+          {"bytes_reserved", int64_t{0}},
+          {"bytes_allocated", heap},
+          {"bytes_available", kMiB - heap},
+          {"fragmentation", int64_t{0}},
+          {"peak_bytes_in_use", int64_t{256}},
+          {"requested_bytes", int64_t{4}},
+          {"allocation_bytes", int64_t{256}},
+          {"addr", address},
+          {"tf_op", Ref{free ? "" : "Size"}},
+          {"data_type", int64_t{3}},
+          {"shape", Ref{"[]"}}};
+}
+
+// GPU_0_bfc holds 21 MiB from before the window (4 MiB stack on top).
+// Step 1 (train root, 0..100 us):
+//    5 us free 1 MiB at 0x9000 (allocated before the window)  heap  20 MiB
+//   10 us alloc A 100 MiB dense/MatMul                          heap 120 MiB
+//   20 us alloc B  50 MiB (49 requested) dense/BiasAdd          heap 170 MiB
+//   30 us free A                                                heap  70 MiB
+//   40 us alloc C 200 MiB conv/Conv2D                           heap 270 MiB  <- peak 274 MiB
+//   50 us free B                                                heap 220 MiB
+//   60 us free C                                                heap  20 MiB
+// Step 2 (200..300 us): 210 us alloc D 100 MiB at A's address   heap 120 MiB
+// After the steps:     310 us free D                            heap  20 MiB
+// gpu_host_bfc on another thread, no steps: 256 B at 15 us, freed at 25 us,
+// 256 B again at 35 us (the same peak, later: it wins).
+XSpaceBuilder HandCapture() {
+  XSpaceBuilder b;
+  b.Hostname("box");
+  auto& cpu = b.Plane("/host:CPU");
+  const std::string g = "GPU_0_bfc";
+  cpu.Line(1, "tf_Compute", 1000)
+      .Event("train", 0, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{1}}})
+      .Event("MemoryDeallocation", 5 * kUs, 0, Free(g, 20 * kMiB, kMiB, 0x9000))
+      .Event("MemoryAllocation", 10 * kUs, 0,
+             Alloc(g, 120 * kMiB, 100 * kMiB, 100 * kMiB, 0x1000, "dense/MatMul", "output", 1, "[256,102400]"))
+      .Event("MemoryAllocation", 20 * kUs, 0,
+             Alloc(g, 170 * kMiB, 49 * kMiB, 50 * kMiB, 0x2000, "dense/BiasAdd", "temp", 1, "[256,50176]"))
+      .Event("MemoryDeallocation", 30 * kUs, 0, Free(g, 70 * kMiB, 100 * kMiB, 0x1000))
+      .Event("MemoryAllocation", 40 * kUs, 0,
+             Alloc(g, 270 * kMiB, 200 * kMiB, 200 * kMiB, 0x3000, "conv/Conv2D", "output", 19, "[64,64,160,160]"))
+      .Event("MemoryDeallocation", 50 * kUs, 0, Free(g, 220 * kMiB, 50 * kMiB, 0x2000))
+      .Event("MemoryDeallocation", 60 * kUs, 0, Free(g, 20 * kMiB, 200 * kMiB, 0x3000))
+      .Event("train", 200 * kUs, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{2}}})
+      .Event("MemoryAllocation", 210 * kUs, 0,
+             Alloc(g, 120 * kMiB, 100 * kMiB, 100 * kMiB, 0x1000, "dense/MatMul", "output", 1, "[256,102400]"))
+      .Event("MemoryDeallocation", 310 * kUs, 0, Free(g, 20 * kMiB, 100 * kMiB, 0x1000));
+  cpu.Line(2, "tf_Compute_2", 1000)
+      .Event("MemoryAllocation", 15 * kUs, 0, HostAlloc(256, 0x7000, false))
+      .Event("MemoryDeallocation", 25 * kUs, 0, HostAlloc(0, 0x7000, true))
+      .Event("MemoryAllocation", 35 * kUs, 0, HostAlloc(256, 0x7100, false));
+  return b;
+}
+
+HostMemoryProfile Build(const XSpaceBuilder& b, Diagnostics& d, Compat compat = Compat::kDefault) {
+  Host h = ReadXSpaceBytes(b.Serialize(), "box.xplane.pb", d);
+  return BuildMemoryProfile(h, MemoryProfileOptionsFor(compat), d);
+}
+
+}  // namespace
+
+TEST_CASE("Memory profile: peak, its time and step, and what was alive then", "[memory]") {
+  Diagnostics d;
+  HostMemoryProfile p = Build(HandCapture(), d);
+  REQUIRE(p.no_profile_reason.empty());
+  REQUIRE(p.allocators.size() == 2);
+  // Byte order: upper case sorts first.
+  CHECK(p.allocators[0].memory_id == "GPU_0_bfc");
+  CHECK(p.allocators[1].memory_id == "gpu_host_bfc");
+
+  const AllocatorMemoryProfile& gpu = p.allocators[0];
+  CHECK(gpu.timeline.size() == 9);
+  CHECK(gpu.allocations == 4);
+  CHECK(gpu.deallocations == 5);
+  CHECK(gpu.peak_bytes == 274 * kMiB);  // 4 MiB stack + 270 MiB heap
+  CHECK(gpu.peak_time_ps == 40 * kUs);
+  CHECK(gpu.peak.stack_bytes == kStack);
+  CHECK(gpu.peak.heap_bytes == 270 * kMiB);
+  CHECK(gpu.peak.free_bytes == kLimit - kStack - 270 * kMiB);
+  CHECK(gpu.peak.fragmentation == 0.25);
+  CHECK(gpu.capacity_bytes == kLimit);
+  CHECK(gpu.lifetime_peak_bytes == 300 * kMiB);
+  CHECK(gpu.peak_step == 0);
+  CHECK(p.step_names.at(0) == "train 1");
+  CHECK(p.step_names.at(1) == "train 2");
+
+  // Steps come from grouping (the `id` stat says 77): step 1 is group 0,
+  // step 2 group 1, and the free after the last step counts toward the next.
+  CHECK(gpu.timeline[0].step == 0);
+  CHECK(gpu.timeline[7].step == 1);
+  CHECK(gpu.timeline[8].step == 2);
+  // A free takes what its allocation was; the one allocated before the
+  // window stays undescribed and is counted.
+  CHECK(p.Str(gpu.timeline[3].op_name) == "dense/MatMul");
+  CHECK(p.Str(gpu.timeline[3].region_type) == "output");
+  CHECK(p.Str(gpu.timeline[0].op_name).empty());
+  CHECK(d.Count("memory.unmatched_deallocation") == 1);
+
+  // Alive at the peak: C and B; the 20 MiB held from before the window; the
+  // stack. Largest first.
+  REQUIRE(gpu.active.size() == 4);
+  auto row = [&](size_t i) { return std::string(p.Str(gpu.active[i].op_name)); };
+  CHECK(row(0) == "conv/Conv2D");
+  CHECK(gpu.active[0].allocation_bytes == 200 * kMiB);
+  CHECK(DataTypeName(gpu.active[0].data_type) == "half");
+  CHECK(p.Str(gpu.active[0].shape) == "[64,64,160,160]");
+  CHECK(gpu.active[0].snapshot == 4);
+  CHECK(row(1) == "dense/BiasAdd");
+  CHECK(gpu.active[1].allocation_bytes == 50 * kMiB);
+  CHECK(gpu.active[1].requested_bytes == 49 * kMiB);
+  CHECK(p.Str(gpu.active[1].region_type) == "temp");
+  CHECK(row(2) == "unused preallocated device memory");
+  CHECK(gpu.active[2].allocation_bytes == 20 * kMiB);
+  CHECK(gpu.active[2].special == 0);
+  CHECK(p.Str(gpu.active[2].region_type) == "persist/dynamic");
+  CHECK(row(3) == "stack");
+  CHECK(gpu.active[3].allocation_bytes == kStack);
+  CHECK(gpu.active[3].special == 1);
+  int64_t explained = 0;
+  for (const ActiveAllocation& a : gpu.active) explained += a.allocation_bytes * a.occurrences;
+  CHECK(explained == gpu.peak_bytes);
+
+  // Equal peaks: the later one wins; its allocation is the only row.
+  const AllocatorMemoryProfile& host = p.allocators[1];
+  CHECK(host.peak_bytes == 256);
+  CHECK(host.peak_time_ps == 35 * kUs);
+  CHECK(host.capacity_bytes == kMiB);
+  CHECK(host.timeline[1].step == 0);  // No steps on that thread: all step 0.
+  REQUIRE(host.active.size() == 1);
+  CHECK(host.active[0].snapshot == 2);
+  CHECK(p.Str(host.active[0].op_name) == "Size");
+  CHECK(DataTypeName(host.active[0].data_type) == "int32");
+}
+
+TEST_CASE("Memory report: sizes in the unit asked for, breakdown rows", "[memory]") {
+  Diagnostics d;
+  std::vector<HostMemoryProfile> hosts;
+  hosts.push_back(Build(HandCapture(), d));
+  MemoryReportOptions o;
+  o.breakdown = true;
+  o.timeline = true;
+  o.memory_id = "GPU_0_bfc";
+  Report r = BuildMemoryReport(hosts, o);
+  REQUIRE(r.tables.size() == 3);
+  const Table* s = r.FindTable("summary");
+  REQUIRE(s);
+  REQUIRE(s->rows.size() == 1);
+  auto cell = [&](const Table& t, size_t row, const char* key) { return t.rows[row][t.ColumnIndex(key)]; };
+  CHECK(std::get<double>(cell(*s, 0, "peak_usage_mib")) == 274.0);
+  CHECK(std::get<double>(cell(*s, 0, "capacity_mib")) == 1024.0);
+  CHECK(std::get<double>(cell(*s, 0, "peak_time_ms")) == Approx(0.04));
+  CHECK(std::get<double>(cell(*s, 0, "fragmentation_at_peak_pct")) == 25.0);
+  CHECK(std::get<int64_t>(cell(*s, 0, "allocations")) == 4);
+  CHECK_THAT(r.lines[0], Catch::Contains("GPU_0_bfc: window peak 274.00 MiB of 1.00 GiB"));
+  const Table* b = r.FindTable("breakdown");
+  REQUIRE(b);
+  REQUIRE(b->rows.size() == 4);
+  CHECK(std::get<std::string>(cell(*b, 0, "op_name")) == "conv/Conv2D");
+  CHECK(std::get<double>(cell(*b, 1, "requested_mib")) == 49.0);
+  const Table* t = r.FindTable("timeline");
+  REQUIRE(t);
+  CHECK(t->rows.size() == 9);
+  CHECK(std::get<std::string>(cell(*t, 3, "activity")) == "deallocation");
+
+  o.unit = MemoryUnit::kBytes;
+  o.timeline = false;
+  r = BuildMemoryReport(hosts, o);
+  REQUIRE(r.tables.size() == 2);
+  CHECK(r.tables[0].name == "summary");
+  CHECK(std::get<int64_t>(cell(r.tables[1], 2, "allocation_bytes")) == 20 * kMiB);
+
+  CHECK(HumanBytes(0) == "0.00 B");
+  CHECK(HumanBytes(3072) == "3.00 KiB");
+  CHECK(HumanBytes(4509184) == "4.30 MiB");
+}
+
+TEST_CASE("Memory timeline sampling keeps the highest point of each window", "[memory]") {
+  std::vector<MemorySnapshot> t(2500);
+  for (size_t i = 0; i < t.size(); ++i) t[i].heap_bytes = static_cast<int64_t>(i % 7);
+  t[1001].heap_bytes = 1000;  // In box 500, the first of width 3 ([1000, 1003)).
+  t[3].heap_bytes = 50;       // Box 1 is [2, 4).
+  std::vector<size_t> s = SampleTimeline(t, 1000);
+  REQUIRE(s.size() == 1000);
+  CHECK(s[0] == 1);  // max(0, 1) -> index 1
+  CHECK(s[1] == 3);
+  CHECK(s[499] == 999);  // Box 499 is [998, 1000): heights 4, 5.
+  CHECK(s[500] == 1001);
+  CHECK(s[999] == 2498);  // The last box is [2497, 2500): heights 5, 6, 0.
+  CHECK(std::is_sorted(s.begin(), s.end()));
+  // Short timelines are kept whole.
+  CHECK(SampleTimeline(std::vector<MemorySnapshot>(10), 1000).size() == 10);
+  // TensorFlow 2.x: the least free memory, in time order.
+  std::vector<MemorySnapshot> f(5);
+  for (size_t i = 0; i < f.size(); ++i) f[i].free_bytes = std::array<int64_t, 5>{5, 1, 4, 2, 3}[i];
+  CHECK(SampleTimeline(f, 2, true) == std::vector<size_t>{1, 3});
+}
+
+TEST_CASE("Memory profile reads stats as the reference does only in parity mode", "[memory]") {
+  XSpaceBuilder b;
+  // A fragmentation of exactly 1 is written as an integer; xprof reads it as 0.
+  b.Plane("/host:CPU").Line(1, "t").Event("MemoryAllocation", 0, 0,
+                                          {{"allocator_name", Ref{"a"}},
+                                           {"bytes_reserved", int64_t{0}},
+                                           {"bytes_allocated", int64_t{512}},
+                                           {"bytes_available", int64_t{512}},
+                                           {"fragmentation", int64_t{1}},
+                                           {"allocation_bytes", uint64_t{512}}});
+  Diagnostics d;
+  HostMemoryProfile ours = Build(b, d);
+  HostMemoryProfile xprof = Build(b, d, Compat::kXprof);
+  CHECK(ours.allocators[0].peak.fragmentation == 1.0);
+  CHECK(xprof.allocators[0].peak.fragmentation == 0.0);
+  CHECK(ours.allocators[0].timeline[0].allocation_bytes == 512);
+  CHECK(xprof.allocators[0].timeline[0].allocation_bytes == 0);  // uint64 reads 0 there.
+}
+
+TEST_CASE("Lifetime peak: the largest high-water mark, or the last one in capture order for parity", "[memory]") {
+  // Thread 1 (listed first) allocates late, thread 2 early: the last event
+  // in capture order carries the older, smaller high-water mark.
+  auto event = [](int64_t heap, int64_t peak) -> StatList {
+    return {{"allocator_name", Ref{"a"}}, {"bytes_reserved", int64_t{0}}, {"bytes_allocated", heap},
+            {"bytes_available", int64_t{0}}, {"peak_bytes_in_use", peak}, {"allocation_bytes", int64_t{8}}};
+  };
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(1, "late").Event("MemoryAllocation", 50 * kUs, 0, event(900, 900));
+  cpu.Line(2, "early").Event("MemoryAllocation", 10 * kUs, 0, event(500, 500));
+  Diagnostics d;
+  CHECK(Build(b, d).allocators[0].lifetime_peak_bytes == 900);
+  CHECK(Build(b, d, Compat::kXprof).allocators[0].lifetime_peak_bytes == 500);
+  CHECK(Build(b, d).allocators[0].peak_time_ps == 50 * kUs);
+}
+
+TEST_CASE("Memory profile survives odd allocator events", "[memory]") {
+  XSpaceBuilder b;
+  b.Plane("/host:CPU")
+      .Line(1, "t")
+      .Event("MemoryAllocation", 0, 0)  // No stats at all.
+      .Event("MemoryDeallocation", 10, 0, {{"allocator_name", Ref{"x"}}, {"bytes_allocated", int64_t{-5}}})
+      .Event("MemoryAllocation", 20, 0,
+             {{"allocator_name", Ref{"x"}},
+              {"bytes_allocated", std::numeric_limits<int64_t>::max()},
+              {"bytes_reserved", std::numeric_limits<int64_t>::max()},
+              {"bytes_available", std::numeric_limits<int64_t>::max()}});
+  Diagnostics d;
+  HostMemoryProfile p = Build(b, d);
+  REQUIRE(p.allocators.size() == 2);
+  CHECK(p.allocators[0].memory_id.empty());
+  CHECK(p.allocators[1].peak_bytes == std::numeric_limits<int64_t>::max());  // Saturated, not wrapped.
+  CHECK(d.Count("memory.missing_stats") == 3);
+  CHECK(d.Count("memory.negative_size") == 1);
+  CHECK(d.Count("memory.unmatched_deallocation") == 1);
+  Report r = BuildMemoryReport({}, MemoryReportOptions{});
+  CHECK(r.tables[0].rows.empty());
+}
+
+TEST_CASE("memory command: breakdown CSV, and why a capture has no memory profile", "[memory][cli]") {
+  using tfprof::testing::RunTool;
+  const std::string path = HandCapture().WriteTemp("box.xplane.pb");
+  auto csv = RunTool("memory --breakdown --memory-id gpu_host_bfc --unit bytes -f csv " + path);
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out ==
+        "host,memory_id,op_name,allocation_bytes,requested_bytes,occurrences,region_type,data_type,shape\n"
+        "box,gpu_host_bfc,Size,256,4,1,,int32,[]\n");
+  auto summary = RunTool("memory -f csv " + path);
+  REQUIRE(summary.exit_code == 0);
+  CHECK_THAT(summary.out, Catch::StartsWith("host,memory_id,allocations,deallocations,capacity_mib,"));
+  CHECK_THAT(summary.out, Catch::Contains("box,GPU_0_bfc,4,5,1024.00,300.00,274.00,0.040,0,train 1,4.00,270.00,750.00,25.00\n"));
+
+  auto timeline = RunTool("memory --timeline --memory-id gpu_host_bfc -f csv " + path);
+  REQUIRE(timeline.exit_code == 0);
+  CHECK_THAT(timeline.out, Catch::StartsWith("host,memory_id,time_ms,stack_mib,heap_mib,free_mib,fragmentation_pct,"
+                                             "activity,op_name,requested_mib,allocation_mib,step,region_type,"
+                                             "data_type,shape\n"
+                                             "box,gpu_host_bfc,0.015000,0.000,0.000,1.000,0.00,allocation,Size,"));
+  CHECK(std::count(timeline.out.begin(), timeline.out.end(), '\n') == 4);
+
+  auto unknown = RunTool("memory --memory-id GPU_9_bfc " + path);
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("memory ids: GPU_0_bfc, gpu_host_bfc"));
+
+  // A CPU capture without allocator events.
+  auto cpu = RunTool("memory " + tfprof::testing::SourcePath("testdata/captures/tf_input_bound"));
+  CHECK(cpu.exit_code == 4);
+  CHECK_THAT(cpu.err, Catch::Contains("CPU-only runs usually have no memory profile"));
+  // A Chrome trace: the events are not in trace JSON.
+  auto json = RunTool("memory " + tfprof::testing::SourcePath("testdata/captures/torch_mlp/trace.json"));
+  CHECK(json.exit_code == 4);
+  CHECK_THAT(json.err, Catch::Contains("needs the run's .xplane.pb"));
+}
+
+TEST_CASE("memory on the one CPU capture with a BFC allocator", "[memory]") {
+  using tfprof::testing::RunTool;
+  // xprof: bfc_cpu_allocator_for_gpu, peak 4,509,184 bytes, 115 events.
+  auto r = RunTool("memory --unit bytes -f csv " + tfprof::testing::SourcePath("testdata/captures/tf_memory"));
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains(",bfc_cpu_allocator_for_gpu,"));
+  CHECK_THAT(r.out, Catch::Contains(",4509184,"));
+}
