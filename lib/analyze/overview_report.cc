@@ -34,6 +34,10 @@ void AddBreakdown(const Overview& o, Report& r) {
       .Add({"stddev_ms", "σ ms", ColumnType::kDouble, 3})
       .Add({"percent", "% of step", ColumnType::kDouble, 1})
       .Add({"bar", "", ColumnType::kString, 0, 0, "", false, /*terminal_only=*/true});
+  if (o.steps.rows.empty()) {  // No steps: no breakdown, rather than zeros.
+    r.tables.push_back(std::move(t));
+    return;
+  }
   t.NewRow() = {std::string("Step time"), o.steps.step_time_ms.avg, o.steps.step_time_ms.stddev, 100.0, std::string()};
   std::vector<Category> order(std::begin(kShown), std::end(kShown));
   std::stable_sort(order.begin(), order.end(), [&](Category a, Category b) {
@@ -131,6 +135,7 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
   const Bottleneck& b = o.bottleneck;
   r.lines.push_back("verdict: " + b.verdict);
   r.lines.push_back(b.input_statement);
+  for (const std::string& w : o.warnings) r.lines.push_back(w);
   if (!b.kernel_launch_statement.empty()) r.lines.push_back(b.kernel_launch_statement);
   if (!b.all_other_statement.empty()) r.lines.push_back(b.all_other_statement);
   if (!b.collectives_statement.empty()) r.lines.push_back(b.collectives_statement);
@@ -138,8 +143,12 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
   if (!o.steps.rows.empty())
     r.lines.push_back(fmt::format("step time {:.2f} ms (σ {:.2f} · min {:.2f} · max {:.2f})", o.steps.step_time_ms.avg,
                                   o.steps.step_time_ms.stddev, o.steps.step_time_ms.min, o.steps.step_time_ms.max));
-  r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of TF op executions", o.placement.host_percent(),
-                                o.placement.device_percent()));
+  if (o.placement.host_op_executions + o.placement.device_op_executions == 0)
+    r.lines.push_back("op placement: no TensorFlow op executions found (eager ops run through EagerExecute are not TF op "
+                      "events, and JAX/XLA device ops need the HLO protos)");
+  else
+    r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of TF op executions",
+                                  o.placement.host_percent(), o.placement.device_percent()));
   if (o.env.has_device())
     r.lines.push_back(fmt::format("device compute precision: {:.1f}% 16-bit · {:.1f}% 32-bit", o.compute_16bit_percent,
                                   o.compute_32bit_percent));
@@ -149,7 +158,6 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
   AddSummary(o, r);
   r.tables.back().detail = true;
   AddRecommendations(o, r);
-  for (const std::string& w : o.warnings) r.notes.push_back(w);
   if (!o.steps.intersection_note.empty()) r.notes.push_back(o.steps.intersection_note);
   return r;
 }

@@ -26,9 +26,12 @@ int Shell(const std::string& cmd) {
 
 }  // namespace
 
-ToolResult RunTool(const std::string& args) {
+ToolResult RunTool(const std::string& args) { return RunToolIn("", args); }
+
+ToolResult RunToolIn(const std::string& cwd, const std::string& args) {
   std::string dir = TempDir();
-  std::string cmd = std::string("'") + TFPROF_TOOL_PATH + "' " + args + " >" + dir + "/out 2>" + dir + "/err </dev/null";
+  std::string cmd = (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + TFPROF_TOOL_PATH + "' " + args + " >" +
+                    dir + "/out 2>" + dir + "/err </dev/null";
   ToolResult r;
   r.exit_code = Shell(cmd);
   r.out = ReadFile(dir + "/out");

@@ -14,6 +14,8 @@ struct ToolResult {
 
 // `args` is passed to /bin/sh after the tool's path, so quote as in a shell.
 ToolResult RunTool(const std::string& args);
+// The same, run from `dir` (so paths in the output are relative to it).
+ToolResult RunToolIn(const std::string& dir, const std::string& args);
 
 // Compares `actual` with the golden file; on a difference, returns the
 // `diff -u` text (empty when equal). TFPROF_UPDATE_GOLDEN=1 rewrites it.
