@@ -102,3 +102,52 @@ TEST_CASE("info on a real logdir lists runs and reads the newest", "[cli][corpus
   auto old = RunTool("info -f csv --run 2023_11_07_18_18_59 " + logdir);
   CHECK_THAT(old.out, Catch::Contains("instance-2,0,/device:GPU:0,7,377,213,10.955,"));
 }
+
+TEST_CASE("Analyses a capture lacks exit with code 4 and say why", "[cli]") {
+  const std::string root = TFPROF_SOURCE_DIR;
+  struct Case {
+    std::string args, contains;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"kernel-stats " + root + "/testdata/captures/tf_input_bound", "no GPU device plane"},
+           {"steps " + root + "/testdata/captures/tf_no_steps", "--step-marker REGEX or --whole-trace"},
+           {"memory " + root + "/testdata/captures/tf_input_bound", "memory"},
+           {"tf-data " + root + "/testdata/captures/tf_no_steps", "no tf.data iterator events"},
+       }) {
+    INFO(c.args);
+    auto r = RunTool(c.args);
+    CHECK(r.exit_code == 4);
+    CHECK_THAT(r.err, Catch::StartsWith("tfprof-analyze: error: "));
+    CHECK_THAT(r.err, Catch::Contains(c.contains));
+    CHECK(Lines(r.err) == 1);
+  }
+}
+
+TEST_CASE("op-stats CSV keeps the TensorFlow Profiler's column labels", "[cli]") {
+  auto r = RunTool("op-stats -f csv --top 1 " + std::string(TFPROF_SOURCE_DIR) + "/testdata/captures/tf_custom_loop");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("Rank,Host/device,Type,Operation,#Occurrences,Total time (us),Avg. time (us),"
+                                      "Total self-time (us),Avg. self-time (us),Total self-time on Device (%),"
+                                      "Cumulative total-self time on Device (%),Total self-time on Host (%),"
+                                      "Cumulative total-self time on Host (%),Execution mode\n"));
+  auto bad = RunTool("op-stats --sort nonsense " + std::string(TFPROF_SOURCE_DIR) + "/testdata/captures/tf_custom_loop");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--sort: unknown or unsortable column 'nonsense'"));
+}
+
+TEST_CASE("The overview of a real GPU run reads as the TensorFlow Profiler's", "[cli][corpus]") {
+  REQUIRE_CORPUS(run, "e4040-2023fall-assign2-hd2551/logs/fit/20231107-181856/train");
+  auto r = RunTool("overview " + run);
+  REQUIRE(r.exit_code == 0);
+  // TensorFlow's own overview_page.pb for this run says the same.
+  CHECK_THAT(r.out, Catch::Contains("verdict: POTENTIALLY input-bound"));
+  CHECK_THAT(r.out, Catch::Contains("24.3% of the total step time sampled is spent on 'All Others' time"));
+  CHECK_THAT(r.out, Catch::Contains("13.7 % of the total step time sampled is spent on 'Kernel Launch'. It could be due to "
+                                    "CPU contention with tf.data. In this case, you may try to set the environment variable "
+                                    "TF_GPU_THREAD_MODE=gpu_private."));
+  CHECK_THAT(r.out, Catch::Contains("step time 10.63 ms"));
+  CHECK_THAT(r.out, Catch::Contains("op placement: host 14.4% · device 85.6% of TF op executions"));
+  auto xprof = RunTool("overview --compat xprof " + run);
+  // Current xprof builds GPU steps from device events only: no kernel launch.
+  CHECK_THAT(xprof.out, Catch::Contains("42.5% of the total step time sampled is spent on 'All Others' time"));
+}
