@@ -1,0 +1,120 @@
+// Grouping and step breakdown on a small GPU capture built in code; every
+// number checked by hand.
+#include <catch2/catch.hpp>
+
+#include "lib/analyze/event_grouping.h"
+#include "lib/analyze/overview_analysis.h"
+#include "lib/analyze/planes_to_step_db.h"
+#include "lib/analyze/step_summary.h"
+#include "lib/read/xplane_reader.h"
+#include "tests/support/xspace_builder.h"
+
+using namespace tfprof;
+using tfprof::testing::XSpaceBuilder;
+
+namespace {
+
+constexpr int64_t kUs = 1'000'000;
+
+// Step "train 7" on the host [0, 100us]: the executor launches a kernel
+// (launch call [20, 25us], correlation 5) and then waits for input
+// [60, 80us]; the kernel runs on the GPU [30, 70us].
+Host OneGpuStep() {
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(1, "python3")
+      .Event("train", 0, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{7}}})
+      .Event("ExecutorState::Process", 10 * kUs, 50 * kUs)
+      .Event("cuLaunchKernel", 20 * kUs, 5 * kUs, {{"correlation_id", uint64_t{5}}})
+      .Event("IteratorGetNextOp::DoCompute", 60 * kUs, 20 * kUs);
+  b.Plane("/device:GPU:0", 0).Line(7, "Stream #7(Compute)", 0).Event("gemm", 30 * kUs, 40 * kUs, {{"correlation_id", uint64_t{5}}});
+  Diagnostics d;
+  return ReadXSpaceBytes(b.Serialize(), "gpu.xplane.pb", d);
+}
+
+double Ms(const StepRow& r, Category c) { return r.category_ms[static_cast<size_t>(c)]; }
+
+}  // namespace
+
+TEST_CASE("Grouping: a train root takes its thread's events and the kernel it launched", "[steps]") {
+  Host h = OneGpuStep();
+  Diagnostics d;
+  EventGroups g = GroupEvents(h, d);
+  REQUIRE(g.groups.size() == 1);
+  CHECK(g.groups[0].name == "train 7");
+  CHECK(g.groups[0].step_number == 7);
+  for (size_t e = 0; e < 4; ++e) CHECK(g.Of(0, 0, e) == 0);
+  CHECK(g.Of(1, 0, 0) == 0);  // The GPU kernel, through its correlation id.
+}
+
+TEST_CASE("Step breakdown: priorities resolve overlaps; host events count by default", "[steps]") {
+  Host h = OneGpuStep();
+  Diagnostics d;
+  StepSummary s = SummarizeSteps(CombineHostSteps({BuildStepDb(h, GroupEvents(h, d), {}, d)}));
+  REQUIRE(s.rows.size() == 1);
+  const StepRow& r = s.rows[0];
+  CHECK(r.step_time_ms == Approx(0.100));  // The host marker contains the device's.
+  CHECK(Ms(r, Category::kKernelLaunch) == Approx(0.020));   // [10, 30us]
+  CHECK(Ms(r, Category::kDeviceCompute) == Approx(0.040));  // [30, 70us] wins over the launch and the wait
+  CHECK(Ms(r, Category::kInput) == Approx(0.010));          // [70, 80us]
+  CHECK(Ms(r, Category::kAllOthers) == Approx(0.030));      // [0, 10] and [80, 100us]
+  CHECK(Ms(r, Category::kHostCompute) == Approx(0.0));
+  CHECK(r.input_percent == Approx(10.0));
+
+  Overview o = BuildOverview(HostSummary{}, s);
+  CHECK(o.bottleneck.verdict == "MODERATELY input-bound");
+  CHECK(o.bottleneck.kernel_launch_classification == "high");
+  CHECK(o.bottleneck.kernel_launch_statement == "20.0 % of the total step time sampled is spent on 'Kernel Launch'.");
+  CHECK(o.compute_32bit_percent == Approx(100.0));
+  CHECK_THAT(o.precision_statement, Catch::StartsWith("Only 0.0% of device computation is 16 bit."));
+}
+
+TEST_CASE("Step breakdown as current xprof: device events only on GPU", "[steps]") {
+  Host h = OneGpuStep();
+  Diagnostics d;
+  const AnalysisOptions xprof{Compat::kXprof};
+  StepSummary s = SummarizeSteps(CombineHostSteps({BuildStepDb(h, GroupEvents(h, d, xprof), xprof, d)}));
+  REQUIRE(s.rows.size() == 1);
+  CHECK(s.rows[0].step_time_ms == Approx(0.040));
+  CHECK(Ms(s.rows[0], Category::kDeviceCompute) == Approx(0.040));
+  CHECK(Ms(s.rows[0], Category::kKernelLaunch) == Approx(0.0));
+}
+
+TEST_CASE("Steps: TF loop ops disable grouping; --step-marker and --whole-trace still work", "[steps]") {
+  XSpaceBuilder b;
+  b.Plane("/host:CPU")
+      .Line(1, "t")
+      .Event("WhileOp-EvalCond", 0, 10 * kUs)
+      .Event("step", 20 * kUs, 30 * kUs)
+      .Event("MatMul:MatMul", 25 * kUs, 10 * kUs)
+      .Event("step", 60 * kUs, 30 * kUs)
+      .Event("MatMul:MatMul", 65 * kUs, 20 * kUs);
+  Diagnostics d;
+  Host h = ReadXSpaceBytes(b.Serialize(), "loop.xplane.pb", d);
+  EventGroups none = GroupEvents(h, d);
+  CHECK(none.groups.empty());
+  CHECK_THAT(none.no_groups_reason, Catch::Contains("TensorFlow loop ops (WhileOp-EvalCond)"));
+
+  AnalysisOptions marker;
+  marker.step_marker = "^step$";
+  StepSummary s = SummarizeSteps(CombineHostSteps({BuildStepDb(h, GroupEvents(h, d, marker), marker, d)}));
+  REQUIRE(s.rows.size() == 2);
+  CHECK(s.rows[0].step_time_ms == Approx(0.030));
+  CHECK(Ms(s.rows[0], Category::kHostCompute) == Approx(0.010));
+  CHECK(Ms(s.rows[1], Category::kHostCompute) == Approx(0.020));
+
+  AnalysisOptions whole;
+  whole.whole_trace = true;
+  StepSummary w = SummarizeSteps(CombineHostSteps({BuildStepDb(h, GroupEvents(h, d, whole), whole, d)}));
+  REQUIRE(w.rows.size() == 1);
+  CHECK(w.rows[0].step_time_ms == Approx(0.090));  // 0 .. 90us
+}
+
+TEST_CASE("Sample standard deviation as the reference's Stat", "[steps]") {
+  Stats s = Summarize({2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0});
+  CHECK(s.avg == Approx(5.0));
+  CHECK(s.stddev == Approx(2.138089935));  // sqrt(32/7)
+  CHECK(s.min == 2.0);
+  CHECK(s.max == 9.0);
+  CHECK(Summarize({3.0}).stddev == 0.0);
+}
