@@ -14,43 +14,100 @@ namespace {
 
 bool IsSpace(int c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// The scanner's two hot loops: find the next byte that can change its state.
-// Outside strings that is a quote, a bracket or a comma; inside strings a
-// quote or a backslash. 16 bytes at a time where SSE2 is available (every
-// x86-64), a plain loop elsewhere.
-const char* FindStructural(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"'), comma = _mm_set1_epi8(',');
-  // '{' and '[' differ only in bit 0x20, as do '}' and ']'.
-  const __m128i bit = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
-  for (; end - p >= 16; p += 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    __m128i folded = _mm_or_si128(v, bit);
-    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, comma)),
-                               _mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)));
-    if (int mask = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(mask));
+// Classifies JSON text 64 bytes at a time into bit masks, carrying string
+// and escape state from block to block: which bytes are brackets outside
+// strings, split into opening and closing ones. This is the scanner's hot
+// loop; it is branch-light so that it runs at several GB/s.
+class BlockScanner {
+ public:
+  // `n` is 64 except for the last block of the input.
+  void Classify(const char* p, size_t n, uint64_t* opens, uint64_t* closes) {
+    uint64_t quote, backslash, open, close;
+    Masks(p, n, &quote, &backslash, &open, &close);
+    quote &= ~Escaped(backslash);
+    // Bytes inside strings: a running parity of the quotes so far (each
+    // quote flips it), carried over from the previous block.
+    uint64_t inside = PrefixXor(quote) ^ in_string_;
+    in_string_ = static_cast<uint64_t>(static_cast<int64_t>(inside) >> 63);
+    *opens = open & ~inside;
+    *closes = close & ~inside;
   }
-#endif
-  for (; p < end; ++p) {
-    char c = *p;
-    if (c == '"' || c == ',' || c == '{' || c == '}' || c == '[' || c == ']') return p;
-  }
-  return end;
-}
+  bool in_string() const { return in_string_ != 0; }
 
-const char* FindQuoteOrBackslash(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-  for (; end - p >= 16; p += 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
-    if (int mask = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(mask));
+ private:
+  static uint64_t PrefixXor(uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
   }
+
+  // Bytes escaped by a backslash (the byte after each backslash that is not
+  // itself escaped). Backslashes are rare in traces, so a loop over them is
+  // cheap.
+  uint64_t Escaped(uint64_t backslash) {
+    uint64_t escaped = 0;
+    if (escape_next_) {
+      escaped = 1;
+      backslash &= ~uint64_t{1};
+      escape_next_ = false;
+    }
+    while (backslash) {
+      int bit = __builtin_ctzll(backslash);
+      backslash &= backslash - 1;
+      if (bit == 63) {
+        escape_next_ = true;
+        break;
+      }
+      escaped |= uint64_t{1} << (bit + 1);
+      backslash &= ~(uint64_t{1} << (bit + 1));
+    }
+    return escaped;
+  }
+
+  static void Masks(const char* p, size_t n, uint64_t* quote, uint64_t* backslash, uint64_t* open, uint64_t* close) {
+    char block[64];
+    if (n < 64) {  // The input's last bytes: pad with spaces, which match nothing.
+      std::memset(block, ' ', sizeof block);
+      std::memcpy(block, p, n);
+      p = block;
+    }
+#if defined(__SSE2__)
+    uint64_t q = 0, b = 0, o = 0, c = 0;
+    const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
+    // '{' and '[' differ only in bit 0x20, as do '}' and ']'.
+    const __m128i bit = _mm_set1_epi8(0x20), vo = _mm_set1_epi8('{'), vc = _mm_set1_epi8('}');
+    for (int k = 0; k < 4; ++k) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      __m128i folded = _mm_or_si128(v, bit);
+      int shift = 16 * k;
+      q |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)))) << shift;
+      b |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)))) << shift;
+      o |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, vo)))) << shift;
+      c |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, vc)))) << shift;
+    }
+    *quote = q, *backslash = b, *open = o, *close = c;
+#else
+    uint64_t q = 0, b = 0, o = 0, c = 0;
+    for (int i = 0; i < 64; ++i) {
+      uint64_t m = uint64_t{1} << i;
+      switch (p[i]) {
+        case '"': q |= m; break;
+        case '\\': b |= m; break;
+        case '{': case '[': o |= m; break;
+        case '}': case ']': c |= m; break;
+      }
+    }
+    *quote = q, *backslash = b, *open = o, *close = c;
 #endif
-  for (; p < end; ++p)
-    if (*p == '"' || *p == '\\') return p;
-  return end;
-}
+  }
+
+  uint64_t in_string_ = 0;  // All ones while inside a string.
+  bool escape_next_ = false;
+};
 
 bool IsBlank(std::string_view s) {
   for (char c : s)
@@ -70,7 +127,7 @@ std::string Printable(int c) {
 TraceJsonScanner::TraceJsonScanner(std::string path, ChunkReader& input, TraceScanConsumer& consumer, size_t block_bytes)
     : path_(std::move(path)), input_(input), consumer_(consumer), block_bytes_(std::max<size_t>(block_bytes, 64)) {
   cap_ = block_bytes_;
-  buf_.reset(new char[cap_]);
+  buf_.reset(new char[cap_ + TraceScanConsumer::kPaddingAfter]);
 }
 
 void TraceJsonScanner::Invalid(uint64_t offset, const std::string& what) const {
@@ -92,7 +149,7 @@ bool TraceJsonScanner::Fill() {
   }
   if (end_ == cap_) {
     // One element larger than the buffer: grow rather than split it.
-    std::unique_ptr<char[]> bigger(new char[cap_ * 2]);
+    std::unique_ptr<char[]> bigger(new char[cap_ * 2 + TraceScanConsumer::kPaddingAfter]);
     std::memcpy(bigger.get(), buf_.get(), end_);
     buf_ = std::move(bigger);
     cap_ *= 2;
@@ -234,98 +291,131 @@ void TraceJsonScanner::SkipValue(std::string* capture, bool* overflow) {
   flush();
 }
 
+void TraceJsonScanner::ExpectSeparator(size_t element) {
+  // simdjson's On-Demand parser does not insist on the commas between array
+  // elements, so check that each element starting with a bracket follows a
+  // ',' that follows an element, or the array's '['. Those bytes are still
+  // in the buffer: it keeps everything from the end of the previous element.
+  auto previous = [&](size_t i) {  // Index of the last non-space byte before i, or npos.
+    while (i > 0 && IsSpace(static_cast<unsigned char>(buf_[i - 1]))) --i;
+    return i == 0 ? std::string::npos : i - 1;
+  };
+  size_t before = previous(element);
+  if (before == std::string::npos) return;  // Nothing kept before: cannot tell.
+  if (buf_[before] == '[') return;
+  if (buf_[before] != ',') Invalid(Offset(element), "missing ',' before this traceEvents element");
+  size_t element_end = previous(before);
+  if (element_end != std::string::npos && (buf_[element_end] == ',' || buf_[element_end] == '['))
+    Invalid(Offset(before), "empty element (extra comma) in traceEvents");
+}
+
 void TraceJsonScanner::ScanEventArray(bool bare) {
-  // pos_ is just past the array's '['. Elements are cut at the commas found
-  // at depth 0; everything between two cuts goes to the consumer at once.
+  // pos_ is just past the array's '['. The array is cut after elements that
+  // end with a bracket at depth 0; each run of whole elements goes to the
+  // consumer at once. Bytes are classified 64 at a time (BlockScanner).
   constexpr size_t kNone = static_cast<size_t>(-1);
   size_t batch_begin = pos_;
-  size_t last_comma = kNone;
-  uint64_t commas = 0;
+  size_t last_end = kNone;  // Just past the last element-closing bracket.
+  bool first_slice = true;
   int64_t depth = 0;
-  bool in_string = false, escaped = false;
+  std::vector<char> open_brackets;  // On the heap: nesting may be arbitrarily deep.
+  BlockScanner blocks;
 
-  auto emit = [&](size_t begin, size_t end, bool last) {
+  // A slice is [previous cut, this cut): "[,] element, element, ...".
+  auto emit = [&](size_t begin, size_t end, bool last, bool unterminated) {
     std::string_view slice(buf_.get() + begin, end - begin);
-    if (IsBlank(slice)) {
-      if (last && commas == 0) return;  // An empty array.
-      Invalid(Offset(end), last ? "trailing comma at the end of traceEvents" : "empty element (extra comma) in traceEvents");
+    size_t i = 0;
+    while (i < slice.size() && IsSpace(static_cast<unsigned char>(slice[i]))) ++i;
+    bool comma = i < slice.size() && slice[i] == ',';
+    if (comma && first_slice) Invalid(Offset(begin + i), "empty element (extra comma) at the start of traceEvents");
+    if (!comma && !first_slice && i < slice.size()) Invalid(Offset(begin + i), "missing ',' between traceEvents elements");
+    if (comma) ++i;
+    while (i < slice.size() && IsSpace(static_cast<unsigned char>(slice[i]))) ++i;
+    slice.remove_prefix(i);
+    if (unterminated) {
+      // A writer that died mid-array usually leaves "...}," behind.
+      while (!slice.empty() && IsSpace(static_cast<unsigned char>(slice.back()))) slice.remove_suffix(1);
+      if (!slice.empty() && slice.back() == ',') slice.remove_suffix(1);
     }
-    consumer_.OnElements(slice, Offset(begin));
+    if (IsBlank(slice)) {
+      if (comma && last && !unterminated) Invalid(Offset(end), "trailing comma at the end of traceEvents");
+      return;
+    }
+    // The slice starts past the '[' or a previous element, so
+    // slice.data()[-1] is in the buffer, as is the padding after its end.
+    consumer_.OnElements(const_cast<char*>(slice.data()), slice.size(), Offset(begin + i));
+    first_slice = false;
+  };
+
+  // Handles one block's brackets; true when the array's ']' was found.
+  auto structure = [&](size_t at, uint64_t opens, uint64_t closes) {
+    uint64_t marks = opens | closes;
+    while (marks) {
+      int bit = __builtin_ctzll(marks);
+      marks &= marks - 1;
+      size_t index = at + static_cast<size_t>(bit);
+      if ((opens >> bit) & 1) {
+        if (depth++ == 0) ExpectSeparator(index);
+        open_brackets.push_back(buf_[index]);
+        continue;
+      }
+      if (depth == 0) {
+        if (buf_[index] == '}') Invalid(Offset(index), "mismatched '}' in traceEvents");
+        if (last_end != kNone) {
+          emit(batch_begin, last_end, false, false);
+          batch_begin = last_end;
+        }
+        emit(batch_begin, index, true, false);
+        pos_ = index + 1;
+        keep_ = pos_;
+        return true;
+      }
+      // '[' + 2 == ']' and '{' + 2 == '}'.
+      if (open_brackets.back() + 2 != buf_[index])
+        Invalid(Offset(index), "mismatched " + Printable(buf_[index]) + " in traceEvents, expected " +
+                                   Printable(open_brackets.back() + 2));
+      open_brackets.pop_back();
+      if (--depth == 0) last_end = index + 1;
+    }
+    return false;
   };
 
   for (;;) {
-    if (pos_ == end_) {
-      if (last_comma != kNone) {
-        emit(batch_begin, last_comma, false);
-        batch_begin = last_comma + 1;
-        last_comma = kNone;
-      }
-      keep_ = batch_begin;
-      if (!Fill()) {
-        if (bare && depth == 0 && !in_string) {
-          // The format lets a bare array end without its ']' (a process
-          // that died while tracing); take what is complete.
-          emit(keep_, end_, true);
-          result_.unterminated_array = true;
-          return;
-        }
-        Invalid(Offset(end_), in_string ? "unexpected end of the file inside a string in traceEvents (truncated file?)"
-                                        : "unexpected end of the file inside traceEvents (truncated file?)");
-      }
-      batch_begin = keep_;
+    while (end_ - pos_ >= 64) {
+      uint64_t opens, closes;
+      blocks.Classify(buf_.get() + pos_, 64, &opens, &closes);
+      if ((opens | closes) && structure(pos_, opens, closes)) return;
+      pos_ += 64;
     }
-
-    const char* const b = buf_.get();
-    const char* p = b + pos_;
-    const char* const e = b + end_;
-    if (escaped) {
-      escaped = false;
-      ++p;
+    if (last_end != kNone) {
+      emit(batch_begin, last_end, false, false);
+      batch_begin = last_end;
+      last_end = kNone;
     }
-    while (p < e) {
-      if (in_string) {
-        p = FindQuoteOrBackslash(p, e);
-        if (p == e) break;
-        if (*p == '"') {
-          in_string = false;
-          ++p;
-        } else if (p + 1 < e) {
-          p += 2;  // Skip the escaped character (it may be a quote).
-        } else {
-          escaped = true;  // It is in the next block.
-          p = e;
-        }
-        continue;
-      }
-      p = FindStructural(p, e);
-      if (p == e) break;
-      switch (*p) {
-        case '"': in_string = true; break;
-        case '{': case '[': ++depth; break;
-        case ',':
-          if (depth == 0) {
-            last_comma = static_cast<size_t>(p - b);
-            ++commas;
-          }
-          break;
-        default:  // '}' or ']'
-          if (depth == 0) {
-            if (*p == '}') Invalid(Offset(static_cast<size_t>(p - b)), "mismatched '}' in traceEvents");
-            pos_ = static_cast<size_t>(p - b);
-            if (last_comma != kNone) {
-              emit(batch_begin, last_comma, false);
-              batch_begin = last_comma + 1;
-            }
-            emit(batch_begin, pos_, true);
-            ++pos_;
-            keep_ = pos_;
-            return;
-          }
-          --depth;
-      }
-      ++p;
+    keep_ = batch_begin - 1;  // One byte before the elements stays, for the consumer.
+    bool more = Fill();
+    batch_begin = keep_ + 1;  // Fill moved the kept bytes to the front.
+    if (more) continue;
+    // End of the input: classify the partial last block.
+    if (pos_ < end_) {
+      uint64_t opens, closes;
+      blocks.Classify(buf_.get() + pos_, end_ - pos_, &opens, &closes);
+      if ((opens | closes) && structure(pos_, opens, closes)) return;
+      pos_ = end_;
     }
-    pos_ = static_cast<size_t>(p - b);
+    if (bare && depth == 0 && !blocks.in_string()) {
+      // The format lets a bare array end without its ']' (a process that
+      // died while tracing); take what is complete.
+      if (last_end != kNone) {
+        emit(batch_begin, last_end, false, false);
+        batch_begin = last_end;
+      }
+      emit(batch_begin, end_, true, true);
+      result_.unterminated_array = true;
+      return;
+    }
+    Invalid(Offset(end_), blocks.in_string() ? "unexpected end of the file inside a string in traceEvents (truncated file?)"
+                                             : "unexpected end of the file inside traceEvents (truncated file?)");
   }
 }
 

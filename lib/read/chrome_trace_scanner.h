@@ -23,10 +23,14 @@ namespace tfprof {
 class TraceScanConsumer {
  public:
   virtual ~TraceScanConsumer() = default;
-  // `elements` is a run of one or more complete traceEvents elements with
-  // their separating commas, ready to be wrapped in [ ]; `content_offset` is
-  // the offset of its first byte in the (inflated) file, for messages.
-  virtual void OnElements(std::string_view elements, uint64_t content_offset) = 0;
+  // `elements[0, size)` is a run of one or more complete traceEvents
+  // elements with their separating commas; `content_offset` is the offset of
+  // its first byte in the (inflated) file, for messages. So that it can be
+  // parsed where it lies, the consumer may overwrite elements[-1] and the
+  // kPaddingAfter bytes from elements[size] on, provided it restores
+  // elements[-1] and elements[size] before returning.
+  static constexpr size_t kPaddingAfter = 64;
+  virtual void OnElements(char* elements, size_t size, uint64_t content_offset) = 0;
   // A top-level key other than traceEvents, with its value's raw JSON text,
   // for keys the consumer asked for (WantsTopLevelValue) and values under
   // the capture limit.
@@ -46,7 +50,7 @@ class TraceJsonScanner {
   // Top-level values larger than this are skipped rather than captured.
   static constexpr size_t kMaxCapturedValue = size_t{64} << 20;
 
-  TraceJsonScanner(std::string path, ChunkReader& input, TraceScanConsumer& consumer, size_t block_bytes = 4 << 20);
+  TraceJsonScanner(std::string path, ChunkReader& input, TraceScanConsumer& consumer, size_t block_bytes = 256 << 10);
   // Throws InputError for invalid JSON, JSON that is not a trace, or a read
   // error.
   TraceScanResult Run();
@@ -63,6 +67,7 @@ class TraceJsonScanner {
   // when given (until it exceeds kMaxCapturedValue, then sets *overflow).
   void SkipValue(std::string* capture, bool* overflow);
   void ScanEventArray(bool bare);
+  void ExpectSeparator(size_t element);
 
   [[noreturn]] void Invalid(uint64_t offset, const std::string& what) const;
   [[noreturn]] void NotATrace(const std::string& what) const;

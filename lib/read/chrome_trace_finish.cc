@@ -1,0 +1,263 @@
+// ChromeTraceBuilder::Finish: closing what is still open, sorting, naming
+// and ordering planes and lines, and reporting the diagnostics.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "lib/read/chrome_trace_builder.h"
+#include "lib/read/chrome_trace_builder_state.h"
+
+namespace tfprof {
+namespace {
+
+using chrome_trace::kOpenDuration;
+using chrome_trace::kSyntheticIdBase;
+
+struct DiagInfo {
+  Severity severity;
+  const char* kind;
+  const char* message;
+};
+// Indexed by TraceDiag.
+constexpr DiagInfo kDiagnosticTable[] = {
+    {Severity::kWarning, "json.unmatched_end", "E events with no open B event on their thread were dropped"},
+    {Severity::kWarning, "json.unclosed_begin", "B events never closed by an E event were dropped"},
+    {Severity::kInfo, "json.end_args_ignored", "args on E events were not kept (only the B event's args are)"},
+    {Severity::kWarning, "json.missing_ts", "events without a ts were dropped"},
+    {Severity::kWarning, "json.bad_field_type", "event fields of an unexpected type were ignored (the event was dropped when it needed the field)"},
+    {Severity::kWarning, "json.missing_duration", "X events without a dur were read with duration 0"},
+    {Severity::kWarning, "json.negative_duration", "events with a negative duration were clamped to 0"},
+    {Severity::kWarning, "json.missing_phase", "events without a ph were dropped"},
+    {Severity::kWarning, "json.unknown_phase", "events with an unknown ph were dropped"},
+    {Severity::kInfo, "json.unsupported_phase", "sample, mark, clock-sync, memory-dump and context events were counted, not read"},
+    {Severity::kWarning, "json.non_object_event", "traceEvents elements that are not objects were dropped"},
+    {Severity::kInfo, "json.flow_events", "flow events (ph s/t/f) were counted, not read; bind_id/flow_in/flow_out on events are kept as stats"},
+    {Severity::kInfo, "json.object_events", "object events (ph N/O/D) were counted, not read"},
+    {Severity::kWarning, "json.async_unmatched_end", "async e events with no open b event (same pid, cat, id and name) were dropped"},
+    {Severity::kWarning, "json.async_unclosed_begin", "async b events never closed by an e event were dropped"},
+    {Severity::kInfo, "json.other_metadata", "metadata (ph M) events other than process/thread names and sort indexes were not read"},
+    {Severity::kError, "json.time_out_of_range", "events whose time is too far (over 100 days) from the trace's first event, or overflows, were dropped"},
+    {Severity::kInfo, "json.missing_pid", "events without a pid were placed on pid 0"},
+    {Severity::kInfo, "json.missing_tid", "events without a tid were placed on tid 0 of their process"},
+    {Severity::kInfo, "json.null_arg", "args whose value is null were not kept"},
+    {Severity::kError, "json.too_deep", "events nested deeper than the parser allows were dropped"},
+    {Severity::kWarning, "json.invalid_utf8", "invalid UTF-8 bytes were replaced by '?'"},
+    {Severity::kWarning, "json.unterminated_array", "the trace event array has no closing ']' (the trace was cut short); the complete events were read"},
+    {Severity::kInfo, "json.unsorted_line", "lines whose events were not in time order were sorted"},
+    {Severity::kError, "json.too_many_stat_names", "args beyond 16 million distinct names in one process were dropped"},
+    {Severity::kError, "json.line_too_large", "events beyond 4 billion args on one thread were dropped"},
+    {Severity::kWarning, "read.max_events_reached", "events beyond --max-events were not read; the analysis covers only part of the capture"},
+};
+static_assert(std::size(kDiagnosticTable) == static_cast<size_t>(TraceDiag::kCount));
+
+// Large model vectors are filled once, front to back: with huge pages that
+// costs one page fault per 2 MB instead of one per 4 KB. Only advice: the
+// kernel may ignore it.
+void AdviseHugePages(void* data, size_t bytes) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (bytes < 2 * kHuge) return;
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+}  // namespace
+
+void ChromeTraceBuilder::Materialize(LineState& state) {
+  chrome_trace::BlockVector<Event>& events = state.events;
+  chrome_trace::BlockVector<Stat>& stats = state.stats;
+  const size_t n = events.size();
+
+  // Which events stay (not the B/b still open), how many stats they hold,
+  // and whether they are already in order.
+  size_t kept = 0, kept_stats = 0;
+  bool sorted = true;
+  const Event* previous = nullptr;
+  uint32_t begin = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Event& e = events[i];
+    if (e.duration_ps != kOpenDuration) {
+      ++kept;
+      kept_stats += e.stats_end - begin;
+      if (previous && (e.start_ps < previous->start_ps ||
+                       (e.start_ps == previous->start_ps && e.duration_ps > previous->duration_ps)))
+        sorted = false;
+      previous = &e;
+    }
+    begin = e.stats_end;
+  }
+
+  // The order to copy them in: as they are, or sorted by (start ascending,
+  // duration descending), ties in file order, as Line::SortEvents does.
+  std::vector<uint32_t> order;
+  std::vector<uint32_t> begins;  // Stats begin of each event, when out of order.
+  if (!sorted) {
+    Count(TraceDiag::kUnsortedLine);
+    struct Key {
+      int64_t start;
+      uint32_t index;
+    };
+    std::vector<Key> keys;
+    keys.reserve(kept);
+    begins.resize(n);
+    begin = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const Event& e = events[i];
+      begins[i] = begin;
+      begin = e.stats_end;
+      if (e.duration_ps != kOpenDuration) keys.push_back(Key{e.start_ps, static_cast<uint32_t>(i)});
+    }
+    // Stable: equal (start, duration) keep their order in the file.
+    std::stable_sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+      if (a.start != b.start) return a.start < b.start;
+      return events[a.index].duration_ps > events[b.index].duration_ps;
+    });
+    order.reserve(kept);
+    for (const Key& k : keys) order.push_back(k.index);
+  }
+
+  // Copy into exact-size vectors, freeing each block as soon as all it
+  // holds has been copied, so that the peak stays near the model's size
+  // (events sorted by start were mostly read close together).
+  std::vector<size_t> events_left(events.block_count()), stats_left(stats.block_count());
+  for (size_t b = 0; b < events_left.size(); ++b) events_left[b] = events.used(b);
+  for (size_t b = 0; b < stats_left.size(); ++b) stats_left[b] = stats.used(b);
+  Line& line = state.line;
+  line.events.reserve(kept);
+  line.stats.reserve(kept_stats);
+  AdviseHugePages(line.events.data(), kept * sizeof(Event));
+  AdviseHugePages(line.stats.data(), kept_stats * sizeof(Stat));
+  auto consume_stats = [&](size_t from, size_t to, bool copy) {
+    while (from < to) {
+      auto [b, offset] = chrome_trace::BlockVector<Stat>::Locate(from);
+      size_t take = std::min(to - from, stats.BlockSize(b) - offset);
+      if (copy) line.stats.insert(line.stats.end(), stats.block(b) + offset, stats.block(b) + offset + take);
+      if ((stats_left[b] -= take) == 0) stats.ReleaseBlock(b);
+      from += take;
+    }
+  };
+  auto consume_event = [&](size_t i, uint32_t stats_begin) {
+    auto [b, offset] = chrome_trace::BlockVector<Event>::Locate(i);
+    Event e = events.block(b)[offset];
+    bool copy = e.duration_ps != kOpenDuration;
+    consume_stats(stats_begin, e.stats_end, copy);
+    if (copy) {
+      e.stats_end = static_cast<uint32_t>(line.stats.size());
+      line.events.push_back(e);
+    }
+    if (--events_left[b] == 0) events.ReleaseBlock(b);
+  };
+  if (sorted) {
+    uint32_t stats_begin = 0;
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t stats_end = events[i].stats_end;
+      consume_event(i, stats_begin);
+      stats_begin = stats_end;
+    }
+  } else {
+    for (uint32_t i : order) consume_event(i, begins[i]);
+  }
+  events.clear();
+  stats.clear();
+  state.open_count = 0;
+}
+
+void ChromeTraceBuilder::MatchDevices() {
+  for (auto& [device_id, props] : devices_) {
+    auto it = plane_index_.find(device_id);
+    if (it == plane_index_.end()) continue;
+    PlaneState& plane = *planes_[it->second];
+    if (plane.synthetic) continue;
+    // Kineto gives GPU processes pid = device id and labels "GPU <id>"; a
+    // process labelled otherwise ("CPU") is a host process that happens to
+    // share the number.
+    std::string_view labels = host_.strings.Get(plane.labels);
+    if (!labels.empty() && labels.substr(0, 3) != "GPU") continue;
+    plane.plane.device = props;
+  }
+}
+
+void ChromeTraceBuilder::Finish() {
+  for (auto& plane : planes_) {
+    for (auto& [key, open] : plane->open_async) Count(TraceDiag::kAsyncUnclosedBegin, key.substr(key.rfind('\x1f') + 1), open.size());
+    plane->open_async.clear();
+    for (auto& line : plane->lines) {
+      if (!line->open_begins.empty()) {
+        Count(TraceDiag::kUnclosedBegin, host_.EventName(plane->plane, line->events[line->open_begins.back()]),
+              line->open_begins.size());
+        line->open_begins.clear();
+      }
+      Materialize(*line);
+      Line& l = line->line;
+      if (!l.events.empty()) {
+        int64_t first = l.events.front().start_ps, last = first;
+        for (const Event& e : l.events) last = std::max(last, e.end_ps());
+        l.timestamp_ns = origin_us_ * 1000 + first / 1000;
+        l.duration_ps = last - first;
+      }
+    }
+  }
+
+  // Names: metadata first, else the id as the trace wrote it.
+  for (auto& plane : planes_) {
+    Plane& p = plane->plane;
+    if (plane->has_process_name) {
+      p.name = plane->process_name;
+    } else if (auto it = synthetic_names_.find(p.id); plane->synthetic && it != synthetic_names_.end()) {
+      std::string_view original = host_.strings.Get(it->second);
+      p.name = original.empty() ? host_.strings.Intern("pid \"\"") : it->second;
+    } else {
+      p.name = host_.strings.Intern("pid " + std::to_string(p.id));
+    }
+    for (auto& line : plane->lines) {
+      if (line->kind != LineState::kThread) continue;
+      Line& l = line->line;
+      auto meta = plane->thread_meta.find(l.id);
+      if (meta != plane->thread_meta.end() && meta->second.has_name) {
+        l.name = meta->second.name;
+      } else if (auto it = synthetic_names_.find(l.id); l.id >= kSyntheticIdBase && it != synthetic_names_.end()) {
+        std::string_view original = host_.strings.Get(it->second);
+        l.name = original.empty() ? host_.strings.Intern("tid \"\"") : it->second;
+      } else {
+        l.name = host_.strings.Intern("tid " + std::to_string(l.id));
+      }
+    }
+  }
+
+  // Order: by sort index where the trace gives one, the rest after them in
+  // order of first appearance.
+  auto line_key = [](PlaneState& plane, LineState& line) {
+    auto meta = plane.thread_meta.find(line.line.id);
+    bool sorted = line.kind == LineState::kThread && meta != plane.thread_meta.end() && meta->second.has_sort;
+    return std::tuple(!sorted, sorted ? meta->second.sort_index : 0, line.first_seen);
+  };
+  MatchDevices();  // Before sorting: it finds planes through plane_index_.
+  std::stable_sort(planes_.begin(), planes_.end(), [](const auto& a, const auto& b) {
+    return std::tuple(!a->has_sort, a->has_sort ? a->sort_index : 0, a->first_seen) <
+           std::tuple(!b->has_sort, b->has_sort ? b->sort_index : 0, b->first_seen);
+  });
+  host_.planes.reserve(host_.planes.size() + planes_.size());
+  for (auto& plane : planes_) {
+    std::stable_sort(plane->lines.begin(), plane->lines.end(),
+                     [&](const auto& a, const auto& b) { return line_key(*plane, *a) < line_key(*plane, *b); });
+    Plane& p = plane->plane;
+    p.lines.reserve(plane->lines.size());
+    for (auto& line : plane->lines) p.lines.push_back(std::move(line->line));
+    host_.planes.push_back(std::move(p));
+  }
+  planes_.clear();
+  plane_index_.clear();
+  last_plane_ = nullptr;
+  last_line_ = nullptr;
+  host_.time_origin_ns = origin_set_ ? origin_us_ * 1000 : 0;
+
+  for (size_t k = 0; k < static_cast<size_t>(TraceDiag::kCount); ++k) {
+    const DiagCount& c = diag_counts_[k];
+    if (c.count == 0) continue;
+    const DiagInfo& info = kDiagnosticTable[k];
+    diagnostics_.Add(info.severity, info.kind, info.message, c.example, c.count);
+  }
+}
+
+}  // namespace tfprof
