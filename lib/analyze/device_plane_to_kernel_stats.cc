@@ -1,6 +1,7 @@
 #include "lib/analyze/device_plane_to_kernel_stats.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <tuple>
 
@@ -94,9 +95,40 @@ bool IsEinsumTensorCoreEligible(std::string_view equation) {
   return inputs.size() == 2;
 }
 
+bool IsKinetoGpuPlane(const Host& host, const Plane& plane) {
+  return plane.FindStatKey(host.strings, "grid") && plane.FindStatKey(host.strings, "block");
+}
+
+namespace {
+
+// "[128, 1, 1]" (a JSON array kept as text) or a number.
+std::array<uint32_t, 3> KinetoDims(const Host& host, const Stat& s) {
+  std::array<uint32_t, 3> d{1, 1, 1};
+  if (s.type() != StatType::kString) {
+    d[0] = static_cast<uint32_t>(s.AsInt());
+    return d;
+  }
+  std::string_view text = host.Str(s.AsString());
+  size_t i = 0;
+  for (size_t k = 0; k < 3; ++k) {
+    while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    uint32_t v = 0;
+    auto r = std::from_chars(text.data() + i, text.data() + text.size(), v);
+    if (r.ec != std::errc()) break;
+    d[k] = v;
+    i = static_cast<size_t>(r.ptr - text.data());
+  }
+  return d;
+}
+
+}  // namespace
+
 void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options) {
   const StatFinder details(host, plane, "kernel_details"), tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), equation(host, plane, "equation");
-  if (!details.exists()) return;
+  const StatFinder grid(host, plane, "grid"), block(host, plane, "block"), regs(host, plane, "registers per thread"),
+      shmem(host, plane, "shared memory"), occupancy(host, plane, "est. achieved occupancy %");
+  const bool kineto = !details.exists() && grid.exists() && block.exists();
+  if (!details.exists() && !kineto) return;
   // Rows by key, for captures with many kernel launches.
   absl::flat_hash_map<std::string, std::vector<size_t>> by_name;
   for (size_t i = 0; i < reports_.size(); ++i) by_name[reports_[i].name].push_back(i);
@@ -105,12 +137,22 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
       auto stats = line.EventStats(i);
-      auto d = details.In(stats);
-      if (!d || host.Str(d->AsString()).empty() || e.duration_ps == 0) continue;
-      ++kernel_events;
       KernelReport r;
+      if (kineto) {
+        auto g = grid.In(stats), b = block.In(stats);
+        if (!g || !b || e.duration_ps == 0) continue;
+        r.params.grid = KinetoDims(host, *g);
+        r.params.block = KinetoDims(host, *b);
+        if (auto x = regs.In(stats)) r.params.registers_per_thread = static_cast<uint32_t>(x->AsInt());
+        if (auto x = shmem.In(stats)) r.params.static_shmem_bytes = static_cast<uint32_t>(x->AsInt());
+        if (auto x = occupancy.In(stats)) r.params.occupancy_pct = x->AsDouble();
+      } else {
+        auto d = details.In(stats);
+        if (!d || host.Str(d->AsString()).empty() || e.duration_ps == 0) continue;
+        r.params = ParseKernelDetails(host.Str(d->AsString()), options.xprof());
+      }
+      ++kernel_events;
       r.name = std::string(host.Str(plane.event_metadata[e.metadata].name));
-      r.params = ParseKernelDetails(host.Str(d->AsString()), options.xprof());
       r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
       // Older TensorFlow named the op in "level 0" (see device_plane_to_op_metrics.cc).
       auto op = tf_op.In(stats);

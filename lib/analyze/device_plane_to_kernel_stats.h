@@ -34,6 +34,10 @@ bool IsKernelUsingTensorCore(std::string_view kernel_name);
 bool IsOpTensorCoreEligible(std::string_view op_name);
 bool IsEinsumTensorCoreEligible(std::string_view equation);
 
+// A Kineto (PyTorch) trace's GPU process: its events carry launch
+// parameters as `grid` / `block` args.
+bool IsKinetoGpuPlane(const Host& host, const Plane& plane);
+
 struct KernelReport {
   std::string name;
   KernelLaunchParams params;
@@ -49,6 +53,9 @@ class KernelStatsDb {
   // Adds every kernel of a GPU plane. Kernels of all planes of one host share
   // rows (the same kernel on GPU 0 and GPU 1 is one row).
   // With xprof compatibility: op names from `tf_op` only, `shm:` ignored.
+  // Reads TensorFlow/JAX captures (`kernel_details`) and PyTorch/Kineto
+  // Chrome traces (kernel events with `grid`, `block`, `registers per
+  // thread`, `shared memory` args).
   void AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options = {});
   // Appends another host's rows unmerged, as the reference combines hosts.
   void AppendHost(const KernelStatsDb& other);

@@ -37,7 +37,7 @@ HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const A
     if (name == schema::kHostThreadsPlane) {
       s.host_ops.Combine(HostPlaneToOpMetrics(host, plane, diagnostics, options), /*count_cores=*/false);
       s.has_host_plane = true;
-    } else if (schema::IsGpuPlane(name)) {
+    } else if (schema::IsGpuPlane(name) || IsKinetoGpuPlane(host, plane)) {
       if (s.env.device_core_count == 0) {
         s.env.first_device = plane.device;
         s.env.device_type = GpuModelName(plane.device);
