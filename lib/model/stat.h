@@ -43,12 +43,26 @@ struct Stat {
   bool is_integer() const { return type() == StatType::kInt64 || type() == StatType::kUint64; }
 
   // The reference reads integers through an "int or uint" accessor: CUPTI
-  // writes ids unsigned, grouping writes them signed. Doubles are truncated.
+  // writes ids unsigned, grouping writes them signed. Doubles are truncated,
+  // saturating out of range (NaN reads as 0): a corrupt capture's 1e300 must
+  // not be undefined behaviour.
   int64_t AsInt() const {
-    if (type() == StatType::kDouble) return static_cast<int64_t>(AsDouble());
+    if (type() == StatType::kDouble) {
+      double d = AsDouble();
+      if (!(d == d)) return 0;
+      if (d >= 9223372036854775807.0) return INT64_MAX;
+      if (d <= -9223372036854775808.0) return INT64_MIN;
+      return static_cast<int64_t>(d);
+    }
     return static_cast<int64_t>(bits);
   }
-  uint64_t AsUint() const { return type() == StatType::kDouble ? static_cast<uint64_t>(AsDouble()) : bits; }
+  uint64_t AsUint() const {
+    if (type() != StatType::kDouble) return bits;
+    double d = AsDouble();
+    if (!(d > 0)) return d <= -1.0 ? static_cast<uint64_t>(AsInt()) : 0;  // Negative: as the int, wrapped.
+    if (d >= 18446744073709551615.0) return UINT64_MAX;
+    return static_cast<uint64_t>(d);
+  }
   double AsDouble() const {
     switch (type()) {
       case StatType::kDouble: {
