@@ -1,0 +1,77 @@
+// `tfprof-analyze check PATH`: threshold rules on the run's metrics, for CI.
+// Prints every rule with the actual value and pass/FAIL/skip, optionally
+// writes JUnit XML, and exits 5 when any rule fails (docs/ci.md).
+#include <fstream>
+#include <sstream>
+
+#include "lib/analyze/metric_rules.h"
+#include "lib/analyze/metrics_report.h"
+#include "lib/model/errors.h"
+#include "tools/commands.h"
+#include "tools/run_loader.h"
+
+namespace tfprof::cli {
+namespace {
+
+struct CheckOptions {
+  std::vector<std::string> max, min, rules_files;
+  std::string missing = "fail";
+  std::string junit;
+};
+
+std::vector<MetricRule> CollectRules(const CheckOptions& c) {
+  std::vector<MetricRule> rules;
+  for (const std::string& path : c.rules_files) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "cannot read the rules file", kExitUsage);
+    std::stringstream text;
+    text << in.rdbuf();
+    for (MetricRule& r : ParseRules(text.str(), path)) rules.push_back(std::move(r));
+  }
+  for (const std::string& m : c.max) rules.push_back(ParseBoundFlag(m, /*is_max=*/true));
+  for (const std::string& m : c.min) rules.push_back(ParseBoundFlag(m, /*is_max=*/false));
+  if (rules.empty())
+    throw InputError("", "check needs at least one rule: --max METRIC=VALUE, --min METRIC=VALUE or --rules FILE", kExitUsage);
+  return rules;
+}
+
+void Run(const CommonOptions& options, const CheckOptions& c) {
+  if (MaybeListRuns(options)) return;
+  // Rules first: a typo in a metric name is a usage error before any reading.
+  const std::vector<MetricRule> rules = CollectRules(c);
+  LoadedRun l = LoadRun(options);
+  const std::vector<CheckOutcome> outcomes =
+      EvaluateRules(rules, l.run, c.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail);
+  Report report = BuildCheckReport(l.run, outcomes);
+  report.diagnostics.Merge(l.loaded.diagnostics);
+  report.diagnostics.Merge(l.diagnostics);
+  Emit(report, options);
+  if (!c.junit.empty())
+    WriteJUnitFile(OutcomesToJUnit("tfprof-analyze check", "tfprof.check", outcomes,
+                                   {{"input", options.path}, {"run", l.run.run}}),
+                   c.junit);
+  if (std::string failed = FailureSummary(outcomes, "rule"); !failed.empty())
+    throw InputError(options.path, "check failed: " + failed, kExitCheckFailed);
+}
+
+void Register(CLI::App& app, std::function<void()>& action) {
+  static CommonOptions options;
+  static CheckOptions c;
+  CLI::App* cmd = app.add_subcommand("check", "Check metrics against thresholds (for CI): exit code 5 when a rule fails");
+  AddCommonOptions(cmd, options);
+  AddStepOptions(cmd, options);
+  cmd->add_option("--max", c.max, "Rule METRIC=VALUE: fails when the metric is above VALUE (repeatable)")
+      ->allow_extra_args(false);  // One value per --max, so PATH is never taken as one.
+  cmd->add_option("--min", c.min, "Rule METRIC=VALUE: fails when the metric is below VALUE (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--rules", c.rules_files, "A rules file: one 'METRIC OP VALUE' per line (docs/ci.md; repeatable)")->allow_extra_args(false);
+  cmd->add_option("--missing", c.missing,
+                  "A rule on a metric this capture lacks: 'fail' (default) or 'skip' (lines starting 'optional' always skip)")
+      ->check(CLI::IsMember({"fail", "skip"}));
+  cmd->add_option("--junit", c.junit, "Also write the results as JUnit XML to this file (for CI test reports)");
+  cmd->callback([&action] { action = [] { Run(options, c); }; });
+}
+
+const CommandRegistration kCheck(85, Register);
+
+}  // namespace
+}  // namespace tfprof::cli
