@@ -103,7 +103,7 @@ TEST_CASE("Rules evaluate to pass, fail and missing", "[check]") {
   CHECK(skip[2].status == OutcomeStatus::kSkip);
 }
 
-TEST_CASE("--fail-if conditions parse and compare changes", "[diff]") {
+TEST_CASE("The --fail-if conditions parse and compare changes", "[diff]") {
   DeltaCondition rel = ParseDeltaCondition("overview.step_time_ms.avg>+5%");
   CHECK(rel.relative);
   CHECK(rel.op == RuleOp::kGt);
