@@ -26,6 +26,10 @@ void AddCommonOptions(CLI::App* cmd, CommonOptions& o) {
                   "2.x wrote beside its captures (default: neither; see docs/parity.md)")
       ->check(CLI::IsMember({"xprof", "tf-legacy"}));
   cmd->add_option("--max-events", o.max_events, "Read at most this many events per host (0: all); reported when hit");
+  cmd->add_option("--max-inflated-mb", o.max_inflated_mb,
+                  "Refuse gzip captures that inflate beyond this many MiB (default 65536; lowered to what the "
+                  "available memory allows)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
 }
 
 void AddStepOptions(CLI::App* cmd, CommonOptions& o) {
@@ -50,9 +54,13 @@ LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>&
   result.input = DiscoverInput(o.path, o.run, /*keep_duplicates=*/o.compat == "xprof");
   ReadOptions read;
   read.max_events = o.max_events;
+  read.max_inflated_bytes = o.max_inflated_mb << 20;
   for (const std::string& dup : result.input.selected.duplicates)
     result.diagnostics.Add(Severity::kWarning, "input.duplicate_host_file",
                            "host files that are byte-identical copies of another host's file were read once", dup);
+  for (const std::string& skipped : result.input.selected.skipped)
+    result.diagnostics.Add(Severity::kWarning, "input.skipped_file",
+                           "entries named like captures that are not readable files were skipped", skipped);
   bool matched = o.host.empty();
   for (const CaptureFile& file : result.input.selected.files) {
     if (!o.host.empty() && file.host != o.host) continue;

@@ -25,6 +25,7 @@ struct CommonOptions {
   bool list_runs = false;
   bool verbose = false;
   uint64_t max_events = 0;
+  uint64_t max_inflated_mb = 64 << 10;  // --max-inflated-mb: gzip bomb guard.
   std::string compat;  // "" (TensorFlow Profiler as documented) or "xprof".
   std::string step_marker;  // --step-marker (commands with steps).
   bool whole_trace = false;

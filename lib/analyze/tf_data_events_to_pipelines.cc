@@ -95,7 +95,7 @@ struct IdReader {
       switch (s.type()) {
         case StatType::kInt64:
           if (saw_negative && static_cast<int64_t>(s.bits) < 0) *saw_negative = true;
-          return s.bits;
+          return uint64_t{s.bits};  // A copy: binding the packed field to a reference is misaligned.
         case StatType::kUint64:
           saw_unsigned = true;
           return xprof_ids ? 0 : s.bits;

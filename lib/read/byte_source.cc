@@ -17,7 +17,9 @@ namespace {
 std::string ErrnoText() { return std::strerror(errno); }
 
 int OpenReadOnly(const std::string& path, uint64_t* size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer;
+  // it is refused below. Reads of regular files ignore the flag.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw InputError(path, "cannot open: " + ErrnoText());
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -28,6 +30,10 @@ int OpenReadOnly(const std::string& path, uint64_t* size) {
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
     throw InputError(path, "is a directory, expected a file");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(path, "is not a regular file (a FIFO, socket or device), expected a capture file");
   }
   *size = static_cast<uint64_t>(st.st_size);
   return fd;
@@ -176,7 +182,7 @@ std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path) {
   return std::make_unique<PlainChunkReader>(path, fd, size);
 }
 
-std::string ReadWholeFile(const std::string& path, uint64_t max_bytes, bool* was_gzipped) {
+std::string ReadWholeFile(const std::string& path, uint64_t max_bytes, bool* was_gzipped, const std::string& limit_problem) {
   auto reader = ChunkReader::Open(path);
   if (was_gzipped) *was_gzipped = reader->gzipped();
   std::string out;
@@ -193,7 +199,9 @@ std::string ReadWholeFile(const std::string& path, uint64_t max_bytes, bool* was
       if (out.size() >= max_bytes) {
         char probe;
         if (reader->Read(&probe, 1) == 0) break;
-        throw InputError(path, "gzip content inflates beyond the " + std::to_string(max_bytes >> 20) + " MiB limit");
+        throw InputError(path, !limit_problem.empty() ? limit_problem
+                                                      : "gzip content inflates beyond the " +
+                                                            std::to_string(max_bytes >> 20) + " MiB limit");
       }
       out.resize(std::min<uint64_t>(out.size() * 2, max_bytes));
     }

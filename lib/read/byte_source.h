@@ -55,7 +55,9 @@ class ChunkReader {
 
 // Reads a whole file into memory, inflating gzip. Refuses output larger than
 // `max_bytes` (a gzip bomb, or a file larger than memory allows).
-std::string ReadWholeFile(const std::string& path, uint64_t max_bytes, bool* was_gzipped = nullptr);
+// `limit_problem` is the error text when gzip content exceeds it.
+std::string ReadWholeFile(const std::string& path, uint64_t max_bytes, bool* was_gzipped = nullptr,
+                          const std::string& limit_problem = "");
 
 // The first `n` bytes of the content (inflated if gzipped), for format
 // detection.

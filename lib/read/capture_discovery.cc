@@ -58,14 +58,29 @@ bool IsFile(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
+// Why an entry named like a capture cannot be read as one.
+std::string NotAFileReason(const fs::path& p) {
+  std::error_code ec;
+  fs::file_status link = fs::symlink_status(p, ec);
+  fs::file_status target = fs::status(p, ec);
+  if (fs::is_symlink(link) && !fs::exists(target)) return "a dangling symlink";
+  if (fs::is_directory(target)) return "a folder";
+  if (fs::is_fifo(target)) return "a FIFO";
+  return "not a regular file";
+}
+
 // The captures of one run folder: one per host, xplane.pb preferred over the
-// trace JSON TensorFlow wrote beside it from the same data.
-std::vector<CaptureFile> CapturesInFolder(const fs::path& dir) {
+// trace JSON TensorFlow wrote beside it from the same data. Entries named
+// like captures that are not files go to `skipped`.
+std::vector<CaptureFile> CapturesInFolder(const fs::path& dir, std::vector<std::string>* skipped = nullptr) {
   std::map<std::string, CaptureFile> by_host;
   for (const fs::path& p : SortedEntries(dir)) {
-    if (!IsFile(p)) continue;
     auto c = CaptureFromName(p);
     if (!c) continue;
+    if (!IsFile(p)) {
+      if (skipped) skipped->push_back(p.filename().string() + " (" + NotAFileReason(p) + ")");
+      continue;
+    }
     auto it = by_host.find(c->host);
     if (it == by_host.end() || (it->second.format == CaptureFormat::kChromeTrace && c->format == CaptureFormat::kXSpace))
       by_host[c->host] = *c;
@@ -152,10 +167,15 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
   if (!fs::is_directory(st)) throw InputError(path, "is neither a file nor a folder");
 
   // A run folder holds the captures directly.
-  std::vector<CaptureFile> here = CapturesInFolder(path);
+  std::vector<std::string> skipped_here;
+  std::vector<CaptureFile> here = CapturesInFolder(path, &skipped_here);
+  if (here.empty() && !skipped_here.empty())
+    throw InputError(path, "no readable capture: " + skipped_here.front() +
+                               (skipped_here.size() > 1 ? " and " + std::to_string(skipped_here.size() - 1) + " more" : ""));
   if (!here.empty()) {
     d.kind = InputKind::kRunFolder;
     d.selected = ProfileRun{fs::path(path).lexically_normal().filename().string(), path, here};
+    d.selected.skipped = std::move(skipped_here);
     if (d.selected.name.empty()) d.selected.name = fs::path(path).lexically_normal().parent_path().filename().string();
     d.runs = {d.selected};
     for (CaptureFile& c : d.selected.files) c.format = DetectFormat(c.path);
@@ -172,6 +192,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
   }
   d.kind = InputKind::kLogdir;
   const fs::path root = fs::path(path);
+  std::string first_skipped;
   for (const fs::path& profile : profiles) {
     fs::path tb_run = profile.parent_path().parent_path().lexically_relative(root);
     for (const fs::path& r : SortedEntries(profile)) {
@@ -179,11 +200,14 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
       ProfileRun pr;
       pr.path = r.string();
       pr.name = (profiles.size() > 1 && tb_run != "." ? tb_run.string() + "/" : "") + r.filename().string();
-      pr.files = CapturesInFolder(r);
+      pr.files = CapturesInFolder(r, &pr.skipped);
       if (!pr.files.empty()) d.runs.push_back(std::move(pr));
+      else if (!pr.skipped.empty() && first_skipped.empty()) first_skipped = pr.name + "/" + pr.skipped.front();
     }
   }
-  if (d.runs.empty()) throw InputError(path, "logdir has plugins/profile/ but no run folder in it holds a capture");
+  if (d.runs.empty())
+    throw InputError(path, "logdir has plugins/profile/ but no run folder in it holds a readable capture" +
+                               (first_skipped.empty() ? std::string() : " (skipped " + first_skipped + ")"));
   // Run folders are named by their start time (YYYY_MM_DD_HH_MM_SS), so the
   // folder name orders them; the full name breaks ties.
   std::stable_sort(d.runs.begin(), d.runs.end(), [](const ProfileRun& a, const ProfileRun& b) {

@@ -26,6 +26,9 @@ struct ProfileRun {
   // Host files dropped because they are byte-identical copies of another
   // host's file (as in some published demo runs): "dropped (copy of kept)".
   std::vector<std::string> duplicates;
+  // Entries named like captures that are not readable files (a dangling
+  // symlink, a FIFO, a folder): "name (why)". Reported, never opened.
+  std::vector<std::string> skipped;
 };
 
 struct DiscoveredInput {

@@ -1,11 +1,15 @@
 #include "lib/read/capture_loader.h"
 
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/read/memory_guard.h"
 #include "lib/read/xplane_reader.h"
 
 namespace tfprof {
 
-Host LoadCapture(const CaptureFile& file, Diagnostics& diagnostics, const ReadOptions& options) {
+Host LoadCapture(const CaptureFile& file, Diagnostics& diagnostics, const ReadOptions& read_options) {
+  // Refuse early what would not fit in memory; bound gzip inflation by it.
+  ReadOptions options = read_options;
+  CheckMemoryFor(file.path, file.format, options);
   Host host = file.format == CaptureFormat::kXSpace ? ReadXSpaceFile(file.path, diagnostics, options)
                                                     : ReadChromeTraceFile(file.path, diagnostics, options);
   if (!file.host.empty()) host.name = file.host;

@@ -1,13 +1,11 @@
 #include "lib/read/chrome_trace_builder.h"
 
-#include "lib/read/chrome_trace_builder_state.h"
-
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <cmath>
 #include <limits>
-#include <tuple>
+
+#include "lib/read/chrome_trace_builder_state.h"
 
 namespace tfprof {
 namespace {
@@ -93,6 +91,7 @@ int64_t ChromeTraceBuilder::ResolveId(const TraceId& id, bool is_pid) {
 
 ChromeTraceBuilder::PlaneState& ChromeTraceBuilder::GetPlane(const TraceId& pid) {
   int64_t id = ResolveId(pid, true);
+  if (cached_plane_ && cached_pid_ == id) return *cached_plane_;
   auto [it, inserted] = plane_index_.try_emplace(id, static_cast<uint32_t>(planes_.size()));
   if (inserted) {
     auto plane = std::make_unique<PlaneState>();
@@ -101,7 +100,9 @@ ChromeTraceBuilder::PlaneState& ChromeTraceBuilder::GetPlane(const TraceId& pid)
     plane->first_seen = first_seen_++;
     planes_.push_back(std::move(plane));
   }
-  return *planes_[it->second];
+  cached_pid_ = id;
+  cached_plane_ = planes_[it->second].get();
+  return *cached_plane_;
 }
 
 ChromeTraceBuilder::LineState& ChromeTraceBuilder::ThreadLine(PlaneState& plane, const TraceId& tid) {
@@ -234,9 +235,8 @@ void ChromeTraceBuilder::AppendStat(PlaneState& plane, LineState& line, std::str
   }
 }
 
-uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& state, const RawTraceEvent& event, int64_t start_ps,
+uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& line, const RawTraceEvent& event, int64_t start_ps,
                                   int64_t duration_ps, std::string_view name, const std::vector<TraceArg>& args) {
-  LineState& line = state;
   if (line.stats.size() + args.size() + 8 > std::numeric_limits<uint32_t>::max()) {
     Count(TraceDiag::kLineTooLarge);
     return UINT32_MAX;

@@ -153,10 +153,13 @@ class ChromeTraceBuilder {
   std::vector<std::pair<int64_t, DeviceProperties>> devices_;
   std::unique_ptr<RecentStrings> recent_strings_;
 
-  // One-entry cache: consecutive events usually share their thread.
+  // One-entry caches: consecutive events usually share their process and
+  // thread.
+  PlaneState* cached_plane_ = nullptr;
+  int64_t cached_pid_ = 0;
   PlaneState* last_plane_ = nullptr;
   LineState* last_line_ = nullptr;
-  int64_t last_pid_ = 0, last_tid_ = 0;
+  int64_t last_tid_ = 0;
 
   bool origin_set_ = false;
   int64_t origin_us_ = 0;

@@ -197,7 +197,14 @@ void ChromeTraceBuilder::Finish() {
         l.duration_ps = last - first;
       }
     }
+    // A line whose only events were dropped (a B never ended, a time out of
+    // range; all counted) is not kept.
+    plane->thread_lines.clear();
+    plane->special_lines.clear();
+    std::erase_if(plane->lines, [](const auto& line) { return line->line.events.empty(); });
   }
+  last_plane_ = nullptr;
+  last_line_ = nullptr;
 
   // Names: metadata first, else the id as the trace wrote it.
   for (auto& plane : planes_) {
@@ -248,6 +255,7 @@ void ChromeTraceBuilder::Finish() {
   }
   planes_.clear();
   plane_index_.clear();
+  cached_plane_ = nullptr;
   last_plane_ = nullptr;
   last_line_ = nullptr;
   host_.time_origin_ns = origin_set_ ? origin_us_ * 1000 : 0;

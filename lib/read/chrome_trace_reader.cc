@@ -41,15 +41,15 @@ class MemoryChunkReader : public ChunkReader {
 // Enforces ReadOptions::max_inflated_bytes on a gzip stream (gzip bombs).
 class LimitedChunkReader : public ChunkReader {
  public:
-  LimitedChunkReader(std::unique_ptr<ChunkReader> inner, uint64_t limit, std::string path)
-      : inner_(std::move(inner)), limit_(limit), path_(std::move(path)) {
+  LimitedChunkReader(std::unique_ptr<ChunkReader> inner, uint64_t limit, std::string path, std::string problem)
+      : inner_(std::move(inner)), limit_(limit), path_(std::move(path)), problem_(std::move(problem)) {
     file_size_ = inner_->file_size();
   }
   size_t Read(char* out, size_t capacity) override {
     size_t n = inner_->Read(out, capacity);
     produced_ += n;
     if (limit_ && produced_ > limit_)
-      throw InputError(path_, "gzip content inflates beyond the " + std::to_string(limit_ >> 20) + " MiB limit");
+      throw InputError(path_, problem_);
     return n;
   }
   bool gzipped() const override { return inner_->gzipped(); }
@@ -59,6 +59,7 @@ class LimitedChunkReader : public ChunkReader {
   std::unique_ptr<ChunkReader> inner_;
   uint64_t limit_;
   std::string path_;
+  std::string problem_;
   uint64_t produced_ = 0;
 };
 
@@ -245,7 +246,8 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
 
 Host ReadChromeTraceFile(const std::string& path, Diagnostics& diagnostics, const ReadOptions& options) {
   std::unique_ptr<ChunkReader> input = ChunkReader::Open(path);
-  if (input->gzipped()) input = std::make_unique<LimitedChunkReader>(std::move(input), options.max_inflated_bytes, path);
+  if (input->gzipped()) input = std::make_unique<LimitedChunkReader>(std::move(input), options.max_inflated_bytes, path,
+                                                                     options.InflateLimitProblem());
   return Read(*input, path, diagnostics, options);
 }
 

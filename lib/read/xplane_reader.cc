@@ -598,7 +598,7 @@ Host ReadXSpaceBytes(std::string_view bytes, const std::string& path, Diagnostic
 
 Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const ReadOptions& options) {
   if (ChunkReader::Open(path)->gzipped()) {
-    std::string bytes = ReadWholeFile(path, options.max_inflated_bytes);
+    std::string bytes = ReadWholeFile(path, options.max_inflated_bytes, nullptr, options.InflateLimitProblem());
     Host host = ReadWithReader(bytes, path, diagnostics, options, nullptr);
     host.gzipped = true;
     return host;

@@ -115,6 +115,16 @@ TEST_CASE("Both top-level forms give the same model", "[json]") {
   CHECK(d2.empty());
 }
 
+TEST_CASE("A byte order mark and an empty event array are fine", "[json]") {
+  Diagnostics diag;
+  Host h = ReadText(std::string("\xEF\xBB\xBF") + kSmallEvents, diag);
+  CHECK(h.planes.at(0).EventCount() == 2);
+  Host empty = ReadText(R"({"traceEvents": [ ]})", diag);
+  CHECK(empty.planes.empty());
+  CHECK(empty.time_origin_ns == 0);
+  CHECK(diag.empty());
+}
+
 TEST_CASE("Timestamps convert to exact picoseconds", "[json]") {
   Diagnostics diag;
   Host h = ReadText(R"([
@@ -185,7 +195,8 @@ TEST_CASE("B and E pair per thread; unmatched ones are counted", "[json]") {
     {"ph":"E","pid":1,"tid":1,"ts":21,"name":"unmatched"},
     {"ph":"E","pid":1,"tid":2,"ts":15,"args":{"ignored":1}},
     {"ph":"B","pid":1,"tid":2,"ts":30,"name":"never ends"},
-    {"ph":"E","pid":1,"tid":3,"ts":5,"name":"E first"}
+    {"ph":"E","pid":1,"tid":3,"ts":5,"name":"E first"},
+    {"ph":"B","pid":1,"tid":4,"ts":40,"name":"alone, never ends"}
   ])", diag);
   const Plane& p = h.planes.at(0);
   const Line& t1 = LineNamed(h, p, "tid 1");
@@ -200,7 +211,8 @@ TEST_CASE("B and E pair per thread; unmatched ones are counted", "[json]") {
   REQUIRE(t2.events.size() == 1);  // "never ends" is dropped.
   CHECK(t2.events[0].duration_ps == 4'000'000);
   CHECK(diag.Count("json.unmatched_end") == 2);
-  CHECK(diag.Count("json.unclosed_begin") == 1);
+  CHECK(diag.Count("json.unclosed_begin") == 2);
+  CHECK(p.lines.size() == 2);  // No lines for threads whose events were all dropped.
   CHECK(diag.Count("json.end_args_ignored") == 1);
 }
 

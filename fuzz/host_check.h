@@ -1,0 +1,39 @@
+// Model invariants every reader promises, checked on whatever a fuzz input
+// produced: a violation aborts (a finding), like a crash would.
+#pragma once
+
+#include <cstdlib>
+
+#include "lib/model/model.h"
+
+namespace tfprof::fuzz {
+
+inline void CheckHost(const Host& host) {
+  for (const Plane& plane : host.planes) {
+    (void)host.PlaneName(plane);
+    for (const Stat& s : plane.plane_stats)
+      if (s.key() >= plane.stat_metadata.size()) std::abort();
+    for (const EventMetadata& m : plane.event_metadata)
+      if (m.stats_begin > m.stats_end || m.stats_end > plane.metadata_stats.size()) std::abort();
+    for (const Line& line : plane.lines) {
+      (void)host.LineName(line);
+      uint32_t previous_end = 0;
+      for (const Event& e : line.events) {
+        if (e.metadata >= plane.event_metadata.size() || e.stats_end > line.stats.size() || e.duration_ps < 0 ||
+            e.stats_end < previous_end)
+          std::abort();
+        previous_end = e.stats_end;
+        (void)host.EventName(plane, e);
+        (void)e.end_ps();
+      }
+      for (const Stat& s : line.stats) {
+        if (s.key() >= plane.stat_metadata.size()) std::abort();
+        (void)s.AsInt();
+        (void)s.AsUint();
+        (void)host.Str(s.AsString());
+      }
+    }
+  }
+}
+
+}  // namespace tfprof::fuzz

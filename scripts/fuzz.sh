@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ with clang (ASan + UBSan) in
+# build-fuzz/ and runs each for SECONDS_PER_TARGET (default 60), seeded from
+# testdata/captures/, testdata/bad/ and a few real captures of the shared
+# corpus. Corpora and findings go to $FUZZ_WORK (default /tmp/tfprof-fuzz),
+# outside the repository. Prints, per target, the executions run and the
+# findings (crash-*, leak-*, timeout-*, oom-* files).
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+#
+# A finding is kept as a regression case by copying it (minimized with
+# `build-fuzz/<target> -minimize_crash=1 -runs=10000 FILE`) into
+# testdata/bad/fuzz/<target>-<name>; tests/read/bad_inputs_test.cc reads
+# every file there through its reader.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(xplane_fuzzer chrome_json_fuzzer chrome_json_gzip_fuzzer discovery_fuzzer)
+
+bash scripts/setup.sh
+need=()
+command -v clang++ >/dev/null || need+=(clang)
+compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || need+=(libclang-rt-14-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "fuzz: installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
+# The targets need only lib/model and lib/read: leave the analyses out.
+CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTFPROF_FUZZ=ON -DBUILD_TESTING=OFF -DTFPROF_LIB_EXCLUDE="${TFPROF_LIB_EXCLUDE-/lib/(analyze|render)/}" >/dev/null
+ninja -C "$BUILD_DIR" -j"${JOBS:-$(nproc)}" "${targets[@]}"
+
+work=${FUZZ_WORK:-/tmp/tfprof-fuzz}
+corpus_root=${TFPROF_CORPUS:-../shared/corpus}
+mkdir -p "$work"
+
+# put DIR: copies the files named on stdin into DIR, named by their path
+# (real captures are all called tfprof-capture.*).
+put() { while read -r f; do cp "$f" "$1/$(echo "$f" | tr '/' '_')"; done; }
+
+seed() {  # seed TARGET DIR: fills DIR with the target's seed inputs.
+  local target=$1 dir=$2
+  mkdir -p "$dir"
+  case $target in
+    xplane_fuzzer)
+      find testdata/captures -name '*.xplane.pb' -size -2M 2>/dev/null | put "$dir" || true
+      for f in xprof_test_xplanes/tpu_inference_2.xplane.pb; do
+        [ -f "$corpus_root/$f" ] && [ "$(stat -c %s "$corpus_root/$f")" -lt 4000000 ] && cp "$corpus_root/$f" "$dir/" || true
+      done
+      find testdata/bad -name '*xplane*' -type f -size -1M 2>/dev/null | put "$dir" || true ;;
+    chrome_json_fuzzer)
+      find testdata/captures -name '*.json' -size -2M 2>/dev/null | put "$dir" || true
+      find "$corpus_root/tf1_timelines" "$corpus_root/kineto" -name '*.json' -size -300k 2>/dev/null | head -5 | put "$dir" || true
+      find testdata/bad -name '*.json' -type f -size -1M 2>/dev/null | put "$dir" || true ;;
+    chrome_json_gzip_fuzzer)
+      find testdata/captures -name '*.json.gz' -size -2M 2>/dev/null | put "$dir" || true
+      find testdata/captures -name '*.xplane.pb' -size -300k | head -2 | while read -r f; do gzip -c "$f" >"$dir/$(basename "$f").gz"; done
+      find testdata/bad -name '*.gz' -type f -size -1M 2>/dev/null | put "$dir" || true ;;
+    discovery_fuzzer)
+      # The input describes a tree (FuzzDiscovery in fuzz/fuzz_inputs.h):
+      # [entries-1] then per entry [folder][name][kind][length:2][bytes].
+      # Seeds: one real capture as plugins/profile/<run>/h.xplane.pb, and a
+      # run folder with an xplane, a trace JSON and a dangling symlink.
+      find testdata/captures -name '*.xplane.pb' -size -64k | head -2 | while read -r f; do
+        { printf '\x00\x03\x00\x00\xff\xff'; cat "$f"; } >"$dir/$(echo "$f" | tr '/' '_')"; done
+      printf '\x02\x06\x00\x00\x00\x04\x0a\x02\x12\x00\x06\x02\x00\x00\x10{"traceEvents":[]}\x06\x06\x02\x00' >"$dir/run_folder" ;;
+  esac
+  # Earlier findings are seeds too.
+  find testdata/bad/fuzz -name "${target}-*" -type f 2>/dev/null | put "$dir" || true
+}
+
+summary=()
+for target in "${targets[@]}"; do
+  corpus="$work/corpus/$target"
+  findings="$work/findings/$target"
+  seed "$target" "$corpus"
+  mkdir -p "$findings"
+  log="$work/$target.log"
+  echo "fuzz: $target for ${seconds}s (corpus $corpus, log $log)"
+  set +e
+  "$BUILD_DIR/$target" "$corpus" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+    -max_len=262144 -artifact_prefix="$findings/" -print_final_stats=1 -fork=0 >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  found=$(find "$findings" -type f | wc -l)
+  summary+=("$(printf '%-26s %5ss  %10s execs  %3s findings  (exit %s)' "$target" "$seconds" "${execs:-?}" "$found" "$rc")")
+done
+echo
+printf '%s\n' "${summary[@]}"
+echo "findings: $work/findings/<target>/ (minimize, then copy to testdata/bad/fuzz/<target>-<name>)"

@@ -1,0 +1,2 @@
+
+'a TensorFlow tool output, not a capture

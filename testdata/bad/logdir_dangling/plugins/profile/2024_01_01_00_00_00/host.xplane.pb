@@ -1,0 +1,1 @@
+missing/host.xplane.pb

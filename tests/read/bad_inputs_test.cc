@@ -1,0 +1,232 @@
+// The bad inputs of testdata/bad/ (made by scripts/make_bad_inputs.py; see
+// its README for the table), run through the command: each must end with its
+// documented exit code and exactly one error line naming the file, or read
+// with the expected diagnostics. Also replays every fuzz finding kept in
+// testdata/bad/fuzz/ through the code the fuzz target ran it through.
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "fuzz/fuzz_inputs.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/run_tool.h"
+#include "tests/support/xspace_builder.h"
+
+namespace fs = std::filesystem;
+using tfprof::testing::RunTool;
+using tfprof::testing::ToolResult;
+
+namespace {
+
+const std::string kBad = std::string(TFPROF_SOURCE_DIR) + "/testdata/bad/";
+
+struct ErrorCase {
+  const char* file;
+  const char* extra_args;
+  int exit_code;
+  const char* error_text;  // Must appear in the one error line.
+};
+
+// Keep in step with testdata/bad/README.md.
+const ErrorCase kErrorCases[] = {
+    {"truncated_7.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt): length 31331 runs past the end"},
+    {"truncated_1000.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt)"},
+    {"truncated_15769.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt)"},
+    {"truncated_31537.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt)"},
+    {"bitflip_length.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt)"},
+    {"bitflip_scattered.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt)"},
+    {"empty.xplane.pb", "", 3, "file is empty (0 bytes)"},
+    {"whitespace.trace.json", "", 3, "file holds only whitespace"},
+    {"image_png.xplane.pb", "", 3, "unknown format: neither an XSpace protobuf"},
+    {"program_elf.xplane.pb", "", 3, "unknown format: neither an XSpace protobuf"},
+    {"host.overview_page.pb", "", 3, "is TensorFlow's precomputed 'overview_page.pb' tool output, not a capture"},
+    {"dangling_event_metadata.xplane.pb", "", 3, "an event refers to event metadata id 99, which its plane does not define"},
+    {"dangling_stat_metadata.xplane.pb", "", 3, "a stat refers to stat metadata id 77, which its plane does not define"},
+    {"empty.trace.json.gz", "", 3, "file is empty (0 bytes)"},
+    {"empty_stream.trace.json.gz", "", 3, "gzip file inflates to nothing"},
+    {"truncated.trace.json.gz", "", 3, "gzip data is truncated (unexpected end of file)"},
+    {"truncated.xplane.pb.gz", "", 3, "gzip data is truncated (unexpected end of file)"},
+    {"bomb.trace.json.gz", "--max-inflated-mb 16", 3, "gzip content inflates beyond the 16 MiB limit"},
+    {"bomb.xplane.pb.gz", "--max-inflated-mb 16", 3, "gzip content inflates beyond the 16 MiB limit"},
+    {"broken_nesting.trace.json", "", 3, "invalid JSON at byte 137: mismatched '}' in traceEvents, expected ']'"},
+    {"unclosed.trace.json", "", 3, "unexpected end of the file inside traceEvents (truncated file?)"},
+    {"not_a_trace.json", "", 3, "JSON but not a Chrome trace: no traceEvents array"},
+    {"deep_unclosed.trace.json.gz", "", 3, "unexpected end of the file inside traceEvents (truncated file?)"},
+    {"logdir_dangling", "", 3, "(skipped 2024_01_01_00_00_00/host.xplane.pb (a dangling symlink))"},
+    {"logdir_capture_is_folder", "", 3, "(skipped 2024_01_01_00_00_00/host.xplane.pb (a folder))"},
+};
+
+void CheckOneErrorLine(const ToolResult& r, const std::string& path, int exit_code, const std::string& text) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == exit_code);
+  REQUIRE(!r.err.empty());
+  CHECK(r.err.back() == '\n');
+  CHECK(r.err.find('\n') == r.err.size() - 1);  // Exactly one line.
+  CHECK(r.err.rfind("tfprof-analyze: error: ", 0) == 0);
+  CHECK(r.err.find(fs::path(path).filename().string()) != std::string::npos);
+  CHECK(r.err.find(text) != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+// kind -> count, from the command's JSON output.
+std::map<std::string, uint64_t> Diagnostics(const ToolResult& r) {
+  std::map<std::string, uint64_t> out;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);  // Not a temporary: the loop outlives it.
+  for (const auto& d : doc.at("diagnostics"))
+    out[d.at("kind").get<std::string>()] = d.at("count").get<uint64_t>();
+  return out;
+}
+
+uint64_t Events(const ToolResult& r) {
+  uint64_t events = 0;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  for (const auto& host : doc.at("tables").at("hosts")) events += host.at("events").get<uint64_t>();
+  return events;
+}
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("Every bad input ends with its exit code and one error line naming the file", "[bad_inputs]") {
+  for (const ErrorCase& c : kErrorCases) {
+    SECTION(c.file) {
+      const std::string path = kBad + c.file;
+      ToolResult r = RunTool("info '" + path + "' " + c.extra_args);
+      CheckOneErrorLine(r, path, c.exit_code, c.error_text);
+    }
+  }
+}
+
+TEST_CASE("Every file of testdata/bad/ is covered by a case", "[bad_inputs]") {
+  std::set<std::string> covered;
+  for (const ErrorCase& c : kErrorCases) covered.insert(c.file);
+  for (const char* f : {"odd_times.trace.json", "deep_args.trace.json.gz", "deep_top.trace.json.gz", "good_small.xplane.pb",
+                        "README.md", "fuzz"})
+    covered.insert(f);
+  for (const auto& e : fs::directory_iterator(kBad)) CHECK(covered.count(e.path().filename().string()) == 1);
+}
+
+TEST_CASE("Absurd and negative times read with diagnostics, exit 0", "[bad_inputs]") {
+  ToolResult r = RunTool("info -f json '" + kBad + "odd_times.trace.json'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto d = Diagnostics(r);
+  // ts 1e300, ts "abc", ts 10^23 (events dropped) and dur 9.3e18 (the
+  // event kept without a duration): not times this reader can hold.
+  CHECK(d["json.bad_field_type"] == 4);
+  CHECK(d["json.negative_duration"] == 1);
+  CHECK(d["json.unclosed_begin"] == 1);
+  CHECK(d["json.unmatched_end"] == 1);
+  CHECK(Events(r) == 4);  // ok, negative_ts, negative_dur (clamped to 0), huge_dur (no duration).
+}
+
+TEST_CASE("100k levels of JSON nesting neither crash nor recurse away the stack", "[bad_inputs]") {
+  ToolResult args = RunTool("info -f json '" + kBad + "deep_args.trace.json.gz'");
+  INFO(args.err);
+  CHECK(args.exit_code == 0);
+  CHECK(Events(args) == 2);  // The deep args value is kept as its JSON text.
+  ToolResult top = RunTool("info -f json '" + kBad + "deep_top.trace.json.gz'");
+  INFO(top.err);
+  CHECK(top.exit_code == 0);
+  CHECK(Diagnostics(top)["json.non_object_event"] == 1);
+}
+
+TEST_CASE("The gzip bomb guard follows the available memory", "[bad_inputs]") {
+  ScopedEnv limit("TFPROF_MEMORY_LIMIT", "20M");  // An XSpace may then inflate to 8 MiB.
+  ToolResult r = RunTool("info '" + kBad + "bomb.xplane.pb.gz'");
+  CheckOneErrorLine(r, "bomb.xplane.pb.gz", 3, "more than this machine's available memory allows reading");
+}
+
+TEST_CASE("A capture larger than the available memory is refused early, and read in part with --max-events", "[bad_inputs]") {
+  const std::string capture = std::string(TFPROF_SOURCE_DIR) + "/testdata/captures/tf_input_bound";
+  {
+    ScopedEnv limit("TFPROF_MEMORY_LIMIT", "100K");
+    ToolResult r = RunTool("info '" + capture + "'");
+    CheckOneErrorLine(r, "tfprof-capture.xplane.pb", 3, "of memory, but only 100 KiB is available; read part of it with --max-events N");
+    ToolResult part = RunTool("info -f json --max-events 1000 '" + capture + "'");
+    INFO(part.err);
+    CHECK(part.exit_code == 0);
+    CHECK(Diagnostics(part).count("read.max_events_reached") == 1);
+    CHECK(Events(part) == 1000);
+  }
+  ToolResult whole = RunTool("info -f json '" + capture + "'");
+  CHECK(whole.exit_code == 0);
+  CHECK(Diagnostics(whole).count("read.max_events_reached") == 0);
+}
+
+TEST_CASE("The Chrome trace reader is capped by --max-events too, with a warning", "[bad_inputs]") {
+  const std::string trace = std::string(TFPROF_SOURCE_DIR) + "/testdata/captures/torch_mlp/trace.json";
+  ToolResult r = RunTool("info -f json --max-events 10 '" + trace + "'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto d = Diagnostics(r);
+  CHECK(d.count("read.max_events_reached") == 1);
+  CHECK(Events(r) <= 10);
+  ToolResult text = RunTool("info --max-events 10 '" + trace + "'");
+  CHECK(text.out.find("read.max_events_reached") != std::string::npos);  // Shown without --verbose.
+}
+
+TEST_CASE("FIFOs are never opened: not as an input, not in a run folder", "[bad_inputs]") {
+  fs::path dir = tfprof::testing::TempDir();
+  fs::create_directories(dir / "run");
+  REQUIRE(::mkfifo((dir / "run/host.xplane.pb").c_str(), 0600) == 0);
+  ToolResult direct = RunTool("info '" + (dir / "run/host.xplane.pb").string() + "'");
+  CheckOneErrorLine(direct, "host.xplane.pb", 3, "is neither a file nor a folder");
+  ToolResult folder = RunTool("info '" + (dir / "run").string() + "'");
+  CheckOneErrorLine(folder, "run", 3, "no readable capture: host.xplane.pb (a FIFO)");
+
+  // Beside a good capture: read the good one, warn about the other.
+  fs::copy_file(kBad + "good_small.xplane.pb", dir / "run/good.xplane.pb");
+  ToolResult mixed = RunTool("info -f json '" + (dir / "run").string() + "'");
+  INFO(mixed.err);
+  REQUIRE(mixed.exit_code == 0);
+  CHECK(Diagnostics(mixed)["input.skipped_file"] == 1);
+}
+
+TEST_CASE("Reading never writes into the input", "[bad_inputs]") {
+  std::map<std::string, std::string> before;
+  for (const auto& e : fs::recursive_directory_iterator(kBad))
+    if (e.is_regular_file()) before[e.path().string()] = Slurp(e.path());
+  for (const ErrorCase& c : kErrorCases) RunTool("info '" + kBad + c.file + "' " + c.extra_args);
+  for (const auto& [path, bytes] : before) CHECK(Slurp(path) == bytes);
+}
+
+TEST_CASE("Fuzz findings kept in testdata/bad/fuzz/ stay fixed", "[bad_inputs][fuzz]") {
+  size_t replayed = 0;
+  for (const auto& e : fs::directory_iterator(kBad + "fuzz")) {
+    const std::string name = e.path().filename().string();
+    if (name == "README.md") continue;
+    const std::string bytes = Slurp(e.path());
+    INFO(name);
+    // The target's name is the file name's prefix; an abort here is the
+    // finding coming back.
+    if (name.rfind("xplane_fuzzer-", 0) == 0) tfprof::fuzz::FuzzXplane(bytes);
+    else if (name.rfind("chrome_json_fuzzer-", 0) == 0) tfprof::fuzz::FuzzChromeJson(bytes);
+    else if (name.rfind("chrome_json_gzip_fuzzer-", 0) == 0) tfprof::fuzz::FuzzFileReaders(bytes);
+    else if (name.rfind("discovery_fuzzer-", 0) == 0) tfprof::fuzz::FuzzDiscovery(bytes);
+    else FAIL("unknown fuzz target prefix: " << name);
+    ++replayed;
+  }
+  SUCCEED("replayed " << replayed << " findings");
+}
