@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(xplane_fuzzer chrome_json_fuzzer chrome_json_gzip_fuzzer discovery_fuzzer)
+[ ${#targets[@]} -gt 0 ] || targets=(xplane_fuzzer chrome_json_fuzzer chrome_json_gzip_fuzzer discovery_fuzzer analyses_fuzzer)
 
 bash scripts/setup.sh
 need=()
@@ -32,9 +32,12 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
-# The targets need only lib/model and lib/read: leave the analyses out.
+# The reader targets need only lib/model and lib/read: leave the analyses
+# out unless analyses_fuzzer is asked for.
+exclude='/lib/(analyze|render)/'
+for t in "${targets[@]}"; do [ "$t" = analyses_fuzzer ] && exclude=''; done
 CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DTFPROF_FUZZ=ON -DBUILD_TESTING=OFF -DTFPROF_LIB_EXCLUDE="${TFPROF_LIB_EXCLUDE-/lib/(analyze|render)/}" >/dev/null
+  -DTFPROF_FUZZ=ON -DBUILD_TESTING=OFF -DTFPROF_LIB_EXCLUDE="${TFPROF_LIB_EXCLUDE-$exclude}" >/dev/null
 ninja -C "$BUILD_DIR" -j"${JOBS:-$(nproc)}" "${targets[@]}"
 
 work=${FUZZ_WORK:-/tmp/tfprof-fuzz}
@@ -71,6 +74,16 @@ seed() {  # seed TARGET DIR: fills DIR with the target's seed inputs.
       find testdata/captures -name '*.xplane.pb' -size -64k | head -2 | while read -r f; do
         { printf '\x00\x03\x00\x00\xff\xff'; cat "$f"; } >"$dir/$(echo "$f" | tr '/' '_')"; done
       printf '\x02\x06\x00\x00\x00\x04\x0a\x02\x12\x00\x06\x02\x00\x00\x10{"traceEvents":[]}\x06\x06\x02\x00' >"$dir/run_folder" ;;
+    analyses_fuzzer)
+      # One mode byte (FuzzAnalyses in fuzz/fuzz_analyses.h), then a small
+      # real capture: XSpace (even modes) or trace JSON (odd), with the
+      # default, xprof and TF-legacy breakdowns and --whole-trace.
+      find testdata/captures -name '*.xplane.pb' -size -400k | while read -r f; do
+        for m in '\x00' '\x02' '\x04' '\x08'; do { printf "$m"; cat "$f"; } >"$dir/$(echo "$f" | tr '/' '_')_$(printf "$m" | od -An -tx1 | tr -d ' ')"; done
+      done
+      find testdata/captures -name '*.json' -size -400k | while read -r f; do
+        for m in '\x01' '\x11'; do { printf "$m"; cat "$f"; } >"$dir/$(echo "$f" | tr '/' '_')_$(printf "$m" | od -An -tx1 | tr -d ' ')"; done
+      done ;;
   esac
   # Earlier findings are seeds too.
   find testdata/bad/fuzz -name "${target}-*" -type f 2>/dev/null | put "$dir" || true

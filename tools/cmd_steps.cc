@@ -33,6 +33,7 @@ void Register(CLI::App& app, std::function<void()>& action) {
                          kExitUnavailable);
       Report report = BuildStepsReport(summary);
       if (!summary.intersection_note.empty()) report.notes.push_back(summary.intersection_note);
+      if (!summary.note.empty()) report.notes.push_back(summary.note);
       report.lines.insert(report.lines.begin(), "run " + loaded.input.selected.name);
       report.diagnostics.Merge(loaded.diagnostics);
       report.diagnostics.Merge(diag);

@@ -290,6 +290,17 @@ std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number) 
     return std::nullopt;
   };
   const Node& r = nodes_[root];
+  if (marker_) {
+    // PyTorch's "ProfilerStep#12" already says which step it is.
+    const Plane& pl = host_.planes[r.plane];
+    std::string_view name = host_.Str(pl.event_metadata[pl.lines[r.line].events[r.event].metadata].name);
+    size_t hash = name.rfind('#');
+    if (hash != std::string_view::npos && hash + 1 < name.size() && hash + 19 > name.size() &&
+        name.find_first_not_of("0123456789", hash + 1) == std::string_view::npos) {
+      *number = std::stoll(std::string(name.substr(hash + 1)));
+      return std::string(name);
+    }
+  }
   std::string prefix;
   if (auto g = find(&PlaneStats::graph_type)) {
     const Stat& s = *g;
@@ -390,8 +401,10 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
         if (!g) continue;
         any = true;
         out.group[p][l][e] = static_cast<int32_t>(g->AsInt());
-        if (auto n = step_name.In(stats); n && !names.count(g->AsInt())) names[g->AsInt()] = std::string(host.Str(n->AsString()));
-        else names.try_emplace(g->AsInt(), std::string());
+        // The first step_name of the group names it, wherever it is (the
+        // Steps line may come after other events of the group).
+        std::string& name = names[g->AsInt()];
+        if (auto n = step_name.In(stats); n && name.empty()) name = std::string(host.Str(n->AsString()));
       }
     }
   }
@@ -403,6 +416,23 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
     out.groups.push_back(std::move(g));
   }
   return any;
+}
+
+constexpr std::string_view kProfilerStepMarker = "ProfilerStep#\\d+";
+
+// PyTorch's profiler marks each step of `prof.step()` with a user annotation
+// "ProfilerStep#<N>" on the host (Kineto copies it to the GPU as a
+// gpu_user_annotation, on a derived line there).
+bool HasProfilerSteps(const Host& host) {
+  const std::regex step("^ProfilerStep#\\d+$");
+  for (const Plane& plane : host.planes) {
+    if (host.PlaneName(plane) != schema::kHostThreadsPlane) continue;
+    for (const EventMetadata& m : plane.event_metadata) {
+      std::string_view name = host.Str(m.name);
+      if (name.substr(0, 13) == "ProfilerStep#" && std::regex_match(name.begin(), name.end(), step)) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -457,6 +487,24 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   Forest forest(host, diagnostics, marker ? &*marker : nullptr);
   forest.Build();
   forest.Group(out);
+  out.from_marker = marker.has_value();
+  if (out.groups.empty() && !marker && HasProfilerSteps(host)) {
+    // No TensorFlow step markers, but PyTorch's: use them, as if
+    // --step-marker had named them.
+    marker.emplace(std::string(kProfilerStepMarker), std::regex::ECMAScript | std::regex::optimize);
+    out = EventGroups();
+    Forest steps(host, diagnostics, &*marker);
+    steps.Build();
+    steps.Group(out);
+    out.from_marker = true;
+    out.note = "steps: PyTorch's ProfilerStep#N annotations (no TensorFlow step markers), as with --step-marker '" +
+               std::string(kProfilerStepMarker) + "'";
+    diagnostics.Add(Severity::kInfo, "steps.profiler_step_marker",
+                    "the capture has no TensorFlow step markers; PyTorch's ProfilerStep#N annotations were taken as "
+                    "the steps (as with --step-marker 'ProfilerStep#\\d+')",
+                    "", out.groups.size());
+    return out;
+  }
   if (out.groups.empty() && marker)
     out.no_groups_reason = "no event matches --step-marker '" + options.step_marker + "'";
   else if (out.groups.empty())

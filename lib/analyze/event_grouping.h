@@ -41,9 +41,13 @@ struct EventGroups {
   std::vector<StepGroup> groups;  // By id (groups[i].id == i when grouped here).
   bool from_capture = false;      // The capture carried group_id stats.
   bool whole_trace = false;       // --whole-trace: one step of everything.
+  bool from_marker = false;       // Steps from named markers (--step-marker, or PyTorch's ProfilerStep#N).
   // Why there are no groups (empty when there are): no step roots, TF loop
   // ops present, ...
   std::string no_groups_reason;
+  // How the steps were found when that is not the capture's own step
+  // markers: e.g. PyTorch's ProfilerStep#N taken as the steps by default.
+  std::string note;
 
   int32_t Of(size_t plane, size_t line, size_t event) const { return group[plane][line][event]; }
   bool empty() const { return groups.empty(); }
@@ -51,7 +55,11 @@ struct EventGroups {
 
 // With options.step_marker, the events whose name matches it are the step
 // roots (the capture's own markers are ignored); with options.whole_trace,
-// every event is in one step. Throws std::invalid_argument for a bad regex.
+// every event is in one step. Without either, a capture with no TensorFlow
+// step markers whose host has PyTorch's `ProfilerStep#N` annotations is
+// grouped as with --step-marker 'ProfilerStep#\d+' (said in `note`).
+// A step marker named "<name>#<N>" names the step so and numbers it N.
+// Throws std::invalid_argument for a bad regex.
 EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {});
 
 }  // namespace tfprof

@@ -77,7 +77,11 @@ EventType ClassifyHostEvent(std::string_view name, bool has_device, bool has_cor
   if (op.type.substr(0, 13) == "InfeedEnqueue" || op.category == OpCategory::kMemcpyHToD) return EventType::kHostToDevice;
   if (op.category == OpCategory::kMemcpyHToH) return EventType::kHostToHost;
   if (has_device && (has_correlation_id || StartsWithNoCase(name, "ExecutorState::Process"))) return EventType::kHostPrepare;
-  if (StartsWithNoCase(name, "IteratorGetNext")) return EventType::kHostWaitInput;
+  // tf.data's GetNext, and PyTorch's DataLoader.__next__ (the user
+  // annotation "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"):
+  // the step waiting for its input.
+  if (StartsWithNoCase(name, "IteratorGetNext") || name.substr(0, 21) == "enumerate(DataLoader)")
+    return EventType::kHostWaitInput;
   return EventType::kHostCompute;
 }
 

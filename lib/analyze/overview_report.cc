@@ -159,6 +159,7 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
   r.tables.back().detail = true;
   AddRecommendations(o, r);
   if (!o.steps.intersection_note.empty()) r.notes.push_back(o.steps.intersection_note);
+  if (!o.steps.note.empty()) r.notes.push_back(o.steps.note);
   return r;
 }
 
@@ -212,6 +213,7 @@ Report BuildInputPipelineReport(const Overview& o, const std::string& run) {
                     "prefetch, interleave reads, use a larger buffer; reading files on demand: read ahead with prefetch "
                     "and interleave; other input code: move it into tf.data.");
   for (const std::string& w : o.warnings) r.notes.push_back(w);
+  if (!o.steps.note.empty()) r.notes.push_back(o.steps.note);
   return r;
 }
 

@@ -133,6 +133,7 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
   StepDb db;
   db.origin_ns = host.time_origin_ns;
   db.hosts.push_back(host.name);
+  db.note = groups.note;
   std::vector<size_t> gpu_planes;
   size_t host_plane = host.planes.size();
   for (size_t p = 0; p < host.planes.size(); ++p) {
@@ -187,9 +188,15 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
   for (const StepGroup& g : groups.groups) group_info[g.id] = &g;
   for (auto& [g, d] : steps) {
     // The step time: the longest host marker when it contains the longest
-    // device marker (or there is none), else the device marker.
+    // device marker (or there is none), else the device marker. Steps named
+    // by a marker (--step-marker, PyTorch's ProfilerStep#N) are where the
+    // host runs ahead of the device (PyTorch launches asynchronously): the
+    // device marker alone would leave out the host part (e.g. loading the
+    // batch), so such a step spans both.
     const Span h = LongestOf(d.host_markers), dev = LongestOf(d.device_markers);
-    const Span step = d.device_markers.empty() ? h : (h.Includes(dev) ? h : dev);
+    Span step = d.device_markers.empty() ? h : (h.Includes(dev) ? h : dev);
+    if (groups.from_marker && !d.device_markers.empty() && h.duration() > 0 && !h.Includes(dev))
+      step = {std::min(h.begin, dev.begin), std::max(h.end, dev.end)};
     std::vector<TypedSpan> pieces = ToNonOverlapped(std::move(d.events));
     StepRecord r;
     r.group_id = g;
@@ -283,6 +290,7 @@ StepDb CombineHostSteps(std::vector<StepDb> hosts) {
     out.compute_32bit_ps += h.compute_32bit_ps;
     out.dropped_steps += h.dropped_steps;
     out.hosts.insert(out.hosts.end(), h.hosts.begin(), h.hosts.end());
+    if (out.note.empty()) out.note = h.note;
     if (any_device && !h.has_device) continue;  // A coordinator.
     kept.push_back(std::move(h));
   }

@@ -33,6 +33,7 @@ struct StepDb {
   int64_t origin_ns = 0;          // The host's time origin (Host::time_origin_ns).
   std::vector<std::string> hosts;
   std::string intersection_note;  // Multi-host: how the steps were aligned.
+  std::string note;               // How the steps were found, when not by the capture's markers (EventGroups::note).
 };
 
 // Default: host events count with device events (kernel launch, host compute

@@ -30,6 +30,7 @@ StepSummary SummarizeSteps(const StepDb& db) {
   out.compute_32bit_ps = db.compute_32bit_ps;
   out.no_steps_reason = db.no_steps_reason;
   out.intersection_note = db.intersection_note;
+  out.note = db.note;
   std::vector<double> step_ms, input_pct, h2d;
   std::array<std::vector<double>, kCategories> cat_ms;
   std::array<double, kCategories> cat_total{};

@@ -42,6 +42,7 @@ struct StepSummary {
   uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;
   std::string no_steps_reason;
   std::string intersection_note;  // Multi-host runs.
+  std::string note;               // How the steps were found (StepDb::note).
 };
 
 StepSummary SummarizeSteps(const StepDb& db);

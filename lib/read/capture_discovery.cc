@@ -31,9 +31,25 @@ std::optional<CaptureFile> CaptureFromName(const fs::path& p) {
   for (const char* s : {".xplane.pb", ".xplane.pb.gz"})
     if (EndsWith(file, s)) return CaptureFile{p.string(), file.substr(0, file.size() - std::string(s).size()), CaptureFormat::kXSpace};
   if (ToolOutputName(file)) return std::nullopt;
-  for (const char* s : {".trace.json.gz", ".trace.json", ".pt.trace.json.gz", ".pt.trace.json"})
+  // Longest suffix first: PyTorch's `worker0.pt.trace.json.gz` is host
+  // `worker0`, not `worker0.pt`.
+  for (const char* s : {".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json"})
     if (EndsWith(file, s)) return CaptureFile{p.string(), file.substr(0, file.size() - std::string(s).size()), CaptureFormat::kChromeTrace};
+  // Bare names that exporters write (torch.profiler's export_chrome_trace
+  // examples, TF1's timeline.json): the file's stem names the host.
+  for (const char* s : {"trace.json", "trace.json.gz", "timeline.json", "timeline.json.gz"})
+    if (file == s) return CaptureFile{p.string(), file.substr(0, file.find('.')), CaptureFormat::kChromeTrace};
   return std::nullopt;
+}
+
+// A host name for a file passed directly under a name we do not know
+// (`run7.json.gz` → `run7`): its extensions dropped, the name kept if that
+// leaves nothing.
+std::string HostFromUnknownName(const std::string& file) {
+  std::string host = file;
+  for (const char* s : {".gz", ".json", ".pb"})
+    if (EndsWith(host, s) && host.size() > std::strlen(s)) host.resize(host.size() - std::strlen(s));
+  return host;
 }
 
 std::vector<fs::path> SortedEntries(const fs::path& dir) {
@@ -159,7 +175,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
     c.path = path;
     c.format = DetectFormat(path);
     auto named = CaptureFromName(fs::path(path));
-    c.host = named ? named->host : fs::path(path).stem().string();
+    c.host = named ? named->host : HostFromUnknownName(fs::path(path).filename().string());
     d.selected = ProfileRun{fs::path(path).filename().string(), path, {c}};
     d.runs = {d.selected};
     return d;

@@ -12,6 +12,7 @@
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/chrome_trace_builder.h"
+#include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/chrome_trace_decoder.h"
 #include "lib/read/chrome_trace_scanner.h"
 
@@ -239,6 +240,8 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
   if (result.unterminated_array) builder.Count(TraceDiag::kUnterminatedArray);
   sink.ApplyTopLevel(host);
   builder.Finish();
+  // TensorFlow's and Kineto's own conventions onto the XPlane's.
+  ApplyChromeTraceConventions(host, diagnostics);
   return host;
 }
 

@@ -36,6 +36,10 @@
 //   bind_id/flow_in/flow_out the stats of those names.
 //   Lines are sorted by (start, longer first), ties in file order.
 //
+// Then chrome_trace_conventions.h maps TensorFlow's trace viewer names
+// (long_name) and Kineto's processes, streams, copies and correlation ids
+// onto the XPlane conventions (/host:CPU, /device:GPU:<n>, correlation_id).
+//
 // Time: ts and dur are microseconds. Their decimal text is converted digit
 // by digit to whole microseconds plus picoseconds, rounding at the 7th
 // decimal, so 3-decimal epoch timestamps (1667559361123456.789) stay exact and

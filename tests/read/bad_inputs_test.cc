@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "fuzz/fuzz_analyses.h"
 #include "fuzz/fuzz_inputs.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/run_tool.h"
@@ -225,8 +226,9 @@ TEST_CASE("Fuzz findings kept in testdata/bad/fuzz/ stay fixed", "[bad_inputs][f
     else if (name.rfind("chrome_json_fuzzer-", 0) == 0) tfprof::fuzz::FuzzChromeJson(bytes);
     else if (name.rfind("chrome_json_gzip_fuzzer-", 0) == 0) tfprof::fuzz::FuzzFileReaders(bytes);
     else if (name.rfind("discovery_fuzzer-", 0) == 0) tfprof::fuzz::FuzzDiscovery(bytes);
+    else if (name.rfind("analyses_fuzzer-", 0) == 0) tfprof::fuzz::FuzzAnalyses(bytes);
     else FAIL("unknown fuzz target prefix: " << name);
     ++replayed;
   }
-  SUCCEED("replayed " << replayed << " findings");
+  CHECK(replayed >= 2);  // The two findings of the first runs at least.
 }

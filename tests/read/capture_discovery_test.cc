@@ -128,3 +128,21 @@ TEST_CASE("Bad inputs fail with a message naming the path", "[discovery][bad]") 
   CHECK_THAT(message((dir / "emptydir").string()), Catch::EndsWith("emptydir: folder is empty"));
   CHECK_THAT(message((dir / "unrelated").string()), Catch::Contains("unrelated: no captures found"));
 }
+
+TEST_CASE("PyTorch and bare trace names give their host names", "[discovery]") {
+  fs::path run = testing::TempDir();
+  Write(run / "worker0.1623143089861.pt.trace.json.gz", R"({"traceEvents": [1]})");
+  Write(run / "rank-1.pt.trace.json", R"({"traceEvents": [2]})");
+  DiscoveredInput d = DiscoverInput(run.string());
+  CHECK(Hosts(d.selected) == std::vector<std::string>{"rank-1", "worker0.1623143089861"});
+
+  fs::path bare = testing::TempDir();
+  Write(bare / "trace.json", R"({"traceEvents": []})");
+  DiscoveredInput b = DiscoverInput(bare.string());
+  CHECK(b.kind == InputKind::kRunFolder);
+  CHECK(Hosts(b.selected) == std::vector<std::string>{"trace"});
+
+  fs::path dir = testing::TempDir();
+  Write(dir / "run8.json", R"({"traceEvents": []})");
+  CHECK(Hosts(DiscoverInput((dir / "run8.json").string()).selected) == std::vector<std::string>{"run8"});
+}

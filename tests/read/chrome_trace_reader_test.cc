@@ -264,7 +264,8 @@ TEST_CASE("Metadata names and orders planes and lines", "[json]") {
   REQUIRE(h.planes.size() == 3);
   // Sort indexes first (9 then 5), then the rest in order of appearance.
   CHECK(h.PlaneName(h.planes[0]) == "/device:GPU:0");
-  CHECK(h.PlaneName(h.planes[1]) == "pid 5");
+  // pid 5 is labelled CPU (Kineto's host process): the host plane.
+  CHECK(h.PlaneName(h.planes[1]) == "/host:CPU");
   CHECK(h.PlaneName(h.planes[2]) == "pid 4");
   const Plane& p5 = h.planes[1];
   REQUIRE(p5.lines.size() == 2);
@@ -272,8 +273,9 @@ TEST_CASE("Metadata names and orders planes and lines", "[json]") {
   CHECK(h.LineName(p5.lines[1]) == "first");
   auto labels = p5.FindStatKey(h.strings, "labels");
   REQUIRE(labels);
-  REQUIRE(p5.plane_stats.size() == 1);
+  REQUIRE(p5.plane_stats.size() == 2);  // labels, and process_name (the original name)
   CHECK(h.Str(p5.plane_stats[0].AsString()) == "CPU");
+  CHECK(h.Str(p5.plane_stats[1].AsString()) == "pid 5");
   CHECK(diag.Count("json.other_metadata") == 1);
 }
 
@@ -610,11 +612,11 @@ TEST_CASE("Kineto deviceProperties fill the GPU planes", "[json]") {
       {"ph":"M","pid":1,"name":"process_labels","args":{"labels":"CPU"}}
     ]})", diag);
   CHECK(h.hostnames == std::vector<std::string>{"node-3"});
-  const Plane& gpu = PlaneNamed(h, "pid 0");
+  const Plane& gpu = PlaneNamed(h, "/device:GPU:0");  // Kineto's GPU 0 (pid 0).
   CHECK(gpu.device.name == "NVIDIA A100-SXM4-80GB");
   CHECK(gpu.device.vendor == "Nvidia");
   CHECK(gpu.device.compute_cap_major == 8);
   CHECK(gpu.device.core_count == 108);
   CHECK(gpu.device.memory_bytes == 85031714816);
-  CHECK(PlaneNamed(h, "pid 1").device.empty());  // Labelled CPU: a host process.
+  CHECK(PlaneNamed(h, "/host:CPU").device.empty());  // Labelled CPU: the host process.
 }

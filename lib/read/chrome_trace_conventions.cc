@@ -1,0 +1,543 @@
+#include "lib/read/chrome_trace_conventions.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "lib/model/xplane_schema.h"
+
+namespace tfprof {
+namespace {
+
+StatKey KeyFor(Host& host, Plane& plane, std::string_view name) {
+  if (auto k = plane.FindStatKey(host.strings, name)) return *k;
+  plane.stat_metadata.push_back({host.strings.Intern(name)});
+  return static_cast<StatKey>(plane.stat_metadata.size() - 1);
+}
+
+std::optional<Stat> FindIn(std::span<const Stat> stats, std::optional<StatKey> key) {
+  if (!key) return std::nullopt;
+  for (const Stat& s : stats)
+    if (s.key() == *key) return s;
+  return std::nullopt;
+}
+
+std::string_view PlaneStatString(const Host& host, const Plane& plane, std::string_view name) {
+  auto key = plane.FindStatKey(host.strings, name);
+  if (!key) return {};
+  for (const Stat& s : plane.plane_stats)
+    if (s.key() == *key && s.type() == StatType::kString) return host.Str(s.AsString());
+  return {};
+}
+
+void SetPlaneStatString(Host& host, Plane& plane, std::string_view name, std::string_view value) {
+  const StatKey key = KeyFor(host, plane, name);
+  const Stat stat = Stat::String(key, host.strings.Intern(value));
+  for (Stat& s : plane.plane_stats)
+    if (s.key() == key) {
+      s = stat;
+      return;
+    }
+  plane.plane_stats.push_back(stat);
+}
+
+bool ParseInt(std::string_view s, int64_t* out) {
+  if (s.empty()) return false;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+// --- TensorFlow trace viewer JSON --------------------------------------------
+
+// Events named by their long_name: metadata by (long name, short name), so
+// events that share a short name ("_Send") but not an op get their own.
+uint64_t NameByLongName(Host& host, Plane& plane) {
+  const auto key = plane.FindStatKey(host.strings, "long_name");
+  if (!key) return 0;
+  absl::flat_hash_map<std::pair<StringId, EventMetadataId>, EventMetadataId> renamed;
+  uint64_t count = 0;
+  for (Line& line : plane.lines) {
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      auto s = FindIn(line.EventStats(i), key);
+      if (!s || s->type() != StatType::kString || s->AsString() == StringPool::kEmpty) continue;
+      Event& e = line.events[i];
+      const EventMetadata& old = plane.event_metadata[e.metadata];
+      if (old.name == s->AsString()) continue;
+      auto [it, fresh] = renamed.try_emplace({s->AsString(), e.metadata}, 0);
+      if (fresh) {
+        EventMetadata m = old;
+        m.display_name = old.display_name != StringPool::kEmpty ? old.display_name : old.name;
+        m.name = s->AsString();
+        plane.event_metadata.push_back(m);
+        it->second = static_cast<EventMetadataId>(plane.event_metadata.size() - 1);
+      }
+      e.metadata = it->second;
+      ++count;
+    }
+  }
+  return count;
+}
+
+// TF's trace viewer JSON drops the "level 0" stat (the outermost TraceMe
+// annotation's name) that the XPlane's GPU events carry and device op
+// metrics read; the event's `annotation` arg still holds it: its first
+// "::"-separated level, without the "#key=value,...#" metadata.
+std::string_view LevelZero(std::string_view annotation) {
+  std::string_view level = annotation.substr(0, annotation.find("::"));
+  return level.substr(0, level.find('#'));
+}
+
+uint64_t LevelZeroFromAnnotation(Host& host, Plane& plane) {
+  if (!schema::IsGpuPlane(host.PlaneName(plane))) return 0;
+  const auto annotation = plane.FindStatKey(host.strings, "annotation");
+  if (!annotation || plane.FindStatKey(host.strings, "level 0") || plane.FindStatKey(host.strings, "tf_op")) return 0;
+  const StatKey level0 = KeyFor(host, plane, "level 0");
+  uint64_t count = 0;
+  for (Line& line : plane.lines) {
+    bool any = false;
+    for (const Stat& s : line.stats) any = any || (s.key() == *annotation && s.type() == StatType::kString);
+    if (!any) continue;
+    std::vector<Stat> stats;
+    stats.reserve(line.stats.size() + line.events.size());
+    uint32_t begin = 0;  // The event's stats in the old pool (its stats_end is rewritten below).
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      std::span<const Stat> own(line.stats.data() + begin, line.events[i].stats_end - begin);
+      begin = line.events[i].stats_end;
+      stats.insert(stats.end(), own.begin(), own.end());
+      if (auto a = FindIn(own, annotation); a && a->type() == StatType::kString) {
+        stats.push_back(Stat::String(level0, host.strings.Intern(LevelZero(host.Str(a->AsString())))));
+        ++count;
+      }
+      line.events[i].stats_end = static_cast<uint32_t>(stats.size());
+    }
+    line.stats = std::move(stats);
+  }
+  return count;
+}
+
+// The stats the analyses read as integers (grouping, op metrics, tf.data).
+constexpr std::string_view kIntegerStats[] = {"group_id", "correlation_id", "id",  "parent_id", "iter_num", "step_num",
+                                              "_r",       "_a",             "_p",  "_c",        "_pt",      "_ct",
+                                              "is_eager", "_ipl_stage_id",  "_pid", "step_id"};
+
+uint64_t IntegersFromStrings(Host& host, Plane& plane) {
+  std::vector<bool> integer(plane.stat_metadata.size());
+  bool any = false;
+  for (size_t k = 0; k < plane.stat_metadata.size(); ++k) {
+    std::string_view name = host.Str(plane.stat_metadata[k].name);
+    integer[k] = std::find(std::begin(kIntegerStats), std::end(kIntegerStats), name) != std::end(kIntegerStats);
+    any = any || integer[k];
+  }
+  if (!any) return 0;
+  uint64_t count = 0;
+  for (Line& line : plane.lines)
+    for (Stat& s : line.stats) {
+      if (s.type() != StatType::kString || !integer[s.key()]) continue;
+      int64_t v;
+      if (!ParseInt(host.Str(s.AsString()), &v)) continue;
+      s = Stat::Int(s.key(), v);
+      ++count;
+    }
+  return count;
+}
+
+// --- Kineto --------------------------------------------------------------------
+
+enum class CatKind : uint8_t { kOther, kHost, kDevice, kDeviceAnnotation };
+
+// Category names of the Kineto versions in the wild (2021 builds wrote
+// "Operator", "Runtime", "Kernel", "Memcpy", "Memset").
+CatKind KindOfCat(std::string_view c) {
+  if (c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" || c == "Kernel" || c == "Memcpy" || c == "Memset")
+    return CatKind::kDevice;
+  if (c == "gpu_user_annotation" || c == "cuda_sync") return CatKind::kDeviceAnnotation;
+  if (c == "cpu_op" || c == "user_annotation" || c == "cuda_runtime" || c == "cuda_driver" || c == "python_function" ||
+      c == "Operator" || c == "Runtime" || c == "cpu_instant_event")
+    return CatKind::kHost;
+  return CatKind::kOther;
+}
+
+// Lower-case categories only Kineto writes: with them (or process labels), a
+// trace is Kineto's even when an older build wrote no labels.
+bool IsKinetoOnlyCat(std::string_view c) {
+  return c == "cpu_op" || c == "cuda_runtime" || c == "kernel" || c == "gpu_memcpy" || c == "gpu_memset" ||
+         c == "user_annotation" || c == "gpu_user_annotation";
+}
+
+struct PlaneCensus {
+  uint64_t host = 0, device = 0, annotation = 0;
+  bool kineto_cat = false;
+  std::vector<CatKind> kind_of;  // Per StringId of a cat value seen, cached.
+};
+
+// What kinds of Kineto events a plane holds, from the `cat` stats.
+PlaneCensus Census(const Host& host, const Plane& plane) {
+  PlaneCensus c;
+  const auto key = plane.FindStatKey(host.strings, "cat");
+  if (!key) return c;
+  absl::flat_hash_map<StringId, CatKind> kinds;
+  for (const Line& line : plane.lines)
+    for (const Stat& s : line.stats) {
+      if (s.key() != *key || s.type() != StatType::kString) continue;
+      auto [it, fresh] = kinds.try_emplace(s.AsString(), CatKind::kOther);
+      if (fresh) {
+        it->second = KindOfCat(host.Str(s.AsString()));
+        c.kineto_cat = c.kineto_cat || IsKinetoOnlyCat(host.Str(s.AsString()));
+      }
+      switch (it->second) {
+        case CatKind::kHost: ++c.host; break;
+        case CatKind::kDevice: ++c.device; break;
+        case CatKind::kDeviceAnnotation: ++c.annotation; break;
+        default: break;
+      }
+    }
+  return c;
+}
+
+std::string Describe(const Host& host, const Plane& plane) {
+  std::string name(host.PlaneName(plane));
+  return (name.empty() ? std::string("?") : name) + " (pid " + std::to_string(plane.id) + ")";
+}
+
+// Moves `src`'s lines into `dst`, re-pointing their events' metadata and
+// stats at `dst`'s tables; a thread id already in `dst` gets a fresh one.
+void MergePlaneInto(Host& host, Plane& src, Plane& dst) {
+  std::vector<StatKey> key_map(src.stat_metadata.size());
+  for (size_t k = 0; k < src.stat_metadata.size(); ++k) key_map[k] = KeyFor(host, dst, host.Str(src.stat_metadata[k].name));
+  absl::flat_hash_map<std::pair<StringId, StringId>, EventMetadataId> existing;
+  for (size_t m = 0; m < dst.event_metadata.size(); ++m)
+    existing.try_emplace({dst.event_metadata[m].name, dst.event_metadata[m].display_name}, static_cast<EventMetadataId>(m));
+  std::vector<EventMetadataId> meta_map(src.event_metadata.size());
+  for (size_t m = 0; m < src.event_metadata.size(); ++m) {
+    const EventMetadata& sm = src.event_metadata[m];
+    auto [it, fresh] = existing.try_emplace({sm.name, sm.display_name}, 0);
+    if (fresh) {
+      EventMetadata copy = sm;
+      copy.stats_begin = static_cast<uint32_t>(dst.metadata_stats.size());
+      for (uint32_t s = sm.stats_begin; s < sm.stats_end; ++s) {
+        const Stat& st = src.metadata_stats[s];
+        dst.metadata_stats.push_back(Stat::Make(key_map[st.key()], st.type(), st.bits));
+      }
+      copy.stats_end = static_cast<uint32_t>(dst.metadata_stats.size());
+      dst.event_metadata.push_back(copy);
+      it->second = static_cast<EventMetadataId>(dst.event_metadata.size() - 1);
+    }
+    meta_map[m] = it->second;
+  }
+  absl::flat_hash_set<int64_t> ids;
+  int64_t max_id = 0;
+  for (const Line& l : dst.lines) {
+    ids.insert(l.id);
+    max_id = std::max(max_id, l.id);
+  }
+  for (Line& line : src.lines) {
+    for (Event& e : line.events) e.metadata = meta_map[e.metadata];
+    for (Stat& s : line.stats) s = Stat::Make(key_map[s.key()], s.type(), s.bits);
+    if (!ids.insert(line.id).second) {
+      line.id = ++max_id;
+      ids.insert(line.id);
+    }
+    max_id = std::max(max_id, line.id);
+    dst.lines.push_back(std::move(line));
+  }
+  src.lines.clear();
+}
+
+// "Memcpy HtoD (Pageable -> Device)" -> "MEMCPYHtoD", as the XPlane names
+// the copy (and as event_span classifies it); "" when not a copy or set.
+std::string_view XPlaneCopyName(std::string_view kineto) {
+  if (kineto.substr(0, 6) == "Memset") return "MEMSET";
+  if (kineto.substr(0, 7) != "Memcpy ") return {};
+  std::string_view dir = kineto.substr(7, 4);
+  if (dir == "HtoD") return "MEMCPYHtoD";
+  if (dir == "DtoH") return "MEMCPYDtoH";
+  if (dir == "DtoD") return "MEMCPYDtoD";
+  if (dir == "HtoH") return "MEMCPYHtoH";
+  if (dir == "PtoP") return "MEMCPYP2P";
+  return {};
+}
+
+uint64_t NameCopiesAsXPlane(Host& host, Plane& plane) {
+  std::vector<bool> renamed(plane.event_metadata.size());
+  for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
+    EventMetadata& md = plane.event_metadata[m];
+    std::string_view xplane = XPlaneCopyName(host.Str(md.name));
+    if (xplane.empty()) continue;
+    if (md.display_name == StringPool::kEmpty) md.display_name = md.name;
+    md.name = host.strings.Intern(xplane);
+    renamed[m] = true;
+  }
+  uint64_t count = 0;
+  for (const Line& l : plane.lines)
+    for (const Event& e : l.events) count += renamed[e.metadata];
+  return count;
+}
+
+// Moves a GPU plane's annotation and wait events to one derived line, and
+// gives stream lines the stream number as id. Returns the events moved.
+uint64_t SplitDeviceLines(Host& host, Plane& plane) {
+  const auto cat = plane.FindStatKey(host.strings, "cat");
+  const auto stream = plane.FindStatKey(host.strings, "stream");
+  Line annotations;
+  annotations.id = kKinetoAnnotationLineId;
+  annotations.name = host.strings.Intern("Kineto GPU annotations and syncs");
+  absl::flat_hash_map<StringId, bool> is_annotation;
+  auto annotation = [&](std::span<const Stat> stats) {
+    auto c = FindIn(stats, cat);
+    if (!c || c->type() != StatType::kString) return false;
+    auto [it, fresh] = is_annotation.try_emplace(c->AsString(), false);
+    if (fresh) it->second = KindOfCat(host.Str(c->AsString())) == CatKind::kDeviceAnnotation;
+    return it->second;
+  };
+  absl::flat_hash_set<int64_t> ids;
+  for (const Line& l : plane.lines) ids.insert(l.id);
+  for (Line& line : plane.lines) {
+    bool any = false, one_stream = true;
+    std::optional<int64_t> stream_id;
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      auto stats = line.EventStats(i);
+      if (annotation(stats)) {
+        any = true;
+      } else if (auto s = FindIn(stats, stream); s && s->is_integer()) {
+        if (stream_id && *stream_id != s->AsInt()) one_stream = false;
+        stream_id = s->AsInt();
+      }
+    }
+    if (any) {
+      Line kept;
+      for (size_t i = 0; i < line.events.size(); ++i) {
+        auto stats = line.EventStats(i);
+        Line& to = annotation(stats) ? annotations : kept;
+        to.stats.insert(to.stats.end(), stats.begin(), stats.end());
+        Event e = line.events[i];
+        e.stats_end = static_cast<uint32_t>(to.stats.size());
+        to.events.push_back(e);
+      }
+      line.events = std::move(kept.events);
+      line.stats = std::move(kept.stats);
+    }
+    // Kineto's string tids ("stream 7") got synthetic ids when read.
+    if (stream_id && one_stream && *stream_id != line.id && *stream_id >= 0 && !ids.contains(*stream_id)) {
+      ids.erase(line.id);
+      line.id = *stream_id;
+      ids.insert(line.id);
+    }
+  }
+  const uint64_t moved = annotations.events.size();
+  if (moved) {
+    annotations.SortEvents();
+    plane.lines.push_back(std::move(annotations));
+    std::erase_if(plane.lines, [](const Line& l) { return l.events.empty(); });
+  }
+  // As on an XPlane, all stream lines share one timestamp, the device's
+  // first event (device op metrics measure the device's span from it).
+  int64_t first_ps = INT64_MAX;
+  for (const Line& l : plane.lines)
+    if (!l.events.empty()) first_ps = std::min(first_ps, l.events.front().start_ps);
+  if (first_ps == INT64_MAX) return moved;
+  const int64_t first_ns = host.time_origin_ns + first_ps / 1000;
+  for (Line& l : plane.lines) {
+    if (l.events.empty()) continue;
+    int64_t last = l.events.front().end_ps();
+    for (const Event& e : l.events) last = std::max(last, e.end_ps());
+    l.timestamp_ns = first_ns;
+    l.duration_ps = last - (first_ns - host.time_origin_ns) * 1000;
+  }
+  return moved;
+}
+
+// Renames the `correlation` stat to `correlation_id`; returns the events
+// carrying it.
+uint64_t CorrelationAsXPlane(Host& host, Plane& plane) {
+  auto key = plane.FindStatKey(host.strings, "correlation");
+  if (!key || plane.FindStatKey(host.strings, "correlation_id")) return 0;
+  plane.stat_metadata[*key].name = host.strings.Intern("correlation_id");
+  uint64_t count = 0;
+  for (const Line& l : plane.lines)
+    for (const Stat& s : l.stats) count += s.key() == *key;
+  return count;
+}
+
+// ROCm's Kineto writes a kernel's grid and block on its launch
+// (hipLaunchKernel), not on the kernel: copy them to the kernel (same
+// correlation_id), where kernel stats read launch parameters.
+uint64_t LaunchDimsToKernels(Host& host, const Plane& cpu, Plane& gpu) {
+  const auto corr = cpu.FindStatKey(host.strings, "correlation_id");
+  const auto grid = cpu.FindStatKey(host.strings, "grid"), block = cpu.FindStatKey(host.strings, "block");
+  const auto gpu_corr = gpu.FindStatKey(host.strings, "correlation_id");
+  const auto cat = gpu.FindStatKey(host.strings, "cat");
+  if (!corr || !grid || !block || !gpu_corr || !cat) return 0;
+  absl::flat_hash_map<int64_t, std::pair<Stat, Stat>> dims;
+  for (const Line& l : cpu.lines)
+    for (size_t i = 0; i < l.events.size(); ++i) {
+      auto stats = l.EventStats(i);
+      auto c = FindIn(stats, corr), g = FindIn(stats, grid), b = FindIn(stats, block);
+      if (c && g && b) dims.try_emplace(c->AsInt(), *g, *b);
+    }
+  if (dims.empty()) return 0;
+  const auto gpu_grid = gpu.FindStatKey(host.strings, "grid");
+  const StatKey to_grid = KeyFor(host, gpu, "grid"), to_block = KeyFor(host, gpu, "block");
+  uint64_t count = 0;
+  for (Line& line : gpu.lines) {
+    std::vector<Stat> stats;
+    stats.reserve(line.stats.size() + 2 * line.events.size());
+    uint32_t begin = 0;  // The event's stats in the old pool (its stats_end is rewritten below).
+    for (Event& e : line.events) {
+      std::span<const Stat> own(line.stats.data() + begin, e.stats_end - begin);
+      begin = e.stats_end;
+      stats.insert(stats.end(), own.begin(), own.end());
+      auto c = FindIn(own, gpu_corr), k = FindIn(own, cat);
+      if (c && k && k->type() == StatType::kString && KindOfCat(host.Str(k->AsString())) == CatKind::kDevice &&
+          host.Str(k->AsString()) != "gpu_memcpy" && host.Str(k->AsString()) != "gpu_memset" && !FindIn(own, gpu_grid))
+        if (auto it = dims.find(c->AsInt()); it != dims.end()) {
+          stats.push_back(Stat::Make(to_grid, it->second.first.type(), it->second.first.bits));
+          stats.push_back(Stat::Make(to_block, it->second.second.type(), it->second.second.bits));
+          ++count;
+        }
+      e.stats_end = static_cast<uint32_t>(stats.size());
+    }
+    line.stats = std::move(stats);
+  }
+  return count;
+}
+
+// The device index of a Kineto GPU process: "GPU <n>" from its label, else
+// its pid (Kineto's GPU pid is the device index).
+std::optional<int64_t> DeviceIndex(std::string_view labels, int64_t pid) {
+  int64_t n;
+  if (labels.substr(0, 4) == "GPU " && ParseInt(labels.substr(4), &n) && n >= 0) return n;
+  if (pid >= 0 && pid < (int64_t{1} << 20)) return pid;
+  return std::nullopt;
+}
+
+void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
+  std::vector<PlaneCensus> census;
+  bool kineto = false;
+  for (const Plane& p : host.planes) {
+    census.push_back(Census(host, p));
+    kineto = kineto || census.back().kineto_cat || !PlaneStatString(host, p, "labels").empty();
+  }
+  if (!kineto) return;
+
+  std::vector<size_t> cpu, gpu;
+  for (size_t p = 0; p < host.planes.size(); ++p) {
+    const Plane& plane = host.planes[p];
+    std::string_view name = host.PlaneName(plane), labels = PlaneStatString(host, plane, "labels");
+    if (schema::IsGpuPlane(name) || schema::IsTpuPlane(name)) continue;
+    const PlaneCensus& c = census[p];
+    if (c.device > 0 && labels != "CPU") gpu.push_back(p);
+    else if (labels == "CPU" || name == schema::kHostThreadsPlane || (labels.empty() && c.host > 0)) cpu.push_back(p);
+  }
+
+  // GPU planes first: merging host planes below moves planes around.
+  absl::flat_hash_set<int64_t> used;
+  for (const Plane& p : host.planes)
+    if (schema::IsGpuPlane(host.PlaneName(p))) {
+      int64_t n;
+      if (ParseInt(host.PlaneName(p).substr(schema::kGpuPlanePrefix.size()), &n)) used.insert(n);
+    }
+  uint64_t moved = 0, copies = 0, correlated = 0;
+  std::string gpu_example;
+  for (size_t p : gpu) {
+    Plane& plane = host.planes[p];
+    std::optional<int64_t> index = DeviceIndex(PlaneStatString(host, plane, "labels"), plane.id);
+    if (!index || used.contains(*index)) {
+      index = 0;
+      while (used.contains(*index)) ++*index;
+    }
+    used.insert(*index);
+    const std::string from = Describe(host, plane);
+    SetPlaneStatString(host, plane, "process_name", host.PlaneName(plane));
+    plane.name = host.strings.Intern(std::string(schema::kGpuPlanePrefix) + std::to_string(*index));
+    if (gpu_example.empty()) gpu_example = from + " -> " + std::string(host.PlaneName(plane));
+    moved += SplitDeviceLines(host, plane);
+    copies += NameCopiesAsXPlane(host, plane);
+    correlated += CorrelationAsXPlane(host, plane);
+  }
+  diag.Add(Severity::kInfo, "json.kineto_gpu_plane",
+           "Kineto GPU processes read as device planes /device:GPU:<n> (n: the device index), one line per stream",
+           gpu_example, gpu.size());
+  diag.Add(Severity::kInfo, "json.kineto_device_annotations",
+           "Kineto GPU-side annotations and waits (gpu_user_annotation, cuda_sync) moved to a derived line of their "
+           "device plane: they are not device activity",
+           "", moved);
+  diag.Add(Severity::kInfo, "json.kineto_memcpy_names",
+           "Kineto memcpy/memset events named as the XPlane names them (MEMCPYHtoD, ..., MEMSET; the Kineto name is "
+           "the display name), so copies count as copies, not compute",
+           "", copies);
+
+  if (!cpu.empty()) {
+    // The host plane: one already named so, else the first CPU process.
+    size_t target = cpu[0];
+    for (size_t p : cpu)
+      if (host.PlaneName(host.planes[p]) == schema::kHostThreadsPlane) target = p;
+    std::string names, example;
+    for (size_t p : cpu) {
+      if (!names.empty()) names += ", ";
+      names += host.PlaneName(host.planes[p]);
+      if (!example.empty()) example += ", ";
+      example += Describe(host, host.planes[p]);
+    }
+    Plane& dst = host.planes[target];
+    for (size_t p : cpu)
+      if (p != target) MergePlaneInto(host, host.planes[p], dst);
+    SetPlaneStatString(host, dst, "process_name", names);
+    dst.name = host.strings.Intern(schema::kHostThreadsPlane);
+    for (Line& l : dst.lines) l.SortEvents();
+    correlated += CorrelationAsXPlane(host, dst);
+    diag.Add(Severity::kInfo, "json.kineto_host_plane",
+             cpu.size() > 1 ? "Kineto CPU processes merged into the host plane /host:CPU (their threads kept apart; "
+                              "plane stat process_name lists them)"
+                            : "Kineto CPU process read as the host plane /host:CPU (plane stat process_name keeps "
+                              "its name)",
+             example + " -> /host:CPU", cpu.size());
+    uint64_t dims = 0;
+    for (Plane& p : host.planes)
+      if (&p != &dst && schema::IsGpuPlane(host.PlaneName(p))) dims += LaunchDimsToKernels(host, dst, p);
+    diag.Add(Severity::kInfo, "json.kineto_launch_dims",
+             "kernels given the grid and block of their launch (same correlation_id), where the trace has them only "
+             "on the launch (ROCm)",
+             "", dims);
+    // Remove the merged planes, keeping the others in order.
+    std::vector<Plane> kept;
+    for (size_t p = 0; p < host.planes.size(); ++p)
+      if (p == target || std::find(cpu.begin(), cpu.end(), p) == cpu.end()) kept.push_back(std::move(host.planes[p]));
+    host.planes = std::move(kept);
+  }
+  diag.Add(Severity::kInfo, "json.kineto_correlation",
+           "Kineto `correlation` args read as the correlation_id stat, linking runtime calls to their kernels and copies",
+           "", correlated);
+}
+
+}  // namespace
+
+void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics) {
+  uint64_t long_names = 0, ints = 0, levels = 0;
+  for (Plane& plane : host.planes) {
+    long_names += NameByLongName(host, plane);
+    ints += IntegersFromStrings(host, plane);
+    levels += LevelZeroFromAnnotation(host, plane);
+  }
+  diagnostics.Add(Severity::kInfo, "json.tf_long_name",
+                  "events named by their long_name arg, the TF op's full name (scope/op:Type) as the XPlane names "
+                  "them; the short name is kept as display name",
+                  "", long_names);
+  diagnostics.Add(Severity::kInfo, "json.tf_string_ints",
+                  "integer stats written as strings (\"group_id\": \"3\", as TensorFlow's trace viewer JSON has them) "
+                  "read as integers, as the XPlane has them",
+                  "", ints);
+  diagnostics.Add(Severity::kInfo, "json.tf_level0_from_annotation",
+                  "GPU events given the \"level 0\" stat (the op that launched them) from their annotation arg, as the "
+                  "XPlane has it",
+                  "", levels);
+  ApplyKinetoConventions(host, diagnostics);
+}
+
+}  // namespace tfprof

@@ -1,0 +1,49 @@
+// After a Chrome trace is read, maps what TensorFlow's trace viewer JSON and
+// PyTorch's Kineto write onto the XPlane conventions the analyses read, so
+// that a JSON capture analyses like an XSpace with as few special cases in
+// the analyses as possible. Every change is counted in the diagnostics
+// (info level); docs/info.md lists them.
+//
+// TensorFlow trace viewer JSON (`<host>.trace.json.gz`):
+//   * An event's `long_name` arg is the TF op's full name (`scope/op:Type`),
+//     which is what the XPlane names the event: the event is named by it and
+//     keeps its short name as display name ("json.tf_long_name").
+//   * Integer args TensorFlow wrote as strings ("group_id": "3") are
+//     integers again for the stats the analyses read as integers
+//     ("json.tf_string_ints").
+//
+// PyTorch / Kineto traces (processes labelled "CPU" / "GPU <n>", or events of
+// categories cpu_op, cuda_runtime, kernel, gpu_memcpy, ...):
+//   * The CPU process becomes the host plane "/host:CPU"; several CPU
+//     processes are merged into it (the analyses read one host plane, and a
+//     launch in one must still find its kernel), their threads kept apart
+//     ("json.kineto_host_plane"). The plane stat `process_name` keeps the
+//     original name(s).
+//   * Each process holding kernels, memcpys or memsets becomes
+//     "/device:GPU:<n>" (n from its label "GPU <n>", else its pid, the device
+//     index), one line per stream with the stream number as line id
+//     ("json.kineto_gpu_plane"). Processes of idle devices are left as they are.
+//   * GPU-side annotations and waits (gpu_user_annotation, cuda_sync) move to
+//     a derived line of their plane, which analyses skip like xprof's derived
+//     lines: they are not device activity ("json.kineto_device_annotations").
+//   * Memcpy and memset events are named as the XPlane names them
+//     (MEMCPYHtoD, MEMCPYDtoH, MEMCPYDtoD, MEMCPYHtoH, MEMCPYP2P, MEMSET), the
+//     Kineto name kept as display name ("json.kineto_memcpy_names").
+//   * The `correlation` arg linking a runtime call to its device activity is
+//     the `correlation_id` stat ("json.kineto_correlation").
+//   * Kernels keep their `grid`, `block`, `registers per thread`, `shared
+//     memory` args, which kernel stats read (IsKinetoGpuPlane).
+#pragma once
+
+#include "lib/model/diagnostics.h"
+#include "lib/model/model.h"
+
+namespace tfprof {
+
+// Line id of the derived line that holds a Kineto GPU plane's annotations:
+// in the block of ids xprof gives derived lines (schema::IsDerivedLineId).
+inline constexpr int64_t kKinetoAnnotationLineId = int64_t{0xdeadbeef} + 2;
+
+void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics);
+
+}  // namespace tfprof
