@@ -22,7 +22,10 @@ void Register(CLI::App& app, std::function<void()>& action) {
       bool first = true;
       Diagnostics diag;
       LoadResult loaded = ForEachHost(options, [&](Host& host) {
-        HostSummary s = SummarizeHostOps(host, diag, analysis);
+        // Placement shows no execution mode: skip the eager marks (they
+        // need the event forest, a third of op-stats' time on big captures).
+        static const EventBits kNoMarks;
+        HostSummary s = SummarizeHostOps(host, diag, analysis, &kNoMarks);
         per_host.push_back(ComputePlacement(s, host.name));
         if (first) combined = std::move(s);
         else CombineHostSummaries(combined, s);

@@ -12,11 +12,11 @@ LoadedOverview LoadOverview(const CommonOptions& options) {
   std::vector<StepDb> steps;
   bool first = true;
   out.loaded = ForEachHost(options, [&](Host& host) {
-    HostSummary s = SummarizeHostOps(host, out.diagnostics, analysis);
+    EventGroups groups = GroupEvents(host, out.diagnostics, analysis);
+    HostSummary s = SummarizeHostOps(host, out.diagnostics, analysis, &groups.eager);
     if (first) ops = std::move(s);
     else CombineHostSummaries(ops, s);
     first = false;
-    EventGroups groups = GroupEvents(host, out.diagnostics, analysis);
     steps.push_back(BuildStepDb(host, groups, analysis, out.diagnostics));
   });
   out.overview = BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps))), analysis);

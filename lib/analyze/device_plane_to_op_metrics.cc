@@ -10,15 +10,17 @@
 namespace tfprof {
 
 OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
-                                   const AnalysisOptions& options) {
+                                   const AnalysisOptions& options, const std::vector<std::vector<bool>>* eager_marks) {
   const StatFinder tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), hlo_op(host, plane, "hlo_op"), is_eager(host, plane, "is_eager");
   OpMetricsDb db;
   // The reference measures the span on line offsets (all GPU stream lines
   // share one timestamp), so do the same.
   int64_t first = std::numeric_limits<int64_t>::max(), last = 0;
   uint64_t xla_events = 0;
-  for (const Line& line : plane.lines) {
+  for (size_t l = 0; l < plane.lines.size(); ++l) {
+    const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
+    const std::vector<bool>* marks = eager_marks ? &(*eager_marks)[l] : nullptr;
     const int64_t line_start_ps = line.events.empty() ? 0 : (line.timestamp_ns - host.time_origin_ns) * 1000;
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
@@ -43,7 +45,7 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
       if (m.occurrences == 0 && m.category.empty() && m.provenance.empty()) {
         m.category = op.type.empty() ? "unknown" : std::string(op.type);
         m.provenance = std::string(full);
-        m.is_eager = m.is_eager || (eager && eager->AsInt() != 0);
+        m.is_eager = m.is_eager || (eager ? eager->AsInt() != 0 : marks && (*marks)[i]);
       }
       m.num_cores = 1;
       m.occurrences += 1;

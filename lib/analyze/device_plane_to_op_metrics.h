@@ -2,6 +2,8 @@
 // annotated with the TF op that launched it, then rolled up to TF-op level.
 #pragma once
 
+#include <vector>
+
 #include "lib/analyze/analysis_options.h"
 #include "lib/analyze/op_metrics_db.h"
 #include "lib/model/diagnostics.h"
@@ -13,8 +15,12 @@ namespace tfprof {
 // events' `tf_op` stats; IDLE is the plane's span minus the kernels' time.
 // Events of XLA ops (`hlo_op`) need the HLO protos to be named and are
 // counted in the diagnostics instead.
+// `eager`: the plane's eager marks (EventGroups::eager), or null; an
+// is_eager stat the capture carries wins over the mark. A row is eager as
+// its first kernel was.
 OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
-                                   const AnalysisOptions& options = {});
+                                   const AnalysisOptions& options = {},
+                                   const std::vector<std::vector<bool>>* eager = nullptr);
 
 // Rolls device rows up to their TF op: occurrences are the most any of the
 // op's kernels ran, times add up. Without idle, the total is the ops' time.

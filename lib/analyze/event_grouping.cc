@@ -48,6 +48,9 @@ struct Node {
   uint32_t plane, line, event;
   int32_t root_level = 0;
   Kind kind = Kind::kOther;
+  // A TF op (named "name:Type") or a GPU kernel (a device event with a
+  // correlation_id), whose eager mode the reference marks.
+  bool may_be_eager = false;
   int64_t start_ps = 0;
 };
 
@@ -59,6 +62,7 @@ class Forest {
 
   void Build();
   void Group(EventGroups& out);
+  void MarkEager(EventBits& out) const;
 
  private:
   std::optional<Stat> StatOf(const StatFinder& f, const Node& n) const {
@@ -70,6 +74,8 @@ class Forest {
   std::vector<uint32_t> Roots();
   std::string GroupName(uint32_t root, int32_t group_id, int64_t* number);
   std::vector<uint32_t> Ancestors(uint32_t node) const;
+  uint32_t NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo) const;
+  uint32_t NearestEagerExecuteBfs(uint32_t node) const;
 
   const Host& host_;
   Diagnostics& diag_;
@@ -78,15 +84,16 @@ class Forest {
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint32_t> child_begin_, children_, parent_begin_, parents_;
   std::vector<int32_t> group_;
+  bool has_eager_execute_ = false;
   // TF1 loop mode: each iteration's first event and all its events.
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> loop_members_;
   // Per-plane stat finders, built once.
   struct PlaneStats {
-    StatFinder r, a, id, iter_num, step_num, graph_type, corr, pt, p, ct, c, pid;
+    StatFinder r, a, id, iter_num, step_num, graph_type, corr, pt, p, ct, c, pid, is_func;
     PlaneStats(const Host& h, const Plane& pl)
         : r(h, pl, "_r"), a(h, pl, "_a"), id(h, pl, "id"), iter_num(h, pl, "iter_num"), step_num(h, pl, "step_num"),
           graph_type(h, pl, "graph_type"), corr(h, pl, "correlation_id"), pt(h, pl, "_pt"), p(h, pl, "_p"),
-          ct(h, pl, "_ct"), c(h, pl, "_c"), pid(h, pl, "_pid") {}
+          ct(h, pl, "_ct"), c(h, pl, "_c"), pid(h, pl, "_pid"), is_func(h, pl, "is_func") {}
   };
   std::vector<PlaneStats> stats_;
 };
@@ -109,11 +116,15 @@ void Forest::Build() {
     const bool host_plane = host_.PlaneName(plane) == schema::kHostThreadsPlane;
     const PlaneStats& ps = stats_[p];
     std::vector<Kind> kind_of(plane.event_metadata.size());
-    std::vector<bool> is_marker(plane.event_metadata.size());
+    std::vector<bool> is_marker(plane.event_metadata.size()), is_tf_op(plane.event_metadata.size());
     for (size_t m = 0; m < kind_of.size(); ++m) {
       std::string_view name = host_.Str(plane.event_metadata[m].name);
       kind_of[m] = KindOfName(name);
       if (marker_) is_marker[m] = std::regex_search(name.begin(), name.end(), *marker_);
+      // The reference types TF-op-named events TfOpRun (current op-name
+      // rules, whatever --compat says: this is its grouping, not op stats).
+      is_tf_op[m] = kind_of[m] == Kind::kOther && ParseTfOpFullname(name).category == OpCategory::kTensorFlow;
+      has_eager_execute_ = has_eager_execute_ || kind_of[m] == Kind::kEagerExecute;
     }
     for (uint32_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
@@ -122,7 +133,7 @@ void Forest::Build() {
       for (uint32_t e = 0; e < line.events.size(); ++e) {
         const Event& ev = line.events[e];
         const uint32_t n = static_cast<uint32_t>(nodes_.size());
-        Node node{p, l, e, 0, kind_of[ev.metadata], ev.start_ps};
+        Node node{p, l, e, 0, kind_of[ev.metadata], is_tf_op[ev.metadata], ev.start_ps};
         auto stats = line.EventStats(e);
         if (marker_) node.root_level = is_marker[ev.metadata] ? 1 : 0;
         else if (auto r = ps.r.In(stats)) node.root_level = static_cast<int32_t>(r->AsInt());
@@ -134,6 +145,9 @@ void Forest::Build() {
             if (node.kind == Kind::kOther) node.kind = Kind::kKernelLaunch;
             launch_by_correlation[c->AsUint()] = n;
           } else {
+            // An event typed by its name is not a KernelExecute for the
+            // reference's eager marks (it still links to its launch here).
+            node.may_be_eager = node.may_be_eager || node.kind == Kind::kOther;
             node.kind = Kind::kKernelExecute;
             kernels.emplace_back(n, c->AsUint());
           }
@@ -223,6 +237,71 @@ std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
       }
   }
   return out;
+}
+
+constexpr uint32_t kUnknownNode = UINT32_MAX, kNoNode = UINT32_MAX - 1, kVisiting = UINT32_MAX - 2;
+
+// The reference's search: breadth first through the parents, in the order
+// the links were made, the node itself first.
+uint32_t Forest::NearestEagerExecuteBfs(uint32_t node) const {
+  absl::flat_hash_set<uint32_t> seen{node};
+  std::deque<uint32_t> queue{node};
+  while (!queue.empty()) {
+    uint32_t x = queue.front();
+    queue.pop_front();
+    if (nodes_[x].kind == Kind::kEagerExecute) return x;
+    for (uint32_t i = parent_begin_[x]; i < parent_begin_[x + 1]; ++i)
+      if (seen.insert(parents_[i]).second) queue.push_back(parents_[i]);
+  }
+  return kNoNode;
+}
+
+// The same answer, shared along chains of single parents (nesting on a
+// thread, a kernel's launch), where the search from a node is the search
+// from its parent: millions of kernels and ops then cost one step each.
+// Nodes with several parents (producer/consumer links) take the full search.
+uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo) const {
+  std::vector<uint32_t> chain;
+  uint32_t x = node, found = kNoNode;
+  while (true) {
+    if (memo[x] != kUnknownNode) {
+      found = memo[x] == kVisiting ? kNoNode : memo[x];  // kVisiting: a cycle without EagerExecute.
+      break;
+    }
+    const uint32_t parents = parent_begin_[x + 1] - parent_begin_[x];
+    if (nodes_[x].kind == Kind::kEagerExecute || parents != 1) {
+      found = nodes_[x].kind == Kind::kEagerExecute ? x : parents == 0 ? kNoNode : NearestEagerExecuteBfs(x);
+      memo[x] = found;
+      break;
+    }
+    memo[x] = kVisiting;
+    chain.push_back(x);
+    x = parents_[parent_begin_[x]];
+  }
+  for (uint32_t c : chain) memo[c] = found;
+  return found;
+}
+
+// An op or kernel is eager when its nearest EagerExecute has is_func = 0;
+// without is_func the EagerExecute counts as a compiled function's.
+void Forest::MarkEager(EventBits& out) const {
+  if (!has_eager_execute_) return;
+  std::vector<uint32_t> memo(nodes_.size(), kUnknownNode);
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    if (!nodes_[i].may_be_eager) continue;
+    const uint32_t e = NearestEagerExecute(i, memo);
+    if (e == kNoNode) continue;
+    auto is_func = StatOf(stats_[nodes_[e].plane].is_func, nodes_[e]);
+    if (!is_func || is_func->AsInt() != 0) continue;
+    if (out.empty()) {
+      out.resize(host_.planes.size());
+      for (size_t p = 0; p < host_.planes.size(); ++p) {
+        out[p].resize(host_.planes[p].lines.size());
+        for (size_t l = 0; l < host_.planes[p].lines.size(); ++l) out[p][l].assign(host_.planes[p].lines[l].events.size(), false);
+      }
+    }
+    out[nodes_[i].plane][nodes_[i].line][nodes_[i].event] = true;
+  }
 }
 
 std::vector<uint32_t> Forest::Roots() {
@@ -435,7 +514,40 @@ bool HasProfilerSteps(const Host& host) {
   return false;
 }
 
+// The name of a TF loop op the capture runs, if any: the reference neither
+// groups such captures nor marks their eager ops.
+std::optional<std::string_view> FindLoopOp(const Host& host) {
+  for (const Plane& plane : host.planes)
+    for (const EventMetadata& m : plane.event_metadata)
+      if (IsLoopOp(host.Str(m.name))) return host.Str(m.name);
+  return std::nullopt;
+}
+
+bool GroupedWhenTaken(const Host& host) {
+  for (const Plane& plane : host.planes)
+    if (plane.FindStatKey(host.strings, "group_id")) return true;
+  return false;
+}
+
+// The reference marks eager events while it groups: not in captures it does
+// not group (TF loop ops), nor in captures grouped when they were taken.
+bool ReferenceMarksEager(const Host& host) { return !FindLoopOp(host) && !GroupedWhenTaken(host); }
+
 }  // namespace
+
+EventBits MarkEagerEvents(const Host& host, bool even_if_grouped) {
+  EventBits out;
+  if (FindLoopOp(host) || (!even_if_grouped && GroupedWhenTaken(host))) return out;
+  bool eager_execute = false;
+  for (const Plane& plane : host.planes)
+    for (const EventMetadata& m : plane.event_metadata) eager_execute = eager_execute || KindOfName(host.Str(m.name)) == Kind::kEagerExecute;
+  if (!eager_execute) return out;  // The usual case, found without building the forest.
+  Diagnostics unused;  // Build's diagnostics are GroupEvents' to report.
+  Forest forest(host, unused, nullptr);
+  forest.Build();
+  forest.MarkEager(out);
+  return out;
+}
 
 // --whole-trace: every event in step 0, named by the plane's span.
 EventGroups WholeTrace(const Host& host) {
@@ -454,7 +566,12 @@ EventGroups WholeTrace(const Host& host) {
 }
 
 EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options) {
-  if (options.whole_trace) return WholeTrace(host);
+  if (options.whole_trace) {
+    // The steps are ours, but op stats still need the reference's marks.
+    EventGroups out = WholeTrace(host);
+    out.eager = MarkEagerEvents(host);
+    return out;
+  }
   std::optional<std::regex> marker;
   if (!options.step_marker.empty()) {
     try {
@@ -464,29 +581,28 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     }
   }
   EventGroups out;
-  for (const Plane& plane : host.planes)
-    for (const EventMetadata& m : plane.event_metadata)
-      if (!marker && IsLoopOp(host.Str(m.name))) {
-        out.group.resize(host.planes.size());
-        for (size_t p = 0; p < host.planes.size(); ++p) {
-          out.group[p].resize(host.planes[p].lines.size());
-          for (size_t l = 0; l < host.planes[p].lines.size(); ++l)
-            out.group[p][l].assign(host.planes[p].lines[l].events.size(), kNoGroup);
-        }
-        out.no_groups_reason = "the graph runs TensorFlow loop ops (" + std::string(host.Str(m.name)) +
-                               "), for which the TensorFlow Profiler does not group events into steps";
-        return out;
-      }
-  for (const Plane& plane : host.planes)
-    if (!marker && plane.FindStatKey(host.strings, "group_id")) {
-      out.from_capture = ReadCapturedGroups(host, out);
-      if (out.from_capture) return out;
-      out = EventGroups();
-      break;
+  if (auto loop = FindLoopOp(host); loop && !marker) {
+    out.group.resize(host.planes.size());
+    for (size_t p = 0; p < host.planes.size(); ++p) {
+      out.group[p].resize(host.planes[p].lines.size());
+      for (size_t l = 0; l < host.planes[p].lines.size(); ++l)
+        out.group[p][l].assign(host.planes[p].lines[l].events.size(), kNoGroup);
     }
+    out.no_groups_reason = "the graph runs TensorFlow loop ops (" + std::string(*loop) +
+                           "), for which the TensorFlow Profiler does not group events into steps";
+    return out;
+  }
+  if (!marker && GroupedWhenTaken(host)) {
+    out.from_capture = ReadCapturedGroups(host, out);
+    if (out.from_capture) return out;
+    out = EventGroups();
+  }
   Forest forest(host, diagnostics, marker ? &*marker : nullptr);
   forest.Build();
   forest.Group(out);
+  // With --step-marker the forest is still the reference's (only the roots
+  // differ), so its marks are too.
+  if (ReferenceMarksEager(host)) forest.MarkEager(out.eager);
   out.from_marker = marker.has_value();
   if (out.groups.empty() && !marker && HasProfilerSteps(host)) {
     // No TensorFlow step markers, but PyTorch's: use them, as if
@@ -496,6 +612,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     Forest steps(host, diagnostics, &*marker);
     steps.Build();
     steps.Group(out);
+    if (ReferenceMarksEager(host)) steps.MarkEager(out.eager);
     out.from_marker = true;
     out.note = "steps: PyTorch's ProfilerStep#N annotations (no TensorFlow step markers), as with --step-marker '" +
                std::string(kProfilerStepMarker) + "'";

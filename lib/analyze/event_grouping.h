@@ -20,6 +20,10 @@ namespace tfprof {
 
 inline constexpr int32_t kNoGroup = -1;
 
+// One bit per event, [plane][line][event]; empty when no bit is set, so a
+// capture without eager execution costs nothing.
+using EventBits = std::vector<std::vector<std::vector<bool>>>;
+
 struct EventRef {
   uint32_t plane = 0, line = 0, event = 0;
   bool operator==(const EventRef&) const = default;
@@ -48,6 +52,12 @@ struct EventGroups {
   // How the steps were found when that is not the capture's own step
   // markers: e.g. PyTorch's ProfilerStep#N taken as the steps by default.
   std::string note;
+  // Which events ran eagerly (op by op, not in a tf.function), as the
+  // reference's grouping marks them with an is_eager stat: TF ops and GPU
+  // kernels whose nearest EagerExecute ancestor (itself included) has
+  // is_func = 0. Empty when none did, and for captures grouped when they
+  // were taken (their own is_eager stats say it).
+  EventBits eager;
 
   int32_t Of(size_t plane, size_t line, size_t event) const { return group[plane][line][event]; }
   bool empty() const { return groups.empty(); }
@@ -61,5 +71,10 @@ struct EventGroups {
 // A step marker named "<name>#<N>" names the step so and numbers it N.
 // Throws std::invalid_argument for a bad regex.
 EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {});
+
+// Only the eager marks of GroupEvents, for the op stats of commands that find
+// no steps. `even_if_grouped`: mark a capture grouped when it was taken too
+// (tests compare the marks with the is_eager stats TensorFlow wrote then).
+EventBits MarkEagerEvents(const Host& host, bool even_if_grouped = false);
 
 }  // namespace tfprof

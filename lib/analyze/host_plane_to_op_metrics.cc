@@ -74,7 +74,7 @@ void ProcessActivities(std::vector<Activity>& activities, OpMetricsDb& db, uint6
 }  // namespace
 
 OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
-                                 const AnalysisOptions& options) {
+                                 const AnalysisOptions& options, const std::vector<std::vector<bool>>* eager_marks) {
   // Ops by event name, parsed once per name: user TraceMes ("train", ...)
   // parse as unknown and are not ops.
   std::vector<std::optional<OpIdentity>> by_metadata(plane.event_metadata.size());
@@ -99,8 +99,10 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
   // activities that point at them.
   std::vector<std::unique_ptr<OpIdentity>> extra;
   absl::flat_hash_map<int64_t, const OpIdentity*> stages;
-  for (const Line& line : plane.lines) {
+  for (size_t l = 0; l < plane.lines.size(); ++l) {
+    const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
+    const std::vector<bool>* marks = eager_marks ? &(*eager_marks)[l] : nullptr;
     activities.clear();
     uint32_t op_id = 0;
     for (size_t i = 0; i < line.events.size(); ++i) {
@@ -125,7 +127,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
       }
       if (op) {
         auto eager = is_eager.In(stats);
-        bool eager_flag = eager && eager->type() == StatType::kInt64 && eager->AsInt() != 0;
+        bool eager_flag = eager ? eager->type() == StatType::kInt64 && eager->AsInt() != 0 : marks && (*marks)[i];
         ++op_id;
         activities.push_back({e.start_ps, op_id, true, op, eager_flag});
         activities.push_back({e.end_ps(), op_id, false, op, eager_flag});

@@ -3,6 +3,8 @@
 // per thread for the time between ops.
 #pragma once
 
+#include <vector>
+
 #include "lib/analyze/analysis_options.h"
 #include "lib/analyze/op_metrics_db.h"
 #include "lib/model/diagnostics.h"
@@ -10,8 +12,11 @@
 
 namespace tfprof {
 
-// `plane` is the host's /host:CPU plane.
+// `plane` is the host's /host:CPU plane. `eager`: the plane's eager marks
+// per line and event (EventGroups::eager), or null; an is_eager stat the
+// capture carries wins over the mark.
 OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
-                                 const AnalysisOptions& options = {});
+                                 const AnalysisOptions& options = {},
+                                 const std::vector<std::vector<bool>>* eager = nullptr);
 
 }  // namespace tfprof

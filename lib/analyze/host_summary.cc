@@ -28,14 +28,22 @@ std::string GpuModelName(const DeviceProperties& d) {
   return std::string("Nvidia GPU (") + arch + ")";
 }
 
-HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options) {
+HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
+                             const EventBits* eager) {
+  EventBits own;
+  if (!eager) {
+    own = MarkEagerEvents(host);
+    eager = &own;
+  }
   HostSummary s;
   s.env.hosts.push_back(host.name);
   s.env.hostnames = host.hostnames.empty() ? std::vector<std::string>{host.name} : host.hostnames;
-  for (const Plane& plane : host.planes) {
+  for (size_t p = 0; p < host.planes.size(); ++p) {
+    const Plane& plane = host.planes[p];
+    const std::vector<std::vector<bool>>* marks = eager->empty() ? nullptr : &(*eager)[p];
     std::string_view name = host.PlaneName(plane);
     if (name == schema::kHostThreadsPlane) {
-      s.host_ops.Combine(HostPlaneToOpMetrics(host, plane, diagnostics, options), /*count_cores=*/false);
+      s.host_ops.Combine(HostPlaneToOpMetrics(host, plane, diagnostics, options, marks), /*count_cores=*/false);
       s.has_host_plane = true;
     } else if (schema::IsGpuPlane(name) || IsKinetoGpuPlane(host, plane)) {
       if (s.env.device_core_count == 0) {
@@ -43,7 +51,7 @@ HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const A
         s.env.device_type = GpuModelName(plane.device);
       }
       ++s.env.device_core_count;
-      s.device_ops.Combine(DevicePlaneToOpMetrics(host, plane, diagnostics, options), /*count_cores=*/true);
+      s.device_ops.Combine(DevicePlaneToOpMetrics(host, plane, diagnostics, options, marks), /*count_cores=*/true);
       s.kernels.AddPlane(host, plane, options);
       for (const Line& l : plane.lines)
         if (!schema::IsDerivedLineId(l.id)) s.device_events += l.events.size();

@@ -9,6 +9,7 @@
 
 #include "lib/analyze/analysis_options.h"
 #include "lib/analyze/device_plane_to_kernel_stats.h"
+#include "lib/analyze/event_grouping.h"
 #include "lib/analyze/op_metrics_db.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
@@ -36,7 +37,10 @@ struct HostSummary {
   bool has_host_plane = false;
 };
 
-HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {});
+// `eager`: the host's eager marks from GroupEvents when the caller groups
+// anyway (one pass over the forest); null: marked here (MarkEagerEvents).
+HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {},
+                             const EventBits* eager = nullptr);
 
 // Adds `other` (another host of the same run) into `into`.
 void CombineHostSummaries(HostSummary& into, const HostSummary& other);

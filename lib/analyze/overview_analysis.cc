@@ -85,6 +85,26 @@ Bottleneck AnalyzeBottleneck(const StepSummary& s, bool tf_data_in_use) {
   return b;
 }
 
+double EagerPercent(const OpMetricsDb& db) {
+  uint64_t total = 0, eager = 0;
+  for (const OpMetrics& m : db.rows()) {
+    if (m.is_idle()) continue;
+    total += m.self_time_ps;
+    if (m.is_eager) eager += m.self_time_ps;
+  }
+  return total ? 100.0 * static_cast<double>(eager) / static_cast<double>(total) : 0;
+}
+
+std::string EagerStatement(double host_percent, double device_percent) {
+  constexpr double kThreshold = 10;  // The reference's: above it, say so.
+  std::string s;
+  if (host_percent > kThreshold) s += fmt::format("{:.1f}% of Op time on the host used eager execution. ", host_percent);
+  if (device_percent > kThreshold) s += fmt::format("{:.1f}% of Op time on the device used eager execution. ", device_percent);
+  // The reference links "tf.function." to https://www.tensorflow.org/guide/function.
+  if (!s.empty()) s += "Performance could be improved with tf.function.";
+  return s;
+}
+
 Overview BuildOverview(const HostSummary& ops, StepSummary steps, const AnalysisOptions& options) {
   Overview o;
   o.env = ops.env;
@@ -100,6 +120,10 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
           "improve performance (if the reduced accuracy is acceptable).", o.compute_16bit_percent);
   }
   o.placement = ComputePlacement(ops, "(all)");
+  OpMetricsDb tf = DeviceOpsToTfOps(ops.device_ops, /*with_idle=*/false, options);
+  o.host_eager_percent = EagerPercent(ops.host_ops);
+  o.device_eager_percent = EagerPercent(tf);
+  o.eager_statement = EagerStatement(o.host_eager_percent, o.device_eager_percent);
 
   // Top device ops: TF ops on the device without idle, with Tensor Core use
   // from their kernels.
@@ -108,7 +132,6 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
     auto [it, fresh] = tc.try_emplace(r.op_name, r.op_tensor_core_eligible, 0);
     if (r.uses_tensor_core) it->second.second += r.total_ns;
   }
-  OpMetricsDb tf = DeviceOpsToTfOps(ops.device_ops, /*with_idle=*/false, options);
   double cumulative = 0;
   for (const OpMetrics* m : tf.Sorted(10)) {
     TopDeviceOp t;

@@ -36,6 +36,11 @@ struct Overview {
   Bottleneck bottleneck;
   double compute_16bit_percent = 0, compute_32bit_percent = 0;
   std::string precision_statement;
+  // Self time of the ops that ran eagerly (op by op, outside tf.function),
+  // % of all ops' self time (IDLE excluded): host ops, and device ops
+  // rolled up to TF ops. The statement when either is over 10%.
+  double host_eager_percent = 0, device_eager_percent = 0;
+  std::string eager_statement;
   Placement placement;
   std::vector<TopDeviceOp> top_device_ops;
   RunEnvironment env;
@@ -45,6 +50,13 @@ struct Overview {
 };
 
 Bottleneck AnalyzeBottleneck(const StepSummary& steps, bool tf_data_in_use);
+// 100 * self time of the eager rows / self time of all rows, IDLE excluded
+// (0 without ops).
+double EagerPercent(const OpMetricsDb& db);
+// "<x.x>% of Op time on the host used eager execution. " and/or the device's,
+// for a share over 10%, then "Performance could be improved with
+// tf.function."; empty when neither is over 10%.
+std::string EagerStatement(double host_percent, double device_percent);
 Overview BuildOverview(const HostSummary& ops, StepSummary steps, const AnalysisOptions& options = {});
 
 }  // namespace tfprof

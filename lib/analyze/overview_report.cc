@@ -68,6 +68,8 @@ void AddSummary(const Overview& o, Report& r) {
   row("device_compute_32bit_percent", o.compute_32bit_percent, "%");
   row("host_tf_op_percent", o.placement.host_percent(), "%");
   row("device_tf_op_percent", o.placement.device_percent(), "%");
+  row("host_op_time_eager_percent", o.host_eager_percent, "%");
+  row("device_op_time_eager_percent", o.device_eager_percent, "%");
   row("idle_percent", o.bottleneck.idle_percent, "%");
   r.tables.push_back(std::move(t));
 }
@@ -110,6 +112,7 @@ void AddRecommendations(const Overview& o, Report& r) {
   t.NewRow() = {std::string("all_others"), b.all_other_classification, b.all_other_statement};
   t.NewRow() = {std::string("device_collectives"), b.collectives_classification, b.collectives_statement};
   t.NewRow() = {std::string("precision"), std::string(o.precision_statement.empty() ? "no" : "low_16bit"), o.precision_statement};
+  t.NewRow() = {std::string("eager"), std::string(o.eager_statement.empty() ? "no" : "high"), o.eager_statement};
   t.detail = true;
   r.tables.push_back(std::move(t));
 }
@@ -140,15 +143,19 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
   if (!b.all_other_statement.empty()) r.lines.push_back(b.all_other_statement);
   if (!b.collectives_statement.empty()) r.lines.push_back(b.collectives_statement);
   if (!o.precision_statement.empty()) r.lines.push_back(o.precision_statement);
+  if (!o.eager_statement.empty()) r.lines.push_back(o.eager_statement);
   if (!o.steps.rows.empty())
     r.lines.push_back(fmt::format("step time {:.2f} ms (σ {:.2f} · min {:.2f} · max {:.2f})", o.steps.step_time_ms.avg,
                                   o.steps.step_time_ms.stddev, o.steps.step_time_ms.min, o.steps.step_time_ms.max));
-  if (o.placement.host_op_executions + o.placement.device_op_executions == 0)
+  if (o.placement.host_op_executions + o.placement.device_op_executions == 0) {
     r.lines.push_back("op placement: no TensorFlow op executions found (eager ops run through EagerExecute are not TF op "
                       "events, and JAX/XLA device ops need the HLO protos)");
-  else
+  } else {
     r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of TF op executions",
                                   o.placement.host_percent(), o.placement.device_percent()));
+    r.lines.push_back(fmt::format("eager execution (op by op, outside tf.function): host {:.1f}% · device {:.1f}% of op "
+                                  "self time", o.host_eager_percent, o.device_eager_percent));
+  }
   if (o.env.has_device())
     r.lines.push_back(fmt::format("device compute precision: {:.1f}% 16-bit · {:.1f}% 32-bit", o.compute_16bit_percent,
                                   o.compute_32bit_percent));

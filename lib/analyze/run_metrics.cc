@@ -52,9 +52,11 @@ const std::vector<MetricDef> kCatalogue = {
     {"op_stats.host.self_time_ms", "ms", "op-stats", "host TF ops' total self time (IDLE excluded)"},
     {"op_stats.host.idle_percent", "%", "op-stats", "host IDLE row: % of the host's profiled time no TF op ran"},
     {"op_stats.host.ops", "count", "op-stats", "distinct host TF ops (rows, IDLE excluded)"},
+    {"op_stats.host.eager_percent", "%", "op-stats", "host ops' self time in eager execution (op by op, outside tf.function), % of all host ops' self time"},
     {"op_stats.device.self_time_ms", "ms", "op-stats", "device TF ops' total self time (IDLE excluded; GPU runs)"},
     {"op_stats.device.idle_percent", "%", "op-stats", "device IDLE row: % of the device's profiled time no kernel ran (GPU runs)"},
     {"op_stats.device.ops", "count", "op-stats", "distinct TF ops that ran on the device (GPU runs)"},
+    {"op_stats.device.eager_percent", "%", "op-stats", "device TF ops' self time in eager execution, % of all device TF ops' self time (GPU runs)"},
     {"kernels.rows", "count", "kernel-stats", "kernel-stats rows (unique kernel, launch parameters and op)"},
     {"kernels.launches", "count", "kernel-stats", "kernel launches"},
     {"kernels.time_ms", "ms", "kernel-stats", "total GPU kernel time"},
@@ -152,6 +154,7 @@ void AddOpStats(const HostSummary& ops, MetricList& m) {
     m.Add(prefix + ".idle_percent",
           Pct(static_cast<double>(db.total_time_ps - db.total_op_time_ps), static_cast<double>(db.total_time_ps)));
     m.Add(prefix + ".ops", static_cast<double>(rows));
+    m.Add(prefix + ".eager_percent", EagerPercent(tf_ops));
   };
   if (ops.has_host_plane) side("op_stats.host", ops.host_ops, ops.host_ops);
   if (ops.env.has_device()) side("op_stats.device", ops.device_ops, DeviceOpsToTfOps(ops.device_ops, /*with_idle=*/false));
@@ -201,12 +204,12 @@ std::string RunAnalysis::AbsentNote(std::string_view name) const {
 RunMetricsCollector::RunMetricsCollector(AnalysisOptions options) : options_(std::move(options)) {}
 
 void RunMetricsCollector::AddHost(const Host& host, Diagnostics& diagnostics) {
-  HostSummary s = SummarizeHostOps(host, diagnostics, options_);
+  EventGroups groups = GroupEvents(host, diagnostics, options_);
+  HostSummary s = SummarizeHostOps(host, diagnostics, options_, &groups.eager);
   if (first_) ops_ = std::move(s);
   else CombineHostSummaries(ops_, s);
   first_ = false;
 
-  EventGroups groups = GroupEvents(host, diagnostics, options_);
   steps_.push_back(BuildStepDb(host, groups, options_, diagnostics));
 
   // The memory profile's timeline is dropped here: only each allocator's

@@ -31,17 +31,30 @@ Overview RunOverview(const std::string& folder, const AnalysisOptions& options) 
   bool first = true;
   for (const CaptureFile& f : input.selected.files) {
     Host host = LoadCapture(f, diag);
-    HostSummary s = SummarizeHostOps(host, diag, options);
+    // As the tool does: one grouping gives the steps and the eager marks.
+    EventGroups groups = GroupEvents(host, diag);
+    HostSummary s = SummarizeHostOps(host, diag, options, &groups.eager);
     if (first) ops = std::move(s);
     else CombineHostSummaries(ops, s);
     first = false;
-    steps.push_back(BuildStepDb(host, GroupEvents(host, diag), options, diag));
+    steps.push_back(BuildStepDb(host, groups, options, diag));
   }
   return BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps))), options);
 }
 
 // "14.4%" as the reference prints percentages in its properties.
 std::string Pct(double v) { return fmt::format("{:.1f}%", v); }
+
+// TensorFlow links "tf.function." in its eager statement; ours is plain text.
+std::string WithoutLinks(std::string html) {
+  for (size_t a; (a = html.find("<a ")) != std::string::npos;) {
+    size_t b = html.find('>', a);
+    if (b == std::string::npos) break;
+    html.erase(a, b - a + 1);
+  }
+  for (size_t a; (a = html.find("</a>")) != std::string::npos;) html.erase(a, 4);
+  return html;
+}
 
 }  // namespace
 
@@ -58,6 +71,9 @@ Tally CompareOverviewWithLegacy(const std::string& folder, const std::string& pb
   t.Number("device_tf_op_percent", o.placement.device_percent(), a.device_tf_op_percent(), 0.05);
   t.Number("compute_16bit_percent", o.compute_16bit_percent, a.device_compute_16bit_percent(), 0.05);
   t.Number("compute_32bit_percent", o.compute_32bit_percent, a.device_compute_32bit_percent(), 0.05);
+  // Stored unrounded: 0.1% relative or 1e-6.
+  t.Number("host_op_time_eager_percent", o.host_eager_percent, a.host_op_time_eager_percent(), 1e-6);
+  t.Number("device_op_time_eager_percent", o.device_eager_percent, a.device_op_time_eager_percent(), 1e-6);
   t.Count("top_device_ops", static_cast<int64_t>(o.top_device_ops.size()), a.top_device_ops_size());
   for (int i = 0; i < a.top_device_ops_size() && i < static_cast<int>(o.top_device_ops.size()); ++i) {
     const auto& r = a.top_device_ops(i);
@@ -80,6 +96,7 @@ Tally CompareOverviewWithLegacy(const std::string& folder, const std::string& pb
   t.Text("all_other_bottleneck", o.bottleneck.all_other_classification, g.all_other_bottleneck());
   t.Text("all_other_statement", o.bottleneck.all_other_statement, g.all_other_statement());
   t.Text("precision_statement", o.precision_statement, g.precision_statement());
+  t.Text("eager_statement", o.eager_statement, WithoutLinks(rec.eager_statement_html()));
   const auto& in = ref.input_analysis();
   t.Count("input_ops", static_cast<int64_t>(o.input.ops.size()), in.input_op_details_size());
   for (int i = 0; i < in.input_op_details_size() && i < static_cast<int>(o.input.ops.size()); ++i) {
@@ -120,6 +137,9 @@ Tally CompareOverviewWithXprof(const std::string& folder, const std::string& jso
   };
   t.Text("host_tf_op_percent", Pct(o.placement.host_percent()), prop(a, "host_tf_op_percent"));
   t.Text("device_tf_op_percent", Pct(o.placement.device_percent()), prop(a, "device_tf_op_percent"));
+  // xprof's JSON carries the percentages, not the eager statement.
+  t.Text("host_op_time_eager_percent", Pct(o.host_eager_percent), prop(a, "host_op_time_eager_percent"));
+  t.Text("device_op_time_eager_percent", Pct(o.device_eager_percent), prop(a, "device_op_time_eager_percent"));
   if (a["p"].contains("device_compute_16bit_percent")) {
     t.Text("compute_16bit_percent", Pct(o.compute_16bit_percent), prop(a, "device_compute_16bit_percent"));
     t.Text("compute_32bit_percent", Pct(o.compute_32bit_percent), prop(a, "device_compute_32bit_percent"));
