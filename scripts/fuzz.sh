@@ -83,6 +83,10 @@ seed() {  # seed TARGET DIR: fills DIR with the target's seed inputs.
       done
       find testdata/captures -name '*.json' -size -400k | while read -r f; do
         for m in '\x01' '\x11'; do { printf "$m"; cat "$f"; } >"$dir/$(echo "$f" | tr '/' '_')_$(printf "$m" | od -An -tx1 | tr -d ' ')"; done
+      done
+      # Small PyTorch GPU traces (Kineto planes, correlations, ROCm launches).
+      find "$corpus_root/hta" "$corpus_root/kineto" -name '*.json.gz' -size -30k 2>/dev/null | head -12 | while read -r f; do
+        { printf '\x01'; gzip -dc "$f"; } >"$dir/$(echo "$f" | tr '/' '_')_01" || true
       done ;;
   esac
   # Earlier findings are seeds too.
