@@ -125,6 +125,7 @@ std::array<uint32_t, 3> KinetoDims(const Host& host, const Stat& s) {
 
 void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options) {
   const StatFinder details(host, plane, "kernel_details"), tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), equation(host, plane, "equation");
+  const StatFinder tf_op_type(host, plane, "tf_op_type");
   const StatFinder grid(host, plane, "grid"), block(host, plane, "block"), regs(host, plane, "registers per thread"),
       shmem(host, plane, "shared memory"), occupancy(host, plane, "est. achieved occupancy %");
   const bool kineto = !details.exists() && grid.exists() && block.exists();
@@ -158,7 +159,10 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
       auto op = tf_op.In(stats);
       if (!op && !options.xprof()) op = level0.In(stats);
       if (op && !host.Str(op->AsString()).empty()) {
-        r.op_name = std::string(ParseTfOpFullname(host.Str(op->AsString()), options.tf_legacy()).name);
+        auto type = tf_op_type.In(stats);
+        r.op_name = std::string(
+            OpFromStats(host.Str(op->AsString()), type ? host.Str(type->AsString()) : std::string_view(), options.tf_legacy())
+                .name);
         auto eq = equation.In(stats);
         r.op_tensor_core_eligible = (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||
                                     IsOpTensorCoreEligible(r.op_name) || r.uses_tensor_core;

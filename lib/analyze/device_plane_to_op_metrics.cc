@@ -12,6 +12,7 @@ namespace tfprof {
 OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
                                    const AnalysisOptions& options, const std::vector<std::vector<bool>>* eager_marks) {
   const StatFinder tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), hlo_op(host, plane, "hlo_op"), is_eager(host, plane, "is_eager");
+  const StatFinder tf_op_type(host, plane, "tf_op_type");
   OpMetricsDb db;
   // The reference measures the span on line offsets (all GPU stream lines
   // share one timestamp), so do the same.
@@ -38,13 +39,15 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
       if (!op_stat && !options.xprof()) op_stat = level0.In(stats);
       std::string_view full = op_stat ? host.Str(op_stat->AsString()) : std::string_view();
       if (full.empty()) continue;
-      TfOp op = ParseTfOpFullname(full, options.tf_legacy());
+      auto type_stat = tf_op_type.In(stats);
+      TfOp op = OpFromStats(full, type_stat ? host.Str(type_stat->AsString()) : std::string_view(), options.tf_legacy());
       std::string name = std::string(op.name) + "/" + std::string(host.Str(plane.event_metadata[e.metadata].name));
       OpMetrics& m = db.Lookup(0, name);
       auto eager = is_eager.In(stats);
       if (m.occurrences == 0 && m.category.empty() && m.provenance.empty()) {
         m.category = op.type.empty() ? "unknown" : std::string(op.type);
         m.provenance = std::string(full);
+        m.provenance_is_name = op.category == OpCategory::kFramework;
         m.is_eager = m.is_eager || (eager ? eager->AsInt() != 0 : marks && (*marks)[i]);
       }
       m.num_cores = 1;
@@ -73,7 +76,8 @@ OpMetricsDb DeviceOpsToTfOps(const OpMetricsDb& device_ops, bool with_idle, cons
     } else if (d.provenance.empty()) {
       name = d.name;
     } else {
-      TfOp op = ParseTfOpFullname(d.provenance, options.tf_legacy());
+      TfOp op = d.provenance_is_name ? TfOp{OpCategory::kFramework, d.provenance, d.category}
+                                     : ParseTfOpFullname(d.provenance, options.tf_legacy());
       name = op.name;
       type = op.type;
     }

@@ -1,7 +1,10 @@
 #include "lib/analyze/host_plane_to_op_metrics.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <optional>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/analyze/tf_op_name.h"
@@ -68,7 +71,46 @@ void ProcessActivities(std::vector<Activity>& activities, OpMetricsDb& db, uint6
     db.total_op_time_ps += self;
     if (!stack.empty()) stack.back().children_ps += time;
   }
-  if (!activities.empty()) db.SetTotalTime(static_cast<uint64_t>(activities.back().time_ps - activities.front().time_ps));
+}
+
+// One op typed by the capture (tf_op_type), in the line's order.
+struct TypedOp {
+  int64_t start_ps, end_ps;
+  const OpIdentity* op;
+};
+
+// Ops the capture types (PyTorch's, from Kineto traces) nest by containment:
+// taken by start, longer first (the line's order), an op is inside the
+// innermost open op that ends after it starts. Their times are whole
+// microseconds or nanoseconds, so a child often ends at the same instant as
+// its parent (aten::linear and its aten::addmm): the begin/end pairing above,
+// kept for TensorFlow's ops as the reference does it, would drop the child.
+void ProcessTypedOps(const std::vector<TypedOp>& ops, OpMetricsDb& db) {
+  struct Open {
+    const TypedOp* op;
+    uint64_t children_ps = 0;
+  };
+  std::vector<Open> stack;
+  auto close = [&db](const Open& o) {
+    const uint64_t time = static_cast<uint64_t>(o.op->end_ps - o.op->start_ps);
+    const uint64_t self = time >= o.children_ps ? time - o.children_ps : 0;
+    OpMetrics& m = db.Lookup(o.op->op->module_id, o.op->op->name);
+    if (m.category.empty()) m.category = std::string(o.op->op->type);
+    m.num_cores = 1;
+    m.occurrences += 1;
+    m.time_ps += time;
+    m.self_time_ps += self;
+    db.total_op_time_ps += self;
+  };
+  for (const TypedOp& op : ops) {
+    while (!stack.empty() && stack.back().op->end_ps <= op.start_ps) {
+      close(stack.back());
+      stack.pop_back();
+    }
+    if (!stack.empty()) stack.back().children_ps += static_cast<uint64_t>(op.end_ps - op.start_ps);
+    stack.push_back({&op});
+  }
+  for (; !stack.empty(); stack.pop_back()) close(stack.back());
 }
 
 }  // namespace
@@ -85,7 +127,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     if (op.category != OpCategory::kUnknown) by_metadata[m] = OpIdentity{op.name, op.type};
   }
   const StatFinder stage_id(host, plane, "_ipl_stage_id"), stage_cat(host, plane, "_ipl_stage_cat");
-  const StatFinder is_eager(host, plane, "is_eager"), tf_op(host, plane, "tf_op");
+  const StatFinder is_eager(host, plane, "is_eager"), tf_op(host, plane, "tf_op"), tf_op_type(host, plane, "tf_op_type");
   std::vector<bool> is_memory_event(plane.event_metadata.size());
   for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
     std::string_view name = host.Str(plane.event_metadata[m].name);
@@ -99,15 +141,32 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
   // activities that point at them.
   std::vector<std::unique_ptr<OpIdentity>> extra;
   absl::flat_hash_map<int64_t, const OpIdentity*> stages;
+  absl::flat_hash_map<std::pair<StringId, StringId>, const OpIdentity*> typed_ops;
+  std::vector<TypedOp> typed;
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
     const std::vector<bool>* marks = eager_marks ? &(*eager_marks)[l] : nullptr;
     activities.clear();
+    typed.clear();
     uint32_t op_id = 0;
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
       auto stats = line.EventStats(i);
+      // Ops the capture names and types itself (Kineto's cpu_op events):
+      // nothing else to read from the event.
+      if (auto t = tf_op_type.In(stats); t && !host.Str(t->AsString()).empty()) {
+        if (auto s = tf_op.In(stats); s && !host.Str(s->AsString()).empty()) {
+          auto [it, fresh] = typed_ops.try_emplace({s->AsString(), t->AsString()}, nullptr);
+          if (fresh) {
+            TfOp parsed = OpFromStats(host.Str(s->AsString()), host.Str(t->AsString()));
+            extra.push_back(std::make_unique<OpIdentity>(OpIdentity{parsed.name, parsed.type, 0}));
+            it->second = extra.back().get();
+          }
+          typed.push_back({e.start_ps, e.end_ps(), it->second});
+          continue;
+        }
+      }
       const OpIdentity* op = nullptr;
       // Input-pipeline stage events are ops named by the event, typed by
       // their stage category, and keyed by stage id.
@@ -149,6 +208,18 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     }
     OpMetricsDb line_db;
     ProcessActivities(activities, line_db, dropped);
+    ProcessTypedOps(typed, line_db);
+    // The thread's span: its first op's start to its last op's end.
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    if (!activities.empty()) {  // Sorted by ProcessActivities.
+      first = activities.front().time_ps;
+      last = activities.back().time_ps;
+    }
+    for (const TypedOp& t : typed) {
+      first = std::min(first, t.start_ps);
+      last = std::max(last, t.end_ps);
+    }
+    if (first <= last) line_db.SetTotalTime(static_cast<uint64_t>(last - first));
     line_db.AddIdle();
     result.Combine(line_db, /*count_cores=*/false);
   }

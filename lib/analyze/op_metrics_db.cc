@@ -26,7 +26,10 @@ void OpMetricsDb::Combine(const OpMetricsDb& src, bool count_cores) {
   for (const OpMetrics& s : src.rows_) {
     OpMetrics& d = Lookup(s.module_id, s.name);
     if (d.category.empty()) d.category = s.category;
-    if (d.provenance.empty()) d.provenance = s.provenance;
+    if (d.provenance.empty()) {
+      d.provenance = s.provenance;
+      d.provenance_is_name = s.provenance_is_name;
+    }
     d.is_eager = d.is_eager || s.is_eager;
     d.occurrences += s.occurrences;
     d.time_ps += s.time_ps;

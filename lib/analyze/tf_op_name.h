@@ -6,7 +6,8 @@
 
 namespace tfprof {
 
-enum class OpCategory { kUnknown, kTensorFlow, kJax, kTfData, kMemcpyHToD, kMemcpyDToH, kMemcpyDToD, kMemcpyHToH };
+// kFramework: an op the capture names and types explicitly (OpFromStats).
+enum class OpCategory { kUnknown, kTensorFlow, kJax, kTfData, kMemcpyHToD, kMemcpyDToH, kMemcpyDToD, kMemcpyHToH, kFramework };
 
 struct TfOp {
   OpCategory category = OpCategory::kUnknown;
@@ -21,5 +22,14 @@ struct TfOp {
 // `legacy_names`: op names as TensorFlow 2.x before about 2.14 accepted them
 // ([A-Za-z0-9.][A-Za-z0-9_./]*), so "a-b:Transpose" was an unknown op.
 TfOp ParseTfOpFullname(std::string_view full_name, bool legacy_names = false);
+
+// The op an event's `tf_op` stat names. With a `tf_op_type` stat (`type`
+// non-empty: ops typed by the Chrome trace conventions, PyTorch's
+// `aten::addmm`, whose names have colons a TF full name cannot) the stat is
+// the op name as is; without, a TF full name to parse.
+inline TfOp OpFromStats(std::string_view tf_op, std::string_view type, bool legacy_names = false) {
+  if (!type.empty()) return {OpCategory::kFramework, tf_op, type};
+  return ParseTfOpFullname(tf_op, legacy_names);
+}
 
 }  // namespace tfprof

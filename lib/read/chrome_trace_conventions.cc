@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/read/chrome_trace_kineto_ops.h"
 
 namespace tfprof {
 namespace {
@@ -505,6 +506,17 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
              "kernels given the grid and block of their launch (same correlation_id), where the trace has them only "
              "on the launch (ROCm)",
              "", dims);
+    // After the planes are named and correlation_id is read on both sides.
+    const KinetoOpCounts ops = MarkKinetoFrameworkOps(host, dst);
+    diag.Add(Severity::kInfo, "json.kineto_framework_ops",
+             "Kineto cpu_op events read as framework ops (stats tf_op and tf_op_type: name and type are the op, "
+             "e.g. aten::addmm), so op stats count them as TF ops",
+             "", ops.host_ops);
+    diag.Add(Severity::kInfo, "json.kineto_device_ops",
+             "Kineto kernels, memcpys and memsets given the op that launched them (tf_op, tf_op_type: the innermost "
+             "cpu_op around the runtime call with the same correlation_id); " +
+                 std::to_string(ops.device_without_op) + " launched outside any op have none",
+             "", ops.device_with_op);
     // Remove the merged planes, keeping the others in order.
     std::vector<Plane> kept;
     for (size_t p = 0; p < host.planes.size(); ++p)

@@ -31,6 +31,10 @@
 //     Kineto name kept as display name ("json.kineto_memcpy_names").
 //   * The `correlation` arg linking a runtime call to its device activity is
 //     the `correlation_id` stat ("json.kineto_correlation").
+//   * cpu_op events are framework ops, and each kernel, memcpy and memset
+//     names the op that launched it, in `tf_op` / `tf_op_type` stats
+//     ("json.kineto_framework_ops", "json.kineto_device_ops";
+//     chrome_trace_kineto_ops.h).
 //   * Kernels keep their `grid`, `block`, `registers per thread`, `shared
 //     memory` args, which kernel stats read (IsKinetoGpuPlane).
 #pragma once
