@@ -185,7 +185,8 @@ bool ChromeTraceBuilder::StartPs(const TraceField& ts, int64_t* out) {
     origin_set_ = true;
   }
   int64_t rel;
-  if (!CheckedAdd(ts.time.us, -origin_us_, &rel) || !CheckedMul(rel, kPsPerUs, &rel) || !CheckedAdd(rel, ts.time.frac_ps, out)) {
+  if (!CheckedAdd(ts.time.us, -origin_us_, &rel) || !CheckedMul(rel, kPsPerUs, &rel) || !CheckedAdd(rel, ts.time.frac_ps, out) ||
+      *out < -chrome_trace::kMaxTimeOffsetPs || *out > chrome_trace::kMaxTimeOffsetPs) {
     Count(TraceDiag::kTimeOutOfRange);
     return false;
   }
@@ -315,7 +316,7 @@ void ChromeTraceBuilder::AddComplete(const RawTraceEvent& event, bool instant) {
   int64_t start, end;
   if (!StartPs(event.ts, &start)) return;
   int64_t duration = instant ? 0 : DurationPs(event, true);
-  if (!CheckedAdd(start, duration, &end)) {
+  if (!CheckedAdd(start, duration, &end) || end > chrome_trace::kMaxTimeOffsetPs) {
     Count(TraceDiag::kTimeOutOfRange, event.name);
     return;
   }

@@ -37,7 +37,7 @@ constexpr DiagInfo kDiagnosticTable[] = {
     {Severity::kWarning, "json.async_unmatched_end", "async e events with no open b event (same pid, cat, id and name) were dropped"},
     {Severity::kWarning, "json.async_unclosed_begin", "async b events never closed by an e event were dropped"},
     {Severity::kInfo, "json.other_metadata", "metadata (ph M) events other than process/thread names and sort indexes were not read"},
-    {Severity::kError, "json.time_out_of_range", "events whose time is too far (over 100 days) from the trace's first event, or overflows, were dropped"},
+    {Severity::kError, "json.time_out_of_range", "events whose start or end is more than 50 days from the trace's first event were dropped"},
     {Severity::kInfo, "json.missing_pid", "events without a pid were placed on pid 0"},
     {Severity::kInfo, "json.missing_tid", "events without a tid were placed on tid 0 of their process"},
     {Severity::kInfo, "json.null_arg", "args whose value is null were not kept"},

@@ -442,6 +442,27 @@ TEST_CASE("Malformed events are counted, never dropped silently", "[json]") {
   }
 }
 
+TEST_CASE("Times stay within 50 days of the first event, so spans fit in int64 ps", "[json]") {
+  // The fuzz finding testdata/bad/fuzz/chrome_json_fuzzer-span_overflow: on
+  // pid 3, one event 11.6 days before the first and one 100 days after gave
+  // a line span of 1.06e19 ps.
+  Diagnostics diag;
+  Host h = ReadText(R"({"traceEvents":[
+    {"ph":"X","ts":1523739203889171},
+    {"ph":"X","ts":1522739203889828,"pid":3},
+    {"ph":"X","ts":1532379203890435,"pid":3},
+    {"ph":"X","ts":1523739203889171,"dur":4320000000000,"pid":4},
+    {"ph":"X","ts":1523739203889172,"dur":4320000000000,"pid":4}
+  ]})", diag);
+  CHECK(diag.Count("json.time_out_of_range") == 2);  // +100 days; an end 1 us past +50 days.
+  const Line& l3 = PlaneNamed(h, "pid 3").lines.at(0);
+  REQUIRE(l3.events.size() == 1);
+  CHECK(l3.events[0].start_ps == -999999999343 * int64_t{1000000});
+  const Line& l4 = PlaneNamed(h, "pid 4").lines.at(0);
+  REQUIRE(l4.events.size() == 1);
+  CHECK(l4.events[0].end_ps() == int64_t{50} * 86400 * 1000000000000);
+}
+
 TEST_CASE("max_events stops adding events and says how many were not read", "[json]") {
   Diagnostics diag;
   ReadOptions options;
