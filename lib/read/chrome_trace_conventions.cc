@@ -12,23 +12,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/read/stat_edit.h"
 #include "lib/read/chrome_trace_kineto_ops.h"
 
 namespace tfprof {
 namespace {
-
-StatKey KeyFor(Host& host, Plane& plane, std::string_view name) {
-  if (auto k = plane.FindStatKey(host.strings, name)) return *k;
-  plane.stat_metadata.push_back({host.strings.Intern(name)});
-  return static_cast<StatKey>(plane.stat_metadata.size() - 1);
-}
-
-std::optional<Stat> FindIn(std::span<const Stat> stats, std::optional<StatKey> key) {
-  if (!key) return std::nullopt;
-  for (const Stat& s : stats)
-    if (s.key() == *key) return s;
-  return std::nullopt;
-}
 
 std::string_view PlaneStatString(const Host& host, const Plane& plane, std::string_view name) {
   auto key = plane.FindStatKey(host.strings, name);
@@ -39,7 +27,7 @@ std::string_view PlaneStatString(const Host& host, const Plane& plane, std::stri
 }
 
 void SetPlaneStatString(Host& host, Plane& plane, std::string_view name, std::string_view value) {
-  const StatKey key = KeyFor(host, plane, name);
+  const StatKey key = StatKeyFor(host, plane, name);
   const Stat stat = Stat::String(key, host.strings.Intern(value));
   for (Stat& s : plane.plane_stats)
     if (s.key() == key) {
@@ -66,7 +54,7 @@ uint64_t NameByLongName(Host& host, Plane& plane) {
   uint64_t count = 0;
   for (Line& line : plane.lines) {
     for (size_t i = 0; i < line.events.size(); ++i) {
-      auto s = FindIn(line.EventStats(i), key);
+      auto s = FindStatIn(line.EventStats(i), key);
       if (!s || s->type() != StatType::kString || s->AsString() == StringPool::kEmpty) continue;
       Event& e = line.events[i];
       const EventMetadata& old = plane.event_metadata[e.metadata];
@@ -99,7 +87,7 @@ uint64_t LevelZeroFromAnnotation(Host& host, Plane& plane) {
   if (!schema::IsGpuPlane(host.PlaneName(plane))) return 0;
   const auto annotation = plane.FindStatKey(host.strings, "annotation");
   if (!annotation || plane.FindStatKey(host.strings, "level 0") || plane.FindStatKey(host.strings, "tf_op")) return 0;
-  const StatKey level0 = KeyFor(host, plane, "level 0");
+  const StatKey level0 = StatKeyFor(host, plane, "level 0");
   uint64_t count = 0;
   for (Line& line : plane.lines) {
     bool any = false;
@@ -112,7 +100,7 @@ uint64_t LevelZeroFromAnnotation(Host& host, Plane& plane) {
       std::span<const Stat> own(line.stats.data() + begin, line.events[i].stats_end - begin);
       begin = line.events[i].stats_end;
       stats.insert(stats.end(), own.begin(), own.end());
-      if (auto a = FindIn(own, annotation); a && a->type() == StatType::kString) {
+      if (auto a = FindStatIn(own, annotation); a && a->type() == StatType::kString) {
         stats.push_back(Stat::String(level0, host.strings.Intern(LevelZero(host.Str(a->AsString())))));
         ++count;
       }
@@ -211,7 +199,7 @@ std::string Describe(const Host& host, const Plane& plane) {
 // stats at `dst`'s tables; a thread id already in `dst` gets a fresh one.
 void MergePlaneInto(Host& host, Plane& src, Plane& dst) {
   std::vector<StatKey> key_map(src.stat_metadata.size());
-  for (size_t k = 0; k < src.stat_metadata.size(); ++k) key_map[k] = KeyFor(host, dst, host.Str(src.stat_metadata[k].name));
+  for (size_t k = 0; k < src.stat_metadata.size(); ++k) key_map[k] = StatKeyFor(host, dst, host.Str(src.stat_metadata[k].name));
   absl::flat_hash_map<std::pair<StringId, StringId>, EventMetadataId> existing;
   for (size_t m = 0; m < dst.event_metadata.size(); ++m)
     existing.try_emplace({dst.event_metadata[m].name, dst.event_metadata[m].display_name}, static_cast<EventMetadataId>(m));
@@ -291,7 +279,7 @@ uint64_t SplitDeviceLines(Host& host, Plane& plane) {
   annotations.name = host.strings.Intern("Kineto GPU annotations and syncs");
   absl::flat_hash_map<StringId, bool> is_annotation;
   auto annotation = [&](std::span<const Stat> stats) {
-    auto c = FindIn(stats, cat);
+    auto c = FindStatIn(stats, cat);
     if (!c || c->type() != StatType::kString) return false;
     auto [it, fresh] = is_annotation.try_emplace(c->AsString(), false);
     if (fresh) it->second = KindOfCat(host.Str(c->AsString())) == CatKind::kDeviceAnnotation;
@@ -306,7 +294,7 @@ uint64_t SplitDeviceLines(Host& host, Plane& plane) {
       auto stats = line.EventStats(i);
       if (annotation(stats)) {
         any = true;
-      } else if (auto s = FindIn(stats, stream); s && s->is_integer()) {
+      } else if (auto s = FindStatIn(stats, stream); s && s->is_integer()) {
         if (stream_id && *stream_id != s->AsInt()) one_stream = false;
         stream_id = s->AsInt();
       }
@@ -379,12 +367,12 @@ uint64_t LaunchDimsToKernels(Host& host, const Plane& cpu, Plane& gpu) {
   for (const Line& l : cpu.lines)
     for (size_t i = 0; i < l.events.size(); ++i) {
       auto stats = l.EventStats(i);
-      auto c = FindIn(stats, corr), g = FindIn(stats, grid), b = FindIn(stats, block);
+      auto c = FindStatIn(stats, corr), g = FindStatIn(stats, grid), b = FindStatIn(stats, block);
       if (c && g && b) dims.try_emplace(c->AsInt(), *g, *b);
     }
   if (dims.empty()) return 0;
   const auto gpu_grid = gpu.FindStatKey(host.strings, "grid");
-  const StatKey to_grid = KeyFor(host, gpu, "grid"), to_block = KeyFor(host, gpu, "block");
+  const StatKey to_grid = StatKeyFor(host, gpu, "grid"), to_block = StatKeyFor(host, gpu, "block");
   uint64_t count = 0;
   for (Line& line : gpu.lines) {
     std::vector<Stat> stats;
@@ -394,9 +382,9 @@ uint64_t LaunchDimsToKernels(Host& host, const Plane& cpu, Plane& gpu) {
       std::span<const Stat> own(line.stats.data() + begin, e.stats_end - begin);
       begin = e.stats_end;
       stats.insert(stats.end(), own.begin(), own.end());
-      auto c = FindIn(own, gpu_corr), k = FindIn(own, cat);
+      auto c = FindStatIn(own, gpu_corr), k = FindStatIn(own, cat);
       if (c && k && k->type() == StatType::kString && KindOfCat(host.Str(k->AsString())) == CatKind::kDevice &&
-          host.Str(k->AsString()) != "gpu_memcpy" && host.Str(k->AsString()) != "gpu_memset" && !FindIn(own, gpu_grid))
+          host.Str(k->AsString()) != "gpu_memcpy" && host.Str(k->AsString()) != "gpu_memset" && !FindStatIn(own, gpu_grid))
         if (auto it = dims.find(c->AsInt()); it != dims.end()) {
           stats.push_back(Stat::Make(to_grid, it->second.first.type(), it->second.first.bits));
           stats.push_back(Stat::Make(to_block, it->second.second.type(), it->second.second.bits));

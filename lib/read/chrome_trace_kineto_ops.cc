@@ -7,22 +7,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/read/stat_edit.h"
 
 namespace tfprof {
 namespace {
-
-StatKey KeyFor(Host& host, Plane& plane, std::string_view name) {
-  if (auto k = plane.FindStatKey(host.strings, name)) return *k;
-  plane.stat_metadata.push_back({host.strings.Intern(name)});
-  return static_cast<StatKey>(plane.stat_metadata.size() - 1);
-}
-
-std::optional<Stat> FindIn(std::span<const Stat> stats, std::optional<StatKey> key) {
-  if (!key) return std::nullopt;
-  for (const Stat& s : stats)
-    if (s.key() == *key) return s;
-  return std::nullopt;
-}
 
 // Appends the op's two stats to the events `op_of` names (kEmpty: none),
 // rebuilding the line's stat pool. Returns the events given an op.
@@ -65,7 +53,7 @@ KinetoOpCounts MarkKinetoFrameworkOps(Host& host, Plane& cpu) {
     }
     return it->second;
   };
-  const StatKey tf_op = KeyFor(host, cpu, "tf_op"), tf_op_type = KeyFor(host, cpu, "tf_op_type");
+  const StatKey tf_op = StatKeyFor(host, cpu, "tf_op"), tf_op_type = StatKeyFor(host, cpu, "tf_op_type");
   absl::flat_hash_map<int64_t, StringId> op_of_launch;  // correlation_id -> op name.
   struct Open {
     int64_t end_ps;
@@ -83,11 +71,11 @@ KinetoOpCounts MarkKinetoFrameworkOps(Host& host, Plane& cpu) {
       const Event& e = line.events[i];
       while (!stack.empty() && stack.back().end_ps <= e.start_ps) stack.pop_back();
       auto stats = line.EventStats(i);
-      auto c = FindIn(stats, cat);
+      auto c = FindStatIn(stats, cat);
       if (c && c->type() == StatType::kString && is_op(e.metadata, c->AsString())) {
         op_of[i] = cpu.event_metadata[e.metadata].name;
         stack.push_back({e.end_ps(), op_of[i]});
-      } else if (auto k = FindIn(stats, corr); k && k->is_integer() && !stack.empty()) {
+      } else if (auto k = FindStatIn(stats, corr); k && k->is_integer() && !stack.empty()) {
         op_of_launch.try_emplace(k->AsInt(), stack.back().name);
       }
     }
@@ -98,14 +86,14 @@ KinetoOpCounts MarkKinetoFrameworkOps(Host& host, Plane& cpu) {
     if (&plane == &cpu || !schema::IsGpuPlane(host.PlaneName(plane))) continue;
     const auto gpu_corr = plane.FindStatKey(host.strings, "correlation_id");
     if (!gpu_corr || plane.FindStatKey(host.strings, "tf_op")) continue;
-    const StatKey to_op = KeyFor(host, plane, "tf_op"), to_type = KeyFor(host, plane, "tf_op_type");
+    const StatKey to_op = StatKeyFor(host, plane, "tf_op"), to_type = StatKeyFor(host, plane, "tf_op_type");
     for (Line& line : plane.lines) {
       // The derived line holds GPU-side annotations and syncs, not activity.
       if (schema::IsDerivedLineId(line.id)) continue;
       std::vector<StringId> op_of(line.events.size(), StringPool::kEmpty);
       bool any = false;
       for (size_t i = 0; i < line.events.size(); ++i) {
-        auto k = FindIn(line.EventStats(i), gpu_corr);
+        auto k = FindStatIn(line.EventStats(i), gpu_corr);
         if (!k || !k->is_integer()) continue;
         auto it = op_of_launch.find(k->AsInt());
         if (it == op_of_launch.end()) {
