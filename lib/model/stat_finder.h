@@ -10,6 +10,14 @@
 
 namespace tfprof {
 
+// The stat of `key` among `stats`, if any (no key: none).
+inline std::optional<Stat> FindStatIn(std::span<const Stat> stats, std::optional<StatKey> key) {
+  if (!key) return std::nullopt;
+  for (const Stat& s : stats)
+    if (s.key() == *key) return s;
+  return std::nullopt;
+}
+
 class StatFinder {
  public:
   StatFinder(const Host& host, const Plane& plane, std::string_view name)
@@ -17,12 +25,7 @@ class StatFinder {
 
   bool exists() const { return key_.has_value(); }
 
-  std::optional<Stat> In(std::span<const Stat> stats) const {
-    if (!key_) return std::nullopt;
-    for (const Stat& s : stats)
-      if (s.key() == *key_) return s;
-    return std::nullopt;
-  }
+  std::optional<Stat> In(std::span<const Stat> stats) const { return FindStatIn(stats, key_); }
   // The event's own stats first, then its metadata's (as the reference's
   // derived-line code reads them).
   std::optional<Stat> InEventOrMetadata(const Plane& plane, const Line& line, size_t event) const {

@@ -357,18 +357,21 @@ void ChromeTraceBuilder::AddEnd(const RawTraceEvent& event) {
   uint32_t index = line.open_begins.back();
   line.open_begins.pop_back();
   --line.open_count;
-  Event& begin = line.events[index];
+  CloseBegin(line.events[index], event);
+  if (!event.args.empty()) Count(TraceDiag::kEndArgsIgnored, event.name);
+}
+
+void ChromeTraceBuilder::CloseBegin(Event& begin, const RawTraceEvent& end_event) {
   int64_t end;
-  if (!StartPs(event.ts, &end)) {
+  if (!StartPs(end_event.ts, &end)) {
     begin.duration_ps = 0;
     return;
   }
   if (end < begin.start_ps) {
-    Count(TraceDiag::kNegativeDuration, event.name);
+    Count(TraceDiag::kNegativeDuration, end_event.name);
     end = begin.start_ps;
   }
   begin.duration_ps = end - begin.start_ps;
-  if (!event.args.empty()) Count(TraceDiag::kEndArgsIgnored, event.name);
 }
 
 void ChromeTraceBuilder::AddCounter(const RawTraceEvent& event) {
@@ -416,17 +419,7 @@ void ChromeTraceBuilder::AddAsync(const RawTraceEvent& event) {
     it->second.pop_back();
     if (it->second.empty()) plane.open_async.erase(it);
     --line->open_count;
-    Event& begin = line->events[index];
-    int64_t end;
-    if (!StartPs(event.ts, &end)) {
-      begin.duration_ps = 0;
-      return;
-    }
-    if (end < begin.start_ps) {
-      Count(TraceDiag::kNegativeDuration, event.name);
-      end = begin.start_ps;
-    }
-    begin.duration_ps = end - begin.start_ps;
+    CloseBegin(line->events[index], event);
     return;
   }
   if (!Room()) return;

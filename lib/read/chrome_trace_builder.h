@@ -124,6 +124,9 @@ class ChromeTraceBuilder {
   StringId Intern(std::string_view s);  // host_.strings.Intern, with a cache.
   bool StartPs(const TraceField& ts, int64_t* out);
   int64_t DurationPs(const RawTraceEvent& event, bool required);
+  // Ends an open B/b event at `end_event`'s time (clamped to its start;
+  // an out-of-range time leaves it with duration 0).
+  void CloseBegin(Event& begin, const RawTraceEvent& end_event);
   bool Room();
   // Appends the event (its stats first) and returns its index in the line.
   uint32_t Push(PlaneState& plane, LineState& line, const RawTraceEvent& event, int64_t start_ps, int64_t duration_ps,

@@ -19,11 +19,8 @@ namespace tfprof {
 namespace {
 
 std::string_view PlaneStatString(const Host& host, const Plane& plane, std::string_view name) {
-  auto key = plane.FindStatKey(host.strings, name);
-  if (!key) return {};
-  for (const Stat& s : plane.plane_stats)
-    if (s.key() == *key && s.type() == StatType::kString) return host.Str(s.AsString());
-  return {};
+  auto s = StatFinder(host, plane, name).In(plane.plane_stats);
+  return s && s->type() == StatType::kString ? host.Str(s->AsString()) : std::string_view();
 }
 
 void SetPlaneStatString(Host& host, Plane& plane, std::string_view name, std::string_view value) {

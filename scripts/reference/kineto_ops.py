@@ -89,13 +89,14 @@ def main(path, top):
     for e in dev:
         a = e.get("args", {})
         op = op_of_corr.get(a.get("correlation"))
-        if op is None:
-            continue
-        with_op += 1
-        same_ext += ext_id(a) is not None and ext_id(a) == op[1]
-        d = dev_ops[op[0]]
-        d[0] += 1
-        d[1] += ps(e["dur"])
+        if op is not None:
+            with_op += 1
+            same_ext += ext_id(a) is not None and ext_id(a) == op[1]
+            d = dev_ops[op[0]]
+            d[0] += 1
+            d[1] += ps(e["dur"])
+        else:
+            op = ("", None)  # Launched outside any op: a kernel row without an op.
         if e.get("cat") in ("kernel", "Kernel") and ps(e["dur"]) > 0:
             # Kernel stats' row key: kernel, launch parameters and op.
             k = kernels[(e["name"], json.dumps(a.get("grid")), json.dumps(a.get("block")),

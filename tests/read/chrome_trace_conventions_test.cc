@@ -10,27 +10,15 @@
 #include "lib/model/xplane_schema.h"
 #include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "tests/support/model_lookup.h"
 
 using namespace tfprof;
+using tfprof::testing::EventStat;
+using tfprof::testing::PlaneNamed;
 
 namespace {
 
 Host ReadText(const std::string& json, Diagnostics& diag) { return ReadChromeTraceText(json, "mem.pt.trace.json", diag); }
-
-const Plane& PlaneNamed(const Host& h, std::string_view name) {
-  const Plane* p = h.FindPlane(name);
-  INFO("plane " << name);
-  REQUIRE(p);
-  return *p;
-}
-
-std::optional<Stat> EventStat(const Host& h, const Plane& p, const Line& l, size_t event, std::string_view name) {
-  auto key = p.FindStatKey(h.strings, name);
-  if (!key) return std::nullopt;
-  for (const Stat& s : l.EventStats(event))
-    if (s.key() == *key) return s;
-  return std::nullopt;
-}
 
 std::string PlaneStat(const Host& h, const Plane& p, std::string_view name) {
   auto key = p.FindStatKey(h.strings, name);

@@ -11,9 +11,12 @@
 #include "lib/model/errors.h"
 #include "lib/read/chrome_trace_builder.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "tests/support/model_lookup.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
+using tfprof::testing::EventStat;
+using tfprof::testing::PlaneNamed;
 
 namespace {
 
@@ -21,26 +24,11 @@ Host ReadText(const std::string& json, Diagnostics& diag, const ReadOptions& opt
   return ReadChromeTraceText(json, "mem.trace.json", diag, options);
 }
 
-const Plane& PlaneNamed(const Host& h, std::string_view name) {
-  const Plane* p = h.FindPlane(name);
-  INFO("plane " << name);
-  REQUIRE(p);
-  return *p;
-}
-
 const Line& LineNamed(const Host& h, const Plane& p, std::string_view name) {
   for (const Line& l : p.lines)
     if (h.LineName(l) == name) return l;
   FAIL("no line named " << name);
   throw 0;
-}
-
-std::optional<Stat> EventStat(const Host& h, const Plane& p, const Line& l, size_t event, std::string_view name) {
-  auto key = p.FindStatKey(h.strings, name);
-  if (!key) return std::nullopt;
-  for (const Stat& s : l.EventStats(event))
-    if (s.key() == *key) return s;
-  return std::nullopt;
 }
 
 std::string StringStat(const Host& h, const Plane& p, const Line& l, size_t event, std::string_view name) {

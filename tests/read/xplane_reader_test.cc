@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "lib/model/errors.h"
+#include "lib/model/stat_finder.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/xspace_builder.h"
 
@@ -14,11 +15,7 @@ using tfprof::testing::XSpaceBuilder;
 namespace {
 
 std::optional<Stat> FindStat(const Host& h, const Plane& p, std::span<const Stat> stats, std::string_view name) {
-  auto key = p.FindStatKey(h.strings, name);
-  if (!key) return std::nullopt;
-  for (const Stat& s : stats)
-    if (s.key() == *key) return s;
-  return std::nullopt;
+  return FindStatIn(stats, p.FindStatKey(h.strings, name));
 }
 
 XSpaceBuilder SmallGpuCapture() {
