@@ -34,8 +34,8 @@ void AddCommonOptions(CLI::App* cmd, CommonOptions& o) {
 
 void AddStepOptions(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("--step-marker", o.step_marker,
-                  "When the capture has no step markers: the events whose name matches this regular expression are "
-                  "the steps (e.g. 'ProfilerStep#\\d+', '^train$')");
+                  "When the capture has no step markers: the events whose name contains a match of this regular "
+                  "expression (RE2 syntax) are the steps (e.g. 'ProfilerStep#\\d+', '^train$')");
   cmd->add_flag("--whole-trace", o.whole_trace, "When the capture has no step markers: treat the whole capture as one step");
 }
 

@@ -1,14 +1,16 @@
 #include "lib/analyze/event_grouping.h"
 
 #include <algorithm>
+#include <charconv>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "lib/analyze/name_regex.h"
 #include "lib/analyze/tf_op_name.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
@@ -44,6 +46,27 @@ bool IsLoopOp(std::string_view n) {
   return n == "WhileOp-EvalCond" || n == "WhileOp-StartBody" || n == "ForOp" || n == "ParallelForOp" || n == "ForeverOp";
 }
 
+// Which event names are step roots (--step-marker, or PyTorch's
+// ProfilerStep#N); empty when the capture's own markers are used.
+using MarkerTest = std::function<bool(std::string_view)>;
+
+// "ProfilerStep#<digits>", checked by hand: a fixed name needs no regular
+// expression, and this scan cannot fail on a name of any length.
+bool IsProfilerStepName(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) return false;
+  return name.find_first_not_of("0123456789", kPrefix.size()) == std::string_view::npos;
+}
+
+// The digits N of a marker named "<name>#<N>" (ProfilerStep#12 -> "12"), or
+// empty when the name does not end so.
+std::string_view MarkerDigits(std::string_view name) {
+  const size_t hash = name.rfind('#');
+  if (hash == std::string_view::npos || hash + 1 == name.size()) return {};
+  std::string_view digits = name.substr(hash + 1);
+  return digits.find_first_not_of("0123456789") == std::string_view::npos ? digits : std::string_view();
+}
+
 struct Node {
   uint32_t plane, line, event;
   int32_t root_level = 0;
@@ -58,7 +81,7 @@ struct Node {
 // from the links between threads and to the device.
 class Forest {
  public:
-  Forest(const Host& host, Diagnostics& diag, const std::regex* marker) : host_(host), diag_(diag), marker_(marker) {}
+  Forest(const Host& host, Diagnostics& diag, MarkerTest marker) : host_(host), diag_(diag), marker_(std::move(marker)) {}
 
   void Build();
   void Group(EventGroups& out);
@@ -72,14 +95,14 @@ class Forest {
   void AddEdge(uint32_t parent, uint32_t child) { edges_.emplace_back(parent, child); }
   void MakeAdjacency();
   std::vector<uint32_t> Roots();
-  std::string GroupName(uint32_t root, int32_t group_id, int64_t* number);
+  std::string GroupName(uint32_t root, int32_t group_id, int64_t* number, bool* numbered_by_name);
   std::vector<uint32_t> Ancestors(uint32_t node) const;
   uint32_t NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo) const;
   uint32_t NearestEagerExecuteBfs(uint32_t node) const;
 
   const Host& host_;
   Diagnostics& diag_;
-  const std::regex* marker_;  // --step-marker: these events are the roots.
+  const MarkerTest marker_;  // --step-marker: these events are the roots.
   std::vector<Node> nodes_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint32_t> child_begin_, children_, parent_begin_, parents_;
@@ -120,7 +143,7 @@ void Forest::Build() {
     for (size_t m = 0; m < kind_of.size(); ++m) {
       std::string_view name = host_.Str(plane.event_metadata[m].name);
       kind_of[m] = KindOfName(name);
-      if (marker_) is_marker[m] = std::regex_search(name.begin(), name.end(), *marker_);
+      if (marker_) is_marker[m] = marker_(name);
       // The reference types TF-op-named events TfOpRun (current op-name
       // rules, whatever --compat says: this is its grouping, not op stats).
       is_tf_op[m] = kind_of[m] == Kind::kOther && ParseTfOpFullname(name).category == OpCategory::kTensorFlow;
@@ -360,7 +383,8 @@ std::vector<uint32_t> Forest::Roots() {
 // "<prefix> <number>": the prefix is a graph_type found on the root or its
 // ancestors, else the root's name unless it is an implicit root
 // (FunctionRun, ...); the number is iter_num, else step_num, else the id.
-std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number) {
+// A marker root named "<name>#<N>" is the name itself, numbered N.
+std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number, bool* numbered_by_name) {
   std::vector<uint32_t> chain{root};
   for (uint32_t a : Ancestors(root)) chain.push_back(a);
   auto find = [&](StatFinder PlaneStats::*field) -> std::optional<Stat> {
@@ -373,10 +397,12 @@ std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number) 
     // PyTorch's "ProfilerStep#12" already says which step it is.
     const Plane& pl = host_.planes[r.plane];
     std::string_view name = host_.Str(pl.event_metadata[pl.lines[r.line].events[r.event].metadata].name);
-    size_t hash = name.rfind('#');
-    if (hash != std::string_view::npos && hash + 1 < name.size() && hash + 19 > name.size() &&
-        name.find_first_not_of("0123456789", hash + 1) == std::string_view::npos) {
-      *number = std::stoll(std::string(name.substr(hash + 1)));
+    if (std::string_view digits = MarkerDigits(name); !digits.empty()) {
+      // N beyond 64 bits (a 40,000-digit "step") leaves the group id.
+      int64_t n = 0;
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+      *numbered_by_name = ec == std::errc() && end == digits.data() + digits.size();
+      *number = *numbered_by_name ? n : group_id;
       return std::string(name);
     }
   }
@@ -424,7 +450,7 @@ void Forest::Group(EventGroups& out) {
     }
     StepGroup g;
     g.id = id;
-    g.name = GroupName(root, id, &g.step_number);
+    g.name = GroupName(root, id, &g.step_number, &g.numbered_by_name);
     if (!IsImplicitRoot(nodes_[root].kind)) g.named_root = EventRef{nodes_[root].plane, nodes_[root].line, nodes_[root].event};
     out.groups.push_back(std::move(g));
   }
@@ -497,19 +523,14 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
   return any;
 }
 
-constexpr std::string_view kProfilerStepMarker = "ProfilerStep#\\d+";
-
 // PyTorch's profiler marks each step of `prof.step()` with a user annotation
 // "ProfilerStep#<N>" on the host (Kineto copies it to the GPU as a
 // gpu_user_annotation, on a derived line there).
 bool HasProfilerSteps(const Host& host) {
-  const std::regex step("^ProfilerStep#\\d+$");
   for (const Plane& plane : host.planes) {
     if (host.PlaneName(plane) != schema::kHostThreadsPlane) continue;
-    for (const EventMetadata& m : plane.event_metadata) {
-      std::string_view name = host.Str(m.name);
-      if (name.substr(0, 13) == "ProfilerStep#" && std::regex_match(name.begin(), name.end(), step)) return true;
-    }
+    for (const EventMetadata& m : plane.event_metadata)
+      if (IsProfilerStepName(host.Str(m.name))) return true;
   }
   return false;
 }
@@ -572,13 +593,10 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     out.eager = MarkEagerEvents(host);
     return out;
   }
-  std::optional<std::regex> marker;
+  MarkerTest marker;
   if (!options.step_marker.empty()) {
-    try {
-      marker.emplace(options.step_marker, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      throw std::invalid_argument("--step-marker: bad regular expression '" + options.step_marker + "': " + e.what());
-    }
+    auto re = std::make_shared<NameRegex>(options.step_marker, "--step-marker");  // Throws for a bad pattern.
+    marker = [re](std::string_view name) { return re->Matches(name); };
   }
   EventGroups out;
   if (auto loop = FindLoopOp(host); loop && !marker) {
@@ -597,28 +615,27 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     if (out.from_capture) return out;
     out = EventGroups();
   }
-  Forest forest(host, diagnostics, marker ? &*marker : nullptr);
+  Forest forest(host, diagnostics, marker);
   forest.Build();
   forest.Group(out);
   // With --step-marker the forest is still the reference's (only the roots
   // differ), so its marks are too.
   if (ReferenceMarksEager(host)) forest.MarkEager(out.eager);
-  out.from_marker = marker.has_value();
+  out.from_marker = static_cast<bool>(marker);
   if (out.groups.empty() && !marker && HasProfilerSteps(host)) {
     // No TensorFlow step markers, but PyTorch's: use them, as if
     // --step-marker had named them.
-    marker.emplace(std::string(kProfilerStepMarker), std::regex::ECMAScript | std::regex::optimize);
     out = EventGroups();
-    Forest steps(host, diagnostics, &*marker);
+    Forest steps(host, diagnostics, IsProfilerStepName);
     steps.Build();
     steps.Group(out);
     if (ReferenceMarksEager(host)) steps.MarkEager(out.eager);
     out.from_marker = true;
-    out.note = "steps: PyTorch's ProfilerStep#N annotations (no TensorFlow step markers), as with --step-marker '" +
-               std::string(kProfilerStepMarker) + "'";
+    out.note = "steps: PyTorch's ProfilerStep#N annotations (no TensorFlow step markers), as with --step-marker "
+               "'^ProfilerStep#\\d+$'";
     diagnostics.Add(Severity::kInfo, "steps.profiler_step_marker",
                     "the capture has no TensorFlow step markers; PyTorch's ProfilerStep#N annotations were taken as "
-                    "the steps (as with --step-marker 'ProfilerStep#\\d+')",
+                    "the steps (as with --step-marker '^ProfilerStep#\\d+$')",
                     "", out.groups.size());
     return out;
   }

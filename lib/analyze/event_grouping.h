@@ -32,7 +32,8 @@ struct EventRef {
 struct StepGroup {
   int64_t id = 0;
   std::string name;        // "train 5", or the group id when unnamed.
-  int64_t step_number = 0; // iter_num, step_num or the group id.
+  int64_t step_number = 0; // iter_num, step_num or the group id; N of a "<name>#<N>" marker.
+  bool numbered_by_name = false;  // step_number is the N of its marker's name (ProfilerStep#12 -> 12).
   // The step's root event, when it names the step (a user or Keras step
   // marker, not an implicit root such as FunctionRun): the reference gives
   // it a step_name stat.
@@ -67,9 +68,9 @@ struct EventGroups {
 // roots (the capture's own markers are ignored); with options.whole_trace,
 // every event is in one step. Without either, a capture with no TensorFlow
 // step markers whose host has PyTorch's `ProfilerStep#N` annotations is
-// grouped as with --step-marker 'ProfilerStep#\d+' (said in `note`).
+// grouped as with --step-marker '^ProfilerStep#\d+$' (said in `note`).
 // A step marker named "<name>#<N>" names the step so and numbers it N.
-// Throws std::invalid_argument for a bad regex.
+// Throws std::invalid_argument for a bad --step-marker (NameRegex).
 EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {});
 
 // Only the eager marks of GroupEvents, for the op stats of commands that find

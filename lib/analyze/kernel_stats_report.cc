@@ -1,21 +1,13 @@
 #include "lib/analyze/kernel_stats_report.h"
 
 #include <map>
-#include <regex>
-#include <stdexcept>
+#include <optional>
 
 #include "fmt/format.h"
+#include "lib/analyze/name_regex.h"
 
 namespace tfprof {
 namespace {
-
-std::regex Compile(const std::string& pattern, const char* option) {
-  try {
-    return std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    throw std::invalid_argument(fmt::format("{}: bad regular expression '{}': {}", option, pattern, e.what()));
-  }
-}
 
 std::string Dims(const std::array<uint32_t, 3>& d) { return fmt::format("{},{},{}", d[0], d[1], d[2]); }
 
@@ -115,12 +107,12 @@ std::string NoKernelsReason(const HostSummary& summary) {
 Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptions& options) {
   std::vector<KernelReport> all = summary.kernels.Sorted();
   std::vector<KernelReport> kept;
-  std::optional<std::regex> op_re, kernel_re;
-  if (!options.op_regex.empty()) op_re = Compile(options.op_regex, "--op");
-  if (!options.kernel_regex.empty()) kernel_re = Compile(options.kernel_regex, "--kernel");
+  std::optional<NameRegex> op_re, kernel_re;
+  if (!options.op_regex.empty()) op_re.emplace(options.op_regex, "--op");
+  if (!options.kernel_regex.empty()) kernel_re.emplace(options.kernel_regex, "--kernel");
   for (KernelReport& r : all) {
-    if (op_re && !std::regex_search(r.op_name, *op_re)) continue;
-    if (kernel_re && !std::regex_search(r.name, *kernel_re)) continue;
+    if (op_re && !op_re->Matches(r.op_name)) continue;
+    if (kernel_re && !kernel_re->Matches(r.name)) continue;
     kept.push_back(std::move(r));
   }
   Report report;

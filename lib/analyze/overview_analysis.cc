@@ -35,9 +35,10 @@ Bottleneck AnalyzeBottleneck(const StepSummary& s, bool tf_data_in_use) {
   b.collectives_percent = Pct(s, Category::kDeviceCollectives);
   b.kernel_launch_percent = Pct(s, Category::kKernelLaunch);
   b.all_other_percent = Pct(s, Category::kAllOthers);
-  b.idle_percent = std::max(0.0, 100 - b.input_percent - b.output_percent - b.compute_percent - b.collectives_percent);
   bool all_others_reported = false;
   if (s.rows.empty()) {
+    // Without step time the reference's bottleneck analysis returns before
+    // computing any percentage: idle_percent stays 0, not 100 - 0.
     b.input_classification = "unknown";
     b.verdict = "unknown";
     b.input_statement = "No step time measured. Therefore we cannot tell where the performance bottleneck is.";
@@ -67,6 +68,8 @@ Bottleneck AnalyzeBottleneck(const StepSummary& s, bool tf_data_in_use) {
         "Your program is NOT input-bound because only {:.1f}% of the total step time sampled is waiting for input. "
         "Therefore, you should focus on reducing other time.", b.input_percent);
   }
+  if (!s.rows.empty())
+    b.idle_percent = std::max(0.0, 100 - b.input_percent - b.output_percent - b.compute_percent - b.collectives_percent);
   Classify(b.kernel_launch_percent, "Kernel Launch", b.kernel_launch_classification, b.kernel_launch_statement);
   if (!b.kernel_launch_statement.empty()) {
     b.kernel_launch_statement += ".";
@@ -147,14 +150,17 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
     o.top_device_ops.push_back(std::move(t));
   }
 
+  // The reference points to the host-side input analysis only when the run
+  // is input-bound (highly, moderately or potentially); otherwise the page
+  // has nothing more to say, whether tf.data is used or not.
   const std::string& cls = o.bottleneck.input_classification;
-  if ((cls == "host" || cls == "both") && !o.input.tf_data_in_use)
+  if (cls != "host" && cls != "both")
+    o.summary_next_step = "You may skip the rest of this page.";
+  else if (!o.input.tf_data_in_use)
     o.summary_next_step = "Consider using the tf.data API to enable profiler's host-side analysis for input pipeline. "
                           "Profiler currently does not support custom input pipeline (please ignore Section 3 below).";
-  else if (o.input.tf_data_in_use)
-    o.summary_next_step = "Look at Section 3 for the breakdown of input time on the host.";
   else
-    o.summary_next_step = "You may skip the rest of this page.";
+    o.summary_next_step = "Look at Section 3 for the breakdown of input time on the host.";
   if (steps.rows.empty())
     o.warnings.push_back("No step marker observed and hence the step time is unknown: " + steps.no_steps_reason +
                          ". Use --step-marker REGEX (events that mark steps, e.g. 'ProfilerStep#\\d+') or --whole-trace "

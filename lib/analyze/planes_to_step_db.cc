@@ -202,6 +202,7 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
     r.group_id = g;
     auto gi = group_info.find(g);
     r.name = gi != group_info.end() ? gi->second->name : std::to_string(g);
+    if (gi != group_info.end() && gi->second->numbered_by_name) r.marker_number = gi->second->step_number;
     r.begin_ps = step.begin;
     r.duration_ps = static_cast<uint64_t>(std::max<int64_t>(0, step.duration()));
     std::array<bool, kEventTypes> present{};

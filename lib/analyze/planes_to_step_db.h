@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ namespace tfprof {
 struct StepRecord {
   int64_t group_id = 0;
   std::string name;          // The step's group name ("train 5").
+  // N of a step marker named "<name>#<N>" (PyTorch's ProfilerStep#12: 12),
+  // when the step was found from such a marker.
+  std::optional<int64_t> marker_number;
   int64_t begin_ps = 0;      // Relative to the host's time origin.
   uint64_t duration_ps = 0;  // The step time.
   std::array<uint64_t, kEventTypes> type_ps{};  // Sums to duration_ps.

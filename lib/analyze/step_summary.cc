@@ -35,11 +35,12 @@ StepSummary SummarizeSteps(const StepDb& db) {
   std::array<std::vector<double>, kCategories> cat_ms;
   std::array<double, kCategories> cat_total{};
   double step_total = 0;
-  int64_t number = 0;
+  int64_t index = 0;
   for (const StepRecord& s : db.steps) {
     StepRow r;
     r.name = s.name;
-    r.number = number++;
+    r.number = s.marker_number.value_or(index);
+    ++index;
     r.host = s.host;
     r.step_time_ms = static_cast<double>(s.duration_ps) / 1e9;
     auto cats = CategoriesOf(s.type_ps);

@@ -21,7 +21,9 @@ Stats Summarize(const std::vector<double>& values);
 
 struct StepRow {
   std::string name;
-  int64_t number = 0;  // The step's number in the combined step list.
+  // The N of a "<name>#<N>" step marker (ProfilerStep#12: 12); otherwise
+  // the step's index in the combined step list, as xprof numbers steps.
+  int64_t number = 0;
   std::string host;
   double step_time_ms = 0;
   std::array<double, kCategories> category_ms{};

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "lib/analyze/metric_rules.h"

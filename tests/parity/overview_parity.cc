@@ -1,5 +1,6 @@
 #include "tests/parity/overview_parity.h"
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
 #include "nlohmann/json.hpp"
+#include "proto/input_pipeline.pb.h"
 #include "proto/overview_page.pb.h"
 
 namespace tfprof::parity {
@@ -98,6 +100,16 @@ Tally CompareOverviewWithLegacy(const std::string& folder, const std::string& pb
   t.Text("precision_statement", o.precision_statement, g.precision_statement());
   t.Text("eager_statement", o.eager_statement, WithoutLinks(rec.eager_statement_html()));
   const auto& in = ref.input_analysis();
+  t.Text("summary_next_step", o.summary_next_step, WithoutLinks(in.recommendation().summary_next_step()));
+  // The input-pipeline page TensorFlow wrote beside it says the same.
+  const std::string overview_suffix = ".overview_page.pb";
+  if (pb_path.size() > overview_suffix.size() &&
+      pb_path.compare(pb_path.size() - overview_suffix.size(), overview_suffix.size(), overview_suffix) == 0) {
+    const std::string ip = pb_path.substr(0, pb_path.size() - overview_suffix.size()) + ".input_pipeline.pb";
+    if (legacy::InputPipelineAnalysisResult pipeline; std::filesystem::exists(ip) && pipeline.ParseFromString(Slurp(ip)))
+      t.Text("input_pipeline summary_next_step", o.summary_next_step,
+             WithoutLinks(pipeline.recommendation().summary_next_step()));
+  }
   t.Count("input_ops", static_cast<int64_t>(o.input.ops.size()), in.input_op_details_size());
   for (int i = 0; i < in.input_op_details_size() && i < static_cast<int>(o.input.ops.size()); ++i) {
     const auto& r = in.input_op_details(i);
@@ -155,6 +167,14 @@ Tally CompareOverviewWithXprof(const std::string& folder, const std::string& jso
     t.Text(w + " category", x.category, c[col.at("category")]["v"].get<std::string>());
     t.Number(w + " self_fraction", x.self_fraction, c[col.at("selfTimePercent")]["v"].get<double>(), 1e-6);
   }
+  // The input-pipeline next step, shared by the overview and input-pipeline
+  // pages; xprof links "the tf.data API", ours is plain text.
+  t.Text("summary_next_step", o.summary_next_step, WithoutLinks(prop(doc[1], "summary_nextstep")));
+  const std::string ip = (std::filesystem::path(json_path).parent_path() / "input_pipeline_analyzer.json").string();
+  if (nlohmann::json pipeline = nlohmann::json::parse(Slurp(ip), nullptr, false); pipeline.is_array())
+    for (const nlohmann::json& table : pipeline)
+      if (table.contains("p") && table["p"].contains("summary_nextstep"))
+        t.Text("input_pipeline summary_next_step", o.summary_next_step, WithoutLinks(prop(table, "summary_nextstep")));
   const nlohmann::json& rec = doc[3];
   t.Text("bottleneck", o.bottleneck.input_classification, prop(rec, "bottleneck"));
   t.Text("statement", o.bottleneck.input_statement, prop(rec, "statement"));
