@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "lib/analyze/tf1_timeline_steps.h"
 #include "lib/analyze/tf_op_name.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
@@ -580,6 +581,10 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
       throw std::invalid_argument("--step-marker: bad regular expression '" + options.step_marker + "': " + e.what());
     }
   }
+  // A TensorFlow 1 timeline records one session.run: the step, whatever
+  // its events are named.
+  if (!marker)
+    if (auto runs = GroupTf1SessionRuns(host)) return std::move(*runs);
   EventGroups out;
   if (auto loop = FindLoopOp(host); loop && !marker) {
     out.group.resize(host.planes.size());
