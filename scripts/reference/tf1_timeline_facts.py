@@ -20,7 +20,8 @@ on its stream and on "memcpy".  Counted here:
   without any, "stream:all" and "memcpy"): per op, occurrences and total us;
   per GPU, the total.  The op's occurrences on the device are those of its
   most frequent activity (kernel or copy name), its time their sum, as the
-  TensorFlow Profiler counts an op's kernels.
+  TensorFlow Profiler counts an op's kernels; per op type, the sums over its
+  ops.
 * kernels: stream events that are not copies (a copy is an event also in the
   "memcpy" process: same ts, dur, name and args.name), keyed by (kernel name,
   op): occurrences, total/min/max us.  The kernel name is the event name (the
@@ -136,9 +137,12 @@ def facts(paths):
                     a[1] += e["dur"]
                     device_per_gpu[dev] += e["dur"]
     device_ops = {}
+    device_types = collections.defaultdict(lambda: {"occurrences": 0, "total_us": 0})
     for (name, op), acts in device_acts.items():
         device_ops[name] = {"type": op, "occurrences": max(a[0] for a in acts.values()),
                             "total_us": sum(a[1] for a in acts.values())}
+        device_types[op]["occurrences"] += device_ops[name]["occurrences"]
+        device_types[op]["total_us"] += device_ops[name]["total_us"]
     return {
         "files": [os.path.basename(p) for p in paths],
         "executor_devices": executors,
@@ -147,6 +151,7 @@ def facts(paths):
         "host_ops": {"%s:%s" % k: {"occurrences": v[0], "total_us": v[1]} for k, v in sorted(host_ops.items())},
         "host_total_us_per_device": dict(host_per_device),
         "device_ops": dict(sorted(device_ops.items())),
+        "device_op_types": dict(sorted(device_types.items())),
         "device_total_us_per_gpu": dict(device_per_gpu),
         "kernels": [{"kernel": k[0], "op": k[1], "occurrences": v[0], "total_us": v[1], "min_us": v[2], "max_us": v[3]}
                     for k, v in sorted(kernels.items(), key=lambda kv: (-kv[1][1], kv[0]))],
