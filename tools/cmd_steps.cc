@@ -29,7 +29,11 @@ void Register(CLI::App& app, std::function<void()>& action) {
       StepSummary summary = SummarizeSteps(CombineHostSteps(std::move(per_host)));
       if (summary.rows.empty())
         throw InputError(options.path,
-                         "no steps: " + summary.no_steps_reason + " (try --step-marker REGEX or --whole-trace)",
+                         "no steps: " + summary.no_steps_reason +
+                             // Never suggest --whole-trace to a run that used it.
+                             (options.whole_trace           ? std::string()
+                              : options.step_marker.empty() ? std::string(" (try --step-marker REGEX or --whole-trace)")
+                                                            : std::string(" (try another --step-marker REGEX or --whole-trace)")),
                          kExitUnavailable);
       Report report = BuildStepsReport(summary);
       if (!summary.intersection_note.empty()) report.notes.push_back(summary.intersection_note);

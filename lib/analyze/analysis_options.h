@@ -25,6 +25,14 @@ struct AnalysisOptions {
   std::string step_marker;
   bool whole_trace = false;
   bool xprof() const { return compat == Compat::kXprof; }
+  // What to try when no step was found: the fallbacks not already in use
+  // (never --whole-trace to a run that used it). Empty when none is left.
+  std::string StepFallbackHint() const {
+    if (whole_trace) return "";
+    return step_marker.empty() ? "--step-marker REGEX (events that mark steps, e.g. 'ProfilerStep#\\d+') or "
+                                 "--whole-trace (the capture as one step)"
+                               : "another --step-marker REGEX, or --whole-trace (the capture as one step)";
+  }
   bool tf_legacy() const { return compat == Compat::kTfLegacy; }
 };
 

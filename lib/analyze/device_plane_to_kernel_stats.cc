@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/analyze/tf_op_name.h"
 #include "lib/model/stat_finder.h"
+#include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/util/split.h"
 
@@ -129,7 +130,10 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
   const StatFinder grid(host, plane, "grid"), block(host, plane, "block"), regs(host, plane, "registers per thread"),
       shmem(host, plane, "shared memory"), occupancy(host, plane, "est. achieved occupancy %");
   const bool kineto = !details.exists() && grid.exists() && block.exists();
-  if (!details.exists() && !kineto) return;
+  // A TF1 timeline records neither kernel names nor launch parameters: its
+  // kernels are the stream events that are not copies, named by op type.
+  const bool tf1 = !details.exists() && IsTf1TimelinePlane(host, plane);
+  if (!details.exists() && !kineto && !tf1) return;
   // Rows by key, for captures with many kernel launches.
   absl::flat_hash_map<std::string, std::vector<size_t>> by_name;
   for (size_t i = 0; i < reports_.size(); ++i) by_name[reports_[i].name].push_back(i);
@@ -139,7 +143,12 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
       const Event& e = line.events[i];
       auto stats = line.EventStats(i);
       KernelReport r;
-      if (kineto) {
+      if (tf1) {
+        // Whole microseconds: a kernel under 1 us reads 0 and still counts.
+        std::string_view name = host.Str(plane.event_metadata[e.metadata].name);
+        if (schema::StartsWith(name, "MEMCPY") || schema::StartsWith(name, "MEMSET")) continue;
+        r.params.block = r.params.grid = {0, 0, 0};  // Not recorded.
+      } else if (kineto) {
         auto g = grid.In(stats), b = block.In(stats);
         if (!g || !b || e.duration_ps == 0) continue;
         r.params.grid = KinetoDims(host, *g);

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "lib/analyze/name_regex.h"
+#include "lib/analyze/tf1_timeline_steps.h"
 #include "lib/analyze/tf_op_name.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
@@ -598,6 +599,10 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     auto re = std::make_shared<NameRegex>(options.step_marker, "--step-marker");  // Throws for a bad pattern.
     marker = [re](std::string_view name) { return re->Matches(name); };
   }
+  // A TensorFlow 1 timeline records one session.run: the step, whatever
+  // its events are named.
+  if (!marker)
+    if (auto runs = GroupTf1SessionRuns(host)) return std::move(*runs);
   EventGroups out;
   if (auto loop = FindLoopOp(host); loop && !marker) {
     out.group.resize(host.planes.size());

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/analyze/analysis_options.h"
@@ -53,6 +54,10 @@ struct EventGroups {
   // How the steps were found when that is not the capture's own step
   // markers: e.g. PyTorch's ProfilerStep#N taken as the steps by default.
   std::string note;
+  // Per group: the step's span (start, end ps), when the capture says it
+  // rather than markers: a TensorFlow 1 timeline's session.run
+  // (tf1_timeline_steps.h). Empty otherwise.
+  std::vector<std::pair<int64_t, int64_t>> step_spans;
   // Which events ran eagerly (op by op, not in a tf.function), as the
   // reference's grouping marks them with an is_eager stat: TF ops and GPU
   // kernels whose nearest EagerExecute ancestor (itself included) has
@@ -66,7 +71,8 @@ struct EventGroups {
 
 // With options.step_marker, the events whose name matches it are the step
 // roots (the capture's own markers are ignored); with options.whole_trace,
-// every event is in one step. Without either, a capture with no TensorFlow
+// every event is in one step. Without either, a TensorFlow 1 timeline has
+// one step per session.run (GroupTf1SessionRuns). Without either, a capture with no TensorFlow
 // step markers whose host has PyTorch's `ProfilerStep#N` annotations is
 // grouped as with --step-marker '^ProfilerStep#\d+$' (said in `note`).
 // A step marker named "<name>#<N>" names the step so and numbers it N.

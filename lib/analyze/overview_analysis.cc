@@ -163,8 +163,9 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
     o.summary_next_step = "Look at Section 3 for the breakdown of input time on the host.";
   if (steps.rows.empty())
     o.warnings.push_back("No step marker observed and hence the step time is unknown: " + steps.no_steps_reason +
-                         ". Use --step-marker REGEX (events that mark steps, e.g. 'ProfilerStep#\\d+') or --whole-trace "
-                         "(the capture as one step) to get a breakdown anyway.");
+                         (options.StepFallbackHint().empty() ? std::string(".")
+                                                             : ". Use " + options.StepFallbackHint() +
+                                                                   " to get a breakdown anyway."));
   o.steps = std::move(steps);
   return o;
 }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "lib/model/stat_finder.h"
+#include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
 
 namespace tfprof {
@@ -74,6 +75,7 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool ha
 void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepMap& steps) {
   const Plane& plane = host.planes[p];
   const StatFinder corr(host, plane, "correlation_id"), shape(host, plane, "shape");
+  const bool tf1 = IsTf1TimelinePlane(host, plane);
   StepMap local;
   constexpr int64_t kStepLineId = static_cast<int32_t>(0xdeadbeefu);
   std::vector<std::tuple<int64_t, int64_t, int32_t>> ordered;  // (start, -duration, group) for derived markers
@@ -92,7 +94,9 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepM
       }
       if (!groups.from_capture) ordered.emplace_back(ev.start_ps, -ev.duration_ps, g);
       auto stats = line.EventStats(e);
-      if (!corr.In(stats)) continue;
+      // Device activity is what CUPTI recorded (it has a correlation id);
+      // a TF1 timeline's streams hold nothing else and have no ids.
+      if (!corr.In(stats) && !tf1) continue;
       auto sh = shape.In(stats);
       std::string_view name = host.Str(plane.event_metadata[ev.metadata].name);
       local[g].events.push_back({ClassifyDeviceEvent(name, sh ? host.Str(sh->AsString()) : ""), ev.start_ps, ev.end_ps()});
@@ -166,6 +170,13 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
       host_steps[0].host_markers.push_back({first, last});
       if (db.has_device) device_steps[0].device_markers.push_back({first, last});
     }
+  } else {
+    // Steps whose span the capture gives (TF1 session.runs).
+    for (size_t g = 0; g < groups.step_spans.size(); ++g) {
+      const Span span{groups.step_spans[g].first, groups.step_spans[g].second};
+      host_steps[static_cast<int32_t>(g)].host_markers.push_back(span);
+      if (db.has_device) device_steps[static_cast<int32_t>(g)].device_markers.push_back(span);
+    }
   }
 
   StepMap steps;
@@ -234,7 +245,10 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
                   "groups without device compute (GPU) or host compute (CPU) in their step were not counted as steps, "
                   "as the TensorFlow Profiler does",
                   "", db.dropped_steps);
-  if (db.steps.empty())
+  if (db.steps.empty() && groups.whole_trace)
+    db.no_steps_reason = std::string("--whole-trace makes one step of the capture, but it has no ") +
+                         (db.has_device ? "device compute (GPU kernel)" : "host compute") + " event to measure";
+  else if (db.steps.empty())
     db.no_steps_reason = db.dropped_steps
                              ? "step markers were found, but no step had both a step time and compute in it (incomplete "
                                "steps: try profiling longer)"

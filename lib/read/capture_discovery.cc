@@ -8,6 +8,7 @@
 
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
+#include "lib/read/tf1_timeline_files.h"
 
 namespace tfprof {
 namespace fs = std::filesystem;
@@ -39,6 +40,10 @@ std::optional<CaptureFile> CaptureFromName(const fs::path& p) {
   // examples, TF1's timeline.json): the file's stem names the host.
   for (const char* s : {"trace.json", "trace.json.gz", "timeline.json", "timeline.json.gz"})
     if (file == s) return CaptureFile{p.string(), file.substr(0, file.find('.')), CaptureFormat::kChromeTrace};
+  // TF1 timelines as users named them (timeline_01.json, timeline_xla.ctf.json):
+  // the name without .json(.gz); numbered ones are gathered below.
+  if (IsTf1TimelineName(file))
+    return CaptureFile{p.string(), file.substr(0, file.size() - (file.back() == 'z' ? 8 : 5)), CaptureFormat::kChromeTrace};
   return std::nullopt;
 }
 
@@ -103,7 +108,7 @@ std::vector<CaptureFile> CapturesInFolder(const fs::path& dir, std::vector<std::
   }
   std::vector<CaptureFile> out;
   for (auto& [host, c] : by_host) out.push_back(std::move(c));
-  return out;
+  return GatherTf1TimelineSeries(std::move(out));
 }
 
 // True when two files have the same bytes. Sizes differ for nearly every

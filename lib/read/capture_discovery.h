@@ -17,6 +17,10 @@ struct CaptureFile {
   std::string path;
   std::string host;  // From the file name: <host>.xplane.pb, <host>.trace.json.gz, ...
   CaptureFormat format = CaptureFormat::kXSpace;
+  // TensorFlow 1 timelines numbered in one folder (timeline_01.json, ...):
+  // the files after `path`, in order; read as one host, one step each
+  // (tf1_timeline_files.h).
+  std::vector<std::string> more_steps;
 };
 
 struct ProfileRun {

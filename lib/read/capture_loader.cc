@@ -2,6 +2,7 @@
 
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/memory_guard.h"
+#include "lib/read/tf1_timeline_files.h"
 #include "lib/read/xplane_reader.h"
 
 namespace tfprof {
@@ -12,6 +13,12 @@ Host LoadCapture(const CaptureFile& file, Diagnostics& diagnostics, const ReadOp
   CheckMemoryFor(file.path, file.format, options);
   Host host = file.format == CaptureFormat::kXSpace ? ReadXSpaceFile(file.path, diagnostics, options)
                                                     : ReadChromeTraceFile(file.path, diagnostics, options);
+  // The further steps of a TF1 timeline series, one file at a time.
+  for (const std::string& path : file.more_steps) {
+    ReadOptions step_options = read_options;
+    CheckMemoryFor(path, CaptureFormat::kChromeTrace, step_options);
+    AppendTf1TimelineStep(host, ReadChromeTraceFile(path, diagnostics, step_options));
+  }
   if (!file.host.empty()) host.name = file.host;
   return host;
 }

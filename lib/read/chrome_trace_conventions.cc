@@ -14,6 +14,7 @@
 #include "lib/model/xplane_schema.h"
 #include "lib/read/stat_edit.h"
 #include "lib/read/chrome_trace_kineto_ops.h"
+#include "lib/read/chrome_trace_tf1_timeline.h"
 
 namespace tfprof {
 namespace {
@@ -516,6 +517,12 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
 }  // namespace
 
 void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics) {
+  // TensorFlow 1 timelines name processes after TF devices and views of
+  // them, and have conventions of their own.
+  if (IsTf1Timeline(host)) {
+    ApplyTf1TimelineConventions(host, diagnostics);
+    return;
+  }
   uint64_t long_names = 0, ints = 0, levels = 0;
   for (Plane& plane : host.planes) {
     long_names += NameByLongName(host, plane);

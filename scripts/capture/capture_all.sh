@@ -38,7 +38,7 @@ run() {  # run NAME ARGS... : runs one capture program with a fixed host name
 }
 
 all=(tf_input_bound tf_prefetch tf_custom_loop tf_no_steps tf_two_hosts tf_memory
-     jax_mlp torch_mlp tf_keras3_fit)
+     jax_mlp torch_mlp tf_keras3_fit tf1_timeline)
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
 
@@ -53,6 +53,7 @@ for name in "${names[@]}"; do
     tf_memory)      run "$name" scripts/capture/tf_memory.py --name "$name" ;;
     jax_mlp)        run "$name" scripts/capture/jax_mlp.py --name "$name" ;;
     torch_mlp)      run "$name" scripts/capture/torch_mlp.py --name "$name" ;;
+    tf1_timeline)   run "$name" scripts/capture/tf1_timeline.py --name "$name" ;;
     *) echo "capture_all: unknown capture $name" >&2; exit 2 ;;
   esac
 done

@@ -1,0 +1,186 @@
+// TensorFlow 1 timeline.json through op stats, kernel stats, the run
+// environment and steps, against the independent counts of
+// scripts/reference/tf1_timeline_facts.py over the raw JSON (plain Python, no
+// code of ours), stored in testdata/reference/tf1_timeline/: every op row,
+// every op type, every kernel row and every step, exact to the microsecond
+// (TF1 writes whole microseconds).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/analyze/event_grouping.h"
+#include "lib/analyze/host_summary.h"
+#include "lib/analyze/planes_to_step_db.h"
+#include "lib/analyze/tf_stats_report.h"
+#include "lib/read/capture_discovery.h"
+#include "lib/read/capture_loader.h"
+#include "tests/support/corpus.h"
+#include "tests/support/skip.h"
+
+using namespace tfprof;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr uint64_t kPsPerUs = 1'000'000;
+
+json Facts(const std::string& name) {
+  std::ifstream in(testing::SourcePath("testdata/reference/tf1_timeline/" + name));
+  REQUIRE(in);
+  return json::parse(in);
+}
+
+// As the command line reads a path: discovery, then the loader.
+Host Load(const std::string& path) {
+  DiscoveredInput input = DiscoverInput(path);
+  REQUIRE(input.selected.files.size() == 1);
+  Diagnostics d;
+  return LoadCapture(input.selected.files[0], d);
+}
+
+uint64_t SumUs(const json& per_device) {
+  uint64_t sum = 0;
+  for (const auto& [device, us] : per_device.items()) sum += us.get<uint64_t>();
+  return sum;
+}
+
+// Op rows (not IDLE) by name.
+std::map<std::string, const OpMetrics*> Rows(const OpMetricsDb& db) {
+  std::map<std::string, const OpMetrics*> out;
+  for (const OpMetrics& m : db.rows())
+    if (!m.is_idle()) out[m.name] = &m;
+  return out;
+}
+
+void CheckOps(const OpMetricsDb& db, const json& want, bool host) {
+  auto rows = Rows(db);
+  CHECK(rows.size() == want.size());
+  for (const auto& [key, v] : want.items()) {
+    // Host ops are keyed "name:type", device ops "name" with a "type".
+    const std::string name = host ? key.substr(0, key.rfind(':')) : key;
+    const std::string type = host ? key.substr(key.rfind(':') + 1) : v["type"].get<std::string>();
+    INFO((host ? "host op " : "device op ") << key);
+    auto it = rows.find(name);
+    REQUIRE(it != rows.end());
+    CHECK(it->second->category == type);
+    CHECK(it->second->occurrences == v["occurrences"].get<uint64_t>());
+    CHECK(it->second->time_ps == v["total_us"].get<uint64_t>() * kPsPerUs);
+    // Ops on a lane (host) or a stream (device) never nest in a timeline.
+    CHECK(it->second->self_time_ps == it->second->time_ps);
+  }
+}
+
+// op-stats --by type: occurrences and total time per op type.
+void CheckTypes(const HostSummary& s, const json& facts) {
+  TfStatsOptions options;
+  options.by_type = true;
+  options.with_idle = false;
+  std::map<std::pair<bool, std::string>, const TfStatsRecord*> got;
+  std::vector<TfStatsRecord> records = BuildTfStatsRecords(s, options);
+  for (const TfStatsRecord& r : records) got[{r.on_device, r.op_type}] = &r;
+  size_t want_rows = 0;
+  for (bool device : {false, true}) {
+    const json& want = facts[device ? "device_op_types" : "host_op_types"];
+    want_rows += want.size();
+    for (const auto& [type, v] : want.items()) {
+      INFO((device ? "device" : "host") << " type " << type);
+      auto it = got.find({device, type});
+      REQUIRE(it != got.end());
+      CHECK(it->second->occurrences == v["occurrences"].get<uint64_t>());
+      CHECK(it->second->total_time_us == static_cast<double>(v["total_us"].get<uint64_t>()));
+    }
+  }
+  CHECK(got.size() == want_rows);
+}
+
+void CheckKernels(const HostSummary& s, const json& facts) {
+  using Row = std::tuple<std::string, std::string, uint64_t, uint64_t, uint64_t, uint64_t>;
+  std::multiset<Row> got, want;
+  for (const KernelReport& k : s.kernels.Sorted(0)) {
+    got.insert({k.name, k.op_name, k.occurrences, k.total_ns, k.min_ns, k.max_ns});
+    // A timeline records no launch parameters: none are made up.
+    CHECK(k.params.grid == std::array<uint32_t, 3>{0, 0, 0});
+    CHECK(k.params.registers_per_thread == 0);
+  }
+  for (const json& k : facts["kernels"])
+    want.insert({k["kernel"], k["op"], k["occurrences"], k["total_us"].get<uint64_t>() * 1000,
+                 k["min_us"].get<uint64_t>() * 1000, k["max_us"].get<uint64_t>() * 1000});
+  CHECK(got == want);
+  uint64_t total_ns = 0;
+  for (const Row& r : got) total_ns += std::get<3>(r);
+  CHECK(total_ns == facts["kernel_total_us"].get<uint64_t>() * 1000);
+}
+
+void CheckSteps(const Host& host, const json& facts) {
+  Diagnostics d;
+  EventGroups groups = GroupEvents(host, d);
+  StepDb db = BuildStepDb(host, groups, {}, d);
+  const json& want = facts["steps"];
+  REQUIRE(db.steps.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("step " << i);
+    const uint64_t begin_us = want[i]["begin_us"], end_us = want[i]["end_us"];
+    std::string file = want[i]["file"];
+    CHECK(db.steps[i].name == file.substr(0, file.rfind(".json")));
+    CHECK(db.steps[i].duration_ps == (end_us - begin_us) * kPsPerUs);
+    CHECK(static_cast<uint64_t>(host.time_origin_ns + db.steps[i].begin_ps / 1000) == begin_us * 1000);
+  }
+}
+
+void CheckAgainstFacts(const Host& host, const json& facts) {
+  Diagnostics d;
+  HostSummary s = SummarizeHostOps(host, d);
+  // One device per GPU (not one per stream view and its "Tensors" twin).
+  CHECK(s.env.device_core_count == static_cast<int>(facts["gpus"].size()));
+  CheckOps(s.host_ops, facts["host_ops"], /*host=*/true);
+  CHECK(s.host_ops.total_op_time_ps == SumUs(facts["host_total_us_per_device"]) * kPsPerUs);
+  CheckOps(DeviceOpsToTfOps(s.device_ops, /*with_idle=*/false), facts["device_ops"], /*host=*/false);
+  CHECK(s.device_ops.total_op_time_ps == SumUs(facts["device_total_us_per_gpu"]) * kPsPerUs);
+  CheckTypes(s, facts);
+  CheckKernels(s, facts);
+  CheckSteps(host, facts);
+}
+
+}  // namespace
+
+TEST_CASE("TF1 timeline, GPU (dlprof feed_dict): every op, type, kernel and the step as counted over the JSON",
+          "[tf1][op_stats][kernels][steps][corpus]") {
+  REQUIRE_CORPUS(path, "tf1_timelines/dlprof/misc/timelines/feeddict/timeline_01.json");
+  const json facts = Facts("corpus_dlprof_feeddict.json");
+  REQUIRE(facts["gpus"].size() == 1);
+  CheckAgainstFacts(Load(path), facts);
+}
+
+TEST_CASE("TF1 timeline, GPU, old device names (/gpu:0/stream:N, .../cpu:0)", "[tf1][op_stats][kernels][steps][corpus]") {
+  REQUIRE_CORPUS(path, "tf1_timelines/blackbox-attacks/timeline_01.json");
+  CheckAgainstFacts(Load(path), Facts("corpus_blackbox_attacks.json"));
+}
+
+TEST_CASE("TF1 timeline, GPU with XLA and NCCL, several executor lanes (mnist-xla)", "[tf1][op_stats][kernels][steps][corpus]") {
+  REQUIRE_CORPUS(path, "tf1_timelines/mnist-xla/timeline.ctf.json");
+  CheckAgainstFacts(Load(path), Facts("corpus_mnist_xla.json"));
+}
+
+TEST_CASE("TF1 timeline, CPU only (dlprof stock build)", "[tf1][op_stats][steps][corpus]") {
+  REQUIRE_CORPUS(path, "tf1_timelines/dlprof/intel_mkl/timeline_base.ctf.json");
+  const json facts = Facts("corpus_dlprof_intel_mkl_base.json");
+  REQUIRE(facts["gpus"].empty());
+  CheckAgainstFacts(Load(path), facts);
+}
+
+TEST_CASE("TF1 timelines of one run, one file per session.run: one host, one step per file", "[tf1][op_stats][steps]") {
+  const std::string folder = testing::SourcePath("testdata/captures/tf1_timeline");
+  DiscoveredInput input = DiscoverInput(folder);
+  REQUIRE(input.selected.files.size() == 1);
+  CHECK(input.selected.files[0].host == "timeline");
+  CHECK(input.selected.files[0].more_steps.size() == 2);
+  const json facts = Facts("capture_tf1_timeline.json");
+  REQUIRE(facts["steps"].size() == 3);
+  CheckAgainstFacts(Load(folder), facts);
+}
