@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/analyze/tf_op_name.h"
+#include "lib/analyze/xla_ops_to_op_metrics.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 
@@ -118,9 +119,11 @@ void ProcessTypedOps(const std::vector<TypedOp>& ops, OpMetricsDb& db) {
 OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
                                  const AnalysisOptions& options, const std::vector<std::vector<bool>>* eager_marks) {
   // Ops by event name, parsed once per name: user TraceMes ("train", ...)
-  // parse as unknown and are not ops.
+  // parse as unknown and are not ops. A JAX capture has no TF ops (only by
+  // default: the references parse its names and tf_op stats as TF's).
+  const bool jax = options.compat == Compat::kDefault && IsJaxCapture(host);
   std::vector<std::optional<OpIdentity>> by_metadata(plane.event_metadata.size());
-  for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
+  for (size_t m = 0; m < plane.event_metadata.size() && !jax; ++m) {
     std::string_view name = host.Str(plane.event_metadata[m].name);
     if (name.empty()) continue;
     TfOp op = ParseTfOpFullname(name, options.tf_legacy());
@@ -133,6 +136,13 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     std::string_view name = host.Str(plane.event_metadata[m].name);
     is_memory_event[m] = name == "MemoryAllocation" || name == "MemoryDeallocation";
   }
+
+  // XLA:CPU ops (JAX on CPU): thunk events with hlo_op stats. The
+  // references name XLA ops only from the HLO protos, so not with --compat.
+  XlaOpNamer xla(host, plane);
+  const bool count_xla = options.compat == Compat::kDefault && xla.any();
+  absl::flat_hash_map<const XlaOp*, const OpIdentity*> xla_ops;
+  uint64_t xla_events = 0;
 
   OpMetricsDb result;
   uint64_t dropped = 0;
@@ -167,6 +177,20 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
           continue;
         }
       }
+      // XLA:GPU's kernel launch calls carry the hlo_op of their kernel too
+      // (with a correlation_id): not the op itself.
+      if (const XlaOp* x = count_xla ? xla.Of(stats) : nullptr; x && !xla.IsLaunch(stats)) {
+        auto [it, fresh] = xla_ops.try_emplace(x, nullptr);
+        if (fresh) {
+          extra.push_back(std::make_unique<OpIdentity>(OpIdentity{x->name, x->category, 0}));
+          it->second = extra.back().get();
+        }
+        ++op_id;
+        ++xla_events;
+        activities.push_back({e.start_ps, op_id, true, it->second, false});
+        activities.push_back({e.end_ps(), op_id, false, it->second, false});
+        continue;
+      }
       const OpIdentity* op = nullptr;
       // Input-pipeline stage events are ops named by the event, typed by
       // their stage category, and keyed by stage id.
@@ -198,7 +222,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
       // host-bound in the placement (55.7% instead of 14.4% on a corpus T4
       // run); we don't, unless --compat xprof.
       const bool allocation = !options.xprof() && is_memory_event[e.metadata];
-      if (auto s = tf_op.In(stats); s && !allocation && !options.tf_legacy() && !host.Str(s->AsString()).empty()) {
+      if (auto s = tf_op.In(stats); s && !jax && !allocation && !options.tf_legacy() && !host.Str(s->AsString()).empty()) {
         TfOp parsed = ParseTfOpFullname(host.Str(s->AsString()));
         extra.push_back(std::make_unique<OpIdentity>(OpIdentity{parsed.name, parsed.type, 0}));
         ++op_id;
@@ -223,6 +247,10 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     line_db.AddIdle();
     result.Combine(line_db, /*count_cores=*/false);
   }
+  diagnostics.Add(Severity::kInfo, "op_stats.xla_host_ops",
+                  "host events of XLA:CPU ops (hlo_op stats, e.g. JAX on CPU) were counted as host ops, named "
+                  "<hlo_module>/<hlo_op> and typed by a category read from the op's name",
+                  "", xla_events);
   diagnostics.Add(Severity::kInfo, "op_stats.host_op_not_closed",
                   "host ops still open when an enclosing op ended (e.g. ending at the same instant) were not counted, as "
                   "the TensorFlow Profiler does",

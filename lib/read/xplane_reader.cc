@@ -73,6 +73,8 @@ class EventDecoder {
 
   Diagnostics diag;
   ChunkJob* pending = nullptr;  // Where deferred string values go.
+  // Reading XPlane.stats: a stat without metadata is skipped, not an error.
+  bool reading_plane_stats = false;
 
   // Appends the stat to `out`. Runs once per stat, so it switches on the
   // whole tag byte (field and wire type at once) and stays inline.
@@ -116,6 +118,15 @@ class EventDecoder {
       has_value = true;
     }
     uint32_t key = ctx_.stat_map.Find(meta_id);
+    if (key == IdMap::kMissing && reading_plane_stats) {
+      // JAX 0.11's /host:__ScopeRangeCallStack__ plane keeps its scope-range
+      // tree as plane stats keyed by range ids that have no stat metadata.
+      // Such a plane stat names nothing, so it is left out; on events a
+      // dangling id still means corruption.
+      diag.Add(Severity::kInfo, "xplane.plane_stat_without_metadata",
+               "plane stats whose metadata id the plane does not define (JAX's scope-range parent links) were skipped");
+      return;
+    }
     if (key == IdMap::kMissing)
       Dangling(*ctx_.path, d, "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
     if (key > kMaxStatKey) throw InputError(*ctx_.path, "a plane has more than 16 million stat names; not supported");
@@ -332,7 +343,9 @@ class XSpaceReader {
     plane.event_metadata.reserve(event_metadata.size());
     for (WireDecoder& entry : event_metadata) ReadEventMetadataEntry(entry, plane, serial, event_ids);
     ctx.event_map.Build(event_ids);
+    serial.reading_plane_stats = true;
     for (WireDecoder& s : stats) serial.ReadStat(s, plane.plane_stats);
+    serial.reading_plane_stats = false;
     diag_.Merge(serial.diag);
     ExtractDeviceProperties(plane);
 
