@@ -79,7 +79,7 @@ TEST_CASE("XLA ops that can use Tensor Cores: dots, convolutions, GEMMs", "[xla]
   CHECK_FALSE(IsXlaOpTensorCoreEligible("input_reduce_fusion", "input fusion"));
 }
 
-TEST_CASE("XLA device ops: one row per (module, HLO op); an occurrence is one run of the op", "[xla][opstats]") {
+TEST_CASE("XLA device ops: one row per (module, HLO op), an occurrence per run of the op", "[xla][opstats]") {
   XSpaceBuilder space;
   auto& gpu = space.Plane("/device:GPU:0", 1);
   // A convolution (two kernels), a fusion, the convolution again, then the
@@ -166,7 +166,7 @@ TEST_CASE("TensorFlow with XLA: a kernel whose tf_op names a TF op counts for th
   CHECK(d.Count("op_stats.xla_ops") == 0);
 }
 
-TEST_CASE("XLA kernel stats: the op is <module>/<hlo_op>; xprof compat keeps XLA's tf_op placeholder", "[xla][kernels]") {
+TEST_CASE("XLA kernel stats: the op is <module>/<hlo_op>, xprof compat keeps XLA's tf_op placeholder", "[xla][kernels]") {
   XSpaceBuilder space;
   auto& gpu = space.Plane("/device:GPU:0", 1);
   StatList stats = Xla("jit_f", "gemm_fusion_dot.1");
