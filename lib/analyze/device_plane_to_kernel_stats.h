@@ -43,7 +43,7 @@ struct KernelReport {
   KernelLaunchParams params;
   bool uses_tensor_core = false;
   bool op_tensor_core_eligible = false;
-  std::string op_name;  // The TF op that launched it, or the XLA op "<hlo_module>/<hlo_op>" ("" when unannotated).
+  std::string op_name;  // The TF op that launched it ("" when unannotated).
   uint64_t occurrences = 0;
   uint64_t total_ns = 0, min_ns = 0, max_ns = 0;
 };

@@ -119,11 +119,9 @@ void ProcessTypedOps(const std::vector<TypedOp>& ops, OpMetricsDb& db) {
 OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
                                  const AnalysisOptions& options, const std::vector<std::vector<bool>>* eager_marks) {
   // Ops by event name, parsed once per name: user TraceMes ("train", ...)
-  // parse as unknown and are not ops. A JAX capture has no TF ops (only by
-  // default: the references parse its names and tf_op stats as TF's).
-  const bool jax = options.compat == Compat::kDefault && IsJaxCapture(host);
+  // parse as unknown and are not ops.
   std::vector<std::optional<OpIdentity>> by_metadata(plane.event_metadata.size());
-  for (size_t m = 0; m < plane.event_metadata.size() && !jax; ++m) {
+  for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
     std::string_view name = host.Str(plane.event_metadata[m].name);
     if (name.empty()) continue;
     TfOp op = ParseTfOpFullname(name, options.tf_legacy());
@@ -137,6 +135,10 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     is_memory_event[m] = name == "MemoryAllocation" || name == "MemoryDeallocation";
   }
 
+  // A JAX capture has no TF ops, whatever its event names and tf_op stats
+  // look like (by default only: the references parse them as TF's).
+  const bool jax = options.compat == Compat::kDefault && IsJaxCapture(host);
+  if (jax) by_metadata.assign(by_metadata.size(), std::nullopt);
   // XLA:CPU ops (JAX on CPU): thunk events with hlo_op stats. The
   // references name XLA ops only from the HLO protos, so not with --compat.
   XlaOpNamer xla(host, plane);
@@ -163,6 +165,20 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
       auto stats = line.EventStats(i);
+      // XLA:CPU thunks. XLA:GPU's kernel launch calls carry the hlo_op of
+      // their kernel too (with a correlation_id): not the op itself.
+      if (const XlaOp* x = count_xla ? xla.Of(stats) : nullptr; x && !xla.IsLaunch(stats)) {
+        auto [it, fresh] = xla_ops.try_emplace(x, nullptr);
+        if (fresh) {
+          extra.push_back(std::make_unique<OpIdentity>(OpIdentity{x->name, x->category, 0}));
+          it->second = extra.back().get();
+        }
+        ++op_id;
+        ++xla_events;
+        activities.push_back({e.start_ps, op_id, true, it->second, false});
+        activities.push_back({e.end_ps(), op_id, false, it->second, false});
+        continue;
+      }
       // Ops the capture names and types itself (Kineto's cpu_op events):
       // nothing else to read from the event.
       if (auto t = tf_op_type.In(stats); t && !host.Str(t->AsString()).empty()) {
@@ -176,20 +192,6 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
           typed.push_back({e.start_ps, e.end_ps(), it->second});
           continue;
         }
-      }
-      // XLA:GPU's kernel launch calls carry the hlo_op of their kernel too
-      // (with a correlation_id): not the op itself.
-      if (const XlaOp* x = count_xla ? xla.Of(stats) : nullptr; x && !xla.IsLaunch(stats)) {
-        auto [it, fresh] = xla_ops.try_emplace(x, nullptr);
-        if (fresh) {
-          extra.push_back(std::make_unique<OpIdentity>(OpIdentity{x->name, x->category, 0}));
-          it->second = extra.back().get();
-        }
-        ++op_id;
-        ++xla_events;
-        activities.push_back({e.start_ps, op_id, true, it->second, false});
-        activities.push_back({e.end_ps(), op_id, false, it->second, false});
-        continue;
       }
       const OpIdentity* op = nullptr;
       // Input-pipeline stage events are ops named by the event, typed by
