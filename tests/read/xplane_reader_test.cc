@@ -254,4 +254,16 @@ TEST_CASE("XPlane reader skips plane stats without stat metadata (JAX 0.11's sco
   CHECK(h.planes[0].plane_stats[0].AsInt() == 517);
   CHECK(diag.Count("xplane.plane_stat_without_metadata") == 1);
   CHECK(h.planes[1].lines[0].events.size() == 1);
+
+  // An event metadata's stat likewise names nothing: skipped too.
+  XSpaceBuilder meta;
+  auto& cpu = meta.Plane("/host:CPU", 0);
+  cpu.Line(1, "python3", 1000).Event("train", 0, 5);
+  xplane::XStat* orphan = (*cpu.proto()->mutable_event_metadata())[cpu.EventMetadataId("train")].add_stats();
+  orphan->set_metadata_id(4242);
+  orphan->set_int64_value(1);
+  Diagnostics d2;
+  Host m = ReadXSpaceBytes(meta.Serialize(), "jax.xplane.pb", d2);
+  CHECK(m.planes[0].metadata_stats.empty());
+  CHECK(d2.Count("xplane.plane_stat_without_metadata") == 1);
 }
