@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <optional>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/analyze/tf_op_name.h"
+#include "lib/analyze/xla_ops_to_op_metrics.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
@@ -125,6 +127,9 @@ std::array<uint32_t, 3> KinetoDims(const Host& host, const Stat& s) {
 }  // namespace
 
 void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options) {
+  // JAX's kernels are named by their XLA op (not with --compat: see below).
+  std::optional<XlaOpNamer> xla;
+  if (options.compat == Compat::kDefault) xla.emplace(host, plane);
   const StatFinder details(host, plane, "kernel_details"), tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), equation(host, plane, "equation");
   const StatFinder tf_op_type(host, plane, "tf_op_type");
   const StatFinder grid(host, plane, "grid"), block(host, plane, "block"), regs(host, plane, "registers per thread"),
@@ -167,7 +172,15 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
       // Older TensorFlow named the op in "level 0" (see device_plane_to_op_metrics.cc).
       auto op = tf_op.In(stats);
       if (!op && !options.xprof()) op = level0.In(stats);
-      if (op && !host.Str(op->AsString()).empty()) {
+      if (const XlaOp* x = xla ? xla->Of(stats) : nullptr) {
+        // JAX: the HLO op, as the op stats name it (the reference shows the
+        // module placeholder "XlaModule" without the HLO protos).
+        r.op_name = x->name;
+        // Inside a command buffer the kernel's own name (XLA names a
+        // fusion's kernel after the fusion) is all that tells a GEMM.
+        r.op_tensor_core_eligible = x->tensor_core_eligible || r.uses_tensor_core ||
+                                    (x->command_buffer && IsXlaOpTensorCoreEligible(r.name, ""));
+      } else if (op && !host.Str(op->AsString()).empty()) {
         auto type = tf_op_type.In(stats);
         r.op_name = std::string(
             OpFromStats(host.Str(op->AsString()), type ? host.Str(type->AsString()) : std::string_view(), options.tf_legacy())

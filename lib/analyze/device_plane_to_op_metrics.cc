@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "lib/analyze/tf_op_name.h"
+#include "lib/analyze/xla_ops_to_op_metrics.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 
@@ -14,6 +15,10 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
   const StatFinder tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), hlo_op(host, plane, "hlo_op"), is_eager(host, plane, "is_eager");
   const StatFinder tf_op_type(host, plane, "tf_op_type");
   OpMetricsDb db;
+  // XLA ops (hlo_op): counted per HLO op by default; the references name
+  // them only from the HLO protos and leave them out here.
+  const bool count_xla = options.compat == Compat::kDefault;
+  XlaDeviceOpsBuilder xla(host, plane);
   // The reference measures the span on line offsets (all GPU stream lines
   // share one timestamp), so do the same.
   int64_t first = std::numeric_limits<int64_t>::max(), last = 0;
@@ -28,7 +33,10 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
       first = std::min(first, e.start_ps - line_start_ps);
       last = std::max(last, e.end_ps() - line_start_ps);
       auto stats = line.EventStats(i);
-      if (auto h = hlo_op.In(stats); h && !host.Str(h->AsString()).empty()) {
+      if (count_xla) {
+        if (xla.Add(l, e, stats, db)) continue;
+        xla.Break(l);
+      } else if (auto h = hlo_op.In(stats); h && !host.Str(h->AsString()).empty()) {
         ++xla_events;
         continue;
       }
@@ -59,9 +67,10 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
   }
   db.SetTotalTime(last ? static_cast<uint64_t>(last - first) : 0);
   db.AddIdle();
+  xla.Report(host.PlaneName(plane), diagnostics);
   diagnostics.Add(Severity::kWarning, "op_stats.xla_device_ops_skipped",
-                  "device events of XLA ops (hlo_op) were left out of the op stats: naming them needs the HLO protos, "
-                  "which this version does not read",
+                  "device events of XLA ops (hlo_op) were left out of the op stats, as the reference does without "
+                  "the HLO protos (--compat); by default they are counted per HLO op",
                   std::string(host.PlaneName(plane)), xla_events);
   return db;
 }

@@ -13,8 +13,10 @@ namespace tfprof {
 
 // One row per (TF op, kernel) pair named "<op name>/<kernel name>", from the
 // events' `tf_op` stats; IDLE is the plane's span minus the kernels' time.
-// Events of XLA ops (`hlo_op`) need the HLO protos to be named and are
-// counted in the diagnostics instead.
+// Events of XLA ops (`hlo_op`, JAX) are one row per HLO op
+// (XlaDeviceOpsBuilder); with --compat xprof / tf-legacy they are left out,
+// as the references do without the HLO protos, and counted in the
+// diagnostics.
 // `eager`: the plane's eager marks (EventGroups::eager), or null; an
 // is_eager stat the capture carries wins over the mark. A row is eager as
 // its first kernel was.

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/analyze/tf_op_name.h"
+#include "lib/analyze/xla_ops_to_op_metrics.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 
@@ -134,6 +135,17 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     is_memory_event[m] = name == "MemoryAllocation" || name == "MemoryDeallocation";
   }
 
+  // A JAX capture has no TF ops, whatever its event names and tf_op stats
+  // look like (by default only: the references parse them as TF's).
+  const bool jax = options.compat == Compat::kDefault && IsJaxCapture(host);
+  if (jax) by_metadata.assign(by_metadata.size(), std::nullopt);
+  // XLA:CPU ops (JAX on CPU): thunk events with hlo_op stats. The
+  // references name XLA ops only from the HLO protos, so not with --compat.
+  XlaOpNamer xla(host, plane);
+  const bool count_xla = options.compat == Compat::kDefault && xla.any();
+  absl::flat_hash_map<const XlaOp*, const OpIdentity*> xla_ops;
+  uint64_t xla_events = 0;
+
   OpMetricsDb result;
   uint64_t dropped = 0;
   std::vector<Activity> activities;
@@ -153,6 +165,20 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
       auto stats = line.EventStats(i);
+      // XLA:CPU thunks. XLA:GPU's kernel launch calls carry the hlo_op of
+      // their kernel too (with a correlation_id): not the op itself.
+      if (const XlaOp* x = count_xla ? xla.Of(stats) : nullptr; x && !xla.IsLaunch(stats)) {
+        auto [it, fresh] = xla_ops.try_emplace(x, nullptr);
+        if (fresh) {
+          extra.push_back(std::make_unique<OpIdentity>(OpIdentity{x->name, x->category, 0}));
+          it->second = extra.back().get();
+        }
+        ++op_id;
+        ++xla_events;
+        activities.push_back({e.start_ps, op_id, true, it->second, false});
+        activities.push_back({e.end_ps(), op_id, false, it->second, false});
+        continue;
+      }
       // Ops the capture names and types itself (Kineto's cpu_op events):
       // nothing else to read from the event.
       if (auto t = tf_op_type.In(stats); t && !host.Str(t->AsString()).empty()) {
@@ -198,7 +224,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
       // host-bound in the placement (55.7% instead of 14.4% on a corpus T4
       // run); we don't, unless --compat xprof.
       const bool allocation = !options.xprof() && is_memory_event[e.metadata];
-      if (auto s = tf_op.In(stats); s && !allocation && !options.tf_legacy() && !host.Str(s->AsString()).empty()) {
+      if (auto s = tf_op.In(stats); s && !jax && !allocation && !options.tf_legacy() && !host.Str(s->AsString()).empty()) {
         TfOp parsed = ParseTfOpFullname(host.Str(s->AsString()));
         extra.push_back(std::make_unique<OpIdentity>(OpIdentity{parsed.name, parsed.type, 0}));
         ++op_id;
@@ -223,6 +249,10 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     line_db.AddIdle();
     result.Combine(line_db, /*count_cores=*/false);
   }
+  diagnostics.Add(Severity::kInfo, "op_stats.xla_host_ops",
+                  "host events of XLA:CPU ops (hlo_op stats, e.g. JAX on CPU) were counted as host ops, named "
+                  "<hlo_module>/<hlo_op> and typed by a category read from the op's name",
+                  "", xla_events);
   diagnostics.Add(Severity::kInfo, "op_stats.host_op_not_closed",
                   "host ops still open when an enclosing op ended (e.g. ending at the same instant) were not counted, as "
                   "the TensorFlow Profiler does",

@@ -73,6 +73,9 @@ class EventDecoder {
 
   Diagnostics diag;
   ChunkJob* pending = nullptr;  // Where deferred string values go.
+  // Plane and event-metadata stats: one without stat metadata is skipped,
+  // not an error (event stats: corruption).
+  bool skip_stats_without_metadata = false;
 
   // Appends the stat to `out`. Runs once per stat, so it switches on the
   // whole tag byte (field and wire type at once) and stays inline.
@@ -116,6 +119,17 @@ class EventDecoder {
       has_value = true;
     }
     uint32_t key = ctx_.stat_map.Find(meta_id);
+    if (key == IdMap::kMissing && skip_stats_without_metadata) {
+      // JAX 0.11's /host:__ScopeRangeCallStack__ plane keeps its scope-range
+      // tree as plane stats keyed by range ids that have no stat metadata.
+      // Such a stat names nothing, so it is left out (as the reference's
+      // visitor reads it: a stat of no known name); on events a dangling id
+      // still means corruption.
+      diag.Add(Severity::kInfo, "xplane.plane_stat_without_metadata",
+               "plane or event-metadata stats whose metadata id the plane does not define (JAX's scope-range "
+               "parent links) were skipped");
+      return;
+    }
     if (key == IdMap::kMissing)
       Dangling(*ctx_.path, d, "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
     if (key > kMaxStatKey) throw InputError(*ctx_.path, "a plane has more than 16 million stat names; not supported");
@@ -327,6 +341,7 @@ class XSpaceReader {
     for (size_t i = 0; i < stat_ids.size(); ++i) plane.stat_metadata[i].name = host_->strings.Intern(stat_names[i]);
 
     EventDecoder serial(ctx, &host_->strings);
+    serial.skip_stats_without_metadata = true;  // Reads only plane and event-metadata stats.
     std::vector<int64_t> event_ids;
     event_ids.reserve(event_metadata.size());
     plane.event_metadata.reserve(event_metadata.size());

@@ -235,3 +235,35 @@ TEST_CASE("XPlane reader reads gzip-compressed files", "[xplane]") {
   CHECK(h.planes.size() == 2);
   CHECK(h.planes[1].lines[0].events.size() == 1);
 }
+
+TEST_CASE("XPlane reader skips plane stats without stat metadata (JAX 0.11's scope-range plane)", "[xplane]") {
+  // JAX 0.11 writes /host:__ScopeRangeCallStack__ with plane stats keyed by
+  // scope-range ids that have no stat metadata; on events a dangling id
+  // still means corruption ("rejects ids that point nowhere").
+  XSpaceBuilder space;
+  auto& scopes = space.Plane("/host:__ScopeRangeCallStack__", 0);
+  scopes.Stat("process_id", int64_t{517});
+  xplane::XStat* link = scopes.proto()->add_stats();
+  link->set_metadata_id(281474976710682);
+  link->set_uint64_value(281474976710665);
+  space.Plane("/host:CPU", 1).Line(1, "python3", 1000).Event("train", 0, 5, {{"step_num", int64_t{0}}});
+  Diagnostics diag;
+  Host h = ReadXSpaceBytes(space.Serialize(), "jax.xplane.pb", diag);
+  REQUIRE(h.planes.size() == 2);
+  REQUIRE(h.planes[0].plane_stats.size() == 1);  // process_id kept
+  CHECK(h.planes[0].plane_stats[0].AsInt() == 517);
+  CHECK(diag.Count("xplane.plane_stat_without_metadata") == 1);
+  CHECK(h.planes[1].lines[0].events.size() == 1);
+
+  // An event metadata's stat likewise names nothing: skipped too.
+  XSpaceBuilder meta;
+  auto& cpu = meta.Plane("/host:CPU", 0);
+  cpu.Line(1, "python3", 1000).Event("train", 0, 5);
+  xplane::XStat* orphan = (*cpu.proto()->mutable_event_metadata())[cpu.EventMetadataId("train")].add_stats();
+  orphan->set_metadata_id(4242);
+  orphan->set_int64_value(1);
+  Diagnostics d2;
+  Host m = ReadXSpaceBytes(meta.Serialize(), "jax.xplane.pb", d2);
+  CHECK(m.planes[0].metadata_stats.empty());
+  CHECK(d2.Count("xplane.plane_stat_without_metadata") == 1);
+}
