@@ -36,7 +36,8 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 auto KeyOf(const KernelReport& r) {
   const KernelLaunchParams& p = r.params;
   return std::tie(r.name, p.grid[0], p.grid[1], p.grid[2], p.block[0], p.block[1], p.block[2], p.registers_per_thread,
-                  p.static_shmem_bytes, p.dynamic_shmem_bytes, r.uses_tensor_core, r.op_tensor_core_eligible, r.op_name);
+                  p.static_shmem_bytes, p.dynamic_shmem_bytes, r.uses_tensor_core, r.op_tensor_core_eligible, r.op_name,
+                  r.precision);
 }
 
 }  // namespace
@@ -125,7 +126,7 @@ std::array<uint32_t, 3> KinetoDims(const Host& host, const Stat& s) {
 
 void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options) {
   const StatFinder details(host, plane, "kernel_details"), tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), equation(host, plane, "equation");
-  const StatFinder tf_op_type(host, plane, "tf_op_type");
+  const StatFinder tf_op_type(host, plane, "tf_op_type"), input_types(host, plane, "op_input_types");
   const StatFinder grid(host, plane, "grid"), block(host, plane, "block"), regs(host, plane, "registers per thread"),
       shmem(host, plane, "shared memory"), occupancy(host, plane, "est. achieved occupancy %");
   const bool kineto = !details.exists() && grid.exists() && block.exists();
@@ -154,7 +155,9 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
       }
       ++kernel_events;
       r.name = std::string(host.Str(plane.event_metadata[e.metadata].name));
-      r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
+      // TensorFlow's kernel names follow the reference's list; PyTorch's
+      // kernels span more libraries and GPU generations.
+      r.uses_tensor_core = kineto ? IsTorchKernelUsingTensorCore(r.name) : IsKernelUsingTensorCore(r.name);
       // Older TensorFlow named the op in "level 0" (see device_plane_to_op_metrics.cc).
       auto op = tf_op.In(stats);
       if (!op && !options.xprof()) op = level0.In(stats);
@@ -165,7 +168,14 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
                 .name);
         auto eq = equation.In(stats);
         r.op_tensor_core_eligible = (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||
-                                    IsOpTensorCoreEligible(r.op_name) || r.uses_tensor_core;
+                                    (kineto ? IsTorchOpTensorCoreEligible(r.op_name) : IsOpTensorCoreEligible(r.op_name)) ||
+                                    r.uses_tensor_core;
+      }
+      if (kineto) {
+        auto types = input_types.In(stats);
+        r.precision = Narrower(PrecisionNamedIn(r.name), types && types->type() == StatType::kString
+                                                             ? PrecisionNamedIn(host.Str(types->AsString()))
+                                                             : ComputePrecision::kUnknown);
       }
       // The reference stores nanoseconds truncated from the picoseconds.
       const uint64_t ns = static_cast<uint64_t>(static_cast<double>(e.duration_ps) / 1000.0);
