@@ -134,6 +134,13 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
   // Rows by key, for captures with many kernel launches.
   absl::flat_hash_map<std::string, std::vector<size_t>> by_name;
   for (size_t i = 0; i < reports_.size(); ++i) by_name[reports_[i].name].push_back(i);
+  // Kineto kernels' Tensor Core use and precision by (name, op input
+  // types): the name rules scan the (long, templated) name once per pair.
+  struct KinetoFacts {
+    bool uses_tensor_core;
+    ComputePrecision precision;
+  };
+  absl::flat_hash_map<std::pair<EventMetadataId, StringId>, KinetoFacts> kineto_facts;
   for (const Line& line : plane.lines) {
     if (schema::IsDerivedLineId(line.id)) continue;
     for (size_t i = 0; i < line.events.size(); ++i) {
@@ -157,7 +164,20 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
       r.name = std::string(host.Str(plane.event_metadata[e.metadata].name));
       // TensorFlow's kernel names follow the reference's list; PyTorch's
       // kernels span more libraries and GPU generations.
-      r.uses_tensor_core = kineto ? IsTorchKernelUsingTensorCore(r.name) : IsKernelUsingTensorCore(r.name);
+      if (kineto) {
+        auto types = input_types.In(stats);
+        const StringId types_id = types && types->type() == StatType::kString ? types->AsString() : StringPool::kEmpty;
+        auto [it, fresh] = kineto_facts.try_emplace({e.metadata, types_id}, KinetoFacts{});
+        if (fresh)
+          it->second = {IsTorchKernelUsingTensorCore(r.name),
+                        Narrower(PrecisionNamedIn(r.name), types_id != StringPool::kEmpty
+                                                               ? PrecisionNamedIn(host.Str(types_id))
+                                                               : ComputePrecision::kUnknown)};
+        r.uses_tensor_core = it->second.uses_tensor_core;
+        r.precision = it->second.precision;
+      } else {
+        r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
+      }
       // Older TensorFlow named the op in "level 0" (see device_plane_to_op_metrics.cc).
       auto op = tf_op.In(stats);
       if (!op && !options.xprof()) op = level0.In(stats);
@@ -170,12 +190,6 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
         r.op_tensor_core_eligible = (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||
                                     (kineto ? IsTorchOpTensorCoreEligible(r.op_name) : IsOpTensorCoreEligible(r.op_name)) ||
                                     r.uses_tensor_core;
-      }
-      if (kineto) {
-        auto types = input_types.In(stats);
-        r.precision = Narrower(PrecisionNamedIn(r.name), types && types->type() == StatType::kString
-                                                             ? PrecisionNamedIn(host.Str(types->AsString()))
-                                                             : ComputePrecision::kUnknown);
       }
       // The reference stores nanoseconds truncated from the picoseconds.
       const uint64_t ns = static_cast<uint64_t>(static_cast<double>(e.duration_ps) / 1000.0);

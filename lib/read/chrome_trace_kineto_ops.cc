@@ -93,35 +93,35 @@ absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoO
   const OpKeys keys{StatKeyFor(host, cpu, "tf_op"), StatKeyFor(host, cpu, "tf_op_type"), 0};
   struct Open {
     int64_t end_ps;
-    Kind kind;
     OpOf op;
   };
-  std::vector<Open> stack;
+  // Ops and annotations nest separately (an annotation may end after the
+  // op it began in): one stack each.
+  std::vector<Open> ops, annotations;
   for (Line& line : cpu.lines) {
     if (schema::IsDerivedLineId(line.id)) continue;
     // Events are sorted by start, longer first: an event is inside the
     // innermost open scope that ends after it starts (one ending at the
     // same instant as the next one starts is its sibling, not its parent).
     std::vector<OpOf> op_of(line.events.size());
-    stack.clear();
+    ops.clear();
+    annotations.clear();
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
-      while (!stack.empty() && stack.back().end_ps <= e.start_ps) stack.pop_back();
+      for (auto* stack : {&ops, &annotations})
+        while (!stack->empty() && stack->back().end_ps <= e.start_ps) stack->pop_back();
       auto stats = line.EventStats(i);
       auto c = FindStatIn(stats, cat);
       const Kind kind = c && c->type() == StatType::kString ? kinds.Of(e.metadata, c->AsString()) : Kind::kOther;
-      if (kind != Kind::kOther) {
-        OpOf op{cpu.event_metadata[e.metadata].name, StringPool::kEmpty};
-        if (kind == Kind::kOp) {
-          if (auto t = FindStatIn(stats, input_type); t && t->type() == StatType::kString) op.input_types = t->AsString();
-          op_of[i] = op;
-        }
-        stack.push_back({e.end_ps(), kind, op});
-      } else if (auto k = FindStatIn(stats, corr); k && k->is_integer() && !stack.empty()) {
-        auto is_op = [](const Open& o) { return o.kind == Kind::kOp; };
-        auto op = std::find_if(stack.rbegin(), stack.rend(), is_op);
-        if (op != stack.rend()) launches.try_emplace(k->AsInt(), Launch{op->op, true});
-        else launches.try_emplace(k->AsInt(), Launch{{stack.back().op.name, StringPool::kEmpty}, false});
+      if (kind == Kind::kOp) {
+        op_of[i].name = cpu.event_metadata[e.metadata].name;
+        if (auto t = FindStatIn(stats, input_type); t && t->type() == StatType::kString) op_of[i].input_types = t->AsString();
+        ops.push_back({e.end_ps(), op_of[i]});
+      } else if (kind == Kind::kAnnotation) {
+        annotations.push_back({e.end_ps(), {cpu.event_metadata[e.metadata].name, StringPool::kEmpty}});
+      } else if (auto k = FindStatIn(stats, corr); k && k->is_integer()) {
+        if (!ops.empty()) launches.try_emplace(k->AsInt(), Launch{ops.back().op, true});
+        else if (!annotations.empty()) launches.try_emplace(k->AsInt(), Launch{annotations.back().op, false});
       }
     }
     counts.host_ops += AddOpStats(line, keys, op_of);

@@ -198,3 +198,27 @@ TEST_CASE("Kineto trace without a host process: device events are rows of their 
   CHECK(Row(tf, "region")->self_time_ps == 10000000);
   CHECK(Row(tf, "b")->self_time_ps == 5000000);
 }
+
+TEST_CASE("Kineto launch after its op ended, inside an annotation that outlives the op: the annotation's", "[op_stats][kineto]") {
+  // aten::a [0,50) and the annotation "late" [40,100) overlap without
+  // nesting; the launch at 60 is in "late" only.
+  constexpr const char* kStraddle = R"json({"traceEvents": [
+    {"ph":"M","pid":300,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+    {"ph":"M","pid":0,"tid":0,"name":"process_labels","args":{"labels":"GPU 0"}},
+    {"ph":"X","cat":"cpu_op","name":"aten::a","pid":300,"tid":300,"ts":0,"dur":50},
+    {"ph":"X","cat":"user_annotation","name":"late","pid":300,"tid":300,"ts":40,"dur":60},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":300,"tid":300,"ts":60,"dur":2,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":70,"dur":4,"args":{"stream":7,"correlation":1,"grid":[1,1,1],"block":[32,1,1]}}
+  ]})json";
+  Diagnostics d;
+  Host host = ReadChromeTraceText(kStraddle, "straddle.pt.trace.json", d);
+  CHECK(d.Count("json.kineto_device_ops") == 0);
+  CHECK(d.Count("json.kineto_device_ops_by_annotation") == 1);
+  RunMetricsCollector collector(AnalysisOptions{});
+  collector.AddHost(host, d);
+  RunAnalysis a = collector.Finish("straddle");
+  OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
+  REQUIRE(Row(tf, "late"));
+  CHECK(Row(tf, "late")->self_time_ps == 4000000);
+  CHECK(Row(tf, "aten::a") == nullptr);
+}
