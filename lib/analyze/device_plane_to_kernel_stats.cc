@@ -39,7 +39,8 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 auto KeyOf(const KernelReport& r) {
   const KernelLaunchParams& p = r.params;
   return std::tie(r.name, p.grid[0], p.grid[1], p.grid[2], p.block[0], p.block[1], p.block[2], p.registers_per_thread,
-                  p.static_shmem_bytes, p.dynamic_shmem_bytes, r.uses_tensor_core, r.op_tensor_core_eligible, r.op_name);
+                  p.static_shmem_bytes, p.dynamic_shmem_bytes, r.uses_tensor_core, r.op_tensor_core_eligible, r.op_name,
+                  r.precision);
 }
 
 }  // namespace
@@ -131,7 +132,7 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
   std::optional<XlaOpNamer> xla;
   if (options.compat == Compat::kDefault) xla.emplace(host, plane);
   const StatFinder details(host, plane, "kernel_details"), tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), equation(host, plane, "equation");
-  const StatFinder tf_op_type(host, plane, "tf_op_type");
+  const StatFinder tf_op_type(host, plane, "tf_op_type"), input_types(host, plane, "op_input_types");
   const StatFinder grid(host, plane, "grid"), block(host, plane, "block"), regs(host, plane, "registers per thread"),
       shmem(host, plane, "shared memory"), occupancy(host, plane, "est. achieved occupancy %");
   const bool kineto = !details.exists() && grid.exists() && block.exists();
@@ -142,6 +143,13 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
   // Rows by key, for captures with many kernel launches.
   absl::flat_hash_map<std::string, std::vector<size_t>> by_name;
   for (size_t i = 0; i < reports_.size(); ++i) by_name[reports_[i].name].push_back(i);
+  // Kineto kernels' Tensor Core use and precision by (name, op input
+  // types): the name rules scan the (long, templated) name once per pair.
+  struct KinetoFacts {
+    bool uses_tensor_core;
+    ComputePrecision precision;
+  };
+  absl::flat_hash_map<std::pair<EventMetadataId, StringId>, KinetoFacts> kineto_facts;
   for (const Line& line : plane.lines) {
     if (schema::IsDerivedLineId(line.id)) continue;
     for (size_t i = 0; i < line.events.size(); ++i) {
@@ -168,7 +176,22 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
       }
       ++kernel_events;
       r.name = std::string(host.Str(plane.event_metadata[e.metadata].name));
-      r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
+      // TensorFlow's kernel names follow the reference's list; PyTorch's
+      // kernels span more libraries and GPU generations.
+      if (kineto) {
+        auto types = input_types.In(stats);
+        const StringId types_id = types && types->type() == StatType::kString ? types->AsString() : StringPool::kEmpty;
+        auto [it, fresh] = kineto_facts.try_emplace({e.metadata, types_id}, KinetoFacts{});
+        if (fresh)
+          it->second = {IsTorchKernelUsingTensorCore(r.name),
+                        Narrower(PrecisionNamedIn(r.name), types_id != StringPool::kEmpty
+                                                               ? PrecisionNamedIn(host.Str(types_id))
+                                                               : ComputePrecision::kUnknown)};
+        r.uses_tensor_core = it->second.uses_tensor_core;
+        r.precision = it->second.precision;
+      } else {
+        r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
+      }
       // Older TensorFlow named the op in "level 0" (see device_plane_to_op_metrics.cc).
       auto op = tf_op.In(stats);
       if (!op && !options.xprof()) op = level0.In(stats);
@@ -187,7 +210,8 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
                 .name);
         auto eq = equation.In(stats);
         r.op_tensor_core_eligible = (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||
-                                    IsOpTensorCoreEligible(r.op_name) || r.uses_tensor_core;
+                                    (kineto ? IsTorchOpTensorCoreEligible(r.op_name) : IsOpTensorCoreEligible(r.op_name)) ||
+                                    r.uses_tensor_core;
       }
       // The reference stores nanoseconds truncated from the picoseconds.
       const uint64_t ns = static_cast<uint64_t>(static_cast<double>(e.duration_ps) / 1000.0);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lib/analyze/analysis_options.h"
+#include "lib/analyze/pytorch_kernel_rules.h"
 #include "lib/model/model.h"
 
 namespace tfprof {
@@ -44,6 +45,9 @@ struct KernelReport {
   bool uses_tensor_core = false;
   bool op_tensor_core_eligible = false;
   std::string op_name;  // The TF op that launched it ("" when unannotated).
+  // Kineto kernels only (TensorFlow's kernel stats have no such column):
+  // the narrowest data type its name or its op's input types name.
+  ComputePrecision precision = ComputePrecision::kUnknown;
   uint64_t occurrences = 0;
   uint64_t total_ns = 0, min_ns = 0, max_ns = 0;
 };
@@ -55,7 +59,8 @@ class KernelStatsDb {
   // With xprof compatibility: op names from `tf_op` only, `shm:` ignored.
   // Reads TensorFlow/JAX captures (`kernel_details`) and PyTorch/Kineto
   // Chrome traces (kernel events with `grid`, `block`, `registers per
-  // thread`, `shared memory` args).
+  // thread`, `shared memory` args; their Tensor Core use, op eligibility
+  // and precision from pytorch_kernel_rules.h).
   void AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options = {});
   // Appends another host's rows unmerged, as the reference combines hosts.
   void AppendHost(const KernelStatsDb& other);

@@ -646,6 +646,9 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   }
   if (out.groups.empty() && marker)
     out.no_groups_reason = "no event matches --step-marker '" + options.step_marker + "'";
+  else if (out.groups.empty() && host.framework == Framework::kPyTorch)
+    out.no_groups_reason = "no step markers: no ProfilerStep#N annotation (torch.profiler.profile writes one for each "
+                           "prof.step() call)";
   else if (out.groups.empty())
     out.no_groups_reason =
         "no step markers: no event has a root stat (_r, as tf.profiler.experimental.Trace(..., _r=1), Keras and "

@@ -74,7 +74,8 @@ void ProcessActivities(std::vector<Activity>& activities, OpMetricsDb& db, uint6
   }
 }
 
-// One op typed by the capture (tf_op_type), in the line's order.
+// One op typed by the capture (tf_op_type), or a device runtime call
+// (op null: an event with a correlation_id), in the line's order.
 struct TypedOp {
   int64_t start_ps, end_ps;
   const OpIdentity* op;
@@ -86,10 +87,13 @@ struct TypedOp {
 // microseconds or nanoseconds, so a child often ends at the same instant as
 // its parent (aten::linear and its aten::addmm): the begin/end pairing above,
 // kept for TensorFlow's ops as the reference does it, would drop the child.
+// A runtime call inside an op marks it and, when it closes, its parent as
+// having launched device work.
 void ProcessTypedOps(const std::vector<TypedOp>& ops, OpMetricsDb& db) {
   struct Open {
     const TypedOp* op;
     uint64_t children_ps = 0;
+    bool launched = false;
   };
   std::vector<Open> stack;
   auto close = [&db](const Open& o) {
@@ -101,17 +105,25 @@ void ProcessTypedOps(const std::vector<TypedOp>& ops, OpMetricsDb& db) {
     m.occurrences += 1;
     m.time_ps += time;
     m.self_time_ps += self;
+    m.device_launching_occurrences += o.launched ? 1 : 0;
     db.total_op_time_ps += self;
   };
+  auto pop = [&] {
+    close(stack.back());
+    const bool launched = stack.back().launched;
+    stack.pop_back();
+    if (launched && !stack.empty()) stack.back().launched = true;
+  };
   for (const TypedOp& op : ops) {
-    while (!stack.empty() && stack.back().op->end_ps <= op.start_ps) {
-      close(stack.back());
-      stack.pop_back();
+    while (!stack.empty() && stack.back().op->end_ps <= op.start_ps) pop();
+    if (!op.op) {
+      if (!stack.empty()) stack.back().launched = true;
+      continue;
     }
     if (!stack.empty()) stack.back().children_ps += static_cast<uint64_t>(op.end_ps - op.start_ps);
     stack.push_back({&op});
   }
-  for (; !stack.empty(); stack.pop_back()) close(stack.back());
+  while (!stack.empty()) pop();
 }
 
 }  // namespace
@@ -121,7 +133,11 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
   // Ops by event name, parsed once per name: user TraceMes ("train", ...)
   // parse as unknown and are not ops.
   std::vector<std::optional<OpIdentity>> by_metadata(plane.event_metadata.size());
-  for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
+  const StatFinder typed_by_capture(host, plane, "tf_op_type");
+  // Where the capture types its ops (Kineto), other events are not ops
+  // whatever their names look like (ProcessGroupNCCL's "nccl:_all_gather_base"
+  // annotation is no TF op "nccl" of type "_all_gather_base").
+  for (size_t m = 0; m < plane.event_metadata.size() && !typed_by_capture.exists(); ++m) {
     std::string_view name = host.Str(plane.event_metadata[m].name);
     if (name.empty()) continue;
     TfOp op = ParseTfOpFullname(name, options.tf_legacy());
@@ -129,6 +145,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
   }
   const StatFinder stage_id(host, plane, "_ipl_stage_id"), stage_cat(host, plane, "_ipl_stage_cat");
   const StatFinder is_eager(host, plane, "is_eager"), tf_op(host, plane, "tf_op"), tf_op_type(host, plane, "tf_op_type");
+  const StatFinder correlation(host, plane, "correlation_id");
   std::vector<bool> is_memory_event(plane.event_metadata.size());
   for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
     std::string_view name = host.Str(plane.event_metadata[m].name);
@@ -193,6 +210,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
           continue;
         }
       }
+      if (tf_op_type.exists() && correlation.In(stats)) typed.push_back({e.start_ps, e.end_ps(), nullptr});
       const OpIdentity* op = nullptr;
       // Input-pipeline stage events are ops named by the event, typed by
       // their stage category, and keyed by stage id.
@@ -242,6 +260,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
       last = activities.back().time_ps;
     }
     for (const TypedOp& t : typed) {
+      if (!t.op) continue;
       first = std::min(first, t.start_ps);
       last = std::max(last, t.end_ps);
     }

@@ -38,6 +38,7 @@ HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const A
   HostSummary s;
   s.env.hosts.push_back(host.name);
   s.env.hostnames = host.hostnames.empty() ? std::vector<std::string>{host.name} : host.hostnames;
+  s.env.framework = host.framework;
   for (size_t p = 0; p < host.planes.size(); ++p) {
     const Plane& plane = host.planes[p];
     const std::vector<std::vector<bool>>* marks = eager->empty() ? nullptr : &(*eager)[p];
@@ -70,6 +71,7 @@ void CombineHostSummaries(HostSummary& into, const HostSummary& other) {
     into.env.device_type = other.env.device_type;
   }
   into.env.device_core_count += other.env.device_core_count;
+  if (into.env.framework == Framework::kUnknown) into.env.framework = other.env.framework;
   into.host_ops.Combine(other.host_ops, /*count_cores=*/false);
   into.device_ops.Combine(other.device_ops, /*count_cores=*/true);
   into.kernels.AppendHost(other.kernels);

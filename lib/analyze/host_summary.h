@@ -25,6 +25,8 @@ struct RunEnvironment {
   std::string device_type = "CPU";  // e.g. "Nvidia GPU (Turing)".
   DeviceProperties first_device;    // Properties of the first GPU plane.
   int device_core_count = 0;        // GPU planes (devices) over all hosts.
+  Framework framework = Framework::kUnknown;  // The first host's that says (Host::framework).
+  bool pytorch() const { return framework == Framework::kPyTorch; }
   bool has_device() const { return device_core_count > 0; }
 };
 

@@ -11,7 +11,9 @@ namespace {
 
 std::string Dims(const std::array<uint32_t, 3>& d) { return fmt::format("{},{},{}", d[0], d[1], d[2]); }
 
-Table KernelTable(const std::vector<KernelReport>& reports) {
+// `with_precision`: PyTorch traces, whose kernels' data type is read from
+// their names and ops (TensorFlow's kernel stats have no such column).
+Table KernelTable(const std::vector<KernelReport>& reports, bool with_precision) {
   Table t{"kernel_stats", "GPU kernel stats", {}, {}};
   t.Add({"rank", "rank", ColumnType::kInt, 0, 0, "Rank"})
       .Add({"kernel_name", "kernel", ColumnType::kString, 0, 60, "Kernel Name"})
@@ -22,30 +24,34 @@ Table KernelTable(const std::vector<KernelReport>& reports) {
       .Add({"occupancy_pct", "occ %", ColumnType::kDouble, 1, 0, "Theoretical Occupancy %"})
       .Add({"is_op_tensor_core_eligible", "TC eligible", ColumnType::kBool, 0, 0, "Op is TensorCore eligible"})
       .Add({"is_kernel_using_tensor_core", "uses TC", ColumnType::kBool, 0, 0, "Kernel uses TensorCore"})
-      .Add({"op_name", "op", ColumnType::kString, 0, 48, "Op Name"})
-      .Add({"occurrences", "#", ColumnType::kInt, 0, 0, "Occurrences"})
+      .Add({"op_name", "op", ColumnType::kString, 0, 48, "Op Name"});
+  if (with_precision) t.Add({"precision", "precision", ColumnType::kString, 0, 0, "Precision"});
+  t.Add({"occurrences", "#", ColumnType::kInt, 0, 0, "Occurrences"})
       .Add({"total_duration_us", "total us", ColumnType::kDouble, 3, 0, "Total Duration (us)"})
       .Add({"avg_duration_us", "avg us", ColumnType::kDouble, 3, 0, "Avg Duration (us)"})
       .Add({"min_duration_us", "min us", ColumnType::kDouble, 3, 0, "Min Duration (us)"})
       .Add({"max_duration_us", "max us", ColumnType::kDouble, 3, 0, "Max Duration (us)"});
   int64_t rank = 0;
   for (const KernelReport& r : reports) {
-    t.NewRow() = {++rank,
-                  r.name,
-                  static_cast<int64_t>(r.params.registers_per_thread),
-                  static_cast<int64_t>(r.params.static_shmem_bytes) + r.params.dynamic_shmem_bytes,
-                  Dims(r.params.block),
-                  Dims(r.params.grid),
-                  r.params.occupancy_pct,
-                  r.op_tensor_core_eligible,
-                  r.uses_tensor_core,
-                  r.op_name,
-                  static_cast<int64_t>(r.occurrences),
-                  static_cast<double>(r.total_ns) / 1000.0,
-                  // The reference divides in integer nanoseconds.
-                  static_cast<double>(r.occurrences ? r.total_ns / r.occurrences : 0) / 1000.0,
-                  static_cast<double>(r.min_ns) / 1000.0,
-                  static_cast<double>(r.max_ns) / 1000.0};
+    std::vector<Cell>& row = t.NewRow();
+    row.clear();  // Filled in column order below.
+    row.emplace_back(++rank);
+    row.emplace_back(r.name);
+    row.emplace_back(static_cast<int64_t>(r.params.registers_per_thread));
+    row.emplace_back(static_cast<int64_t>(r.params.static_shmem_bytes) + r.params.dynamic_shmem_bytes);
+    row.emplace_back(Dims(r.params.block));
+    row.emplace_back(Dims(r.params.grid));
+    row.emplace_back(r.params.occupancy_pct);
+    row.emplace_back(r.op_tensor_core_eligible);
+    row.emplace_back(r.uses_tensor_core);
+    row.emplace_back(r.op_name);
+    if (with_precision) row.emplace_back(std::string(ComputePrecisionName(r.precision)));
+    row.emplace_back(static_cast<int64_t>(r.occurrences));
+    row.emplace_back(static_cast<double>(r.total_ns) / 1000.0);
+    // The reference divides in integer nanoseconds.
+    row.emplace_back(static_cast<double>(r.occurrences ? r.total_ns / r.occurrences : 0) / 1000.0);
+    row.emplace_back(static_cast<double>(r.min_ns) / 1000.0);
+    row.emplace_back(static_cast<double>(r.max_ns) / 1000.0);
   }
   return t;
 }
@@ -130,7 +136,7 @@ Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptio
     report.tables.push_back(OpTable(kept, options.top));
   } else {
     if (options.top && kept.size() > options.top) kept.resize(options.top);
-    report.tables.push_back(KernelTable(kept));
+    report.tables.push_back(KernelTable(kept, summary.env.pytorch()));
   }
   if (summary.kernels.size() > 1000)
     report.notes.push_back(fmt::format("{} kernel rows in the capture; the 1000 longest are kept, as the TensorFlow Profiler does",

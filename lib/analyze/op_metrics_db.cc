@@ -32,6 +32,7 @@ void OpMetricsDb::Combine(const OpMetricsDb& src, bool count_cores) {
     }
     d.is_eager = d.is_eager || s.is_eager;
     d.occurrences += s.occurrences;
+    d.device_launching_occurrences += s.device_launching_occurrences;
     d.time_ps += s.time_ps;
     d.self_time_ps += s.self_time_ps;
     if (count_cores) d.num_cores += s.num_cores;

@@ -29,6 +29,10 @@ struct OpMetrics {
   uint64_t time_ps = 0;       // Total (inclusive) time.
   uint64_t self_time_ps = 0;  // Time minus nested ops' time.
   uint32_t num_cores = 0;     // Device ops: on how many devices it ran.
+  // Host ops the capture types (PyTorch's): executions during which the
+  // op or an op inside it called the device runtime (launched a kernel,
+  // a copy, a memset). An op that never did ran on the host.
+  uint64_t device_launching_occurrences = 0;
 
   bool is_idle() const { return name == kIdleOp; }
 };

@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/analyze/pytorch_advice.h"
 
 namespace tfprof {
 namespace {
@@ -121,6 +122,7 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
       o.precision_statement = fmt::format(
           "Only {:.1f}% of device computation is 16 bit. So you might want to replace more 32-bit Ops by 16-bit Ops to "
           "improve performance (if the reduced accuracy is acceptable).", o.compute_16bit_percent);
+    if (!o.precision_statement.empty()) o.precision_level = "low_16bit";
   }
   o.placement = ComputePlacement(ops, "(all)");
   OpMetricsDb tf = DeviceOpsToTfOps(ops.device_ops, /*with_idle=*/false, options);
@@ -167,6 +169,8 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
                                                              : ". Use " + options.StepFallbackHint() +
                                                                    " to get a breakdown anyway."));
   o.steps = std::move(steps);
+  // Precision, Tensor Cores, eager and input advice in PyTorch's terms.
+  if (o.env.pytorch()) AdviseForPyTorch(ops, o);
   return o;
 }
 

@@ -34,8 +34,17 @@ struct TopDeviceOp {
 struct Overview {
   StepSummary steps;
   Bottleneck bottleneck;
+  // Device compute time by the precision of its kernels, % (TensorFlow:
+  // 16- and 32-bit only, from the step events as the reference; PyTorch:
+  // 8-, 16-, 32-bit and unknown, from the kernels, pytorch_advice.h).
   double compute_16bit_percent = 0, compute_32bit_percent = 0;
+  double compute_8bit_percent = 0, compute_unknown_precision_percent = 0;
   std::string precision_statement;
+  std::string precision_level = "no";  // "no", "low_16bit", or "unknown" (nothing tells the data type).
+  // Kernel time of ops that could use Tensor Cores in kernels that do not,
+  // % of all kernel time, and the advice when it is high (PyTorch only).
+  double tensor_core_eligible_unused_percent = 0;
+  std::string tensor_core_statement;
   // Self time of the ops that ran eagerly (op by op, outside tf.function),
   // % of all ops' self time (IDLE excluded): host ops, and device ops
   // rolled up to TF ops. The statement when either is over 10%.

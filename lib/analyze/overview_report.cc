@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "fmt/format.h"
+#include "lib/analyze/pytorch_advice.h"
 
 namespace tfprof {
 namespace {
@@ -66,10 +67,17 @@ void AddSummary(const Overview& o, Report& r) {
   }
   row("device_compute_16bit_percent", o.compute_16bit_percent, "%");
   row("device_compute_32bit_percent", o.compute_32bit_percent, "%");
+  if (o.env.pytorch()) {
+    row("device_compute_8bit_percent", o.compute_8bit_percent, "%");
+    row("device_compute_unknown_precision_percent", o.compute_unknown_precision_percent, "%");
+    row("tensor_core_eligible_unused_percent", o.tensor_core_eligible_unused_percent, "%");
+  }
   row("host_tf_op_percent", o.placement.host_percent(), "%");
   row("device_tf_op_percent", o.placement.device_percent(), "%");
-  row("host_op_time_eager_percent", o.host_eager_percent, "%");
-  row("device_op_time_eager_percent", o.device_eager_percent, "%");
+  if (!o.env.pytorch()) {  // Eager execution is TensorFlow's notion.
+    row("host_op_time_eager_percent", o.host_eager_percent, "%");
+    row("device_op_time_eager_percent", o.device_eager_percent, "%");
+  }
   row("idle_percent", o.bottleneck.idle_percent, "%");
   r.tables.push_back(std::move(t));
 }
@@ -111,8 +119,12 @@ void AddRecommendations(const Overview& o, Report& r) {
   t.NewRow() = {std::string("kernel_launch"), b.kernel_launch_classification, b.kernel_launch_statement};
   t.NewRow() = {std::string("all_others"), b.all_other_classification, b.all_other_statement};
   t.NewRow() = {std::string("device_collectives"), b.collectives_classification, b.collectives_statement};
-  t.NewRow() = {std::string("precision"), std::string(o.precision_statement.empty() ? "no" : "low_16bit"), o.precision_statement};
-  t.NewRow() = {std::string("eager"), std::string(o.eager_statement.empty() ? "no" : "high"), o.eager_statement};
+  t.NewRow() = {std::string("precision"), o.precision_level, o.precision_statement};
+  if (o.env.pytorch())
+    t.NewRow() = {std::string("tensor_cores"), std::string(o.tensor_core_statement.empty() ? "no" : "eligible_unused"),
+                  o.tensor_core_statement};
+  else
+    t.NewRow() = {std::string("eager"), std::string(o.eager_statement.empty() ? "no" : "high"), o.eager_statement};
   t.detail = true;
   r.tables.push_back(std::move(t));
 }
@@ -143,20 +155,31 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
   if (!b.all_other_statement.empty()) r.lines.push_back(b.all_other_statement);
   if (!b.collectives_statement.empty()) r.lines.push_back(b.collectives_statement);
   if (!o.precision_statement.empty()) r.lines.push_back(o.precision_statement);
+  if (!o.tensor_core_statement.empty()) r.lines.push_back(o.tensor_core_statement);
   if (!o.eager_statement.empty()) r.lines.push_back(o.eager_statement);
   if (!o.steps.rows.empty())
     r.lines.push_back(fmt::format("step time {:.2f} ms (σ {:.2f} · min {:.2f} · max {:.2f})", o.steps.step_time_ms.avg,
                                   o.steps.step_time_ms.stddev, o.steps.step_time_ms.min, o.steps.step_time_ms.max));
   if (o.placement.host_op_executions + o.placement.device_op_executions == 0) {
-    r.lines.push_back("op placement: no TensorFlow op executions found (eager ops run through EagerExecute are not TF op "
-                      "events, and JAX/XLA device ops need the HLO protos)");
+    r.lines.push_back(o.env.pytorch() ? "op placement: no PyTorch op executions found (the trace has no cpu_op events "
+                                        "and no kernels)"
+                                      : "op placement: no TensorFlow op executions found (eager ops run through "
+                                        "EagerExecute are not TF op events, and JAX/XLA device ops need the HLO protos)");
+  } else if (o.env.pytorch()) {
+    r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of op executions",
+                                  o.placement.host_percent(), o.placement.device_percent()));
   } else {
     r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of TF op executions",
                                   o.placement.host_percent(), o.placement.device_percent()));
     r.lines.push_back(fmt::format("eager execution (op by op, outside tf.function): host {:.1f}% · device {:.1f}% of op "
                                   "self time", o.host_eager_percent, o.device_eager_percent));
   }
-  if (o.env.has_device())
+  if (o.env.has_device() && o.env.pytorch())
+    r.lines.push_back(fmt::format("device compute precision: {:.1f}% 8-bit · {:.1f}% 16-bit · {:.1f}% 32-bit · {:.1f}% "
+                                  "unknown",
+                                  o.compute_8bit_percent, o.compute_16bit_percent, o.compute_32bit_percent,
+                                  o.compute_unknown_precision_percent));
+  else if (o.env.has_device())
     r.lines.push_back(fmt::format("device compute precision: {:.1f}% 16-bit · {:.1f}% 32-bit", o.compute_16bit_percent,
                                   o.compute_32bit_percent));
   AddBreakdown(o, r);
@@ -215,10 +238,14 @@ Report BuildInputPipelineReport(const Overview& o, const std::string& run) {
   br.NewRow() = {std::string("Unclassified (non-enqueue)"), b.unclassified_non_enqueue_us};
 
   r.tables = {std::move(steps), std::move(ops), std::move(br)};
-  r.notes.push_back("Recommendations: enqueuing data on the host: use more host threads or a faster host; preprocessing: "
-                    "parallelize it (num_parallel_calls in map), cache it, or do it offline; reading files in advance: "
-                    "prefetch, interleave reads, use a larger buffer; reading files on demand: read ahead with prefetch "
-                    "and interleave; other input code: move it into tf.data.");
+  if (o.env.pytorch())
+    r.notes.push_back(PyTorchInputAdvice() + " (The host-side input tables need tf.data's iterator events: empty for "
+                                             "PyTorch; the DataLoader's wait counts as input time above.)");
+  else
+    r.notes.push_back("Recommendations: enqueuing data on the host: use more host threads or a faster host; preprocessing: "
+                      "parallelize it (num_parallel_calls in map), cache it, or do it offline; reading files in advance: "
+                      "prefetch, interleave reads, use a larger buffer; reading files on demand: read ahead with prefetch "
+                      "and interleave; other input code: move it into tf.data.");
   for (const std::string& w : o.warnings) r.notes.push_back(w);
   if (!o.steps.note.empty()) r.notes.push_back(o.steps.note);
   return r;

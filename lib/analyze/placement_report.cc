@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/analyze/pytorch_kernel_rules.h"
 
 namespace tfprof {
 namespace {
@@ -32,10 +33,12 @@ Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSu
   Report r;
   r.command = "placement";
   Placement all = ComputePlacement(combined, "(all)");
-  r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of TF op executions ({} on host, {} on device)",
-                                all.host_percent(), all.device_percent(), all.host_op_executions, all.device_op_executions));
+  const bool pytorch = combined.env.pytorch();
+  r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of {} executions ({} on host, {} on device)",
+                                all.host_percent(), all.device_percent(), pytorch ? "op" : "TF op",
+                                all.host_op_executions, all.device_op_executions));
 
-  Table t{"placement", "TF op placement", {}, {}};
+  Table t{"placement", pytorch ? "Op placement" : "TF op placement", {}, {}};
   t.Add({"host", "host"})
       .Add({"host_op_executions", "host ops", ColumnType::kInt})
       .Add({"device_op_executions", "device ops", ColumnType::kInt})
@@ -75,9 +78,16 @@ Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSu
       if (m->self_time_ps == 0) break;
       // tf.data iterators run on the host by design; they are not candidates.
       if (m->category == "Dataset") continue;
+      // A PyTorch op that launched device work already runs there (its
+      // host time is the dispatch); bookkeeping has nothing to move.
+      if (pytorch && (m->device_launching_occurrences > 0 || IsTorchBookkeepingOp(m->name))) continue;
       c.NewRow() = {++rank, m->category, m->name, static_cast<int64_t>(m->occurrences),
                     static_cast<double>(m->self_time_ps) / 1e9, Percent(m->self_time_ps, combined.host_ops.total_op_time_ps)};
     }
+    if (pytorch)
+      r.notes.push_back("PyTorch candidates: host ops that never launched device work (no kernel, copy or memset "
+                        "from them or the ops inside them), leaving out tensor allocation and views, the autograd "
+                        "engine and backward nodes, and record_function scopes");
   } else {
     r.notes.push_back("no GPU device plane: every op ran on the host, so there are no candidates to move");
   }

@@ -45,6 +45,8 @@ const std::vector<MetricDef> kCatalogue = {
     {"overview.all_others_percent", "%", "overview", "All others as % of the total step time"},
     {"overview.device_compute_16bit_percent", "%", "overview", "share of device compute time in 16-bit kernels (GPU runs)"},
     {"overview.device_compute_32bit_percent", "%", "overview", "share of device compute time in 32-bit kernels (GPU runs)"},
+    {"overview.device_compute_8bit_percent", "%", "overview", "share of device compute time in 8-bit (FP8, FP4, int8) kernels (GPU runs; TensorFlow captures: 0)"},
+    {"overview.device_compute_unknown_precision_percent", "%", "overview", "share of device compute time in kernels whose data type nothing names (PyTorch GPU runs)"},
     {"placement.host_op_percent", "%", "placement", "TF op executions on the host, % of all TF op executions"},
     {"placement.device_op_percent", "%", "placement", "TF op executions on the device, % of all TF op executions"},
     {"placement.host_op_executions", "count", "placement", "TF op executions on the host"},
@@ -62,6 +64,7 @@ const std::vector<MetricDef> kCatalogue = {
     {"kernels.time_ms", "ms", "kernel-stats", "total GPU kernel time"},
     {"kernels.tensor_core_time_percent", "%", "kernel-stats", "% of kernel time in kernels that use Tensor Cores"},
     {"kernels.tensor_core_eligible_time_percent", "%", "kernel-stats", "% of kernel time in kernels whose op could use Tensor Cores"},
+    {"kernels.tensor_core_eligible_unused_percent", "%", "kernel-stats", "% of kernel time in kernels whose op could use Tensor Cores but that do not"},
     {"memory.<memory_id>.peak_usage_bytes", "bytes", "memory", "window peak of memory in use (stack + heap) of the allocator"},
     {"memory.<memory_id>.peak_heap_bytes", "bytes", "memory", "heap in use at that peak"},
     {"memory.<memory_id>.lifetime_peak_heap_bytes", "bytes", "memory", "the allocator's own high-water mark of heap since the program started"},
@@ -134,6 +137,8 @@ void AddOverview(const Overview& o, MetricList& m) {
   if (o.env.has_device()) {
     m.Add("overview.device_compute_16bit_percent", o.compute_16bit_percent);
     m.Add("overview.device_compute_32bit_percent", o.compute_32bit_percent);
+    m.Add("overview.device_compute_8bit_percent", o.compute_8bit_percent);
+    if (o.env.pytorch()) m.Add("overview.device_compute_unknown_precision_percent", o.compute_unknown_precision_percent);
   }
 }
 
@@ -154,7 +159,8 @@ void AddOpStats(const HostSummary& ops, MetricList& m) {
     m.Add(prefix + ".idle_percent",
           Pct(static_cast<double>(db.total_time_ps - db.total_op_time_ps), static_cast<double>(db.total_time_ps)));
     m.Add(prefix + ".ops", static_cast<double>(rows));
-    m.Add(prefix + ".eager_percent", EagerPercent(tf_ops));
+    // Eager execution is TensorFlow's notion: no such metric for PyTorch.
+    if (!ops.env.pytorch()) m.Add(prefix + ".eager_percent", EagerPercent(tf_ops));
   };
   if (ops.has_host_plane) side("op_stats.host", ops.host_ops, ops.host_ops);
   if (ops.env.has_device()) side("op_stats.device", ops.device_ops, DeviceOpsToTfOps(ops.device_ops, /*with_idle=*/false));
@@ -162,18 +168,20 @@ void AddOpStats(const HostSummary& ops, MetricList& m) {
 
 void AddKernels(const HostSummary& ops, MetricList& m) {
   if (ops.kernels.empty()) return;
-  uint64_t total = 0, tc = 0, eligible = 0, launches = 0;
+  uint64_t total = 0, tc = 0, eligible = 0, unused = 0, launches = 0;
   for (const KernelReport& r : ops.kernels.Sorted(0)) {
     total += r.total_ns;
     launches += r.occurrences;
     if (r.uses_tensor_core) tc += r.total_ns;
     if (r.op_tensor_core_eligible) eligible += r.total_ns;
+    if (r.op_tensor_core_eligible && !r.uses_tensor_core) unused += r.total_ns;
   }
   m.Add("kernels.rows", static_cast<double>(ops.kernels.size()));
   m.Add("kernels.launches", static_cast<double>(launches));
   m.Add("kernels.time_ms", static_cast<double>(total) / 1e6);
   m.Add("kernels.tensor_core_time_percent", Pct(static_cast<double>(tc), static_cast<double>(total)));
   m.Add("kernels.tensor_core_eligible_time_percent", Pct(static_cast<double>(eligible), static_cast<double>(total)));
+  m.Add("kernels.tensor_core_eligible_unused_percent", Pct(static_cast<double>(unused), static_cast<double>(total)));
 }
 
 }  // namespace
@@ -243,6 +251,9 @@ RunAnalysis RunMetricsCollector::Finish(std::string run_name) {
                                                                           ? std::string("no steps found")
                                                                           : out.overview.steps.no_steps_reason)});
   AddOpStats(out.ops, m);
+  if (out.ops.env.pytorch())
+    out.absent.push_back({{"op_stats.host.eager_percent", "op_stats.device.eager_percent"},
+                          "no eager_percent metrics: eager execution (outside tf.function) is TensorFlow's notion"});
   AddKernels(out.ops, m);
   if (!out.ops.env.has_device())
     out.absent.push_back({{"overview.device_", "overview.output_", "overview.kernel_launch_", "op_stats.device."},

@@ -133,8 +133,15 @@ std::vector<TfStatsRecord> BuildTfStatsRecords(const HostSummary& summary, const
 Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& options) {
   std::vector<TfStatsRecord> records = BuildTfStatsRecords(summary, options);
   const bool gpu = summary.env.has_device();
+  // PyTorch's ops have no eager/function mode (TensorFlow's tf.function
+  // notion): no such column for them, and no TensorFlow title.
+  const bool pytorch = summary.env.pytorch();
 
-  Table t{"op_stats", options.by_type ? "TensorFlow Stats by op type" : "TensorFlow Stats", {}, {}};
+  Table t{"op_stats",
+          pytorch ? (options.by_type ? "PyTorch op stats by op type" : "PyTorch op stats")
+                  : (options.by_type ? "TensorFlow Stats by op type" : "TensorFlow Stats"),
+          {},
+          {}};
   auto col = [&](std::string key, std::string label, ColumnType type, std::string csv, int precision = 3, int width = 0) {
     t.Add({std::move(key), std::move(label), type, precision, width, std::move(csv), /*percent=*/precision == 6});
   };
@@ -152,7 +159,7 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
   col("host_self_time_fraction", "host self", ColumnType::kDouble, "Total self-time on Host (%)", 6);
   col("host_cumulative_self_time_fraction", "host cum", ColumnType::kDouble, "Cumulative total-self time on Host (%)", 6);
   if (gpu) col("gpu_tensorcore_utilization", "TC util", ColumnType::kDouble, "GPU TensorCore utilization", 6);
-  col("execution_mode", "mode", ColumnType::kString, "Execution mode");
+  if (!pytorch) col("execution_mode", "mode", ColumnType::kString, "Execution mode");
 
   if (!options.sort.empty()) {
     int k = t.ColumnIndex(options.sort);
@@ -195,7 +202,7 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
     row[i++] = r.host_self_fraction;
     row[i++] = r.host_cumulative_fraction;
     if (gpu) row[i++] = r.tensor_core_utilization;
-    row[i++] = std::string(r.is_eager ? "Eager" : "Function");
+    if (!pytorch) row[i++] = std::string(r.is_eager ? "Eager" : "Function");
   }
 
   Report report;

@@ -97,6 +97,11 @@ struct Plane {
 enum class CaptureFormat { kXSpace, kChromeTrace };
 std::string_view CaptureFormatName(CaptureFormat format);
 
+// The framework that wrote the capture, where the reader can tell; analyses
+// word their advice after it (no tf.data advice for a PyTorch run).
+// kUnknown reads as TensorFlow's, the profiler this tool mirrors.
+enum class Framework { kUnknown, kPyTorch };
+
 struct Host {
   std::string name;         // Host name (from the XSpace, or the file name).
   std::string source_path;  // The file it was read from.
@@ -112,6 +117,7 @@ struct Host {
   std::vector<std::string> hostnames;  // As the capture names its host (XSpace.hostnames).
   std::vector<std::string> errors;     // Reported by the profiler in the capture.
   std::vector<std::string> warnings;
+  Framework framework = Framework::kUnknown;
 
   std::string_view Str(StringId id) const { return strings.Get(id); }
   std::string_view PlaneName(const Plane& p) const { return strings.Get(p.name); }

@@ -404,6 +404,33 @@ std::optional<int64_t> DeviceIndex(std::string_view labels, int64_t pid) {
   return std::nullopt;
 }
 
+void AddKinetoOpDiagnostics(const KinetoOpCounts& ops, Diagnostics& diag) {
+  diag.Add(Severity::kInfo, "json.kineto_framework_ops",
+           "Kineto cpu_op events read as framework ops (stats tf_op and tf_op_type: name and type are the op, "
+           "e.g. aten::addmm), so op stats count them as TF ops",
+           "", ops.host_ops);
+  diag.Add(Severity::kInfo, "json.kineto_device_ops",
+           "Kineto kernels, memcpys and memsets given the op that launched them (tf_op, tf_op_type: the innermost "
+           "cpu_op around the runtime call with the same correlation_id)",
+           "", ops.device_with_op);
+  diag.Add(Severity::kInfo, "json.kineto_device_ops_by_annotation",
+           "Kineto kernels, memcpys and memsets launched outside any op, counted under the user_annotation "
+           "(record_function scope) around their runtime call",
+           "", ops.device_with_annotation);
+  diag.Add(Severity::kInfo, "json.kineto_device_ops_by_gpu_annotation",
+           "Kineto kernels, memcpys and memsets with neither, counted under the gpu_user_annotation of their device "
+           "around them",
+           "", ops.device_with_gpu_annotation);
+  diag.Add(Severity::kInfo, "json.kineto_device_ops_by_own_name",
+           "Kineto kernels, memcpys and memsets outside any op or annotation (C++ extensions, communication "
+           "kernels), counted as rows of their own name",
+           "", ops.device_named_as_themselves);
+  diag.Add(Severity::kInfo, "json.kineto_op_input_types",
+           "Kineto device events given their op's `Input type` (record_shapes=True) as op_input_types, data type "
+           "evidence for device compute precision",
+           "", ops.device_with_input_types);
+}
+
 void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
   std::vector<PlaneCensus> census;
   bool kineto = false;
@@ -493,22 +520,18 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
              "on the launch (ROCm)",
              "", dims);
     // After the planes are named and correlation_id is read on both sides.
-    const KinetoOpCounts ops = MarkKinetoFrameworkOps(host, dst);
-    diag.Add(Severity::kInfo, "json.kineto_framework_ops",
-             "Kineto cpu_op events read as framework ops (stats tf_op and tf_op_type: name and type are the op, "
-             "e.g. aten::addmm), so op stats count them as TF ops",
-             "", ops.host_ops);
-    diag.Add(Severity::kInfo, "json.kineto_device_ops",
-             "Kineto kernels, memcpys and memsets given the op that launched them (tf_op, tf_op_type: the innermost "
-             "cpu_op around the runtime call with the same correlation_id); " +
-                 std::to_string(ops.device_without_op) + " launched outside any op have none",
-             "", ops.device_with_op);
+    AddKinetoOpDiagnostics(MarkKinetoFrameworkOps(host, &dst), diag);
     // Remove the merged planes, keeping the others in order.
     std::vector<Plane> kept;
     for (size_t p = 0; p < host.planes.size(); ++p)
       if (p == target || std::find(cpu.begin(), cpu.end(), p) == cpu.end()) kept.push_back(std::move(host.planes[p]));
     host.planes = std::move(kept);
+  } else {
+    // A GPU-only trace: its device events are named by their GPU
+    // annotations or themselves.
+    AddKinetoOpDiagnostics(MarkKinetoFrameworkOps(host, nullptr), diag);
   }
+  host.framework = Framework::kPyTorch;
   diag.Add(Severity::kInfo, "json.kineto_correlation",
            "Kineto `correlation` args read as the correlation_id stat, linking runtime calls to their kernels and copies",
            "", correlated);

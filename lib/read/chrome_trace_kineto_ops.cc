@@ -1,20 +1,33 @@
 #include "lib/read/chrome_trace_kineto_ops.h"
 
-#include <optional>
+#include <algorithm>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/stat_edit.h"
 
 namespace tfprof {
 namespace {
 
-// Appends the op's two stats to the events `op_of` names (kEmpty: none),
+// What an event runs for: name and type of its row (both the same string),
+// and for device events launched by an op, the op's Input type.
+struct OpOf {
+  StringId name = StringPool::kEmpty;
+  StringId input_types = StringPool::kEmpty;
+};
+
+struct OpKeys {
+  StatKey tf_op, tf_op_type, input_types;
+};
+
+// Appends the op stats to the events `op_of` names (kEmpty: none),
 // rebuilding the line's stat pool. Returns the events given an op.
-uint64_t AddOpStats(Line& line, StatKey tf_op, StatKey tf_op_type, const std::vector<StringId>& op_of) {
+uint64_t AddOpStats(Line& line, const OpKeys& keys, const std::vector<OpOf>& op_of) {
   std::vector<Stat> stats;
   stats.reserve(line.stats.size() + 2 * line.events.size());
   uint32_t begin = 0;  // The event's stats in the old pool (its stats_end is rewritten below).
@@ -23,10 +36,11 @@ uint64_t AddOpStats(Line& line, StatKey tf_op, StatKey tf_op_type, const std::ve
     std::span<const Stat> own(line.stats.data() + begin, line.events[i].stats_end - begin);
     begin = line.events[i].stats_end;
     stats.insert(stats.end(), own.begin(), own.end());
-    if (op_of[i] != StringPool::kEmpty) {
+    if (op_of[i].name != StringPool::kEmpty) {
       // Name and type are both the PyTorch op (see the header).
-      stats.push_back(Stat::String(tf_op, op_of[i]));
-      stats.push_back(Stat::String(tf_op_type, op_of[i]));
+      stats.push_back(Stat::String(keys.tf_op, op_of[i].name));
+      stats.push_back(Stat::String(keys.tf_op_type, op_of[i].name));
+      if (op_of[i].input_types != StringPool::kEmpty) stats.push_back(Stat::String(keys.input_types, op_of[i].input_types));
       ++count;
     }
     line.events[i].stats_end = static_cast<uint32_t>(stats.size());
@@ -35,77 +49,184 @@ uint64_t AddOpStats(Line& line, StatKey tf_op, StatKey tf_op_type, const std::ve
   return count;
 }
 
-}  // namespace
+bool IsStepMarker(std::string_view name) { return schema::StartsWith(name, "ProfilerStep#"); }
 
-KinetoOpCounts MarkKinetoFrameworkOps(Host& host, Plane& cpu) {
-  KinetoOpCounts counts;
-  const auto cat = cpu.FindStatKey(host.strings, "cat");
-  if (!cat || cpu.FindStatKey(host.strings, "tf_op")) return counts;
-  const auto corr = cpu.FindStatKey(host.strings, "correlation_id");
-  // Which events are ops, by metadata and category (cached per pair).
-  absl::flat_hash_map<std::pair<EventMetadataId, StringId>, bool> is_op_cache;
-  auto is_op = [&](EventMetadataId m, StringId c) {
-    auto [it, fresh] = is_op_cache.try_emplace({m, c}, false);
+enum class Kind : uint8_t { kOther, kOp, kAnnotation };
+
+// Whether a host event is an op, a user annotation (a record_function
+// scope) or neither, by metadata and category (cached per pair).
+class HostKinds {
+ public:
+  HostKinds(const Host& host, const Plane& plane) : host_(host), plane_(plane) {}
+  Kind Of(EventMetadataId m, StringId c) {
+    auto [it, fresh] = cache_.try_emplace({m, c}, Kind::kOther);
     if (fresh) {
-      std::string_view category = host.Str(c), name = host.Str(cpu.event_metadata[m].name);
-      it->second = (category == "cpu_op" || category == "Operator") && !name.empty() &&
-                   !schema::StartsWith(name, "ProfilerStep#");
+      std::string_view category = host_.Str(c), name = host_.Str(plane_.event_metadata[m].name);
+      if (name.empty() || IsStepMarker(name)) it->second = Kind::kOther;
+      else if (category == "cpu_op" || category == "Operator") it->second = Kind::kOp;
+      else if (category == "user_annotation") it->second = Kind::kAnnotation;
     }
     return it->second;
-  };
-  const StatKey tf_op = StatKeyFor(host, cpu, "tf_op"), tf_op_type = StatKeyFor(host, cpu, "tf_op_type");
-  absl::flat_hash_map<int64_t, StringId> op_of_launch;  // correlation_id -> op name.
+  }
+
+ private:
+  const Host& host_;
+  const Plane& plane_;
+  absl::flat_hash_map<std::pair<EventMetadataId, StringId>, Kind> cache_;
+};
+
+// What a runtime call (by correlation_id) was launched inside.
+struct Launch {
+  OpOf op;
+  bool by_op = false;  // Inside an op (else inside a user annotation).
+};
+
+// Host side: types the ops, and notes for each runtime call the innermost
+// op, else the innermost user annotation, open when it starts.
+absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoOpCounts& counts) {
+  absl::flat_hash_map<int64_t, Launch> launches;
+  const auto cat = cpu.FindStatKey(host.strings, "cat");
+  if (!cat) return launches;
+  const auto corr = cpu.FindStatKey(host.strings, "correlation_id");
+  const auto input_type = cpu.FindStatKey(host.strings, "Input type");
+  HostKinds kinds(host, cpu);
+  const OpKeys keys{StatKeyFor(host, cpu, "tf_op"), StatKeyFor(host, cpu, "tf_op_type"), 0};
   struct Open {
     int64_t end_ps;
-    StringId name;
+    OpOf op;
   };
-  std::vector<Open> stack;
+  // Ops and annotations nest separately (an annotation may end after the
+  // op it began in): one stack each.
+  std::vector<Open> ops, annotations;
   for (Line& line : cpu.lines) {
     if (schema::IsDerivedLineId(line.id)) continue;
     // Events are sorted by start, longer first: an event is inside the
-    // innermost open op that ends after it starts (an op ending at the same
-    // instant as the next one starts is its sibling, not its parent).
-    std::vector<StringId> op_of(line.events.size(), StringPool::kEmpty);
-    stack.clear();
+    // innermost open scope that ends after it starts (one ending at the
+    // same instant as the next one starts is its sibling, not its parent).
+    std::vector<OpOf> op_of(line.events.size());
+    ops.clear();
+    annotations.clear();
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
-      while (!stack.empty() && stack.back().end_ps <= e.start_ps) stack.pop_back();
+      for (auto* stack : {&ops, &annotations})
+        while (!stack->empty() && stack->back().end_ps <= e.start_ps) stack->pop_back();
       auto stats = line.EventStats(i);
       auto c = FindStatIn(stats, cat);
-      if (c && c->type() == StatType::kString && is_op(e.metadata, c->AsString())) {
-        op_of[i] = cpu.event_metadata[e.metadata].name;
-        stack.push_back({e.end_ps(), op_of[i]});
-      } else if (auto k = FindStatIn(stats, corr); k && k->is_integer() && !stack.empty()) {
-        op_of_launch.try_emplace(k->AsInt(), stack.back().name);
+      const Kind kind = c && c->type() == StatType::kString ? kinds.Of(e.metadata, c->AsString()) : Kind::kOther;
+      if (kind == Kind::kOp) {
+        op_of[i].name = cpu.event_metadata[e.metadata].name;
+        if (auto t = FindStatIn(stats, input_type); t && t->type() == StatType::kString) op_of[i].input_types = t->AsString();
+        ops.push_back({e.end_ps(), op_of[i]});
+      } else if (kind == Kind::kAnnotation) {
+        annotations.push_back({e.end_ps(), {cpu.event_metadata[e.metadata].name, StringPool::kEmpty}});
+      } else if (auto k = FindStatIn(stats, corr); k && k->is_integer()) {
+        if (!ops.empty()) launches.try_emplace(k->AsInt(), Launch{ops.back().op, true});
+        else if (!annotations.empty()) launches.try_emplace(k->AsInt(), Launch{annotations.back().op, false});
       }
     }
-    counts.host_ops += AddOpStats(line, tf_op, tf_op_type, op_of);
+    counts.host_ops += AddOpStats(line, keys, op_of);
   }
-  if (op_of_launch.empty()) return counts;
-  for (Plane& plane : host.planes) {
-    if (&plane == &cpu || !schema::IsGpuPlane(host.PlaneName(plane))) continue;
-    const auto gpu_corr = plane.FindStatKey(host.strings, "correlation_id");
-    if (!gpu_corr || plane.FindStatKey(host.strings, "tf_op")) continue;
-    const StatKey to_op = StatKeyFor(host, plane, "tf_op"), to_type = StatKeyFor(host, plane, "tf_op_type");
-    for (Line& line : plane.lines) {
-      // The derived line holds GPU-side annotations and syncs, not activity.
-      if (schema::IsDerivedLineId(line.id)) continue;
-      std::vector<StringId> op_of(line.events.size(), StringPool::kEmpty);
-      bool any = false;
-      for (size_t i = 0; i < line.events.size(); ++i) {
-        auto k = FindStatIn(line.EventStats(i), gpu_corr);
-        if (!k || !k->is_integer()) continue;
-        auto it = op_of_launch.find(k->AsInt());
-        if (it == op_of_launch.end()) {
-          ++counts.device_without_op;
+  return launches;
+}
+
+bool IsDeviceActivity(std::string_view cat) {
+  return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Kernel" || cat == "Memcpy" ||
+         cat == "Memset";
+}
+
+// Device side: names every kernel, memcpy and memset of a GPU plane (rules
+// 1-4 of the header).
+void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, Launch>& launches, KinetoOpCounts& counts) {
+  const auto cat = plane.FindStatKey(host.strings, "cat");
+  if (!cat || plane.FindStatKey(host.strings, "tf_op")) return;
+  const auto corr = plane.FindStatKey(host.strings, "correlation_id");
+  absl::flat_hash_map<StringId, bool> activity_cat;
+  auto is_activity = [&](std::span<const Stat> stats) {
+    auto c = FindStatIn(stats, cat);
+    if (!c || c->type() != StatType::kString) return false;
+    auto [it, fresh] = activity_cat.try_emplace(c->AsString(), false);
+    if (fresh) it->second = IsDeviceActivity(host.Str(c->AsString()));
+    return it->second;
+  };
+
+  // The GPU annotations (their derived line), by start, longer first.
+  struct Span {
+    int64_t begin, end;
+    StringId name;
+  };
+  std::vector<Span> annotations;
+  for (const Line& line : plane.lines) {
+    if (line.id != kKinetoAnnotationLineId) continue;
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      auto c = FindStatIn(line.EventStats(i), cat);
+      std::string_view name = host.Str(plane.event_metadata[line.events[i].metadata].name);
+      if (c && c->type() == StatType::kString && host.Str(c->AsString()) == "gpu_user_annotation" && !name.empty() &&
+          !IsStepMarker(name))
+        annotations.push_back({line.events[i].start_ps, line.events[i].end_ps(), plane.event_metadata[line.events[i].metadata].name});
+    }
+  }
+  std::sort(annotations.begin(), annotations.end(), [](const Span& a, const Span& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+  });
+
+  // Each activity's row, decided in start order so one sweep finds the
+  // innermost annotation open at its start.
+  std::vector<std::vector<OpOf>> op_of(plane.lines.size());
+  std::vector<std::tuple<int64_t, uint32_t, uint32_t>> unlinked;  // (start, line, event) for rules 3-4.
+  for (size_t l = 0; l < plane.lines.size(); ++l) {
+    const Line& line = plane.lines[l];
+    if (schema::IsDerivedLineId(line.id)) continue;
+    op_of[l].resize(line.events.size());
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      auto stats = line.EventStats(i);
+      if (!is_activity(stats)) continue;
+      if (auto k = FindStatIn(stats, corr); k && k->is_integer()) {
+        if (auto it = launches.find(k->AsInt()); it != launches.end()) {
+          op_of[l][i] = it->second.op;
+          ++(it->second.by_op ? counts.device_with_op : counts.device_with_annotation);
+          counts.device_with_input_types += it->second.op.input_types != StringPool::kEmpty;
           continue;
         }
-        op_of[i] = it->second;
-        any = true;
       }
-      if (any) counts.device_with_op += AddOpStats(line, to_op, to_type, op_of);
+      unlinked.emplace_back(line.events[i].start_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(i));
     }
   }
+  std::sort(unlinked.begin(), unlinked.end());
+  std::vector<const Span*> open;
+  size_t next = 0;
+  for (const auto& [start, l, i] : unlinked) {
+    while (next < annotations.size() && annotations[next].begin <= start) open.push_back(&annotations[next++]);
+    while (!open.empty() && open.back()->end <= start) open.pop_back();
+    const Event& e = plane.lines[l].events[i];
+    if (!open.empty()) {
+      op_of[l][i].name = open.back()->name;
+      ++counts.device_with_gpu_annotation;
+    } else {
+      // The Kineto name (a copy's display name keeps it).
+      const EventMetadata& m = plane.event_metadata[e.metadata];
+      op_of[l][i].name = m.display_name != StringPool::kEmpty ? m.display_name : m.name;
+      ++counts.device_named_as_themselves;
+    }
+  }
+
+  const OpKeys keys{StatKeyFor(host, plane, "tf_op"), StatKeyFor(host, plane, "tf_op_type"),
+                    StatKeyFor(host, plane, "op_input_types")};
+  for (size_t l = 0; l < plane.lines.size(); ++l)
+    if (!op_of[l].empty()) AddOpStats(plane.lines[l], keys, op_of[l]);
+}
+
+}  // namespace
+
+KinetoOpCounts MarkKinetoFrameworkOps(Host& host, Plane* cpu) {
+  KinetoOpCounts counts;
+  absl::flat_hash_map<int64_t, Launch> launches;
+  if (cpu) {
+    // A host plane with tf_op stats is not Kineto's to type.
+    if (cpu->FindStatKey(host.strings, "tf_op")) return counts;
+    launches = MarkHostOps(host, *cpu, counts);
+  }
+  for (Plane& plane : host.planes)
+    if (&plane != cpu && schema::IsGpuPlane(host.PlaneName(plane))) MarkDeviceOps(host, plane, launches, counts);
   return counts;
 }
 

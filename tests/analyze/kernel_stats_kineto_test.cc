@@ -46,7 +46,8 @@ TEST_CASE("Kernel stats from a Kineto trace match an independent count", "[kerne
   std::vector<KernelReport> got = summary.kernels.Sorted(0);
   // Rows are keyed by kernel and op too: 419 kernel rows, 430 with the op
   // that launched them (`scripts/reference/kineto_ops.py <trace> 0` prints
-  // kernel_rows=430, counting kernels launched outside any op once, op "").
+  // kernel_rows=430; the 16 kernels launched outside any op take the
+  // record_function scope around their launch: by_annotation=16).
   CHECK(got.size() == 430);
   using RowKey = std::tuple<std::string, std::array<uint32_t, 3>, std::array<uint32_t, 3>, uint32_t, uint32_t>;
   std::map<RowKey, Sum> merged;  // Over ops.

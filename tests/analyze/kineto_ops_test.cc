@@ -163,7 +163,8 @@ TEST_CASE("Kineto ops nest by containment, and a kernel's op is the innermost ar
   Diagnostics d;
   Host host = ReadChromeTraceText(kNestedTrace, "mem.pt.trace.json", d);
   CHECK(d.Count("json.kineto_framework_ops") == 3);  // Not the ProfilerStep.
-  CHECK(d.Count("json.kineto_device_ops") == 1);     // The copy has no op.
+  CHECK(d.Count("json.kineto_device_ops") == 1);     // The copy has no op...
+  CHECK(d.Count("json.kineto_device_ops_by_own_name") == 1);  // ... so it is a row of its own name.
   HostSummary s = SummarizeHostOps(host, d);
   const OpMetrics* linear = Row(s.host_ops, "aten::linear");
   const OpMetrics* addmm = Row(s.host_ops, "aten::addmm");
@@ -182,6 +183,10 @@ TEST_CASE("Kineto ops nest by containment, and a kernel's op is the innermost ar
   CHECK(device->category == "aten::addmm");
   CHECK(device->self_time_ps == 20000000);
   CHECK(Row(tf, "aten::linear") == nullptr);
+  // Launched inside ProfilerStep#1 only, which is a step, not a scope.
+  const OpMetrics* copy = Row(tf, "Memcpy DtoH (Device -> Pageable)");
+  REQUIRE(copy);
+  CHECK(copy->self_time_ps == 3000000);
   auto kernels = s.kernels.Sorted(0);
   REQUIRE(kernels.size() == 1);
   CHECK(kernels[0].op_name == "aten::addmm");

@@ -1,0 +1,119 @@
+#include "lib/analyze/pytorch_advice.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <vector>
+
+#include "fmt/format.h"
+#include "lib/analyze/pytorch_kernel_rules.h"
+
+namespace tfprof {
+namespace {
+
+// Below this share of 16- and 8-bit time in the known-precision compute
+// time, suggest mixed precision (the reference's 16-bit threshold).
+constexpr double kLowPrecisionThreshold = 10;
+// From this share of kernel time in eligible ops off Tensor Cores, say so.
+constexpr double kTensorCoreUnusedThreshold = 10;
+
+double Pct(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+void SetPrecision(const std::vector<KernelReport>& kernels, Overview& o) {
+  std::array<uint64_t, 4> ns{};  // By ComputePrecision.
+  for (const KernelReport& r : kernels)
+    if (!IsCollectiveKernel(r.name)) ns[static_cast<size_t>(r.precision)] += r.total_ns;
+  const uint64_t total = ns[0] + ns[1] + ns[2] + ns[3];
+  auto pct = [&](ComputePrecision p) { return Pct(ns[static_cast<size_t>(p)], total); };
+  o.compute_8bit_percent = pct(ComputePrecision::k8Bit);
+  o.compute_16bit_percent = pct(ComputePrecision::k16Bit);
+  o.compute_32bit_percent = pct(ComputePrecision::k32Bit);
+  o.compute_unknown_precision_percent = pct(ComputePrecision::kUnknown);
+  o.precision_statement.clear();
+  o.precision_level = "no";
+  if (total == 0) return;
+  const uint64_t low = ns[static_cast<size_t>(ComputePrecision::k8Bit)] + ns[static_cast<size_t>(ComputePrecision::k16Bit)];
+  const uint64_t known = low + ns[static_cast<size_t>(ComputePrecision::k32Bit)];
+  if (known == 0) {
+    o.precision_level = "unknown";
+    o.precision_statement =
+        "The data type of the device computation is unknown: no kernel name names one, and the ops carry no input "
+        "types (profile with record_shapes=True to record them).";
+  } else if (Pct(low, known) < kLowPrecisionThreshold) {
+    o.precision_level = "low_16bit";
+    o.precision_statement = fmt::format(
+        "Only {:.1f}% of device compute time is in 16-bit or 8-bit kernels ({:.1f}% 32-bit, {:.1f}% of unknown "
+        "precision). If the reduced accuracy is acceptable, run more of it in 16-bit with automatic mixed precision "
+        "(torch.autocast with torch.bfloat16 or torch.float16).",
+        o.compute_8bit_percent + o.compute_16bit_percent, o.compute_32bit_percent, o.compute_unknown_precision_percent);
+  }
+}
+
+// What to do about float32 matmuls off Tensor Cores on this device, or ""
+// when it has none (NVIDIA before Volta).
+std::string TensorCoreRemedy(const DeviceProperties& d) {
+  if (d.vendor == "AMD")
+    return "Run them in bfloat16 or float16 with automatic mixed precision (torch.autocast), which the Matrix Cores "
+           "take.";
+  if (d.compute_cap_major > 0 && d.compute_cap_major < 7) return "";
+  if (d.compute_cap_major == 7)
+    return "Run them in float16 with automatic mixed precision (torch.autocast with torch.float16 and a GradScaler): "
+           "this GPU's Tensor Cores take float16, not TF32.";
+  return "For float32, allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True and torch.backends.cudnn.allow_tf32 = "
+         "True, or torch.set_float32_matmul_precision('high')), or use automatic mixed precision (torch.autocast with "
+         "torch.bfloat16).";
+}
+
+void SetTensorCores(const std::vector<KernelReport>& kernels, const DeviceProperties& device, Overview& o) {
+  uint64_t total = 0, unused = 0;
+  std::map<std::string, uint64_t> unused_by_op;
+  for (const KernelReport& r : kernels) {
+    total += r.total_ns;
+    if (r.op_tensor_core_eligible && !r.uses_tensor_core) {
+      unused += r.total_ns;
+      unused_by_op[r.op_name] += r.total_ns;
+    }
+  }
+  o.tensor_core_eligible_unused_percent = Pct(unused, total);
+  o.tensor_core_statement.clear();
+  const std::string remedy = TensorCoreRemedy(device);
+  if (o.tensor_core_eligible_unused_percent < kTensorCoreUnusedThreshold || remedy.empty()) return;
+  std::vector<std::pair<std::string, uint64_t>> top(unused_by_op.begin(), unused_by_op.end());
+  std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string ops;
+  for (size_t i = 0; i < top.size() && i < 3; ++i)
+    ops += fmt::format("{}{} {:.1f}%", i ? ", " : "", top[i].first, Pct(top[i].second, total));
+  o.tensor_core_statement = fmt::format(
+      "{:.1f}% of kernel time is in ops that can use Tensor Cores but whose kernels do not ({}). {}",
+      o.tensor_core_eligible_unused_percent, ops, remedy);
+}
+
+}  // namespace
+
+std::string PyTorchInputAdvice() {
+  return "Recommendations: load batches in worker processes (DataLoader num_workers > 0, persistent_workers=True), "
+         "keep more batches prefetched (prefetch_factor), pin host memory (pin_memory=True) and copy with "
+         ".to(device, non_blocking=True); move expensive per-sample preprocessing out of the loop (precompute it, or "
+         "run it on the GPU).";
+}
+
+void AdviseForPyTorch(const HostSummary& ops, Overview& o) {
+  const std::vector<KernelReport> kernels = ops.kernels.Sorted(0);
+  SetPrecision(kernels, o);
+  SetTensorCores(kernels, o.env.first_device, o);
+  // PyTorch runs op by op anyway: there is no tf.function to suggest.
+  o.eager_statement.clear();
+  const std::string& verdict = o.bottleneck.verdict;
+  if (verdict == "HIGHLY input-bound" || verdict == "MODERATELY input-bound")
+    o.summary_next_step = "The steps wait for their input: see the recommendations below (DataLoader workers, "
+                          "prefetching, pinned memory).";
+  else if (verdict == "POTENTIALLY input-bound")
+    o.summary_next_step = "Time no traced op covers ('All Others') may be input work on the training loop's thread "
+                          "(loading or preprocessing batches): see the recommendations below.";
+  else
+    o.summary_next_step = "You may skip the rest of this page.";
+}
+
+}  // namespace tfprof

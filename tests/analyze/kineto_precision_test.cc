@@ -1,0 +1,220 @@
+// PyTorch captures end to end: every device event in a row, device compute
+// precision, Tensor Core use and the overview's words, on the H100 captures
+// of testdata/captures/torch_gpu_* and corpus traces. Every expected number
+// is printed by scripts/reference/kineto_ops.py (an independent reading of
+// the JSON: exact decimal times, its own attribution, precision and Tensor
+// Core rules) on the same file; the lines it printed are quoted.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/analyze/overview_report.h"
+#include "lib/analyze/placement_report.h"
+#include "lib/analyze/run_metrics.h"
+#include "lib/read/chrome_trace_reader.h"
+#include "tests/support/corpus.h"
+#include "tests/support/skip.h"
+
+using namespace tfprof;
+
+namespace {
+
+struct Analyzed {
+  Diagnostics d;
+  RunAnalysis a;
+};
+
+Analyzed Analyze(const std::string& path) {
+  Analyzed out;
+  Host host = ReadChromeTraceFile(path, out.d);
+  REQUIRE(host.framework == Framework::kPyTorch);
+  RunMetricsCollector collector(AnalysisOptions{});
+  collector.AddHost(host, out.d);
+  out.a = collector.Finish("run");
+  return out;
+}
+
+double Pct(double part, double whole) { return 100.0 * part / whole; }
+
+// Device op rows cover every kernel, copy and memset: their self time is
+// the device events' time.
+void CheckDeviceRows(const RunAnalysis& a, size_t rows, uint64_t ps) {
+  OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
+  CHECK(tf.rows().size() == rows);
+  CHECK(a.ops.device_ops.total_op_time_ps == ps);
+}
+
+bool Mentions(const Report& r, std::string_view word) {
+  for (const std::string& l : r.lines)
+    if (l.find(word) != std::string::npos) return true;
+  for (const std::string& l : r.notes)
+    if (l.find(word) != std::string::npos) return true;
+  for (const Table& t : r.tables)
+    for (const auto& row : t.rows)
+      for (const Cell& c : row)
+        if (const auto* s = std::get_if<std::string>(&c); s && s->find(word) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("PyTorch FP32 H100 capture: 32-bit, eligible matmuls off Tensor Cores, PyTorch words", "[kineto][overview][kernels]") {
+  Analyzed x = Analyze(testing::SourcePath("testdata/captures/torch_gpu_fp32_nosched/trace.json.gz"));
+  const RunAnalysis& a = x.a;
+  // kineto_ops.py: device_events=721 with_op=716 by_annotation=0
+  // by_gpu_annotation=0 by_own_name=5 (the Triton launches after opt.step());
+  // device_rows=32 device_row_ps=3806210000 device_event_ps=3806210000.
+  CHECK(x.d.Count("json.kineto_device_ops") == 716);
+  CHECK(x.d.Count("json.kineto_device_ops_by_own_name") == 5);
+  CheckDeviceRows(a, 32, 3806210000);
+  // precision_ns 8bit=0 16bit=0 32bit=3630274 unknown=69023 compute=3699297
+  CHECK(a.overview.compute_32bit_percent == Approx(Pct(3630274, 3699297)));
+  CHECK(a.overview.compute_unknown_precision_percent == Approx(Pct(69023, 3699297)));
+  CHECK(a.overview.compute_16bit_percent == 0);
+  CHECK(a.overview.compute_8bit_percent == 0);
+  CHECK(a.overview.precision_level == "low_16bit");
+  CHECK(a.overview.precision_statement.rfind("Only 0.0% of device compute time is in 16-bit or 8-bit kernels (98.1% "
+                                             "32-bit, 1.9% of unknown precision).", 0) == 0);
+  // tensor_core_ns total=3699297 tc=340000 eligible=1833856
+  // eligible_unused=1493856 unused_percent=40.3822; tc_unused aten::mm
+  // 24.9743, aten::addmm 13.6761, aten::convolution_backward 1.0251.
+  CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(Pct(1493856, 3699297)));
+  CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(Pct(340000, 3699297)));
+  CHECK(a.Find("kernels.tensor_core_eligible_time_percent")->value == Approx(Pct(1833856, 3699297)));
+  // An H100 (sm_90): TF32 is the remedy.
+  CHECK(a.overview.tensor_core_statement ==
+        "40.4% of kernel time is in ops that can use Tensor Cores but whose kernels do not (aten::mm 25.0%, "
+        "aten::addmm 13.7%, aten::convolution_backward 1.0%). For float32, allow TF32 "
+        "(torch.backends.cuda.matmul.allow_tf32 = True and torch.backends.cudnn.allow_tf32 = True, or "
+        "torch.set_float32_matmul_precision('high')), or use automatic mixed precision (torch.autocast with "
+        "torch.bfloat16).");
+  // No prof.step(): no steps, said in PyTorch's terms.
+  CHECK(a.overview.steps.no_steps_reason ==
+        "no step markers: no ProfilerStep#N annotation (torch.profiler.profile writes one for each prof.step() "
+        "call)");
+  // placement_candidates=1: aten::random_ (31770000 ps), the only host op
+  // that launched nothing and is no bookkeeping.
+  Report placement = BuildPlacementReport({ComputePlacement(a.ops, "run")}, a.ops, 0);
+  const Table& candidates = placement.tables.at(1);
+  REQUIRE(candidates.rows.size() == 1);
+  CHECK(std::get<std::string>(candidates.rows[0][2]) == "aten::random_");
+  CHECK(std::get<double>(candidates.rows[0][4]) == Approx(0.03177));
+  CHECK(!Mentions(placement, "TF op"));
+  // No eager execution (TensorFlow's notion), no tf.data advice.
+  CHECK(a.Find("op_stats.host.eager_percent") == nullptr);
+  CHECK(a.Find("op_stats.device.eager_percent") == nullptr);
+  Report overview = BuildOverviewReport(a.overview, "run");
+  CHECK(!Mentions(overview, "eager"));
+  CHECK(!Mentions(overview, "tf.function"));
+  CHECK(!Mentions(overview, "tf.data"));
+  CHECK(!Mentions(overview, "TraceContext"));
+  CHECK(Mentions(overview, "device compute precision: 0.0% 8-bit · 0.0% 16-bit · 98.1% 32-bit · 1.9% unknown"));
+  Report input = BuildInputPipelineReport(a.overview, "run");
+  CHECK(!Mentions(input, "tf.data API"));
+  CHECK(Mentions(input, "num_workers"));
+  CHECK(Mentions(input, "pin_memory=True"));
+  CHECK(Mentions(input, "prefetch_factor"));
+}
+
+TEST_CASE("PyTorch AMP H100 capture: BF16/FP16 counted as 16-bit, no precision advice", "[kineto][overview]") {
+  Analyzed x = Analyze(testing::SourcePath(
+      "testdata/captures/torch_gpu_amp/tfprof-capture.1795401502510563926.pt.trace.json.gz"));
+  const RunAnalysis& a = x.a;
+  // kineto_ops.py: device_events=687 with_op=678 by_own_name=9 (3 Triton
+  // _scale_kernel, 6 CUDA-graph kernels, in no op or annotation);
+  // device_rows=39 device_row_ps=2262993000.
+  CHECK(x.d.Count("json.kineto_device_ops") == 678);
+  CHECK(x.d.Count("json.kineto_device_ops_by_own_name") == 9);
+  CheckDeviceRows(a, 39, 2262993000);
+  // precision_ns 8bit=0 16bit=1424558 32bit=740808 unknown=41854 compute=2207220
+  CHECK(a.overview.compute_16bit_percent == Approx(Pct(1424558, 2207220)));
+  CHECK(a.overview.compute_32bit_percent == Approx(Pct(740808, 2207220)));
+  CHECK(a.overview.compute_unknown_precision_percent == Approx(Pct(41854, 2207220)));
+  CHECK(a.overview.precision_statement.empty());
+  // tensor_core_ns total=2207220 tc=485606 eligible_unused=72130: 3.3%,
+  // under the 10% the statement needs.
+  CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(Pct(72130, 2207220)));
+  CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(Pct(485606, 2207220)));
+  CHECK(a.overview.tensor_core_statement.empty());
+  CHECK(a.Find("kernels.rows")->value == 97);  // kernel_rows=97
+}
+
+TEST_CASE("PyTorch FP8 H100 capture: nvjet kernels typed by their op's Float8 inputs", "[kineto][kernels]") {
+  Analyzed x = Analyze(testing::SourcePath("testdata/captures/torch_gpu_fp8/trace.json.gz"));
+  const RunAnalysis& a = x.a;
+  // kineto_ops.py: precision_ns 8bit=38752 16bit=25663 compute=64415;
+  // tensor_core_ns total=64415 tc=64415; kernel_rows=3.
+  CHECK(a.overview.compute_8bit_percent == Approx(Pct(38752, 64415)));
+  CHECK(a.overview.compute_16bit_percent == Approx(Pct(25663, 64415)));
+  CHECK(a.Find("overview.device_compute_8bit_percent")->value == Approx(Pct(38752, 64415)));
+  CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(100));
+  CHECK(a.overview.precision_statement.empty());  // Not "replace 32-bit Ops by 16-bit Ops".
+  std::vector<KernelReport> kernels = a.ops.kernels.Sorted(0);
+  REQUIRE(kernels.size() == 3);
+  for (const KernelReport& k : kernels) {
+    INFO(k.name);
+    CHECK(k.precision == (k.op_name == "aten::_scaled_mm" ? ComputePrecision::k8Bit : ComputePrecision::k16Bit));
+    CHECK(k.uses_tensor_core);
+    CHECK(k.op_tensor_core_eligible);
+  }
+}
+
+TEST_CASE("PyTorch B200 FP8/FP4 trace: not 32-bit; launches in a record_function scope", "[kineto][overview][corpus]") {
+  REQUIRE_CORPUS(path, "tracelens/b200/eager_trace.json.gz");
+  Analyzed x = Analyze(path);
+  const RunAnalysis& a = x.a;
+  // kineto_ops.py: device_events=929 with_op=927 by_annotation=2;
+  // device_rows=19 device_row_ps=11665760000.
+  CHECK(x.d.Count("json.kineto_device_ops") == 927);
+  CHECK(x.d.Count("json.kineto_device_ops_by_annotation") == 2);
+  CheckDeviceRows(a, 19, 11665760000);
+  // precision_ns 8bit=5960657 16bit=4868466 32bit=0 unknown=11840 compute=10840963
+  CHECK(a.overview.compute_8bit_percent == Approx(Pct(5960657, 10840963)));
+  CHECK(a.overview.compute_16bit_percent == Approx(Pct(4868466, 10840963)));
+  CHECK(a.overview.compute_32bit_percent == 0);
+  CHECK(a.overview.precision_statement.empty());
+  // placement_candidates=1: aten::max (not ProcessGroupNCCL's
+  // "nccl:_all_gather_base" annotation, nor torch.compile's scopes).
+  Report placement = BuildPlacementReport({ComputePlacement(a.ops, "run")}, a.ops, 0);
+  REQUIRE(placement.tables.at(1).rows.size() == 1);
+  CHECK(std::get<std::string>(placement.tables.at(1).rows[0][2]) == "aten::max");
+}
+
+TEST_CASE("PyTorch A100 FP32 trace (HTA alexnet): convolutions and addmm off Tensor Cores", "[kineto][overview][corpus]") {
+  REQUIRE_CORPUS(path, "hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz");
+  Analyzed x = Analyze(path);
+  const RunAnalysis& a = x.a;
+  // kineto_ops.py: precision_ns 32bit=10684000 unknown=8000 compute=10692000;
+  // tensor_core_ns total=10692000 tc=1814000 eligible=8031000
+  // eligible_unused=6217000; tc_unused aten::cudnn_convolution 33.2679,
+  // aten::addmm 24.8784.
+  CHECK(a.overview.compute_32bit_percent == Approx(Pct(10684000, 10692000)));
+  CHECK(a.overview.precision_level == "low_16bit");
+  CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(Pct(6217000, 10692000)));
+  CHECK(a.overview.tensor_core_statement.rfind(
+            "58.1% of kernel time is in ops that can use Tensor Cores but whose kernels do not "
+            "(aten::cudnn_convolution 33.3%, aten::addmm 24.9%). For float32, allow TF32",
+            0) == 0);
+}
+
+TEST_CASE("PyTorch Pascal trace: eligible ops off Tensor Cores, but no Tensor Cores to advise", "[kineto][overview][corpus]") {
+  REQUIRE_CORPUS(path, "hta/with_gpu_user_annotation/step_based_trace_2543932.json.gz");
+  Analyzed x = Analyze(path);
+  // kineto_ops.py: tensor_core_ns total=290000 eligible_unused=70000
+  // (aten::mm, 24.1%); the Quadro GP100 is sm_60.
+  CHECK(x.a.overview.tensor_core_eligible_unused_percent == Approx(Pct(70000, 290000)));
+  CHECK(x.a.overview.env.first_device.compute_cap_major == 6);
+  CHECK(x.a.overview.tensor_core_statement.empty());
+}
+
+TEST_CASE("PyTorch trace of GPU activities only (launches, no ops): every kernel is a row of its own name", "[kineto][op_stats][corpus]") {
+  REQUIRE_CORPUS(path, "tracelens/mi210/gpu_only_trace/gpu_only_trace.json.gz");
+  Analyzed x = Analyze(path);
+  // kineto_ops.py: device_events=562 by_own_name=562; device_rows=45
+  // device_row_ps=5343422000; precision_ns 16bit=4778431 unknown=564991.
+  CHECK(x.d.Count("json.kineto_device_ops_by_own_name") == 562);
+  CheckDeviceRows(x.a, 45, 5343422000);
+  CHECK(x.a.overview.compute_16bit_percent == Approx(Pct(4778431, 5343422)));
+  CHECK(x.a.overview.compute_unknown_precision_percent == Approx(Pct(564991, 5343422)));
+}
