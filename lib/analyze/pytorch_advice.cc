@@ -67,18 +67,24 @@ std::string TensorCoreRemedy(const DeviceProperties& d) {
 }
 
 void SetTensorCores(const std::vector<KernelReport>& kernels, const DeviceProperties& device, Overview& o) {
-  uint64_t total = 0, unused = 0;
+  uint64_t total = 0, unused = 0, unused_narrow = 0;
   std::map<std::string, uint64_t> unused_by_op;
   for (const KernelReport& r : kernels) {
     total += r.total_ns;
     if (r.op_tensor_core_eligible && !r.uses_tensor_core) {
       unused += r.total_ns;
       unused_by_op[r.op_name] += r.total_ns;
+      if (r.precision == ComputePrecision::k8Bit || r.precision == ComputePrecision::k16Bit) unused_narrow += r.total_ns;
     }
   }
   o.tensor_core_eligible_unused_percent = Pct(unused, total);
   o.tensor_core_statement.clear();
-  const std::string remedy = TensorCoreRemedy(device);
+  std::string remedy = TensorCoreRemedy(device);
+  // Mostly 16- or 8-bit already: precision is not what keeps them off.
+  if (!remedy.empty() && 2 * unused_narrow > unused)
+    remedy = "Most of them already work in 16 or 8 bits: Tensor Core kernels also need matrix dimensions that are "
+             "multiples of 8 and layouts the library supports (or the kernels are hand-written ones whose names do "
+             "not say).";
   if (o.tensor_core_eligible_unused_percent < kTensorCoreUnusedThreshold || remedy.empty()) return;
   std::vector<std::pair<std::string, uint64_t>> top(unused_by_op.begin(), unused_by_op.end());
   std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });

@@ -116,13 +116,13 @@ bool IsTorchKernelUsingTensorCore(std::string_view kernel_name) {
                                                   "_tensorop", "classtensorop", "16816", "s1688", "c1688",
                                                   "h1688", "h884", "s884", "i8816", "i16832", "nvjet"};
   if (ContainsAny(s, kNvidia)) return true;
-  // Flash attention (FP16/BF16 on sm80+) and memory-efficient attention
-  // ("fmha_cutlassF_..."): Tensor Cores but in FP32 built for a GPU before
-  // sm80, where PyTorch's kernels fall back to CUDA cores (from sm80 FP32
-  // runs as 3xTF32 on Tensor Cores).
+  // Flash attention (FP16/BF16 on sm80+; Triton's "attn_fwd") and
+  // memory-efficient attention ("fmha_cutlassF_..."): Tensor Cores but in
+  // FP32 built for a GPU before sm80, where PyTorch's kernels fall back to
+  // CUDA cores (from sm80 FP32 runs as 3xTF32 on Tensor Cores).
   static constexpr std::string_view kAmpereOrNewer[] = {"sm80", "sm86", "sm89", "sm90", "sm100"};
   const bool ampere_or_newer = ContainsAny(s, kAmpereOrNewer);
-  static constexpr std::string_view kAttention[] = {"flash_fwd", "flash_bwd", "flash::", "fmha"};
+  static constexpr std::string_view kAttention[] = {"flash_fwd", "flash_bwd", "flash::", "fmha", "attn_fwd", "attn_bwd"};
   if (ContainsAny(s, kAttention) && (ampere_or_newer || PrecisionNamedIn(s) != ComputePrecision::k32Bit)) return true;
   if (Contains(s, "cutlass") && ampere_or_newer) return true;
   // FP8 (and narrower) matrix math exists only on Tensor Cores (but
@@ -133,12 +133,14 @@ bool IsTorchKernelUsingTensorCore(std::string_view kernel_name) {
   static constexpr std::string_view kGemm[] = {"gemm", "bmm"};
   if (PrecisionNamedIn(s) == ComputePrecision::k8Bit && ContainsAny(without_fbgemm, kGemm)) return true;
   // AMD Matrix Cores: Tensile's MFMA tile token "_MI16x16x1", composable
-  // kernel's xdl kernels.
+  // kernel's xdl(ops) kernels, MIOpen's xdlops implicit GEMMs
+  // ("igemm_fwd_gtcx3_...").
   if (s.substr(0, 5) == "cijk_") {
     for (size_t i = s.find("_mi"); i != std::string::npos; i = s.find("_mi", i + 1))
       if (i + 3 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 3]))) return true;
   }
-  return Contains(s, "mfma") || Contains(s, "_xdl_");
+  static constexpr std::string_view kAmd[] = {"mfma", "_xdl_", "xdlops", "_gtcx"};
+  return ContainsAny(s, kAmd);
 }
 
 bool IsTorchOpTensorCoreEligible(std::string_view op_name) {
@@ -170,7 +172,7 @@ bool IsTorchBookkeepingOp(std::string_view op_name) {
       "aten::detach_",      "aten::lift_fresh",    "aten::numpy_T",     "aten::contiguous", "aten::record_stream",
       "aten::is_nonzero",   "aten::item",          "aten::_local_scalar_dense", "aten::size", "aten::stride",
       "aten::movedim",      "aten::moveaxis",      "aten::resolve_neg", "aten::resolve_conj", "aten::result_type",
-      "aten::broadcast_tensors", "aten::view_as_real", "aten::view_as_complex", "detach", "detach_"};
+      "aten::broadcast_tensors", "aten::view_as_real", "aten::view_as_complex"};
   if (std::find(std::begin(kTensorBookkeeping), std::end(kTensorBookkeeping), op_name) != std::end(kTensorBookkeeping))
     return true;
   // The autograd engine and its nodes: the Python or C++ side of a
@@ -181,8 +183,12 @@ bool IsTorchBookkeepingOp(std::string_view op_name) {
   if (op_name.substr(0, end).ends_with("Backward")) return true;
   // record_function scopes ("Optimizer.step#SGD.step") and PyTorch's own
   // scopes ("TorchDynamo Cache Lookup", "## Call CompiledFxGraph ... ##"):
-  // not ops; no op name has a space.
-  return op_name.find('#') != std::string_view::npos || op_name.find(' ') != std::string_view::npos;
+  // not ops; no op name has a space. Operators are namespaced (aten::,
+  // c10d::, vllm::); a name without "::" is an autograd Function's Python
+  // forward ("_NoopSaveInputs", "CheckpointFunction") or a bare scope
+  // ("detach").
+  return op_name.find('#') != std::string_view::npos || op_name.find(' ') != std::string_view::npos ||
+         op_name.find("::") == std::string_view::npos;
 }
 
 bool IsCollectiveKernel(std::string_view kernel_name) {

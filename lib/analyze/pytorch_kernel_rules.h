@@ -48,8 +48,10 @@ bool IsTorchOpTensorCoreEligible(std::string_view op_name);
 // the autograd engine and its graph nodes ("autograd::engine::
 // evaluate_function: ...", "<Name>Backward0", "torch::autograd::
 // AccumulateGrad"), record_function scopes that older builds wrote as ops
-// ("Optimizer.step#SGD.step", "enumerate(DataLoader)#...") and PyTorch's
-// own scopes ("TorchDynamo Cache Lookup"; no op name has a space).
+// ("Optimizer.step#SGD.step", "enumerate(DataLoader)#..."), PyTorch's
+// own scopes ("TorchDynamo Cache Lookup"; no op name has a space), and
+// names without a namespace: an autograd Function's Python forward
+// ("_NoopSaveInputs"), "detach".
 bool IsTorchBookkeepingOp(std::string_view op_name);
 
 // A collective communication kernel (NCCL, RCCL): device collectives, not

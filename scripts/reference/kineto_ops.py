@@ -91,7 +91,7 @@ def narrower(a, b):
 # --- Tensor Cores ----------------------------------------------------------
 TC_SUB = ("hmma", "gmma", "imma", "xmma", "_mma", "mma_", "_tensorop", "classtensorop", "16816", "s1688", "c1688",
           "h1688", "h884", "s884", "i8816", "i16832", "nvjet")
-TC_ATTENTION = ("flash_fwd", "flash_bwd", "flash::", "fmha")
+TC_ATTENTION = ("flash_fwd", "flash_bwd", "flash::", "fmha", "attn_fwd", "attn_bwd")
 CUDA_CORES = ("simt", "ffma", "sgemm")
 TC_ARCH = ("sm80", "sm86", "sm89", "sm90", "sm100")
 ELIGIBLE = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::matmul", "aten::linear",
@@ -115,7 +115,7 @@ def uses_tc(name):
         return True
     if s.startswith("cijk_") and re.search(r"_mi[0-9]", s):
         return True
-    return "mfma" in s or "_xdl_" in s
+    return any(p in s for p in ("mfma", "_xdl_", "xdlops", "_gtcx"))
 
 
 def eligible(op):
@@ -137,12 +137,12 @@ BOOKKEEPING = {
     "aten::detach_", "aten::lift_fresh", "aten::numpy_T", "aten::contiguous", "aten::record_stream",
     "aten::is_nonzero", "aten::item", "aten::_local_scalar_dense", "aten::size", "aten::stride", "aten::movedim",
     "aten::moveaxis", "aten::resolve_neg", "aten::resolve_conj", "aten::result_type", "aten::broadcast_tensors",
-    "aten::view_as_real", "aten::view_as_complex", "detach", "detach_"}
+    "aten::view_as_real", "aten::view_as_complex"}
 
 
 def bookkeeping(op):
     return (op in BOOKKEEPING or op.startswith("autograd::engine::") or op.startswith("torch::autograd::")
-            or re.search(r"Backward[0-9]*$", op) is not None or "#" in op or " " in op)
+            or re.search(r"Backward[0-9]*$", op) is not None or "#" in op or " " in op or "::" not in op)
 
 
 def load(path):

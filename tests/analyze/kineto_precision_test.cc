@@ -218,3 +218,32 @@ TEST_CASE("PyTorch trace of GPU activities only (launches, no ops): every kernel
   CHECK(x.a.overview.compute_16bit_percent == Approx(Pct(4778431, 5343422)));
   CHECK(x.a.overview.compute_unknown_precision_percent == Approx(Pct(564991, 5343422)));
 }
+
+TEST_CASE("PyTorch MI300X trace: Matrix Core kernels, checkpointing's autograd Function not a placement candidate", "[kineto][placement][corpus]") {
+  REQUIRE_CORPUS(path, "tracelens/mi300/resnet_act_checkpoint.json.gz");
+  Analyzed x = Analyze(path);
+  const RunAnalysis& a = x.a;
+  // kineto_ops.py: device_events=3653 with_op=2685 by_own_name=968;
+  // device_rows=79 device_row_ps=100230072000.
+  CHECK(x.d.Count("json.kineto_device_ops") == 2685);
+  CHECK(x.d.Count("json.kineto_device_ops_by_own_name") == 968);
+  CheckDeviceRows(a, 79, 100230072000);
+  // precision_ns 16bit=18770659 unknown=463435 compute=19234094 (the RCCL
+  // kernels are collectives); tensor_core_ns total=66434404 tc=4617330
+  // eligible_unused=5500797 (8.3%: under the statement's 10%).
+  CHECK(a.overview.compute_16bit_percent == Approx(Pct(18770659, 19234094)));
+  CHECK(a.overview.compute_unknown_precision_percent == Approx(Pct(463435, 19234094)));
+  CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(Pct(4617330, 66434404)));
+  CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(Pct(5500797, 66434404)));
+  CHECK(a.overview.tensor_core_statement.empty());
+  // placement_candidates=2: aten::unflatten_dense_tensors (128880000 ps),
+  // aten::clone (38850000 ps); not _NoopSaveInputs, the Python forward of
+  // torch.utils.checkpoint's autograd Function.
+  Report placement = BuildPlacementReport({ComputePlacement(a.ops, "run")}, a.ops, 0);
+  const Table& candidates = placement.tables.at(1);
+  REQUIRE(candidates.rows.size() == 2);
+  CHECK(std::get<std::string>(candidates.rows[0][2]) == "aten::unflatten_dense_tensors");
+  CHECK(std::get<double>(candidates.rows[0][4]) == Approx(0.12888));
+  CHECK(std::get<std::string>(candidates.rows[1][2]) == "aten::clone");
+  CHECK(std::get<double>(candidates.rows[1][4]) == Approx(0.03885));
+}
