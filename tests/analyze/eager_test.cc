@@ -142,7 +142,7 @@ TEST_CASE("Eager marks reach op stats, the TF Stats mode column and the overview
   CHECK(EagerPercent(alone.host_ops) == Approx(100.0 * 50 / 110));
 }
 
-TEST_CASE("Eager marks: an is_eager stat of the capture wins; loop-op and pre-grouped captures are not marked",
+TEST_CASE("Eager marks: an is_eager stat of the capture wins, loop-op and pre-grouped captures are not marked",
           "[eager]") {
   {
     XSpaceBuilder b;

@@ -42,7 +42,7 @@ TEST_CASE("Tensor Core rules", "[kernels]") {
   CHECK_FALSE(IsEinsumTensorCoreEligible(""));
 }
 
-TEST_CASE("Kernel reports merge by kernel, launch parameters and op; sort by total time", "[kernels]") {
+TEST_CASE("Kernel reports merge by kernel, launch parameters and op, sort by total time", "[kernels]") {
   XSpaceBuilder b;
   auto& gpu = b.Plane("/device:GPU:0", 0);
   const std::string small = "regs:32 grid:1,1,1 block:64,1,1";

@@ -160,7 +160,7 @@ TEST_CASE("PyTorch FP8 H100 capture: nvjet kernels typed by their op's Float8 in
   }
 }
 
-TEST_CASE("PyTorch B200 FP8/FP4 trace: not 32-bit; launches in a record_function scope", "[kineto][overview][corpus]") {
+TEST_CASE("PyTorch B200 FP8/FP4 trace: not 32-bit, launches in a record_function scope", "[kineto][overview][corpus]") {
   REQUIRE_CORPUS(path, "tracelens/b200/eager_trace.json.gz");
   Analyzed x = Analyze(path);
   const RunAnalysis& a = x.a;

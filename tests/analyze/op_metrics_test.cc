@@ -102,7 +102,7 @@ TEST_CASE("Host op metrics drop a child ending at the same instant as its parent
   CHECK(d.Count("op_stats.host_op_not_closed") == 1);
 }
 
-TEST_CASE("Device op metrics per (TF op, kernel); TF-op level takes the most launches of any kernel", "[opstats]") {
+TEST_CASE("Device op metrics per (TF op, kernel), TF-op level takes the most launches of any kernel", "[opstats]") {
   XSpaceBuilder b;
   auto& gpu = b.Plane("/device:GPU:0", 0);
   gpu.Line(7, "Stream #7(Compute)", 0)
@@ -139,7 +139,7 @@ TEST_CASE("Device op metrics per (TF op, kernel); TF-op level takes the most lau
   CHECK(Find(xp, "d/Relu/relu") == nullptr);
 }
 
-TEST_CASE("TensorFlow Stats rows: device first, then host; fractions of each side's total", "[opstats]") {
+TEST_CASE("TensorFlow Stats rows: device first, then host, fractions of each side's total", "[opstats]") {
   XSpaceBuilder b;
   b.Plane("/host:CPU").Line(1, "t").Event("h/Op:HostOp", 0, 30 * kUs).Event("h/Op:HostOp", 70 * kUs, 20 * kUs);
   b.Plane("/device:GPU:0", 0).Line(7, "Stream #7", 0).Event("k", 0, 40 * kUs, {{"tf_op", Ref{"d/Conv2D:Conv2D"}}});

@@ -47,7 +47,7 @@ TEST_CASE("Grouping: a train root takes its thread's events and the kernel it la
   CHECK(g.Of(1, 0, 0) == 0);  // The GPU kernel, through its correlation id.
 }
 
-TEST_CASE("Step breakdown: priorities resolve overlaps; host events count by default", "[steps]") {
+TEST_CASE("Step breakdown: priorities resolve overlaps, host events count by default", "[steps]") {
   Host h = OneGpuStep();
   Diagnostics d;
   StepSummary s = SummarizeSteps(CombineHostSteps({BuildStepDb(h, GroupEvents(h, d), {}, d)}));
@@ -80,7 +80,7 @@ TEST_CASE("Step breakdown as current xprof: device events only on GPU", "[steps]
   CHECK(Ms(s.rows[0], Category::kKernelLaunch) == Approx(0.0));
 }
 
-TEST_CASE("Steps: TF loop ops disable grouping; --step-marker and --whole-trace still work", "[steps]") {
+TEST_CASE("Steps: TF loop ops disable grouping, --step-marker and --whole-trace still work", "[steps]") {
   XSpaceBuilder b;
   b.Plane("/host:CPU")
       .Line(1, "t")

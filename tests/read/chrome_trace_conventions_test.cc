@@ -160,7 +160,7 @@ TEST_CASE("Kineto: several CPU processes merge into the host plane", "[json][kin
   CHECK(EventStat(h, cpu, cpu.lines[0], 0, "External id")->AsInt() == 3);
 }
 
-TEST_CASE("TensorFlow trace viewer JSON: long_name names the op; string integers are integers", "[json]") {
+TEST_CASE("TensorFlow trace viewer JSON: long_name names the op, string integers are integers", "[json]") {
   Diagnostics diag;
   Host h = ReadText(R"([
     {"ph":"M","pid":501,"name":"process_name","args":{"name":"/host:CPU"}},

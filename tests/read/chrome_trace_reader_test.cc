@@ -172,7 +172,7 @@ TEST_CASE("ParseTraceTime handles every number form", "[json]") {
   }
 }
 
-TEST_CASE("B and E pair per thread; unmatched ones are counted", "[json]") {
+TEST_CASE("B and E pair per thread, unmatched ones are counted", "[json]") {
   Diagnostics diag;
   Host h = ReadText(R"([
     {"ph":"B","pid":1,"tid":1,"ts":10,"name":"outer","args":{"k":1}},

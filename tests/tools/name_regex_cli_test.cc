@@ -97,7 +97,7 @@ TEST_CASE("A ProfilerStep# with 40,000 digits is a step, in every command", "[re
   CHECK(diff.exit_code == 0);
 }
 
-TEST_CASE("ProfilerStep#N numbers its step N; other names are not PyTorch steps", "[regex][cli]") {
+TEST_CASE("ProfilerStep#N numbers its step N, other names are not PyTorch steps", "[regex][cli]") {
   nlohmann::json steps = Json(RunTool("steps -f json '" + StepTrace("step12.trace.json", "ProfilerStep#12") + "'"));
   REQUIRE(steps["tables"]["steps"].size() == 1);
   CHECK(steps["tables"]["steps"][0]["step_number"] == 12);
