@@ -2,34 +2,99 @@
 
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
+#include <charconv>
 #include <iostream>
+#include <vector>
 
 #include "lib/model/errors.h"
 #include "lib/read/capture_loader.h"
 
 namespace tfprof::cli {
 
+OutputGuard& Guard() {
+  static OutputGuard guard;
+  return guard;
+}
+
+namespace {
+
+struct OutputOption {
+  CLI::App* cmd;
+  std::string* path;
+};
+std::vector<OutputOption>& OutputOptions() {
+  static std::vector<OutputOption> options;
+  return options;
+}
+
+}  // namespace
+
+CLI::Option* AddOutputOption(CLI::App* cmd, const std::string& name, std::string& path, const std::string& description) {
+  OutputOptions().push_back({cmd, &path});
+  return cmd->add_option(name, path, description);
+}
+
+void DeclareOutputs() {
+  for (const OutputOption& o : OutputOptions())
+    if (o.cmd->parsed() && !o.path->empty()) Guard().AddOutput(*o.path);
+}
+
+CLI::Validator WholeNumber(uint64_t min, uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        auto [stop, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || stop != end || ec == std::errc::invalid_argument)
+          return "'" + text + "' is not a whole number (digits 0-9 only)";
+        if (ec == std::errc::result_out_of_range || value < min || value > max)
+          return "'" + text + "' is out of range (" + std::to_string(min) + " to " + std::to_string(max) + ")";
+        text = std::to_string(value);  // What CLI11 converts: no leading zeros for it to read as octal.
+        return "";
+      },
+      "", "whole number");
+}
+
+void WriteOutput(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  if (path.empty()) {
+    write(std::cout);
+    std::cout.flush();
+    return;
+  }
+  OutputFile file(path, Guard());
+  write(file.stream());
+  file.Commit();
+}
+
 void AddCommonOptions(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("path", o.path, "Logdir, run folder (plugins/profile/<run>) or capture file")->required();
   cmd->add_option("--format,-f", o.format, "Output format: table (default), csv, json, or dot (commands that draw a graph)")
       ->check(CLI::IsMember({"table", "csv", "json", "dot"}));
-  cmd->add_option("--output,-o", o.output, "Write the output to this file instead of stdout");
+  AddOutputOption(cmd, "--output,-o", o.output,
+                  "Write the output to this file instead of stdout (replaced whole, never an input or inside an input "
+                  "folder)");
   cmd->add_option("--host", o.host, "Analyse only this host of a multi-host run");
   cmd->add_option("--run", o.run, "Which run of a logdir (default: the newest; see --list-runs)");
   cmd->add_flag("--list-runs", o.list_runs, "List the runs of a logdir and exit");
   cmd->add_option("--table", o.table, "With --format csv: which table to write (default: the main one)");
+  cmd->add_flag("--csv-safe", o.csv_safe,
+                "With --format csv: prefix text cells starting with = + - @ tab or CR with ' so spreadsheets do not "
+                "run them as formulas");
   cmd->add_flag("--verbose,-v", o.verbose, "Show every diagnostic, including info-level ones");
   cmd->add_option("--compat", o.compat,
                   "Where references disagree: 'xprof' reproduces current xprof, 'tf-legacy' the files TensorFlow "
                   "2.x wrote beside its captures (default: neither; see docs/parity.md)")
       ->check(CLI::IsMember({"xprof", "tf-legacy"}));
-  cmd->add_option("--max-events", o.max_events, "Read at most this many events per host (0: all); reported when hit");
+  AddReadLimitOptions(cmd, o);
+}
+
+void AddReadLimitOptions(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("--max-events", o.max_events, "Read at most this many events per host (0: all); reported when hit")
+      ->transform(WholeNumber(0, UINT64_MAX));
   cmd->add_option("--max-inflated-mb", o.max_inflated_mb,
                   "Refuse gzip captures that inflate beyond this many MiB (default 65536; lowered to what the "
                   "available memory allows)")
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
+      ->transform(WholeNumber(1, uint64_t{1} << 24));
 }
 
 void AddStepOptions(CLI::App* cmd, CommonOptions& o) {
@@ -50,8 +115,11 @@ AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
 
 LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>& visit) {
   LoadResult result;
+  Guard().AddInput(o.path);  // Before discovery: a refused output fails before anything is read.
   // xprof reads byte-identical host files twice; so does --compat xprof.
   result.input = DiscoverInput(o.path, o.run, /*keep_duplicates=*/o.compat == "xprof");
+  Guard().AddInput(result.input.selected.path);
+  for (const CaptureFile& file : result.input.selected.files) Guard().AddInput(file.path);
   ReadOptions read;
   read.max_events = o.max_events;
   read.max_inflated_bytes = o.max_inflated_mb << 20;
@@ -86,26 +154,14 @@ void Emit(const Report& report, const CommonOptions& o) {
   r.format = o.format == "csv" ? OutputFormat::kCsv : o.format == "json" ? OutputFormat::kJson : OutputFormat::kTable;
   r.verbose = o.verbose;
   r.csv_table = o.table;
+  r.csv_safe = o.csv_safe;
   r.terminal = o.output.empty() && ::isatty(STDOUT_FILENO);
-  if (o.output.empty()) {
-    Render(report, r, std::cout);
-    std::cout.flush();
-    return;
-  }
-  // Never write into the capture: refuse an --output inside the input folder
-  // tree only when it would overwrite a capture file.
-  std::error_code ec;
-  if (std::filesystem::exists(o.output, ec) && std::filesystem::equivalent(o.output, o.path, ec))
-    throw InputError(o.output, "refusing to overwrite the input", kExitUsage);
-  std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(o.output, "cannot open for writing", kExitUsage);
-  Render(report, r, out);
-  out.close();
-  if (!out) throw InputError(o.output, "write failed", kExitUsage);
+  WriteOutput(o.output, [&](std::ostream& out) { Render(report, r, out); });
 }
 
 bool MaybeListRuns(const CommonOptions& o) {
   if (!o.list_runs) return false;
+  Guard().AddInput(o.path);
   DiscoveredInput d = DiscoverInput(o.path, "");
   Report r;
   r.command = "list-runs";

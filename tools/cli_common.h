@@ -2,7 +2,9 @@
 // host at a time, and writing the report.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <ostream>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -11,6 +13,7 @@
 #include "lib/model/model.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/read_options.h"
+#include "lib/render/output_file.h"
 #include "lib/render/render.h"
 
 namespace tfprof::cli {
@@ -22,6 +25,7 @@ struct CommonOptions {
   std::string host;
   std::string run;
   std::string table;  // CSV: which table.
+  bool csv_safe = false;  // --csv-safe: defuse text cells a spreadsheet would run as formulas.
   bool list_runs = false;
   bool verbose = false;
   uint64_t max_events = 0;
@@ -32,6 +36,27 @@ struct CommonOptions {
 };
 
 void AddCommonOptions(CLI::App* cmd, CommonOptions& options);
+
+// The files this command reads and writes; one command runs per process.
+OutputGuard& Guard();
+
+// An option naming a file the command writes (--output, --junit, ...).
+// Every such option is declared to Guard() by DeclareOutputs(), which main
+// calls once the command line is parsed: an output that is an input is
+// refused before anything is read, and again when it is opened.
+CLI::Option* AddOutputOption(CLI::App* cmd, const std::string& name, std::string& path, const std::string& description);
+void DeclareOutputs();
+
+// Integer options: plain decimal digits within [min, max]. CLI11 alone
+// takes "-5" as 2^64-5, wraps 2^64+1 and reads "010" as octal.
+CLI::Validator WholeNumber(uint64_t min, uint64_t max);
+
+// Runs `write` on stdout when `path` is empty, else on the file, written
+// atomically (OutputFile). main checks stdout's state at exit.
+void WriteOutput(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+// --max-events and --max-inflated-mb (part of AddCommonOptions).
+void AddReadLimitOptions(CLI::App* cmd, CommonOptions& options);
 
 // --step-marker and --whole-trace, for the commands that find steps.
 void AddStepOptions(CLI::App* cmd, CommonOptions& options);

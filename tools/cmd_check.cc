@@ -1,12 +1,17 @@
 // `tfprof-analyze check PATH`: threshold rules on the run's metrics, for CI.
 // Prints every rule with the actual value and pass/FAIL/skip, optionally
 // writes JUnit XML, and exits 5 when any rule fails (docs/ci.md).
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "lib/analyze/metric_rules.h"
 #include "lib/analyze/metrics_report.h"
 #include "lib/model/errors.h"
+#include "lib/render/junit.h"
 #include "tools/commands.h"
 #include "tools/run_loader.h"
 
@@ -19,14 +24,43 @@ struct CheckOptions {
   std::string junit;
 };
 
+// A rules file is a few hundred bytes written by hand; the cap keeps a
+// wrong path (a capture, /dev/zero) from being read whole.
+constexpr size_t kMaxRulesFileBytes = size_t{1} << 20;
+
+std::string ReadRulesFile(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat on the
+  // open file then refuses it, with devices and sockets, before any read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw InputError(path, std::string("cannot read the rules file (") + std::strerror(errno) + ")", kExitUsage);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    throw InputError(path, "the rules file is not a regular file (a folder, device, FIFO or socket)", kExitUsage);
+  if (static_cast<uint64_t>(st.st_size) > kMaxRulesFileBytes)
+    throw InputError(path, "the rules file is larger than 1 MiB; is it the right file?", kExitUsage);
+  std::string text;
+  char chunk[1 << 14];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path, std::string("cannot read the rules file (") + std::strerror(errno) + ")", kExitUsage);
+    if (n == 0) return text;
+    text.append(chunk, static_cast<size_t>(n));
+    // Also when the file grew after fstat.
+    if (text.size() > kMaxRulesFileBytes)
+      throw InputError(path, "the rules file is larger than 1 MiB; is it the right file?", kExitUsage);
+  }
+}
+
 std::vector<MetricRule> CollectRules(const CheckOptions& c) {
   std::vector<MetricRule> rules;
   for (const std::string& path : c.rules_files) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, "cannot read the rules file", kExitUsage);
-    std::stringstream text;
-    text << in.rdbuf();
-    for (MetricRule& r : ParseRules(text.str(), path)) rules.push_back(std::move(r));
+    Guard().AddInput(path);
+    for (MetricRule& r : ParseRules(ReadRulesFile(path), path)) rules.push_back(std::move(r));
   }
   for (const std::string& m : c.max) rules.push_back(ParseBoundFlag(m, /*is_max=*/true));
   for (const std::string& m : c.min) rules.push_back(ParseBoundFlag(m, /*is_max=*/false));
@@ -46,10 +80,11 @@ void Run(const CommonOptions& options, const CheckOptions& c) {
   report.diagnostics.Merge(l.loaded.diagnostics);
   report.diagnostics.Merge(l.diagnostics);
   Emit(report, options);
-  if (!c.junit.empty())
-    WriteJUnitFile(OutcomesToJUnit("tfprof-analyze check", "tfprof.check", outcomes,
-                                   {{"input", options.path}, {"run", l.run.run}}),
-                   c.junit);
+  if (!c.junit.empty()) {
+    const JUnitSuite suite =
+        OutcomesToJUnit("tfprof-analyze check", "tfprof.check", outcomes, {{"input", options.path}, {"run", l.run.run}});
+    WriteOutput(c.junit, [&](std::ostream& out) { WriteJUnit(suite, out); });
+  }
   if (std::string failed = FailureSummary(outcomes, "rule"); !failed.empty())
     throw InputError(options.path, "check failed: " + failed, kExitCheckFailed);
 }
@@ -67,7 +102,7 @@ void Register(CLI::App& app, std::function<void()>& action) {
   cmd->add_option("--missing", c.missing,
                   "A rule on a metric this capture lacks: 'fail' (default) or 'skip' (lines starting 'optional' always skip)")
       ->check(CLI::IsMember({"fail", "skip"}));
-  cmd->add_option("--junit", c.junit, "Also write the results as JUnit XML to this file (for CI test reports)");
+  AddOutputOption(cmd, "--junit", c.junit, "Also write the results as JUnit XML to this file (for CI test reports)");
   cmd->callback([&action] { action = [] { Run(options, c); }; });
 }
 

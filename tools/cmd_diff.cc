@@ -3,11 +3,10 @@
 // the shared options (one host in memory at a time), then every metric,
 // op-stats row and kernel-stats row is compared. `--fail-if` turns a
 // regression into exit code 5 (docs/ci.md).
-#include <filesystem>
-
 #include "lib/analyze/metrics_report.h"
 #include "lib/analyze/run_diff.h"
 #include "lib/model/errors.h"
+#include "lib/render/junit.h"
 #include "tools/commands.h"
 #include "tools/run_loader.h"
 
@@ -58,18 +57,14 @@ void Run(const CommonOptions& shared, const DiffOptions& d) {
     report.diagnostics.Merge(side->loaded.diagnostics);
     report.diagnostics.Merge(side->diagnostics);
   }
-  CommonOptions emit = shared;
-  emit.path = d.next;  // Emit refuses to overwrite its input; check NEW ...
-  if (!shared.output.empty()) {
-    std::error_code ec;  // ... and here BASE.
-    if (std::filesystem::exists(shared.output, ec) && std::filesystem::equivalent(shared.output, d.base, ec))
-      throw InputError(shared.output, "refusing to overwrite the input", kExitUsage);
+  // Both sides' inputs are in Guard(): neither is ever written to.
+  Emit(report, shared);
+  if (!d.junit.empty()) {
+    const JUnitSuite suite =
+        OutcomesToJUnit("tfprof-analyze diff", "tfprof.diff", in.fail_if,
+                        {{"base", d.base}, {"new", d.next}, {"base_run", base.run.run}, {"new_run", next.run.run}});
+    WriteOutput(d.junit, [&](std::ostream& out) { WriteJUnit(suite, out); });
   }
-  Emit(report, emit);
-  if (!d.junit.empty())
-    WriteJUnitFile(OutcomesToJUnit("tfprof-analyze diff", "tfprof.diff", in.fail_if,
-                                   {{"base", d.base}, {"new", d.next}, {"base_run", base.run.run}, {"new_run", next.run.run}}),
-                   d.junit);
   if (std::string failed = FailureSummary(in.fail_if, "--fail-if condition"); !failed.empty())
     throw InputError("", "diff: " + failed, kExitCheckFailed);
 }
@@ -83,9 +78,11 @@ void Register(CLI::App& app, std::function<void()>& action) {
   cmd->add_option("new", d.next, "The run after: logdir, run folder or capture file")->required();
   cmd->add_option("--format,-f", shared.format, "Output format: table (default), csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));
-  cmd->add_option("--output,-o", shared.output, "Write the output to this file instead of stdout");
+  AddOutputOption(cmd, "--output,-o", shared.output,
+                  "Write the output to this file instead of stdout (never an input or inside an input folder)");
   cmd->add_option("--table", shared.table,
                   "With --format csv: which table (overview (default), ops, kernels, fail_if, metrics)");
+  cmd->add_flag("--csv-safe", shared.csv_safe, "With --format csv: prefix text cells starting with = + - @ tab or CR with '");
   cmd->add_option("--host", shared.host, "Compare only this host of each run");
   cmd->add_option("--run", shared.run, "Which run of a logdir, both sides (default: the newest)");
   cmd->add_option("--base-run", d.base_run, "Which run of BASE's logdir (e.g. `diff logs/ logs/ --base-run A --new-run B`)");
@@ -93,16 +90,17 @@ void Register(CLI::App& app, std::function<void()>& action) {
   cmd->add_flag("--verbose,-v", shared.verbose, "Also show every metric and info-level diagnostics");
   cmd->add_option("--compat", shared.compat, "As for the other commands (docs/parity.md)")
       ->check(CLI::IsMember({"xprof", "tf-legacy"}));
-  cmd->add_option("--max-events", shared.max_events, "Read at most this many events per host (0: all)");
+  AddReadLimitOptions(cmd, shared);
   AddStepOptions(cmd, shared);
-  cmd->add_option("--top", d.top, "At most N changed rows in the ops and kernels tables (0: all; default 20)");
+  cmd->add_option("--top", d.top, "At most N changed rows in the ops and kernels tables (0: all; default 20)")
+      ->transform(WholeNumber(0, SIZE_MAX));
   cmd->add_option("--fail-if", d.fail_if,
                   "Exit 5 when this change happens, e.g. 'overview.step_time_ms.avg>+5%' (relative) or "
                   "'overview.input_percent>+2' (absolute) (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--missing", d.missing, "A --fail-if metric missing from either run: 'fail' (default) or 'skip'")
       ->check(CLI::IsMember({"fail", "skip"}));
-  cmd->add_option("--junit", d.junit, "Write the --fail-if results as JUnit XML to this file");
+  AddOutputOption(cmd, "--junit", d.junit, "Write the --fail-if results as JUnit XML to this file");
   cmd->callback([&action] { action = [] { Run(shared, d); }; });
 }
 

@@ -14,7 +14,8 @@ void Register(CLI::App& app, std::function<void()>& action) {
   static std::string by;
   CLI::App* cmd = app.add_subcommand("kernel-stats", "GPU kernel stats: launch parameters, Tensor Core use, time per kernel and op");
   AddCommonOptions(cmd, options);
-  cmd->add_option("--top", ks.top, "At most N rows");
+  cmd->add_option("--top", ks.top, "At most N rows")
+      ->transform(WholeNumber(0, SIZE_MAX));
   cmd->add_option("--op", ks.op_regex, "Only kernels whose op name contains a match of this regular expression (RE2 syntax)");
   cmd->add_option("--kernel", ks.kernel_regex, "Only kernels whose name contains a match of this regular expression (RE2 syntax)");
   cmd->add_option("--by", by, "'op': one row per op (kernel count, total time, fraction on Tensor Cores)")

@@ -17,7 +17,8 @@ void Register(CLI::App& app, std::function<void()>& action) {
   cmd->add_flag("--no-idle", no_idle, "Leave out the IDLE rows (the TensorFlow Profiler's 'Include IDLE' off)");
   cmd->add_option("--side", stats.side, "Only host or device rows")->check(CLI::IsMember({"host", "device"}));
   cmd->add_option("--by", by, "Aggregate rows: 'type' gives one row per op type")->check(CLI::IsMember({"op", "type"}));
-  cmd->add_option("--top", stats.top, "At most N rows per side (default: 500, as the TensorFlow Profiler)");
+  cmd->add_option("--top", stats.top, "At most N rows per side (default: 500, as the TensorFlow Profiler)")
+      ->transform(WholeNumber(0, SIZE_MAX));
   cmd->add_option("--sort", stats.sort,
                   "Sort each side by this column, descending: occurrences, total_time_us, avg_time_us, "
                   "total_self_time_us (default), avg_self_time_us; op_name and op_type sort ascending");

@@ -12,7 +12,8 @@ void Register(CLI::App& app, std::function<void()>& action) {
   static size_t top = 20;
   CLI::App* cmd = app.add_subcommand("placement", "TF op placement: host vs device, and host ops worth moving to the GPU");
   AddCommonOptions(cmd, options);
-  cmd->add_option("--top", top, "Candidates to list (default 20; 0: all)");
+  cmd->add_option("--top", top, "Candidates to list (default 20; 0: all)")
+      ->transform(WholeNumber(0, SIZE_MAX));
   cmd->callback([&action] {
     action = [] {
       if (MaybeListRuns(options)) return;

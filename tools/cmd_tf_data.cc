@@ -1,9 +1,6 @@
 // `tfprof-analyze tf-data PATH`: the tf.data bottleneck analysis (which input
 // pipeline is slow, which iterator is its bottleneck, what to do) and the
 // iterator graph of one pipeline call, also as Graphviz DOT.
-#include <fstream>
-#include <iostream>
-
 #include "lib/analyze/tf_data_events_to_pipelines.h"
 #include "lib/analyze/tf_data_pipelines_to_report.h"
 #include "lib/model/errors.h"
@@ -23,16 +20,7 @@ struct TfDataCliOptions {
 void WriteDot(const Report& report, const CommonOptions& o) {
   const Table* nodes = report.FindTable("graph");
   const Table* edges = report.FindTable("graph_edges");
-  if (o.output.empty()) {
-    RenderDot(*nodes, *edges, TfDataDotStyle(), std::cout);
-    std::cout.flush();
-    return;
-  }
-  std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(o.output, "cannot open for writing", kExitUsage);
-  RenderDot(*nodes, *edges, TfDataDotStyle(), out);
-  out.close();
-  if (!out) throw InputError(o.output, "write failed", kExitUsage);
+  WriteOutput(o.output, [&](std::ostream& out) { RenderDot(*nodes, *edges, TfDataDotStyle(), out); });
 }
 
 void Run(CommonOptions options, const TfDataCliOptions& t) {
@@ -95,7 +83,8 @@ void Register(CLI::App& app, std::function<void()>& action) {
   cmd->add_option("--pipeline", t.pipeline,
                   "Which pipeline to draw: <host>/<pipeline>, <pipeline> (e.g. Host:0) or its root iterator id "
                   "(default: the most input-bound)");
-  cmd->add_option("--execution", t.execution, "Which call of that pipeline to draw: 0 = the slowest (default), 1 = next, ...");
+  cmd->add_option("--execution", t.execution, "Which call of that pipeline to draw: 0 = the slowest (default), 1 = next, ...")
+      ->transform(WholeNumber(0, INT64_MAX));
   cmd->callback([&action] { action = [] { Run(options, t); }; });
 }
 

@@ -1,14 +1,65 @@
 // tfprof-analyze: offline analysis of TensorFlow / JAX / PyTorch profiler
 // captures. Thin: parse the command line, run the chosen subcommand, and turn
 // errors into one line on stderr and a documented exit code.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
 #include <iostream>
 
 #include "lib/model/errors.h"
+#include "lib/render/output_file.h"
+#include "lib/render/terminal_text.h"
+#include "tools/cli_common.h"
 #include "tools/commands.h"
 
-int main(int argc, char** argv) {
-  using namespace tfprof;
+namespace {
+
+using namespace tfprof;
+
+// The one error line. Messages carry file names and names from captures:
+// escaped, so that neither can split the line or drive the terminal.
+int Fail(int code, const std::string& message, const char* prefix = "error") {
+  std::cout.flush();  // What the report printed comes first on a terminal.
+  std::cerr << "tfprof-analyze: " << prefix << ": " << EscapeForTerminal(message) << "\n";
+  return code;
+}
+
+// std::cout writes through this buffer (see main), which keeps the first
+// write error: a report that did not reach stdout (`> /dev/full`, a closed
+// stdout) is a failure with its reason, not exit 0 with the output lost.
+FdStreamBuf* stdout_buffer = nullptr;
+
+// The errno of the first failed write to stdout, 0 when none failed.
+int StdoutError() {
+  std::cout.flush();
+  return stdout_buffer ? stdout_buffer->error() : 0;
+}
+
+int FailStdout(int err) {
+  return Fail(kExitOutputFailed, std::string("standard output: write failed (") + std::strerror(err) + ")");
+}
+
+int RunCommand(const std::function<void()>& action) {
+  try {
+    cli::DeclareOutputs();
+    if (action) action();
+    return kExitOk;
+  } catch (const InputError& e) {
+    // A failed check whose report was lost: that the report was lost is
+    // the one line (and exit 1).
+    if (int err = e.code() == kExitCheckFailed ? StdoutError() : 0) return FailStdout(err);
+    return Fail(e.code(), e.what());
+  } catch (const std::invalid_argument& e) {
+    return Fail(kExitUsage, e.what());
+  } catch (const std::bad_alloc&) {
+    return Fail(kExitBadInput, "out of memory (try --max-events to read part of the capture)");
+  } catch (const std::exception& e) {
+    return Fail(kExitInternal, std::string(e.what()) + " (please report this)", "internal error");
+  }
+}
+
+int Main(int argc, char** argv) {
   CLI::App app{"tfprof-analyze: what the TensorFlow Profiler would show, from the command line"};
   app.set_version_flag("--version", std::string("tfprof-analyze 0.1.0"));
   app.require_subcommand(1);
@@ -20,29 +71,33 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::string names;
     for (const CLI::App* sub : all) names += (names.empty() ? "" : ", ") + sub->get_name();
-    std::cerr << "tfprof-analyze: error: unknown command '" << argv[1] << "' (commands: " << names << ")\n";
-    return kExitUsage;
+    return Fail(kExitUsage, std::string("unknown command '") + argv[1] + "' (commands: " + names + ")");
   }
+  int code = kExitOk;
   try {
     app.parse(argc, argv);
+    code = RunCommand(action);
+  } catch (const CLI::Success& e) {
+    app.exit(e);  // --help and --version: to stdout, exit 0.
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
+    // CLI11 prints its message and a second line pointing at --help; ours
+    // is one line like every other error.
+    std::string where = "--help";
+    for (const CLI::App* sub : app.get_subcommands()) where = sub->get_name() + " --help";
+    code = Fail(kExitUsage, std::string(e.what()) + " (see tfprof-analyze " + where + ")");
   }
-  try {
-    if (action) action();
-    return kExitOk;
-  } catch (const InputError& e) {
-    std::cerr << "tfprof-analyze: error: " << e.what() << "\n";
-    return e.code();
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "tfprof-analyze: error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "tfprof-analyze: error: out of memory (try --max-events to read part of the capture)\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "tfprof-analyze: internal error: " << e.what() << " (please report this)\n";
-    return kExitInternal;
-  }
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  FdStreamBuf buffer(STDOUT_FILENO);
+  std::streambuf* const previous = std::cout.rdbuf(&buffer);
+  stdout_buffer = &buffer;
+  int code = Main(argc, argv);
+  if (int err = StdoutError(); err != 0 && code == kExitOk) code = FailStdout(err);
+  std::cout.rdbuf(previous);
+  stdout_buffer = nullptr;
+  return code;
 }

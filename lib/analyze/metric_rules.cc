@@ -70,7 +70,9 @@ double ParseThreshold(std::string_view text, const std::string& context) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);  // from_chars takes no '+'.
   double v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end == s.data() || !std::isfinite(v))
+  if (ec == std::errc::result_out_of_range)
+    throw std::invalid_argument(fmt::format("{}: '{}' is out of range for a number", context, Trim(text)));
+  if (ec != std::errc() || end == s.data() || !std::isfinite(v))  // from_chars also reads "inf" and "nan".
     throw std::invalid_argument(fmt::format("{}: '{}' is not a number", context, Trim(text)));
   std::string_view suffix = Trim(std::string_view(end, s.data() + s.size() - end));
   struct Scale {
@@ -80,8 +82,13 @@ double ParseThreshold(std::string_view text, const std::string& context) {
   static constexpr Scale kScales[] = {{"", 1},       {"%", 1},         {"KiB", 1024.0},      {"MiB", 1048576.0},
                                       {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"KB", 1e3}, {"MB", 1e6},
                                       {"GB", 1e9},    {"TB", 1e12}};
-  for (const Scale& sc : kScales)
-    if (suffix == sc.suffix) return v * sc.factor;
+  for (const Scale& sc : kScales) {
+    if (suffix != sc.suffix) continue;
+    // 1e308GiB is a finite number times a unit, but no finite threshold.
+    if (!std::isfinite(v * sc.factor))
+      throw std::invalid_argument(fmt::format("{}: '{}' is out of range for a number", context, Trim(text)));
+    return v * sc.factor;
+  }
   throw std::invalid_argument(fmt::format("{}: unknown unit '{}' in '{}' (use %, KiB, MiB, GiB, TiB, KB, MB, GB or TB)",
                                           context, suffix, Trim(text)));
 }
@@ -98,6 +105,8 @@ MetricRule ParseBoundFlag(std::string_view arg, bool is_max) {
 
 std::vector<MetricRule> ParseRules(std::string_view text, const std::string& source) {
   std::vector<MetricRule> rules;
+  // Editors on Windows start UTF-8 files with a byte order mark.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   size_t line_no = 0;
   while (!text.empty()) {
     const size_t nl = text.find('\n');

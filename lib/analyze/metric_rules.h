@@ -52,14 +52,16 @@ struct CheckOutcome {
 
 // A number with an optional unit suffix: `%` (ignored), KiB/MiB/GiB/TiB
 // (powers of 1024), KB/MB/GB/TB (powers of 1000). Throws
-// std::invalid_argument naming `context` when malformed.
+// std::invalid_argument naming `context` when malformed or not a finite
+// number once scaled (inf, nan, 1e400, 1e308GiB).
 double ParseThreshold(std::string_view text, const std::string& context);
 
 // `NAME=VALUE` of --max (rule NAME <= VALUE) or --min (NAME >= VALUE).
 MetricRule ParseBoundFlag(std::string_view arg, bool is_max);
 
-// Every rule of a rules file's text; `source` names it in errors
-// ("rules.txt:3: ..."). Throws std::invalid_argument.
+// Every rule of a rules file's text (a leading UTF-8 byte order mark is
+// skipped); `source` names it in errors ("rules.txt:3: ..."). Throws
+// std::invalid_argument.
 std::vector<MetricRule> ParseRules(std::string_view text, const std::string& source);
 
 // Throws std::invalid_argument for a metric name the catalogue does not

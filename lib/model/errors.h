@@ -9,6 +9,7 @@ namespace tfprof {
 enum ExitCode : int {
   kExitOk = 0,
   kExitInternal = 1,      // A bug: please report it.
+  kExitOutputFailed = 1,  // The output could not be written (disk full, stdout closed).
   kExitUsage = 2,         // Bad command line.
   kExitBadInput = 3,      // Missing, unreadable, corrupt or unknown input.
   kExitUnavailable = 4,   // The analysis needs something this capture lacks.

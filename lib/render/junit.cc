@@ -1,9 +1,5 @@
 #include "lib/render/junit.h"
 
-#include <fstream>
-
-#include "lib/model/errors.h"
-
 namespace tfprof {
 
 std::string XmlEscape(std::string_view text) {
@@ -65,14 +61,6 @@ void WriteJUnit(const JUnitSuite& suite, std::ostream& out) {
     out << "    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";
-}
-
-void WriteJUnitFile(const JUnitSuite& suite, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(path, "cannot open for writing", kExitUsage);
-  WriteJUnit(suite, out);
-  out.close();
-  if (!out) throw InputError(path, "write failed", kExitUsage);
 }
 
 }  // namespace tfprof

@@ -32,7 +32,4 @@ std::string XmlEscape(std::string_view text);
 
 void WriteJUnit(const JUnitSuite& suite, std::ostream& out);
 
-// Writes to `path`; throws InputError(kExitUsage) when it cannot.
-void WriteJUnitFile(const JUnitSuite& suite, const std::string& path);
-
 }  // namespace tfprof

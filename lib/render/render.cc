@@ -16,7 +16,7 @@ void Render(const Report& report, const RenderOptions& options, std::ostream& ou
         for (const Table& x : report.tables) names += (names.empty() ? "" : ", ") + x.name;
         throw std::invalid_argument("no table '" + options.csv_table + "' in this report (tables: " + names + ")");
       }
-      RenderCsv(*t, out);
+      RenderCsv(*t, out, options.csv_safe);
       return;
     }
   }

@@ -15,17 +15,24 @@ struct RenderOptions {
   bool verbose = false;    // Text: also show info-level diagnostics.
   std::string csv_table;   // CSV: which table (default: the report's first).
   bool terminal = false;   // Text goes to a terminal: show bars.
+  bool csv_safe = false;   // CSV: text cells a spreadsheet would take for a formula get a leading '.
 };
 
 // Throws std::invalid_argument when csv_table names no table.
 void Render(const Report& report, const RenderOptions& options, std::ostream& out);
 
 void RenderText(const Report& report, const RenderOptions& options, std::ostream& out);
-void RenderCsv(const Table& table, std::ostream& out);
+// `formula_safe` (--csv-safe): a text cell starting with = + - @ tab or CR,
+// which a spreadsheet may run as a formula (OWASP "CSV injection"), gets a
+// leading '. Only text cells: numbers come from the tool, so -5 stays a
+// number.
+void RenderCsv(const Table& table, std::ostream& out, bool formula_safe = false);
 void RenderJson(const Report& report, std::ostream& out);
 
 // Formatting shared by the renderers.
 std::string FormatCell(const Cell& cell, const Column& column);
 std::string CsvEscape(const std::string& s);
+// `text` with a leading ' when it starts like a spreadsheet formula.
+std::string CsvFormulaSafe(const std::string& text);
 
 }  // namespace tfprof

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <string_view>
 
 #include "fmt/format.h"
 #include "lib/render/render.h"
@@ -30,9 +31,14 @@ std::string CsvEscape(const std::string& s) {
   return out + "\"";
 }
 
+std::string CsvFormulaSafe(const std::string& text) {
+  if (text.empty() || std::string_view("=+-@\t\r").find(text.front()) == std::string_view::npos) return text;
+  return "'" + text;
+}
+
 // RFC 4180: a header of column keys (or csv_header), then one line per row. Doubles keep the
 // column's precision so CSV and table agree digit for digit.
-void RenderCsv(const Table& table, std::ostream& out) {
+void RenderCsv(const Table& table, std::ostream& out, bool formula_safe) {
   bool first = true;
   for (const Column& c : table.columns) {
     if (c.terminal_only) continue;
@@ -44,7 +50,9 @@ void RenderCsv(const Table& table, std::ostream& out) {
     first = true;
     for (size_t i = 0; i < table.columns.size(); ++i) {
       if (table.columns[i].terminal_only) continue;
-      out << (first ? "" : ",") << CsvEscape(FormatCell(row[i], table.columns[i]));
+      std::string text = FormatCell(row[i], table.columns[i]);
+      if (formula_safe && std::holds_alternative<std::string>(row[i])) text = CsvFormulaSafe(text);
+      out << (first ? "" : ",") << CsvEscape(text);
       first = false;
     }
     out << "\n";

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "lib/render/render.h"
+#include "lib/render/terminal_text.h"
 
 namespace tfprof {
 namespace {
@@ -25,19 +26,21 @@ std::string Truncate(const std::string& s, int max_width) {
   return s.substr(0, keep) + "…";
 }
 
+// Every string of the text view goes through EscapeForTerminal: names from
+// a capture must not drive the terminal or break a row in two.
 std::string TextCell(const Cell& cell, const Column& c) {
   if (c.percent && std::holds_alternative<double>(cell)) {
     Column shown = c;
     shown.precision = 1;
     return FormatCell(Cell(std::get<double>(cell) * 100.0), shown) + "%";
   }
-  return FormatCell(cell, c);
+  return EscapeForTerminal(FormatCell(cell, c));
 }
 
 bool RightAligned(const Column& c) { return c.type == ColumnType::kInt || c.type == ColumnType::kDouble; }
 
 void RenderTable(const Table& full, bool terminal, std::ostream& out) {
-  out << full.title << "\n";
+  out << EscapeForTerminal(full.title) << "\n";
   if (full.rows.empty()) {
     out << "  (none)\n";
     return;
@@ -56,7 +59,9 @@ void RenderTable(const Table& full, bool terminal, std::ostream& out) {
   }
   std::vector<std::vector<std::string>> cells;
   std::vector<size_t> width(t.columns.size());
-  for (size_t i = 0; i < t.columns.size(); ++i) width[i] = DisplayWidth(t.columns[i].label);
+  std::vector<std::string> header;
+  for (const Column& c : t.columns) header.push_back(EscapeForTerminal(c.label));
+  for (size_t i = 0; i < t.columns.size(); ++i) width[i] = DisplayWidth(header[i]);
   for (const auto& row : t.rows) {
     auto& r = cells.emplace_back();
     for (size_t i = 0; i < t.columns.size(); ++i) {
@@ -77,8 +82,6 @@ void RenderTable(const Table& full, bool terminal, std::ostream& out) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << "\n";
   };
-  std::vector<std::string> header;
-  for (const Column& c : t.columns) header.push_back(c.label);
   emit(header, true);
   for (const auto& r : cells) emit(r, false);
 }
@@ -86,7 +89,7 @@ void RenderTable(const Table& full, bool terminal, std::ostream& out) {
 }  // namespace
 
 void RenderText(const Report& report, const RenderOptions& options, std::ostream& out) {
-  for (const std::string& l : report.lines) out << l << "\n";
+  for (const std::string& l : report.lines) out << EscapeForTerminal(l) << "\n";
   if (!report.lines.empty()) out << "\n";
   bool first = true;
   size_t hidden_tables = 0;
@@ -101,14 +104,15 @@ void RenderText(const Report& report, const RenderOptions& options, std::ostream
   }
   if (hidden_tables) out << "\n(" << hidden_tables << " detail table" << (hidden_tables > 1 ? "s" : "") << " hidden; --verbose shows them)\n";
   if (!report.notes.empty()) out << "\n";
-  for (const std::string& n : report.notes) out << "note: " << n << "\n";
+  for (const std::string& n : report.notes) out << "note: " << EscapeForTerminal(n) << "\n";
   bool any = false;
   for (const DiagnosticEntry& e : report.diagnostics.Entries()) {
     if (e.severity == Severity::kInfo && !options.verbose) continue;
     if (!any) out << "\ndiagnostics:\n";
     any = true;
-    out << "  " << SeverityName(e.severity) << "  " << e.kind << " ×" << e.count << ": " << e.message;
-    if (!e.example.empty()) out << " (e.g. " << e.example << ")";
+    out << "  " << SeverityName(e.severity) << "  " << EscapeForTerminal(e.kind) << " ×" << e.count << ": "
+        << EscapeForTerminal(e.message);
+    if (!e.example.empty()) out << " (e.g. " << EscapeForTerminal(e.example) << ")";
     out << "\n";
   }
   if (!options.verbose) {

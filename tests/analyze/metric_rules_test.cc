@@ -171,3 +171,32 @@ TEST_CASE("The example rules file parses", "[check]") {
   std::vector<MetricRule> rules = ParseRules(text.str(), path);
   CHECK(rules.size() == 6);
 }
+
+TEST_CASE("Thresholds are finite numbers, also once scaled", "[check]") {
+  auto message = [](std::string_view text) {
+    try {
+      ParseThreshold(text, "ctx");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(message("1e308GiB") == "ctx: '1e308GiB' is out of range for a number");
+  CHECK(message("1e400") == "ctx: '1e400' is out of range for a number");
+  CHECK(message("-1e400") == "ctx: '-1e400' is out of range for a number");
+  CHECK(message("inf") == "ctx: 'inf' is not a number");
+  CHECK(message("-infinity") == "ctx: '-infinity' is not a number");
+  CHECK(ParseThreshold("1e290GiB", "ctx") == 1e290 * 1073741824.0);  // Large but finite.
+  CHECK(ParseThreshold("-1.7e308", "ctx") == -1.7e308);
+}
+
+TEST_CASE("A rules file's UTF-8 byte order mark is skipped", "[check]") {
+  const auto rules = ParseRules("\xEF\xBB\xBFoverview.input_percent <= 20\r\noverview.steps >= 1\r\n", "bom.rules");
+  REQUIRE(rules.size() == 2);
+  CHECK(rules[0].metric == "overview.input_percent");
+  CHECK(rules[0].origin == "bom.rules:1");
+  CHECK(rules[1].text == "overview.steps >= 1");
+  // Only at the start: elsewhere it is part of a (then unknown) name.
+  CHECK_THROWS_WITH(ParseRules("overview.steps >= 1\n\xEF\xBB\xBFoverview.steps >= 1\n", "r"),
+                    Catch::StartsWith("r:2: unknown metric '\xEF\xBB\xBFoverview.steps'"));
+}
