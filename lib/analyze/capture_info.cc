@@ -4,13 +4,20 @@
 #include <limits>
 
 #include "fmt/format.h"
+#include "lib/analyze/time_span.h"
 
 namespace tfprof {
 namespace {
 
 constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
 
-double SpanMs(int64_t first, int64_t last) { return first == kNoTime ? 0.0 : static_cast<double>(last - first) / 1e9; }
+// The difference is taken in uint64, where it always fits: an XSpace can
+// hold events further apart than int64 picoseconds reach (a corrupt clock),
+// and `info` shows their true span rather than an overflowed one.
+uint64_t SpanPsExact(int64_t first, int64_t last) { return static_cast<uint64_t>(last) - static_cast<uint64_t>(first); }
+double SpanMs(int64_t first, int64_t last) {
+  return first == kNoTime ? 0.0 : static_cast<double>(SpanPsExact(first, last)) / 1e9;
+}
 
 std::string ComputeCapability(const DeviceProperties& d) {
   return d.compute_cap_major ? fmt::format("{}.{}", d.compute_cap_major, d.compute_cap_minor) : std::string();
@@ -47,7 +54,7 @@ std::string Headline(const std::vector<HostInfo>& hosts) {
                                   device_desc.empty() ? "" : " (" + device_desc + ")");
   else out += " · no device plane (host only)";
   out += fmt::format(" · {} events", events);
-  if (first != kNoTime) out += fmt::format(" over {:.3f} ms", static_cast<double>(last - first) / 1e9);
+  if (first != kNoTime) out += fmt::format(" over {:.3f} ms", SpanMs(first, last));
   return out;
 }
 
@@ -166,6 +173,11 @@ Report BuildInfoReport(const std::vector<HostInfo>& hosts) {
                            static_cast<int64_t>(h.planes.size()), static_cast<int64_t>(line_count),
                            static_cast<int64_t>(event_count), SpanMs(first, last),
                            static_cast<int64_t>(h.errors.size()), static_cast<int64_t>(h.warnings.size())};
+    for (const PlaneInfo& p : h.planes)
+      if (p.events && SpanPsExact(p.first_ps, p.last_ps) > static_cast<uint64_t>(kMaxSpanPs))
+        r.notes.push_back(fmt::format("{}: plane {} has events more than 100 days apart (a corrupt clock?): other "
+                                      "commands cut its time spans to 100 days",
+                                      h.name, p.name));
     for (const std::string& e : h.errors) r.notes.push_back(fmt::format("{}: the profiler reported an error: {}", h.name, e));
     for (const std::string& w : h.warnings) r.notes.push_back(fmt::format("{}: the profiler reported a warning: {}", h.name, w));
   }

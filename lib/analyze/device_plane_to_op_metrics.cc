@@ -5,6 +5,7 @@
 
 #include "lib/analyze/tf_op_name.h"
 #include "lib/analyze/xla_ops_to_op_metrics.h"
+#include "lib/analyze/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 
@@ -65,9 +66,14 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
       db.total_op_time_ps += static_cast<uint64_t>(e.duration_ps);
     }
   }
-  db.SetTotalTime(last ? static_cast<uint64_t>(last - first) : 0);
+  bool span_cut = false;
+  db.SetTotalTime(last ? static_cast<uint64_t>(SpanPs(first, last, &span_cut)) : 0);
   db.AddIdle();
   xla.Report(host.PlaneName(plane), diagnostics);
+  diagnostics.Add(Severity::kWarning, "op_stats.span_cut",
+                  "threads or devices whose ops are more than 100 days apart (a corrupt clock) had their time span, and "
+                  "so their IDLE time, cut to 100 days",
+                  std::string(host.PlaneName(plane)), span_cut ? 1 : 0);
   diagnostics.Add(Severity::kWarning, "op_stats.xla_device_ops_skipped",
                   "device events of XLA ops (hlo_op) were left out of the op stats, as the reference does without "
                   "the HLO protos (--compat); by default they are counted per HLO op",

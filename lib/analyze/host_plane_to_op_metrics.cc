@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/analyze/tf_op_name.h"
 #include "lib/analyze/xla_ops_to_op_metrics.h"
+#include "lib/analyze/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 
@@ -164,7 +165,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
   uint64_t xla_events = 0;
 
   OpMetricsDb result;
-  uint64_t dropped = 0;
+  uint64_t dropped = 0, cut_spans = 0;
   std::vector<Activity> activities;
   // Identities made on the fly (stage ops, tf_op stats) must outlive the
   // activities that point at them.
@@ -264,7 +265,9 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
       first = std::min(first, t.start_ps);
       last = std::max(last, t.end_ps);
     }
-    if (first <= last) line_db.SetTotalTime(static_cast<uint64_t>(last - first));
+    bool span_cut = false;
+    if (first <= last) line_db.SetTotalTime(static_cast<uint64_t>(SpanPs(first, last, &span_cut)));
+    if (span_cut) ++cut_spans;
     line_db.AddIdle();
     result.Combine(line_db, /*count_cores=*/false);
   }
@@ -276,6 +279,10 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
                   "host ops still open when an enclosing op ended (e.g. ending at the same instant) were not counted, as "
                   "the TensorFlow Profiler does",
                   "", dropped);
+  diagnostics.Add(Severity::kWarning, "op_stats.span_cut",
+                  "threads or devices whose ops are more than 100 days apart (a corrupt clock) had their time span, and "
+                  "so their IDLE time, cut to 100 days",
+                  std::string(host.PlaneName(plane)), cut_spans);
   return result;
 }
 

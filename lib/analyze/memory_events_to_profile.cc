@@ -275,14 +275,21 @@ void ActiveAtPeak(AllocatorMemoryProfile& p, const MemoryProfileOptions& options
   if (p.peak.stack_bytes > 0) special(p.peak.stack_bytes, "stack", "stack");
 
   // Largest allocation first, then largest request, then by name, region,
-  // dtype and shape; rows equal on all of these are one row.
+  // dtype and shape; rows equal on all of these are one row. The sizes are
+  // compared the other way round, not negated: a corrupt capture's size can
+  // be INT64_MIN, which has no negation.
   auto key = [&](const ActiveAllocation& a) {
-    return std::make_tuple(-a.allocation_bytes, -a.requested_bytes, host.Str(a.op_name), host.Str(a.region_type),
-                           DataTypeName(a.data_type), host.Str(a.shape));
+    return std::make_tuple(host.Str(a.op_name), host.Str(a.region_type), DataTypeName(a.data_type), host.Str(a.shape));
   };
-  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  // Sorted by this, a row equals the one before it when not after it.
+  auto before = [&](const ActiveAllocation& a, const ActiveAllocation& b) {
+    if (a.allocation_bytes != b.allocation_bytes) return a.allocation_bytes > b.allocation_bytes;
+    if (a.requested_bytes != b.requested_bytes) return a.requested_bytes > b.requested_bytes;
+    return key(a) < key(b);
+  };
+  std::stable_sort(rows.begin(), rows.end(), before);
   for (const ActiveAllocation& r : rows) {
-    if (!p.active.empty() && key(p.active.back()) == key(r)) {
+    if (!p.active.empty() && !before(p.active.back(), r)) {
       ++p.active.back().occurrences;
       continue;
     }
@@ -380,6 +387,9 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   std::map<std::string, Collecting> by_id;  // Byte order, as the reference lists memory ids.
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
+    // A line without events may hold any timestamp (readers check only the
+    // lines they place events on): the start below could overflow.
+    if (line.events.empty()) continue;
     // Readers keep every event's time relative to the host's origin; the
     // line's own start is at this many ps after it.
     const int64_t line_start_ps = (line.timestamp_ns - host.time_origin_ns) * 1000;

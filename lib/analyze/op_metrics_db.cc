@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lib/analyze/time_span.h"
+
 namespace tfprof {
 
 OpMetrics& OpMetricsDb::Lookup(uint64_t module_id, std::string_view name) {
@@ -33,12 +35,14 @@ void OpMetricsDb::Combine(const OpMetricsDb& src, bool count_cores) {
     d.is_eager = d.is_eager || s.is_eager;
     d.occurrences += s.occurrences;
     d.device_launching_occurrences += s.device_launching_occurrences;
-    d.time_ps += s.time_ps;
-    d.self_time_ps += s.self_time_ps;
+    // Saturating: a corrupt capture's spans, each up to 100 days, summed
+    // over threads and hosts must not wrap round to small times.
+    d.time_ps = SaturatingAdd(d.time_ps, s.time_ps);
+    d.self_time_ps = SaturatingAdd(d.self_time_ps, s.self_time_ps);
     if (count_cores) d.num_cores += s.num_cores;
   }
-  total_time_ps += src.total_time_ps;
-  total_op_time_ps += src.total_op_time_ps;
+  total_time_ps = SaturatingAdd(total_time_ps, src.total_time_ps);
+  total_op_time_ps = SaturatingAdd(total_op_time_ps, src.total_op_time_ps);
 }
 
 std::vector<const OpMetrics*> OpMetricsDb::Sorted(size_t limit, bool with_idle) const {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/analyze/time_span.h"
 
 namespace tfprof {
 namespace {
@@ -14,9 +15,6 @@ constexpr std::string_view kHostPlaneName = "/host:CPU";
 constexpr std::string_view kDeviceGenerator = "Iterator::Prefetch::Generator";
 // The reference gives up below this depth; so do we.
 constexpr int kMaxDepth = 100;
-// A guard the reference lacks: a producer linked to many consumers could
-// make one execution's walk explode. Far above anything real.
-constexpr uint64_t kMaxVisitsPerExecution = 5'000'000;
 
 // The asynchronous producer/consumer pairs, in the order the reference
 // links them (it matters only for which event of a repeated iterator is met
@@ -164,29 +162,34 @@ class Forest {
 };
 
 // Walks one execution from its root, accumulating per-iterator figures.
+// Every event has at most one parent (see BuildForest), so a walk is a tree
+// walk, except for a loop back to its root: `visited` (the number of the
+// last execution that reached each event) leaves such an edge out.
 class ExecutionWalker {
  public:
-  ExecutionWalker(const Forest& forest, std::map<uint64_t, TfDataIteratorCall>& calls, int64_t clock_ps)
-      : forest_(forest), calls_(calls), clock_ps_(clock_ps) {}
+  ExecutionWalker(const Forest& forest, std::map<uint64_t, TfDataIteratorCall>& calls, int64_t clock_ps,
+                  std::vector<uint32_t>& visited, uint32_t execution)
+      : forest_(forest), calls_(calls), clock_ps_(clock_ps), visited_(visited), execution_(execution) {}
 
   void Visit(uint32_t n, bool blocking, int level) {
-    if (level > kMaxDepth || ++visits_ > kMaxVisitsPerExecution) {
+    if (level > kMaxDepth) {
       cut_ = true;
       return;
     }
+    visited_[n] = execution_;
     const Node& node = forest_.nodes[n];
     if (!node.has_id) return;
     auto [it, fresh] = calls_.try_emplace(node.id);
     TfDataIteratorCall& call = it->second;  // std::map: stays valid while children are added.
     if (fresh) {
       call.id = node.id;
-      call.start_ps = node.start_ps + clock_ps_;
+      call.start_ps = SaturatingAdd(node.start_ps, clock_ps_);
     }
     call.duration_ps += node.duration_ps;
     int64_t self = node.duration_ps;
     for (uint32_t c : forest_.Children(n)) {
       const Node& child = forest_.nodes[c];
-      if (!child.tf_data) continue;
+      if (!child.tf_data || visited_[c] == execution_) continue;
       int64_t overlap = Overlap(node, child);
       Visit(c, blocking && overlap > 0, level + 1);
       // Like the reference, assume the children do not overlap each other.
@@ -202,7 +205,8 @@ class ExecutionWalker {
   const Forest& forest_;
   std::map<uint64_t, TfDataIteratorCall>& calls_;
   int64_t clock_ps_;
-  uint64_t visits_ = 0;
+  std::vector<uint32_t>& visited_;
+  uint32_t execution_;
   bool cut_ = false;
 };
 
@@ -296,6 +300,13 @@ Forest BuildForest(const Host& host, const Plane& plane, const TfDataOptions& op
     if (!it.has_parent) continue;
     producers[{it.parent_id, p.element_id}].push_back(p.first_iterator);
   }
+  // A producer event made one element for one consumer. Where several
+  // consumers claim it (element ids repeated, or forged into a loop), the
+  // reference links it under each: an event is then reached along many
+  // paths, or round a cycle until the depth limit, for every root call (a
+  // 25 KB capture took 52 s). It goes under the first consumer only, so
+  // that every event has at most one parent and each walk is linear.
+  std::vector<bool> claimed(forest.nodes.size());
   for (const ConsumeEvent& c : consumes) {
     const Node& consumer = forest.nodes[c.consumer];
     if (!consumer.has_id) continue;
@@ -305,6 +316,11 @@ Forest BuildForest(const Host& host, const Plane& plane, const TfDataOptions& op
       continue;
     }
     for (uint32_t p : found->second) {
+      if (claimed[p]) {
+        ++out.shared_producer_links;
+        continue;
+      }
+      claimed[p] = true;
       edges.emplace_back(c.consumer, p);
       ++out.linked_producers;
     }
@@ -366,6 +382,8 @@ TfDataHost SummarizeTfData(const Host& host, const TfDataOptions& options, Diagn
   // order; we number them by root id so that names are stable.
   std::sort(root_ids.begin(), root_ids.end());
   int64_t host_count = 0, device_count = 0;
+  std::vector<uint32_t> visited(forest.nodes.size(), 0);
+  uint32_t execution = 0;  // Numbers the walks from 1, for `visited`.
   for (uint64_t root_id : root_ids) {
     TfDataPipeline p;
     p.root_id = root_id;
@@ -382,11 +400,11 @@ TfDataHost SummarizeTfData(const Host& host, const TfDataOptions& options, Diagn
     for (uint32_t r : calls) {
       const Node& root = forest.nodes[r];
       std::map<uint64_t, TfDataIteratorCall> per_iterator;
-      ExecutionWalker walker(forest, per_iterator, clock_ps);
+      ExecutionWalker walker(forest, per_iterator, clock_ps, visited, ++execution);
       walker.Visit(r, /*blocking=*/true, 0);
       if (walker.cut()) ++out.visit_limit_hits;
       TfDataExecution ex;
-      ex.start_ps = root.start_ps + clock_ps;
+      ex.start_ps = SaturatingAdd(root.start_ps, clock_ps);  // A corrupt clock must not overflow.
       ex.duration_ps = root.duration_ps;
       for (auto& [iid, call] : per_iterator) {
         // Strictly more self time than the best so far, starting from 0.
@@ -409,8 +427,12 @@ TfDataHost SummarizeTfData(const Host& host, const TfDataOptions& options, Diagn
 
   if (out.visit_limit_hits)
     diagnostics.Add(Severity::kWarning, "tfdata.walk_limit",
-                    "input pipeline executions too deep or too linked to walk whole were cut short", host.name,
-                    out.visit_limit_hits);
+                    "input pipeline executions nested deeper than 100 iterators were cut short there, as the "
+                    "TensorFlow Profiler does", host.name, out.visit_limit_hits);
+  if (out.shared_producer_links)
+    diagnostics.Add(Severity::kWarning, "tfdata.shared_producer",
+                    "producer iterator events that several consumers claim (repeated or looping element ids) were "
+                    "linked to the first consumer only", host.name, out.shared_producer_links);
   if (out.unmatched_consumes)
     diagnostics.Add(Severity::kInfo, "tfdata.unmatched_consume",
                     "elements consumed by an asynchronous iterator whose producing call is not in the capture "
@@ -463,6 +485,7 @@ void CombineTfData(TfDataAnalysis& analysis, TfDataHost host) {
   into.linked_producers += host.linked_producers;
   into.unmatched_consumes += host.unmatched_consumes;
   into.visit_limit_hits += host.visit_limit_hits;
+  into.shared_producer_links += host.shared_producer_links;
   into.absolute_clock = into.absolute_clock && host.absolute_clock;
   into.signed_ids = into.signed_ids || host.signed_ids;
 }

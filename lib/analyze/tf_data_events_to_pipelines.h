@@ -101,7 +101,8 @@ struct TfDataHost {
   uint64_t unsigned_ids = 0;       // Events whose id or parent_id is stored unsigned (>= 2^63).
   uint64_t linked_producers = 0;   // Producer iterator events linked to a consumer.
   uint64_t unmatched_consumes = 0; // Consume events with no producer in the capture.
-  uint64_t visit_limit_hits = 0;   // Executions cut short by the safety limits.
+  uint64_t visit_limit_hits = 0;   // Executions cut short by the depth limit.
+  uint64_t shared_producer_links = 0;  // Producer links not made: the producer already had a consumer.
   bool has_host_plane = false;
   // Times are on the capture's own clock (ps) when it fits in 64 bits, as
   // the reference shows them (recent TF normalises it to the profile start);

@@ -3,6 +3,7 @@
 // folder (every host in it), or a single capture file.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +32,16 @@ struct ProfileRun {
   // host's file (as in some published demo runs): "dropped (copy of kept)".
   std::vector<std::string> duplicates;
   // Entries named like captures that are not readable files (a dangling
-  // symlink, a FIFO, a folder): "name (why)". Reported, never opened.
+  // symlink, a FIFO, a folder, a file that cannot be opened): "name (why)".
+  // Reported, never read.
   std::vector<std::string> skipped;
+};
+
+// How much file-system work finding the captures took: tests check that it
+// grows linearly with the input, whatever links and copies it holds.
+struct DiscoveryWork {
+  uint64_t folders_listed = 0;  // Folders listed while looking for plugins/profile.
+  uint64_t file_reads = 0;      // Host files read through to find byte-identical copies.
 };
 
 struct DiscoveredInput {
@@ -40,6 +49,7 @@ struct DiscoveredInput {
   std::string input_path;
   std::vector<ProfileRun> runs;  // Every run found, oldest first.
   ProfileRun selected;           // The run (or file) to analyse.
+  DiscoveryWork work;
 };
 
 // Detects a file's format from its content (gzip is looked through), falling

@@ -313,3 +313,98 @@ TEST_CASE("tf-data: the input-bound capture and its cache+prefetch twin", "[tfda
   auto csv = RunTool("tf-data -f csv " + testing::SourcePath("testdata/captures/tf_prefetch"));
   CHECK(csv.out.rfind("host,pipeline,type,root_id,calls,min_us,avg_us,max_us", 0) == 0);
 }
+
+namespace {
+
+// A hostile capture whose producer links loop: every Map (id 2) is made
+// for the consumer with id 1 and element 5, every Range (id 1, the root's
+// id reused) for the consumer with id 2 and element 9, and each consumes
+// the other's element. Linking every producer under every consumer that
+// claims it made a walk of 2^100 paths per root call (cut at 5 million
+// visits each: 52 s for a 25 KB capture).
+XSpaceBuilder LoopingProducers() {
+  XSpaceBuilder space;
+  space.Hostname("h");
+  auto& p = space.Plane("/host:CPU", 0);
+  p.Line(1, "consumer")
+      .Event("Iterator::Prefetch", 0, 100 * kUs, {{"id", int64_t{1}}})
+      .Event("PrefetchConsume", 80 * kUs, 20 * kUs, {{"element_id", int64_t{5}}})
+      .Event("Iterator::Prefetch", 200 * kUs, 30 * kUs, {{"id", int64_t{1}}})
+      .Event("PrefetchConsume", 210 * kUs, 10 * kUs, {{"element_id", int64_t{5}}});
+  p.Line(2, "maps")
+      .Event("PrefetchProduce", 0, 40 * kUs, {{"element_id", int64_t{5}}})
+      .Event("Iterator::Prefetch::Map", 0, 40 * kUs, {{"id", int64_t{2}}, {"parent_id", int64_t{1}}})
+      .Event("PrefetchConsume", 30 * kUs, 10 * kUs, {{"element_id", int64_t{9}}})
+      .Event("PrefetchProduce", 50 * kUs, 30 * kUs, {{"element_id", int64_t{5}}})
+      .Event("Iterator::Prefetch::Map", 50 * kUs, 30 * kUs, {{"id", int64_t{2}}, {"parent_id", int64_t{1}}})
+      .Event("PrefetchConsume", 70 * kUs, 10 * kUs, {{"element_id", int64_t{9}}});
+  p.Line(3, "ranges")
+      .Event("PrefetchProduce", 0, 20 * kUs, {{"element_id", int64_t{9}}})
+      .Event("Iterator::Prefetch::Map::Range", 0, 20 * kUs, {{"id", int64_t{1}}, {"parent_id", int64_t{2}}})
+      .Event("PrefetchConsume", 10 * kUs, 10 * kUs, {{"element_id", int64_t{5}}})
+      .Event("PrefetchProduce", 25 * kUs, 10 * kUs, {{"element_id", int64_t{9}}})
+      .Event("Iterator::Prefetch::Map::Range", 25 * kUs, 10 * kUs, {{"id", int64_t{1}}, {"parent_id", int64_t{2}}})
+      .Event("PrefetchConsume", 30 * kUs, 5 * kUs, {{"element_id", int64_t{5}}});
+  return space;
+}
+
+}  // namespace
+
+TEST_CASE("tf-data: producers claimed by several consumers go under the first", "[tfdata]") {
+  XSpaceBuilder space = LoopingProducers();
+  Diagnostics d;
+  Host h = ReadXSpaceBytes(space.Serialize(), "loop.xplane.pb", d);
+  TfDataHost host = SummarizeTfData(h, {}, d);
+  // The first consume of element 5 (the first root call's) takes both Maps,
+  // the first Map takes both Ranges; the 8 other claims are dropped.
+  CHECK(host.linked_producers == 4);
+  CHECK(d.Count("tfdata.shared_producer") == 8);
+  CHECK(d.Count("tfdata.walk_limit") == 0);
+  REQUIRE(host.pipelines.size() == 1);
+  const TfDataPipeline& p = host.pipelines[0];
+  REQUIRE(p.executions.size() == 2);
+  CHECK(p.max_ps == 100 * kUs);
+  CHECK(p.min_ps == 30 * kUs);
+  CHECK(p.avg_ps == 65 * kUs);
+  // Slowest call, by hand: root [0,100] over Map1 [0,40] (over Range1
+  // [0,20] and Range2 [25,35]) and Map2 [50,80]. Ranges carry id 1 like the
+  // root, so id 1 sums root + both Ranges: 100+20+10 us, self (100-40-30) +
+  // 20 + 10; id 2 sums both Maps: 40+30 us, self (40-20-10) + 30.
+  const TfDataExecution& slow = p.executions[0];
+  CHECK(slow.duration_ps == 100 * kUs);
+  CHECK(Call(slow, 1).duration_ps == 130 * kUs);
+  CHECK(Call(slow, 1).self_ps == 60 * kUs);
+  CHECK(Call(slow, 1).calls == 3);
+  CHECK(Call(slow, 2).duration_ps == 70 * kUs);
+  CHECK(Call(slow, 2).self_ps == 40 * kUs);
+  CHECK(Call(slow, 2).calls == 2);
+  CHECK(slow.bottleneck_id == 1);
+  // The second call's Maps went to the first: it holds only itself.
+  const TfDataExecution& fast = p.executions[1];
+  REQUIRE(fast.iterators.size() == 1);
+  CHECK(Call(fast, 1).duration_ps == 30 * kUs);
+  CHECK(Call(fast, 1).self_ps == 30 * kUs);
+}
+
+TEST_CASE("tf-data: a root call that is its own producer is walked once", "[tfdata]") {
+  // The root (id 1, parent_id 1) is made inside PrefetchProduce{5} and
+  // consumes element 5: it is its own child. The walk went round that loop
+  // to the depth limit (101 visits: 10.1 ms of "duration", 0 self time).
+  XSpaceBuilder space;
+  space.Hostname("h");
+  space.Plane("/host:CPU", 0)
+      .Line(1, "t")
+      .Event("PrefetchProduce", 0, 100 * kUs, {{"element_id", int64_t{5}}})
+      .Event("Iterator::Prefetch", 0, 100 * kUs, {{"id", int64_t{1}}, {"parent_id", int64_t{1}}})
+      .Event("PrefetchConsume", 50 * kUs, 10 * kUs, {{"element_id", int64_t{5}}});
+  Diagnostics d;
+  Host h = ReadXSpaceBytes(space.Serialize(), "self.xplane.pb", d);
+  TfDataHost host = SummarizeTfData(h, {}, d);
+  CHECK(host.linked_producers == 1);
+  CHECK(d.Count("tfdata.walk_limit") == 0);
+  const TfDataExecution& ex = host.pipelines.at(0).executions.at(0);
+  CHECK(Call(ex, 1).duration_ps == 100 * kUs);
+  CHECK(Call(ex, 1).self_ps == 100 * kUs);
+  CHECK(Call(ex, 1).calls == 1);
+  CHECK(ex.bottleneck_self_ps == 100 * kUs);
+}

@@ -17,6 +17,7 @@
 #include "fuzz/fuzz_inputs.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/run_tool.h"
+#include "tests/support/unopenable_file.h"
 #include "tests/support/xspace_builder.h"
 
 namespace fs = std::filesystem;
@@ -231,4 +232,26 @@ TEST_CASE("Fuzz findings kept in testdata/bad/fuzz/ stay fixed", "[bad_inputs][f
     ++replayed;
   }
   CHECK(replayed >= 2);  // The two findings of the first runs at least.
+}
+
+TEST_CASE("A host file that cannot be opened is skipped with a warning", "[bad_inputs]") {
+  // Issue #13: one unreadable file made `info <logdir>` and `--list-runs`
+  // fail. It is now skipped and reported like a FIFO. (Tests run as root,
+  // whom chmod 000 does not stop: see tests/support/unopenable_file.h.)
+  fs::path logdir = tfprof::testing::TempDir();
+  fs::path run = logdir / "plugins/profile/2024_01_01_00_00_00";
+  fs::create_directories(run);
+  fs::copy_file(kBad + "good_small.xplane.pb", run / "good.xplane.pb");
+  REQUIRE(tfprof::testing::MakeUnopenableFile((run / "locked.xplane.pb").string()));
+
+  ToolResult info = RunTool("info -f json '" + logdir.string() + "'");
+  INFO(info.err);
+  REQUIRE(info.exit_code == 0);
+  CHECK(Diagnostics(info)["input.skipped_file"] == 1);
+  CHECK(nlohmann::json::parse(info.out).at("tables").at("hosts").size() == 1);
+
+  ToolResult runs = RunTool("info --list-runs -f csv '" + logdir.string() + "'");
+  INFO(runs.err);
+  REQUIRE(runs.exit_code == 0);
+  CHECK(runs.out == "run,hosts,path\n2024_01_01_00_00_00,1," + run.string() + "\n");
 }

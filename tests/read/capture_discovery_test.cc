@@ -5,6 +5,7 @@
 
 #include "lib/model/errors.h"
 #include "lib/read/capture_discovery.h"
+#include "tests/support/unopenable_file.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
@@ -145,4 +146,58 @@ TEST_CASE("PyTorch and bare trace names give their host names", "[discovery]") {
   fs::path dir = testing::TempDir();
   Write(dir / "run8.json", R"({"traceEvents": []})");
   CHECK(Hosts(DiscoverInput((dir / "run8.json").string()).selected) == std::vector<std::string>{"run8"});
+}
+
+TEST_CASE("A logdir's symlinks back into itself are walked once", "[discovery]") {
+  // k symlinks to the logdir itself made the folder walk k^4 listings long
+  // and listed the one run under 1 + k + k^2 + k^3 + k^4 names.
+  fs::path root = testing::TempDir();
+  Write(root / "plugins/profile/2024_01_01_00_00_00/h.xplane.pb", Capture("x"));
+  fs::create_directories(root / "fit/train");
+  for (int i = 0; i < 6; ++i) fs::create_directory_symlink(".", root / ("loop" + std::to_string(i)));
+  fs::create_directory_symlink("../..", root / "fit/train/up");  // Back to the root from below.
+  DiscoveredInput d = DiscoverInput(root.string());
+  REQUIRE(d.runs.size() == 1);
+  CHECK(d.runs[0].name == "2024_01_01_00_00_00");
+  CHECK(d.runs[0].path == (root / "plugins/profile/2024_01_01_00_00_00").string());
+  // The real folders are the root, fit and fit/train: each listed once.
+  CHECK(d.work.folders_listed == 3);
+}
+
+TEST_CASE("Finding copies among same-size host files reads each file once", "[discovery]") {
+  // 40 hosts whose files have one size but differ, one copy of h07, and one
+  // file of a size no other has. Comparing every same-size pair read
+  // 2 x (40 x 39 / 2 + 8) = 1576 files.
+  fs::path run = testing::TempDir();
+  auto name = [](int i) { return std::string(i < 10 ? "h0" : "h") + std::to_string(i); };
+  for (int i = 0; i < 40; ++i) Write(run / (name(i) + ".xplane.pb"), Capture("thread" + name(i)));
+  Write(run / "zz.xplane.pb", Capture("thread" + name(7)));
+  Write(run / "solo.xplane.pb", Capture("a thread name of another length"));
+  DiscoveredInput d = DiscoverInput(run.string());
+  CHECK(d.selected.files.size() == 41);
+  CHECK(d.selected.duplicates == std::vector<std::string>{"zz (a byte-identical copy of h07)"});
+  // 41 same-size files hashed once each; one pair of equal hashes compared.
+  CHECK(d.work.file_reads == 41 + 2);
+}
+
+TEST_CASE("A host file that cannot be opened is skipped, not fatal", "[discovery]") {
+  fs::path root = testing::TempDir();
+  fs::path run = root / "plugins/profile/2024_01_01_00_00_00";
+  Write(run / "good.xplane.pb", Capture("x"));
+  REQUIRE(testing::MakeUnopenableFile((run / "locked.xplane.pb").string()));
+  for (const std::string& path : {root.string(), run.string()}) {
+    DiscoveredInput d = DiscoverInput(path);
+    CHECK(Hosts(d.selected) == std::vector<std::string>{"good"});
+    CHECK(d.selected.skipped == std::vector<std::string>{"locked.xplane.pb (cannot be opened: Permission denied)"});
+  }
+  // Alone in its run, it leaves nothing to read: an error naming it.
+  fs::path alone = testing::TempDir();
+  REQUIRE(testing::MakeUnopenableFile((alone / "locked.xplane.pb").string()));
+  try {
+    DiscoverInput(alone.string());
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.code() == kExitBadInput);
+    CHECK_THAT(e.what(), Catch::EndsWith("no readable capture: locked.xplane.pb (cannot be opened: Permission denied)"));
+  }
 }
