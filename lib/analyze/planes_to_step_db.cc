@@ -138,6 +138,7 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
   db.origin_ns = host.time_origin_ns;
   db.hosts.push_back(host.name);
   db.note = groups.note;
+  db.whole_steps = !groups.step_spans.empty();
   std::vector<size_t> gpu_planes;
   size_t host_plane = host.planes.size();
   for (size_t p = 0; p < host.planes.size(); ++p) {
@@ -288,7 +289,7 @@ StepDb CombineHostSteps(std::vector<StepDb> hosts) {
     for (StepRecord& s : h.steps) s.max_duration_ps = s.duration_ps;
     // Like the reference, drop the first and the last step when there are
     // more than five: the profile window usually cuts them.
-    if (h.steps.size() > 5) {
+    if (h.steps.size() > 5 && !h.whole_steps) {
       h.steps.pop_back();
       h.steps.erase(h.steps.begin());
       h.dropped_steps += 2;

@@ -38,6 +38,9 @@ struct StepDb {
   std::vector<std::string> hosts;
   std::string intersection_note;  // Multi-host: how the steps were aligned.
   std::string note;               // How the steps were found, when not by the capture's markers (EventGroups::note).
+  // The capture delimits each step whole (TF1 session.runs): no profile
+  // window cut the first or the last, so none is dropped for it.
+  bool whole_steps = false;
 };
 
 // Default: host events count with device events (kernel launch, host compute

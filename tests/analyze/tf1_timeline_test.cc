@@ -6,6 +6,7 @@
 // (TF1 writes whole microseconds).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@
 #include "lib/read/capture_loader.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
+#include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
 using json = nlohmann::json;
@@ -183,4 +185,25 @@ TEST_CASE("TF1 timelines of one run, one file per session.run: one host, one ste
   const json facts = Facts("capture_tf1_timeline.json");
   REQUIRE(facts["steps"].size() == 3);
   CheckAgainstFacts(Load(folder), facts);
+}
+
+TEST_CASE("Every file of a long TF1 timeline series is a step: none is cut by a profile window", "[tf1][steps]") {
+  // Seven session.runs, 100 us apart, each one MatMul of 10 us.
+  const std::string dir = testing::TempDir();
+  for (int i = 1; i <= 7; ++i)
+    std::ofstream(std::filesystem::path(dir) / ("timeline_" + std::to_string(i) + ".json"))
+        << R"({"traceEvents":[{"ph":"M","pid":1,"name":"process_name","args":{"name":"/job:localhost/replica:0/task:0/device:CPU:0 Compute"}},)"
+        << R"({"ph":"X","cat":"Op","name":"MatMul","pid":1,"tid":0,"ts":)" << 1000 + 100 * i
+        << R"(,"dur":10,"args":{"name":"mm","op":"MatMul"}}]})";
+  Host host = Load(dir);
+  Diagnostics d;
+  EventGroups groups = GroupEvents(host, d);
+  std::vector<StepDb> per_host;
+  per_host.push_back(BuildStepDb(host, groups, {}, d));
+  // Captures with markers lose their first and last of more than five steps.
+  StepDb steps = CombineHostSteps(std::move(per_host));
+  REQUIRE(steps.steps.size() == 7);
+  CHECK(steps.steps.front().name == "timeline_1");
+  CHECK(steps.steps.back().name == "timeline_7");
+  for (const StepRecord& s : steps.steps) CHECK(s.duration_ps == 10 * kPsPerUs);
 }

@@ -3,6 +3,9 @@
 // --whole-trace.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "nlohmann/json.hpp"
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
@@ -82,4 +85,17 @@ TEST_CASE("A folder of numbered TF1 timelines is one host with a step per file",
     CHECK(steps[i]["host"] == "timeline");
     CHECK(steps[i]["step_time_ms"].get<double>() == Approx(want_ms[i]).epsilon(1e-12));
   }
+}
+
+TEST_CASE("A numbered timeline that is not a TF1 timeline is one error line naming it", "[cli][tf1][bad_input]") {
+  const std::filesystem::path dir = tfprof::testing::TempDir();
+  const std::filesystem::path source = std::string(TFPROF_SOURCE_DIR) + "/testdata/captures/tf1_timeline";
+  for (const char* f : {"timeline_01.json", "timeline_02.json"}) std::filesystem::copy_file(source / f, dir / f);
+  std::ofstream(dir / "timeline_03.json") << R"({"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":1,"dur":1}]})";
+  auto r = RunTool("steps " + dir.string());
+  CHECK(r.exit_code == 3);
+  CHECK(r.out.empty());
+  CHECK(r.err == "tfprof-analyze: error: " + (dir / "timeline_03.json").string() +
+                     ": is numbered as a step of a TensorFlow 1 timeline series (timeline_01.json, ...) but is not a "
+                     "TF1 timeline\n");
 }
