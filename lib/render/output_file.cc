@@ -118,7 +118,7 @@ OutputFile::OutputFile(const std::string& path, const OutputGuard& guard) : path
     // O_NONBLOCK keeps open() from waiting for a FIFO's reader forever.
     fd_ = ::open(destination_.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd_ < 0)
-      throw InputError(path, errno == ENXIO ? std::string("is a FIFO nobody reads")
+      throw InputError(path, S_ISFIFO(st.st_mode) && errno == ENXIO ? std::string("is a FIFO nobody reads")
                                             : "cannot open for writing (" + ErrnoText(errno) + ")",
                        kExitUsage);
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
