@@ -11,6 +11,7 @@
 
 #include "lib/analyze/name_regex.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/xspace_builder.h"
 
@@ -110,7 +111,7 @@ TEST_CASE("ProfilerStep#N numbers its step N; other names are not PyTorch steps"
   }
 }
 
-TEST_CASE("--step-marker '.*' over a 60,000-character event name", "[regex][cli]") {
+TEST_CASE("Step marker '.*' over a 60,000-character event name", "[regex][cli]") {
   const std::string name(60000, 'x');
   const std::string trace = StepTrace("long_marker.trace.json", name);
   nlohmann::json steps = Json(RunTool("steps -f json --step-marker '.*' '" + trace + "'"));
@@ -175,4 +176,15 @@ TEST_CASE("Patterns RE2 refuses are one usage-error line", "[regex][cli]") {
   CheckUsageError(RunTool("steps --step-marker 'Step(?=#)' '" + trace + "'"),
                   "--step-marker: bad regular expression 'Step(?=#)': invalid perl operator: (?=");
   CheckUsageError(RunTool("steps --step-marker '(unclosed' '" + trace + "'"), "missing ): (unclosed");
+}
+
+TEST_CASE("A bad pattern is a usage error before the capture is read", "[regex][cli]") {
+  // A CPU-only capture has no kernels (exit 4) and an empty file is bad
+  // input (exit 3), but the pattern is wrong first.
+  const std::string cpu_only = tfprof::testing::SourcePath("testdata/captures/tf_no_steps");
+  CheckUsageError(RunTool("kernel-stats --kernel '(' '" + cpu_only + "'"), "--kernel: bad regular expression '('");
+  CheckUsageError(RunTool("kernel-stats --op 'a**' '" + cpu_only + "'"), "--op: bad regular expression 'a**'");
+  const std::string empty = tfprof::testing::TempDir() + "/empty.xplane.pb";
+  std::ofstream{empty};
+  CheckUsageError(RunTool("overview --step-marker '[' '" + empty + "'"), "--step-marker: bad regular expression '['");
 }
