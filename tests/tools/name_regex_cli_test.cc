@@ -102,8 +102,8 @@ TEST_CASE("ProfilerStep#N numbers its step N; other names are not PyTorch steps"
   nlohmann::json steps = Json(RunTool("steps -f json '" + StepTrace("step12.trace.json", "ProfilerStep#12") + "'"));
   REQUIRE(steps["tables"]["steps"].size() == 1);
   CHECK(steps["tables"]["steps"][0]["step_number"] == 12);
-  // The default marker is the whole name: a digit-less or suffixed name is
-  // not a PyTorch step (std::regex_search used to take "ProfilerStep#3 x").
+  // The default marker is the whole name: a digit-less, prefixed or
+  // suffixed name is not a PyTorch step.
   for (const char* other : {"ProfilerStep#", "ProfilerStep#3 x", "xProfilerStep#3", "ProfilerStep#-3"}) {
     INFO(other);
     ToolResult r = RunTool("steps -f json '" + StepTrace("other.trace.json", other) + "'");
@@ -140,7 +140,7 @@ TEST_CASE("kernel-stats --kernel against a 60,000-character kernel name", "[rege
 
 TEST_CASE("(a+)+$ on a long name gives its answer at once", "[regex][cli]") {
   // Backtracking tries 2^n ways to split the a's before failing on '!';
-  // std::regex took 1.8 s at 26 characters, doubling with each one.
+  // std::regex took 0.55 s at 20 a's, 2.5 s at 22, 7.2 s at 24.
   const std::string no_match = std::string(10000, 'a') + "!";
   const std::string trace =
       WriteTrace("nested.trace.json", {Complete(no_match, "user_annotation", 0, 100), Complete("aten::mm", "cpu_op", 10, 50),
