@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(xplane_fuzzer chrome_json_fuzzer chrome_json_gzip_fuzzer discovery_fuzzer analyses_fuzzer)
+[ ${#targets[@]} -gt 0 ] || targets=(xplane_fuzzer chrome_json_fuzzer chrome_json_gzip_fuzzer discovery_fuzzer analyses_fuzzer rules_fuzzer)
 
 bash scripts/setup.sh
 need=()
@@ -33,9 +33,9 @@ fi
 
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 # The reader targets need only lib/model and lib/read: leave the analyses
-# out unless analyses_fuzzer is asked for.
+# out unless analyses_fuzzer or rules_fuzzer is asked for.
 exclude='/lib/(analyze|render)/'
-for t in "${targets[@]}"; do [ "$t" = analyses_fuzzer ] && exclude=''; done
+for t in "${targets[@]}"; do [ "$t" = analyses_fuzzer ] || [ "$t" = rules_fuzzer ] && exclude=''; done
 CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTFPROF_FUZZ=ON -DBUILD_TESTING=OFF -DTFPROF_LIB_EXCLUDE="${TFPROF_LIB_EXCLUDE-$exclude}" >/dev/null
 ninja -C "$BUILD_DIR" -j"${JOBS:-$(nproc)}" "${targets[@]}"
@@ -88,6 +88,18 @@ seed() {  # seed TARGET DIR: fills DIR with the target's seed inputs.
       find "$corpus_root/hta" "$corpus_root/kineto" -name '*.json.gz' -size -30k 2>/dev/null | head -12 | while read -r f; do
         { printf '\x01'; gzip -dc "$f"; } >"$dir/$(echo "$f" | tr '/' '_')_01" || true
       done ;;
+    rules_fuzzer)
+      # One mode byte (FuzzRules in fuzz/fuzz_rules.h), then: a rules file
+      # (0), --max/--min arguments (1, 2), a --fail-if condition (3), or a
+      # regex and a name, each a 2-byte length then bytes (4).
+      printf '\x00# CI gate\noverview.input_percent <= 20\noptional kernels.tensor_core_time_percent >= 30 # GPU\nmemory.GPU_0_bfc.peak_heap_bytes < 6GiB\n' >"$dir/rules_file"
+      printf '\x01overview.step_time_ms.avg=120' >"$dir/max_flag"
+      printf '\x02overview.device_compute_percent=50%%' >"$dir/min_flag"
+      printf '\x03overview.step_time_ms.avg>+5%%' >"$dir/fail_if_relative"
+      printf '\x03overview.input_percent >= -2.5' >"$dir/fail_if_absolute"
+      printf '\x04\x00\x10ProfilerStep#\\d+\x00\x0fProfilerStep#12' >"$dir/regex_step"
+      printf '\x04\x00\x0bgemm.*float\x00\x1dvolta_sgemm_128x64_nn_float32' >"$dir/regex_kernel"
+      printf '\x04\x00\x06(a+)+$\x00\x1baaaaaaaaaaaaaaaaaaaaaaaaaab' >"$dir/regex_nested" ;;
   esac
   # Earlier findings are seeds too.
   find testdata/bad/fuzz -name "${target}-*" -type f 2>/dev/null | put "$dir" || true

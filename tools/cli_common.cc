@@ -6,6 +6,7 @@
 #include <iostream>
 #include <vector>
 
+#include "lib/analyze/name_regex.h"
 #include "lib/model/errors.h"
 #include "lib/read/capture_loader.h"
 
@@ -106,6 +107,8 @@ void AddStepOptions(CLI::App* cmd, CommonOptions& o) {
 
 AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
   AnalysisOptions a;
+  // Compiled here too, so a bad pattern is a usage error before any capture is read.
+  if (!o.step_marker.empty()) NameRegex(o.step_marker, "--step-marker");
   a.step_marker = o.step_marker;
   a.whole_trace = o.whole_trace;
   if (o.compat == "xprof") a.compat = Compat::kXprof;

@@ -1,6 +1,7 @@
 // `tfprof-analyze kernel-stats PATH`: GPU kernel stats.
 #include "lib/analyze/host_summary.h"
 #include "lib/analyze/kernel_stats_report.h"
+#include "lib/analyze/name_regex.h"
 #include "lib/model/errors.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
@@ -25,6 +26,9 @@ void Register(CLI::App& app, std::function<void()>& action) {
       if (MaybeListRuns(options)) return;
       ks.by_op = by == "op";
       const AnalysisOptions analysis = AnalysisOptionsFrom(options);
+      // Usage errors before the capture is read (and before "no kernels").
+      if (!ks.op_regex.empty()) NameRegex(ks.op_regex, "--op");
+      if (!ks.kernel_regex.empty()) NameRegex(ks.kernel_regex, "--kernel");
       HostSummary combined;
       bool first = true;
       Diagnostics diag;

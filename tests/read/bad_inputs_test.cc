@@ -15,6 +15,7 @@
 
 #include "fuzz/fuzz_analyses.h"
 #include "fuzz/fuzz_inputs.h"
+#include "fuzz/fuzz_rules.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/run_tool.h"
 #include "tests/support/unopenable_file.h"
@@ -228,6 +229,7 @@ TEST_CASE("Fuzz findings kept in testdata/bad/fuzz/ stay fixed", "[bad_inputs][f
     else if (name.rfind("chrome_json_gzip_fuzzer-", 0) == 0) tfprof::fuzz::FuzzFileReaders(bytes);
     else if (name.rfind("discovery_fuzzer-", 0) == 0) tfprof::fuzz::FuzzDiscovery(bytes);
     else if (name.rfind("analyses_fuzzer-", 0) == 0) tfprof::fuzz::FuzzAnalyses(bytes);
+    else if (name.rfind("rules_fuzzer-", 0) == 0) tfprof::fuzz::FuzzRules(bytes);
     else FAIL("unknown fuzz target prefix: " << name);
     ++replayed;
   }
