@@ -7,6 +7,7 @@
 # TOOL defaults to build/tfprof-analyze (pass an older build to compare).
 # Inputs go to $BENCH_DIR (default /tmp/tfprof-bench-quadratic), never into
 # the repository. Each command is cut off after $BENCH_TIMEOUT s (300).
+# $CASES (a regex, default all) picks cases by name.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TOOL=${1:-build/tfprof-analyze}
@@ -14,6 +15,7 @@ shift || true
 SCALES=("${@:-1 2 4}")
 BENCH_DIR=${BENCH_DIR:-/tmp/tfprof-bench-quadratic}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-300}
+CASES=${CASES:-.}
 for s in ${SCALES[@]}; do
   [ -d "$BENCH_DIR/${s}x" ] || python3 scripts/bench/make_hostile_inputs.py "$BENCH_DIR" "$s"
 done
@@ -29,6 +31,7 @@ cases=(
 printf "%-24s %6s %10s %8s  %s\n" case scale wall_s exit size
 for c in "${cases[@]}"; do
   IFS='|' read -r name args size <<< "$c"
+  [[ "$name" =~ $CASES ]] || continue
   for s in ${SCALES[@]}; do
     dir="$BENCH_DIR/${s}x"
     start=$(date +%s.%N)
