@@ -4,6 +4,7 @@
 #include <climits>
 #include <map>
 
+#include "lib/analyze/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
@@ -13,7 +14,12 @@ namespace {
 
 struct Span {
   int64_t begin, end;
-  int64_t duration() const { return end - begin; }
+  // Cut at 100 days like every span (time_span.h): a corrupt XSpace clock
+  // puts a whole-trace step's ends further apart than int64 ps can hold.
+  int64_t duration() const {
+    bool cut = false;
+    return end >= begin ? SpanPs(begin, end, &cut) : 0;
+  }
   bool Includes(const Span& o) const { return begin <= o.begin && o.end <= end; }
 };
 
