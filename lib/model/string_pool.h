@@ -45,6 +45,12 @@ class StringPool {
   std::string_view Get(StringId id) const { return id < views_.size() ? views_[id] : std::string_view(); }
   size_t size() const { return views_.size(); }
   size_t bytes() const { return stored_bytes_; }
+  // Memory the pool holds: the text (the unused tail of its blocks is never
+  // touched, so takes no memory), a view per string, and the index's slots.
+  size_t MemoryBytes() const {
+    return stored_bytes_ + views_.capacity() * sizeof(std::string_view) +
+           index_.capacity() * (sizeof(std::pair<std::string_view, StringId>) + 1);
+  }
 
  private:
   // Strings live in large blocks that never move, so the views stay valid.

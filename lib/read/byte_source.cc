@@ -6,8 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <mutex>
 
 #include "lib/model/errors.h"
 
@@ -135,7 +138,77 @@ class GzipChunkReader : public ChunkReader {
   uint64_t consumed_ = 0;
 };
 
+// Mappings being read, for the SIGBUS handler. A fixed table of atomics:
+// the handler may run on any decoding thread at any moment, so it can
+// neither lock nor allocate.
+struct GuardedMapping {
+  std::atomic<uintptr_t> begin{0};  // 0: a free slot.
+  std::atomic<size_t> size{0};
+  std::atomic<bool> shrank{false};
+};
+constexpr int kGuardSlots = 64;
+GuardedMapping g_guarded[kGuardSlots];
+struct sigaction g_previous_sigbus {};
+size_t g_page_size = 4096;
+void (*g_mapped_hook)(const std::string&) = nullptr;
+
+void OnSigbus(int signal, siginfo_t* info, void* context) {
+  const auto addr = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (GuardedMapping& m : g_guarded) {
+    uintptr_t begin = m.begin.load(std::memory_order_acquire);
+    size_t size = m.size.load(std::memory_order_acquire);
+    if (begin == 0 || addr < begin || addr >= begin + size) continue;
+    // The file ends before this page now. Zero pages from here to the end
+    // of the mapping let the reader run on to an error, which Shrank()
+    // then explains. (mmap is a plain system call: safe in a handler.)
+    uintptr_t page = addr & ~(uintptr_t{g_page_size} - 1);
+    uintptr_t end = (begin + size + g_page_size - 1) & ~(uintptr_t{g_page_size} - 1);
+    void* p = ::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p != MAP_FAILED) {
+      m.shrank.store(true, std::memory_order_release);
+      return;  // The faulting read is retried, and now reads zeros.
+    }
+    break;
+  }
+  // Not a mapping of ours (or the zero pages failed): what the handler this
+  // one replaced would have done.
+  if (g_previous_sigbus.sa_flags & SA_SIGINFO) {
+    if (g_previous_sigbus.sa_sigaction) return g_previous_sigbus.sa_sigaction(signal, info, context);
+  } else if (g_previous_sigbus.sa_handler != SIG_DFL && g_previous_sigbus.sa_handler != SIG_IGN) {
+    return g_previous_sigbus.sa_handler(signal);
+  }
+  // The default: returning retries the access, which now kills the process.
+  ::signal(SIGBUS, SIG_DFL);
+}
+
+void InstallSigbusHandler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    long page = ::sysconf(_SC_PAGESIZE);
+    if (page > 0) g_page_size = static_cast<size_t>(page);
+    struct sigaction action {};
+    action.sa_sigaction = OnSigbus;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGBUS, &action, &g_previous_sigbus);
+  });
+}
+
+int ClaimGuardSlot(const char* data, size_t size) {
+  for (int i = 0; i < kGuardSlots; ++i) {
+    uintptr_t expected = 0;
+    if (g_guarded[i].begin.compare_exchange_strong(expected, reinterpret_cast<uintptr_t>(data))) {
+      g_guarded[i].shrank.store(false);
+      g_guarded[i].size.store(size, std::memory_order_release);
+      return i;
+    }
+  }
+  return -1;
+}
+
 }  // namespace
+
+void SetMappedFileHookForTesting(void (*hook)(const std::string& path)) { g_mapped_hook = hook; }
 
 bool LooksGzipped(std::string_view head) {
   return head.size() >= 2 && static_cast<uint8_t>(head[0]) == 0x1f && static_cast<uint8_t>(head[1]) == 0x8b;
@@ -145,24 +218,50 @@ std::unique_ptr<MappedFile> MappedFile::Open(const std::string& path) {
   uint64_t size = 0;
   int fd = OpenReadOnly(path, &size);
   std::unique_ptr<MappedFile> f(new MappedFile());
+  f->fd_ = fd;  // Closed by the destructor from here on.
   f->size_ = size;
-  if (size > 0) {
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      std::string why = ErrnoText();
-      ::close(fd);
-      throw InputError(path, "cannot map file: " + why);
+  if (size == 0) return f;
+  InstallSigbusHandler();
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) throw InputError(path, "cannot map file: " + ErrnoText());
+  f->data_ = static_cast<const char*>(p);
+  f->mapped_ = true;
+  f->guard_slot_ = ClaimGuardSlot(f->data_, size);
+  if (f->guard_slot_ < 0) {
+    // More files mapped at once than the handler watches (never, in this
+    // tool): read this one into memory instead, where SIGBUS cannot happen.
+    ::munmap(p, size);
+    f->mapped_ = false;
+    f->owned_.resize(size);
+    size_t got = 0;
+    while (got < size) {
+      ssize_t n = ::pread(fd, f->owned_.data() + got, size - got, static_cast<off_t>(got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw InputError(path, "read failed: " + ErrnoText());
+      if (n == 0) break;  // Shrank since fstat: Shrank() says so.
+      got += static_cast<size_t>(n);
     }
-    ::madvise(p, size, MADV_SEQUENTIAL);
-    f->data_ = static_cast<const char*>(p);
-    f->mapped_ = true;
+    f->data_ = f->owned_.data();
+    return f;
   }
-  ::close(fd);
+  ::madvise(p, size, MADV_SEQUENTIAL);
+  if (g_mapped_hook) g_mapped_hook(path);
   return f;
 }
 
 MappedFile::~MappedFile() {
+  if (guard_slot_ >= 0) {
+    g_guarded[guard_slot_].size.store(0, std::memory_order_release);
+    g_guarded[guard_slot_].begin.store(0, std::memory_order_release);
+  }
   if (mapped_) ::munmap(const_cast<char*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool MappedFile::Shrank() const {
+  if (guard_slot_ >= 0 && g_guarded[guard_slot_].shrank.load(std::memory_order_acquire)) return true;
+  struct stat st {};
+  return fd_ >= 0 && ::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) < size_;
 }
 
 void MappedFile::Release(size_t begin, size_t end) const {

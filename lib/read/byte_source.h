@@ -11,9 +11,15 @@
 
 namespace tfprof {
 
-// A read-only view of a whole file. Large files are memory-mapped, so the
-// pages a reader has finished with can be released (Release) and peak
-// memory stays near the size of the model rather than the file.
+// A read-only view of a whole file. Files are memory-mapped, so the pages a
+// reader has finished with can be released (Release) and peak memory stays
+// near the size of the model rather than the file.
+//
+// A mapped file that another process truncates while it is read would kill
+// this one with SIGBUS at the first page past the new end. A SIGBUS handler
+// (installed on the first Open, passing faults elsewhere on to the handler
+// it replaced) puts zero pages in place of the rest of the mapping instead
+// and marks the file: the reader then sees zeros, and Shrank() tells it why.
 class MappedFile {
  public:
   static std::unique_ptr<MappedFile> Open(const std::string& path);  // Throws InputError.
@@ -25,13 +31,24 @@ class MappedFile {
   // Tells the kernel the pages wholly inside [begin, end) are no longer
   // needed (they are re-read from the file if touched again). Thread-safe.
   void Release(size_t begin, size_t end) const;
+  // Whether the file is now shorter than when it was mapped (then bytes()
+  // holds zeros past some point): the content read is not the file's.
+  bool Shrank() const;
 
  private:
   MappedFile() = default;
   const char* data_ = nullptr;
   size_t size_ = 0;
   bool mapped_ = false;
+  int fd_ = -1;          // Kept open to compare the size at the end.
+  int guard_slot_ = -1;  // This mapping's entry in the SIGBUS handler's table.
+  std::string owned_;    // The content, when it could not be mapped under the handler.
 };
+
+// For tests: called with the path of every file MappedFile::Open maps, after
+// mapping it and before any of it is read (to shrink it there). nullptr:
+// none.
+void SetMappedFileHookForTesting(void (*hook)(const std::string& path));
 
 bool LooksGzipped(std::string_view head);
 

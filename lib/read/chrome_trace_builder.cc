@@ -14,6 +14,22 @@ using chrome_trace::kOpenDuration;
 using chrome_trace::kPsPerUs;
 using chrome_trace::kSyntheticIdBase;
 
+// What a new process, thread or name costs, charged to the memory budget
+// when it is created: the builder's state for it, the model's record (which
+// Finish moves into the host while the state still exists), the index entry
+// that finds it, and the heap block's overhead.
+constexpr uint64_t kPlaneBytes = sizeof(ChromeTraceBuilder::PlaneState) + sizeof(Plane) + sizeof(void*) +
+                                 HashEntryBytes(sizeof(int64_t) + sizeof(uint32_t)) + kMallocOverhead;
+// A thread also gets the first block of its events.
+constexpr uint64_t kLineBytes = sizeof(ChromeTraceBuilder::LineState) + sizeof(Line) + sizeof(void*) +
+                                HashEntryBytes(sizeof(int64_t) + sizeof(void*)) + kMallocOverhead +
+                                chrome_trace::BlockVector<Event>::BlockSize(0) * sizeof(Event);
+// Names: the model's record (in a vector that doubles: 1.5x on average) and
+// the index entry; the name's text is the string pool's.
+constexpr uint64_t kEventNameBytes =
+    sizeof(EventMetadata) * 3 / 2 + HashEntryBytes(sizeof(std::string_view) + sizeof(EventMetadataId));
+constexpr uint64_t kStatNameBytes = sizeof(StatMetadata) * 3 / 2 + HashEntryBytes(sizeof(std::string_view) + sizeof(StatKey));
+
 // "123" or "-7" written as a string (older Kineto writes tids so): read as the
 // number, so that it names the same thread as the numeric form.
 bool CanonicalInteger(std::string_view s, int64_t* out) {
@@ -57,7 +73,8 @@ ChromeTraceBuilder::ChromeTraceBuilder(Host& host, Diagnostics& diagnostics, con
       diagnostics_(diagnostics),
       options_(options),
       next_synthetic_id_(kSyntheticIdBase),
-      recent_strings_(std::make_unique<RecentStrings>()) {}
+      recent_strings_(std::make_unique<RecentStrings>()),
+      budget_(host.source_path, options, CaptureFormat::kChromeTrace) {}
 
 ChromeTraceBuilder::~ChromeTraceBuilder() = default;
 
@@ -86,6 +103,8 @@ int64_t ChromeTraceBuilder::ResolveId(const TraceId& id, bool is_pid) {
   StringId name = host_.strings.Intern(id.text);
   synthetic_ids_.emplace(host_.strings.Get(name), synthetic);
   synthetic_names_.emplace(synthetic, name);
+  budget_.Charge(is_pid ? Growth::kPlanes : Growth::kLines,
+                 HashEntryBytes(sizeof(std::string_view) + sizeof(int64_t)) + HashEntryBytes(sizeof(int64_t) + sizeof(StringId)), 0);
   return synthetic;
 }
 
@@ -94,6 +113,7 @@ ChromeTraceBuilder::PlaneState& ChromeTraceBuilder::GetPlane(const TraceId& pid)
   if (cached_plane_ && cached_pid_ == id) return *cached_plane_;
   auto [it, inserted] = plane_index_.try_emplace(id, static_cast<uint32_t>(planes_.size()));
   if (inserted) {
+    budget_.Charge(Growth::kPlanes, kPlaneBytes);
     auto plane = std::make_unique<PlaneState>();
     plane->plane.id = id;
     plane->synthetic = pid.kind == TraceId::kString && id >= kSyntheticIdBase;
@@ -110,6 +130,7 @@ ChromeTraceBuilder::LineState& ChromeTraceBuilder::ThreadLine(PlaneState& plane,
   if (last_line_ && last_plane_ == &plane && last_tid_ == id) return *last_line_;
   LineState*& slot = plane.thread_lines[id];
   if (!slot) {
+    budget_.Charge(Growth::kLines, kLineBytes);
     plane.lines.push_back(std::make_unique<LineState>());
     slot = plane.lines.back().get();
     slot->line.id = id;
@@ -124,6 +145,7 @@ ChromeTraceBuilder::LineState& ChromeTraceBuilder::ThreadLine(PlaneState& plane,
 ChromeTraceBuilder::LineState& ChromeTraceBuilder::SpecialLine(PlaneState& plane, std::string_view name) {
   auto it = plane.special_lines.find(name);
   if (it != plane.special_lines.end()) return *it->second;
+  budget_.Charge(Growth::kLines, kLineBytes);
   plane.lines.push_back(std::make_unique<LineState>());
   LineState* line = plane.lines.back().get();
   line->kind = name == "_counters_" ? LineState::kCounters : LineState::kAsync;
@@ -138,7 +160,7 @@ EventMetadataId ChromeTraceBuilder::Metadata(PlaneState& plane, std::string_view
   if (const EventMetadataId* hit = plane.recent_metadata.Find(name)) return *hit;
   auto it = plane.metadata_index.find(name);
   if (it != plane.metadata_index.end()) {
-    plane.recent_metadata.Put(it->first, it->second);
+    plane.recent_metadata.Put(it->first, it->second, plane.metadata_index.size());
     return it->second;
   }
   StringId id = host_.strings.Intern(name);
@@ -147,7 +169,9 @@ EventMetadataId ChromeTraceBuilder::Metadata(PlaneState& plane, std::string_view
   m.name = id;
   plane.plane.event_metadata.push_back(m);
   plane.metadata_index.emplace(host_.strings.Get(id), meta);
-  plane.recent_metadata.Put(host_.strings.Get(id), meta);
+  const size_t cache_before = plane.recent_metadata.bytes();
+  plane.recent_metadata.Put(host_.strings.Get(id), meta, plane.metadata_index.size());
+  budget_.Charge(Growth::kEventNames, kEventNameBytes + plane.recent_metadata.bytes() - cache_before);
   return meta;
 }
 
@@ -155,7 +179,7 @@ std::optional<StatKey> ChromeTraceBuilder::Key(PlaneState& plane, std::string_vi
   if (const StatKey* hit = plane.recent_keys.Find(name)) return *hit;
   auto it = plane.stat_index.find(name);
   if (it != plane.stat_index.end()) {
-    plane.recent_keys.Put(it->first, it->second);
+    plane.recent_keys.Put(it->first, it->second, plane.stat_index.size());
     return it->second;
   }
   if (plane.plane.stat_metadata.size() > kMaxStatKey) {
@@ -166,15 +190,26 @@ std::optional<StatKey> ChromeTraceBuilder::Key(PlaneState& plane, std::string_vi
   auto key = static_cast<StatKey>(plane.plane.stat_metadata.size());
   plane.plane.stat_metadata.push_back(StatMetadata{id});
   plane.stat_index.emplace(host_.strings.Get(id), key);
-  plane.recent_keys.Put(host_.strings.Get(id), key);
+  const size_t cache_before = plane.recent_keys.bytes();
+  plane.recent_keys.Put(host_.strings.Get(id), key, plane.stat_index.size());
+  budget_.Charge(Growth::kStatNames, kStatNameBytes + plane.recent_keys.bytes() - cache_before);
   return key;
 }
 
 StringId ChromeTraceBuilder::Intern(std::string_view s) {
   if (const StringId* hit = recent_strings_->Find(s)) return *hit;
   StringId id = host_.strings.Intern(s);
-  recent_strings_->Put(host_.strings.Get(id), id);
+  recent_strings_->Put(host_.strings.Get(id), id, host_.strings.size());
   return id;
+}
+
+void ChromeTraceBuilder::ChargeStrings() {
+  uint64_t bytes = host_.strings.MemoryBytes() + recent_strings_->bytes(), count = host_.strings.size();
+  if (bytes > strings_charged_) {
+    budget_.Charge(Growth::kText, bytes - strings_charged_, count - strings_counted_);
+    strings_charged_ = bytes;
+    strings_counted_ = count;
+  }
 }
 
 bool ChromeTraceBuilder::StartPs(const TraceField& ts, int64_t* out) {
@@ -242,6 +277,7 @@ uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& line, const RawT
     Count(TraceDiag::kLineTooLarge);
     return UINT32_MAX;
   }
+  const size_t stats_before = line.stats.size();
   if (event.has_cat) {
     TraceArg cat;
     cat.kind = TraceArg::kString;
@@ -276,10 +312,15 @@ uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& line, const RawT
   }
   line.events.push_back(Event{start_ps, duration_ps, Metadata(plane, name), static_cast<uint32_t>(line.stats.size())});
   ++events_added_;
+  budget_.Charge(Growth::kEvents, sizeof(Event));
+  if (const size_t added = line.stats.size() - stats_before) budget_.Charge(Growth::kStats, added * sizeof(Stat), added);
   return static_cast<uint32_t>(line.events.size() - 1);
 }
 
 void ChromeTraceBuilder::Add(const RawTraceEvent& event) {
+  // The string pool is charged now and then rather than on every intern;
+  // 1024 events add at most a few hundred KiB of text.
+  if ((++events_seen_ & 1023) == 0) ChargeStrings();
   if (event.ph.size() != 1) {
     if (event.ph.empty()) Count(TraceDiag::kMissingPhase, event.name);
     else Count(TraceDiag::kUnknownPhase, event.ph);
@@ -336,6 +377,7 @@ void ChromeTraceBuilder::AddBegin(const RawTraceEvent& event) {
   uint32_t index = Push(plane, line, event, start, kOpenDuration, event.name, event.args);
   if (index == UINT32_MAX) return;
   line.open_begins.push_back(index);
+  budget_.Charge(Growth::kEvents, sizeof(uint32_t), 0);
   ++line.open_count;
 }
 
@@ -428,8 +470,13 @@ void ChromeTraceBuilder::AddAsync(const RawTraceEvent& event) {
   LineState& line = SpecialLine(plane, event.cat.empty() ? std::string("async") : "async " + std::string(event.cat));
   uint32_t index = Push(plane, line, event, start, ph == 'b' ? kOpenDuration : 0, event.name, event.args);
   if (ph == 'b' && index != UINT32_MAX) {
-    plane.open_async[key].emplace_back(&line, index);
+    auto [open, added] = plane.open_async.try_emplace(std::move(key));
+    open->second.emplace_back(&line, index);
     ++line.open_count;
+    // The key's copy and its list, besides the event itself.
+    if (added)
+      budget_.Charge(Growth::kEvents, HashEntryBytes(sizeof(std::string) + sizeof(open->second)) +
+                                          StringBytes(open->first.size()) + kMallocOverhead + 2 * sizeof(uint64_t), 0);
   }
 }
 
@@ -482,7 +529,9 @@ void ChromeTraceBuilder::AddMetadata(const RawTraceEvent& event) {
     }
   } else {
     int64_t tid = ResolveId(event.tid, false);
-    PlaneState::ThreadMeta& meta = plane.thread_meta[tid];
+    auto [meta_it, added] = plane.thread_meta.try_emplace(tid);
+    if (added) budget_.Charge(Growth::kLines, HashEntryBytes(sizeof(int64_t) + sizeof(PlaneState::ThreadMeta)), 0);
+    PlaneState::ThreadMeta& meta = meta_it->second;
     if (name == "thread_name") {
       if (auto s = string_arg("name")) {
         meta.name = *s;

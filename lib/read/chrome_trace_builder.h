@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
+#include "lib/read/memory_budget.h"
 #include "lib/read/read_options.h"
 
 namespace tfprof {
@@ -91,7 +92,9 @@ enum class TraceDiag : uint8_t {
   kUnmatchedEnd, kUnclosedBegin, kEndArgsIgnored, kMissingTs, kBadFieldType, kMissingDuration, kNegativeDuration,
   kMissingPhase, kUnknownPhase, kUnsupportedPhase, kNonObjectEvent, kFlowEvents, kObjectEvents, kAsyncUnmatchedEnd,
   kAsyncUnclosedBegin, kOtherMetadata, kTimeOutOfRange, kMissingPid, kMissingTid, kNullArg, kTooDeep, kInvalidUtf8,
-  kUnterminatedArray, kUnsortedLine, kTooManyStatNames, kLineTooLarge, kMaxEventsReached, kCount
+  kUnterminatedArray, kUnsortedLine, kTooManyStatNames, kLineTooLarge, kMaxEventsReached,
+  kNumberOutOfRange,
+  kCount
 };
 
 class ChromeTraceBuilder {
@@ -110,9 +113,11 @@ class ChromeTraceBuilder {
 
   uint64_t events_added() const { return events_added_; }
 
- private:
+  // Its per-process and per-thread state (chrome_trace_builder_state.h).
   struct LineState;
   struct PlaneState;
+
+ private:
   struct RecentStrings;
 
   int64_t ResolveId(const TraceId& id, bool is_pid);
@@ -122,6 +127,7 @@ class ChromeTraceBuilder {
   EventMetadataId Metadata(PlaneState& plane, std::string_view name);
   std::optional<StatKey> Key(PlaneState& plane, std::string_view name);
   StringId Intern(std::string_view s);  // host_.strings.Intern, with a cache.
+  void ChargeStrings();                 // What the string pool grew by, to the budget.
   bool StartPs(const TraceField& ts, int64_t* out);
   int64_t DurationPs(const RawTraceEvent& event, bool required);
   // Ends an open B/b event at `end_event`'s time (clamped to its start;
@@ -163,6 +169,12 @@ class ChromeTraceBuilder {
   PlaneState* last_plane_ = nullptr;
   LineState* last_line_ = nullptr;
   int64_t last_tid_ = 0;
+
+  // What the model and this builder's state take, charged as they grow
+  // (memory_budget.h): a trace can open a process or a thread per event.
+  MemoryBudget budget_;
+  uint64_t strings_charged_ = 0, strings_counted_ = 0;
+  uint64_t events_seen_ = 0;
 
   bool origin_set_ = false;
   int64_t origin_us_ = 0;

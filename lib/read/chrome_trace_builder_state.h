@@ -35,21 +35,37 @@ inline constexpr int64_t kSyntheticIdBase = int64_t{1} << 48;
 // traces repeat the same few hundred names and arg keys millions of times,
 // and a hit here costs a couple of loads and a memcmp instead of a full
 // string hash. The views it keeps point into the host's string pool.
-template <typename Id, int kBits = 10>
+//
+// It grows with the map it serves, about 4 slots per name, from 16 up to
+// 2^kMaxBits: a trace may have tens of thousands of processes of a few
+// names each, and a fixed 4096-slot cache per process (96 KiB) was most of
+// the memory such a trace took.
+template <typename Id, int kMaxBits = 10>
 class NameCache {
  public:
+  static constexpr int kMinBits = 4;
+
   const Id* Find(std::string_view s) const {
     if (!slots_) return nullptr;
-    const Slot& slot = slots_[Index(s)];
+    const Slot& slot = slots_[Index(s, bits_)];
     if (slot.name.data() && slot.name.size() == s.size() &&
         (s.empty() || std::memcmp(slot.name.data(), s.data(), s.size()) == 0))
       return &slot.id;
     return nullptr;
   }
-  void Put(std::string_view stored, Id id) {
-    if (!slots_) slots_.reset(new Slot[size_t{1} << kBits]());  // On first use: traces may have many processes.
-    slots_[Index(stored)] = Slot{stored, id};
+  // `names`: how many names the map behind the cache holds now.
+  void Put(std::string_view stored, Id id, size_t names) {
+    int bits = kMinBits;
+    while (bits < kMaxBits && (size_t{1} << bits) < 4 * names) ++bits;
+    if (!slots_ || bits > bits_) {
+      // Regrown empty: it is only a cache.
+      slots_.reset(new Slot[size_t{1} << bits]());
+      bits_ = bits;
+    }
+    slots_[Index(stored, bits_)] = Slot{stored, id};
   }
+  // Memory the slots take.
+  size_t bytes() const { return slots_ ? sizeof(Slot) << bits_ : 0; }
 
  private:
   struct Slot {
@@ -58,7 +74,7 @@ class NameCache {
   };
   // Mixes the length with the first and last bytes: enough to tell apart
   // names like "aten::mm" and "aten::add", and cheap (fixed-size loads).
-  static size_t Index(std::string_view s) {
+  static size_t Index(std::string_view s, int bits) {
     const size_t n = s.size();
     const char* p = s.data();
     uint64_t head = 0, tail = 0;
@@ -75,22 +91,24 @@ class NameCache {
              (static_cast<unsigned char>(p[n - 1]) << 16);
     }
     uint64_t h = (head ^ (tail * 0x9E3779B97F4A7C15ull) ^ n) * 0xFF51AFD7ED558CCDull;
-    return static_cast<size_t>(h >> (64 - kBits));
+    return static_cast<size_t>(h >> (64 - bits));
   }
   std::unique_ptr<Slot[]> slots_;
+  int bits_ = 0;
 };
 
 // Append-only storage in blocks that never move, for a line's events and
 // stats while the trace is read: no reallocation copies and no doubling
 // slack (a 1 GB trace would otherwise peak at twice its model), and Finish
 // hands the blocks back one by one as it moves their contents into the
-// model's vectors. Blocks double from 256 elements up to 65536, so that
-// short lines stay small. Large blocks are mapped directly, because memory
+// model's vectors. Blocks double from 16 elements up to 65536, so that
+// short lines stay small (a trace may have tens of thousands of threads of
+// one event). Large blocks are mapped directly, because memory
 // freed to malloc stays in the process and the peak would not go down.
 template <typename T>
 class BlockVector {
  public:
-  static constexpr int kFirstBits = 8, kMaxBits = 16;
+  static constexpr int kFirstBits = 4, kMaxBits = 16;
   static constexpr size_t kMapBytes = size_t{64} << 10;
 
   BlockVector() = default;
@@ -124,7 +142,7 @@ class BlockVector {
     next_ = limit_ = nullptr;
   }
 
-  static size_t BlockSize(size_t b) { return size_t{1} << std::min<size_t>(kFirstBits + b, kMaxBits); }
+  static constexpr size_t BlockSize(size_t b) { return size_t{1} << std::min<size_t>(kFirstBits + b, kMaxBits); }
   static size_t BlockStart(size_t b) {
     constexpr size_t kGrowing = kMaxBits - kFirstBits;
     return b < kGrowing ? ((size_t{1} << b) - 1) << kFirstBits

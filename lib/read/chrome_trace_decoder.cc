@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cctype>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -38,6 +39,28 @@ bool SmallInteger(std::string_view s, int64_t* out) {
 }
 
 bool IsNumberStart(char c) { return c == '-' || (c >= '0' && c <= '9'); }
+
+// JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+// simdjson reports a number beyond a double's range (1e400) and a malformed
+// one alike; this tells them apart.
+bool IsJsonNumber(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') ++i;
+  else if (!digits()) return false;
+  if (i < s.size() && s[i] == '.' && (++i, !digits())) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
 
 // The first '"' or '\\' in [p, end), or end. Reads in 16-byte steps, up to
 // 15 bytes past `end`: the JSON buffers have SIMDJSON_PADDING bytes there.
@@ -364,7 +387,16 @@ error_code TraceEventParser::DecodeId(od_value& value, TraceId* out) {
     out->kind = TraceId::kNumber;
     if (SmallInteger(TrimRight(token), &out->number)) return SUCCESS;
     double d;
-    SIMDJSON_TRY(value.get_double().get(d));
+    error_code error = value.get_double().get(d);
+    if (error == simdjson::NUMBER_ERROR && IsJsonNumber(TrimRight(token))) {
+      // Beyond a double (1e400): no process or thread number; its text
+      // names it, as for other ids that are not int64.
+      builder_.Count(TraceDiag::kNumberOutOfRange, TrimRight(token).substr(0, 40));
+      out->kind = TraceId::kString;
+      out->text = TrimRight(token);
+      return SUCCESS;
+    }
+    SIMDJSON_TRY(error);
     if (d >= -9e18 && d <= 9e18 && d == static_cast<double>(static_cast<int64_t>(d))) {
       out->number = static_cast<int64_t>(d);
       return SUCCESS;
@@ -502,7 +534,15 @@ error_code TraceEventParser::DecodeValue(od_value& value, TraceArg* arg) {
       return SUCCESS;
     }
   }
-  SIMDJSON_TRY(value.get_double().get(arg->d));
+  error_code error = value.get_double().get(arg->d);
+  if (error == simdjson::NUMBER_ERROR && IsJsonNumber(number)) {
+    // Beyond a double (1e400): saturated to the largest double of its sign,
+    // and counted, rather than rejecting the whole trace.
+    arg->d = number[0] == '-' ? -std::numeric_limits<double>::max() : std::numeric_limits<double>::max();
+    builder_.Count(TraceDiag::kNumberOutOfRange, number.substr(0, 40));
+    error = SUCCESS;
+  }
+  SIMDJSON_TRY(error);
   arg->kind = TraceArg::kDouble;
   return SUCCESS;
 }

@@ -48,6 +48,7 @@ constexpr DiagInfo kDiagnosticTable[] = {
     {Severity::kError, "json.too_many_stat_names", "args beyond 16 million distinct names in one process were dropped"},
     {Severity::kError, "json.line_too_large", "events beyond 4 billion args on one thread were dropped"},
     {Severity::kWarning, "read.max_events_reached", "events beyond --max-events were not read; the analysis covers only part of the capture"},
+    {Severity::kWarning, "json.number_out_of_range", "numbers beyond a double's range (such as 1e400) were read as the largest double of their sign (a pid or tid: as its text)"},
 };
 static_assert(std::size(kDiagnosticTable) == static_cast<size_t>(TraceDiag::kCount));
 
@@ -179,6 +180,7 @@ void ChromeTraceBuilder::MatchDevices() {
 }
 
 void ChromeTraceBuilder::Finish() {
+  ChargeStrings();
   for (auto& plane : planes_) {
     for (auto& [key, open] : plane->open_async) Count(TraceDiag::kAsyncUnclosedBegin, key.substr(key.rfind('\x1f') + 1), open.size());
     plane->open_async.clear();
@@ -259,6 +261,7 @@ void ChromeTraceBuilder::Finish() {
   last_plane_ = nullptr;
   last_line_ = nullptr;
   host_.time_origin_ns = origin_set_ ? origin_us_ * 1000 : 0;
+  ChargeStrings();  // The "pid N" and "tid N" names.
 
   for (size_t k = 0; k < static_cast<size_t>(TraceDiag::kCount); ++k) {
     const DiagCount& c = diag_counts_[k];

@@ -61,7 +61,9 @@
 // "json.end_args_ignored", "json.unsorted_line" (info); "json.invalid_utf8",
 // "json.unterminated_array" (warnings); "json.time_out_of_range",
 // "json.too_deep", "json.too_many_stat_names", "json.line_too_large" (errors);
-// "read.max_events_reached" (warning, counting the events not read).
+// "read.max_events_reached" (warning, counting the events not read);
+// "json.number_out_of_range" (warning: an arg of 1e400 is read as the largest
+// double, a pid or tid of 1e400 as the text "1e400").
 #pragma once
 
 #include <string>

@@ -10,6 +10,7 @@
 
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
+#include "lib/read/memory_budget.h"
 
 namespace tfprof {
 namespace {
@@ -42,31 +43,74 @@ std::optional<uint64_t> MemAvailable() {
   return std::nullopt;
 }
 
-// Room left under a cgroup v2 memory limit, if one is set.
-std::optional<uint64_t> CgroupRoom() {
-  std::ifstream max_in("/sys/fs/cgroup/memory.max"), cur_in("/sys/fs/cgroup/memory.current");
-  std::string max_text;
-  uint64_t current = 0;
-  if (!(max_in >> max_text) || max_text == "max" || !(cur_in >> current)) return std::nullopt;
-  auto max = ParseSize(max_text);
-  if (!max) return std::nullopt;
-  return *max > current ? *max - current : 0;
+// The number in a cgroup file; nullopt when absent or "max" (no limit).
+std::optional<uint64_t> ReadCgroupNumber(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text == "max") return std::nullopt;
+  return ParseSize(text);
 }
 
-std::string Size(uint64_t bytes) {
-  char text[32];
-  if (bytes >= (uint64_t{1} << 30)) std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
-  else if (bytes >= (uint64_t{1} << 20)) std::snprintf(text, sizeof text, "%llu MiB", static_cast<unsigned long long>(bytes >> 20));
-  else std::snprintf(text, sizeof text, "%llu KiB", static_cast<unsigned long long>(bytes >> 10));
-  return text;
+std::string ReadAll(const char* path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace
 
-std::optional<uint64_t> AvailableMemoryBytes() {
-  if (const char* env = std::getenv("TFPROF_MEMORY_LIMIT"); env && *env) return ParseSize(env);
+std::optional<uint64_t> CgroupMemoryRoom(const std::string& cgroup_root, std::string_view proc_self_cgroup) {
+  std::optional<uint64_t> room;
+  // v1 writes "no limit" as a huge page-rounded number (9223372036854771712).
+  constexpr uint64_t kUnlimited = uint64_t{1} << 60;
+  auto consider = [&](const std::string& dir, const char* limit_file, const char* usage_file) {
+    std::optional<uint64_t> limit = ReadCgroupNumber(dir + "/" + limit_file);
+    if (!limit || *limit >= kUnlimited) return;
+    uint64_t usage = ReadCgroupNumber(dir + "/" + usage_file).value_or(0);
+    uint64_t r = *limit > usage ? *limit - usage : 0;
+    if (!room || r < *room) room = r;
+  };
+  // From the cgroup's own folder up to the mount's root.
+  auto each_level = [&](const std::string& base, std::string path, const char* limit_file, const char* usage_file) {
+    for (;;) {
+      while (!path.empty() && path.back() == '/') path.pop_back();
+      consider(base + path, limit_file, usage_file);
+      if (path.empty()) return;
+      path.erase(path.rfind('/') == std::string::npos ? 0 : path.rfind('/'));
+    }
+  };
+  bool any = false;
+  std::istringstream lines{std::string(proc_self_cgroup)};
+  for (std::string line; std::getline(lines, line);) {
+    // "hierarchy-id:controllers:path"; v2 is "0::path".
+    size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    std::string id = line.substr(0, a), controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (id == "0" && controllers.empty()) {
+      each_level(cgroup_root, path, "memory.max", "memory.current");
+      any = true;
+    } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+      each_level(cgroup_root + "/memory", path, "memory.limit_in_bytes", "memory.usage_in_bytes");
+      any = true;
+    }
+  }
+  if (!any) {  // No /proc/self/cgroup: the mount roots alone.
+    consider(cgroup_root, "memory.max", "memory.current");
+    consider(cgroup_root + "/memory", "memory.limit_in_bytes", "memory.usage_in_bytes");
+  }
+  return room;
+}
+
+std::optional<uint64_t> AvailableMemoryBytes(bool* from_env) {
+  if (from_env) *from_env = false;
+  if (const char* env = std::getenv("TFPROF_MEMORY_LIMIT"); env && *env) {
+    if (from_env) *from_env = true;
+    return ParseSize(env);
+  }
   std::optional<uint64_t> avail = MemAvailable();
-  if (std::optional<uint64_t> room = CgroupRoom(); room && (!avail || *room < *avail)) avail = room;
+  std::optional<uint64_t> room = CgroupMemoryRoom("/sys/fs/cgroup", ReadAll("/proc/self/cgroup"));
+  if (room && (!avail || *room < *avail)) avail = room;
   return avail;
 }
 
@@ -75,8 +119,13 @@ uint64_t EstimatedReadBytes(CaptureFormat format, uint64_t file_bytes) {
 }
 
 void CheckMemoryFor(const std::string& path, CaptureFormat format, ReadOptions& options) {
-  std::optional<uint64_t> available = AvailableMemoryBytes();
-  if (!available || options.max_events) return;  // --max-events bounds the model instead.
+  bool from_env = false;
+  std::optional<uint64_t> available = AvailableMemoryBytes(&from_env);
+  if (!available) return;
+  // The readers charge what they build against it; --max-events bounds only
+  // the events, not planes, lines, names or inflation.
+  options.memory_limit_bytes = std::max<uint64_t>(*available, 1);
+  options.memory_limit_from_env = from_env;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // The reader reports it.
   const uint64_t file_bytes = static_cast<uint64_t>(st.st_size);
@@ -95,10 +144,11 @@ void CheckMemoryFor(const std::string& path, CaptureFormat format, ReadOptions& 
     }
     return;
   }
+  if (options.max_events) return;  // The estimate assumes every event is read.
   uint64_t need = EstimatedReadBytes(format, file_bytes);
   if (need > *available)
-    throw InputError(path, "reading this " + Size(file_bytes) + " capture needs about " + Size(need) +
-                               " of memory, but only " + Size(*available) +
+    throw InputError(path, "reading this " + MemorySize(file_bytes) + " capture needs about " + MemorySize(need) +
+                               " of memory, but only " + MemorySize(*available) +
                                " is available; read part of it with --max-events N");
 }
 

@@ -14,6 +14,13 @@ struct ReadOptions {
   uint64_t max_inflated_bytes = uint64_t{64} << 30;
   // Set when CheckMemoryFor lowered max_inflated_bytes to fit the memory.
   bool inflate_limit_from_memory = false;
+  // Memory the model may take while it is read (0: no limit): the readers
+  // charge what they allocate against it (memory_budget.h) and stop with
+  // exit 3 past it. Set by CheckMemoryFor from TFPROF_MEMORY_LIMIT (then
+  // memory_limit_from_env) or the memory available. --max-events does not
+  // lift it.
+  uint64_t memory_limit_bytes = 0;
+  bool memory_limit_from_env = false;
 
   // The error text for content that inflates beyond the limit.
   std::string InflateLimitProblem() const {

@@ -4,12 +4,14 @@
 #include <atomic>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
+#include "lib/read/memory_budget.h"
 #include "lib/read/wire_decoder.h"
 #include "lib/read/xplane_wire.h"
 
@@ -45,6 +47,19 @@ struct ChunkJob {
   // can be released behind the decoder: (index into line->stats, length).
   std::vector<std::pair<uint32_t, uint32_t>> pending_strings;
   std::string pending_text;
+};
+
+// Where the serial decoder's stats go (a plane's stats, its metadata's
+// stats): a vector whose growth is charged to the memory budget.
+struct ChargedStats {
+  std::vector<Stat>& stats;
+  MemoryBudget& budget;
+  uint64_t& charged;  // The capacity charged so far.
+  void push_back(const Stat& s) {
+    budget.ChargeAppend(Growth::kStats, stats, charged);
+    stats.push_back(s);
+  }
+  size_t size() const { return stats.size(); }
 };
 
 // Where a chunk's decoded stats go: its own slots of the line's pool.
@@ -246,8 +261,9 @@ class EventDecoder {
 
 class XSpaceReader {
  public:
-  XSpaceReader(const std::string& path, Diagnostics& diag, const ReadOptions& options, ReleaseFn release)
-      : path_(path), diag_(diag), options_(options), release_(std::move(release)) {}
+  XSpaceReader(const std::string& path, Diagnostics& diag, const ReadOptions& options, ReleaseFn release,
+               MemoryBudget& budget)
+      : path_(path), diag_(diag), options_(options), release_(std::move(release)), budget_(budget) {}
 
   void Read(std::string_view bytes, Host& host) {
     host_ = &host;
@@ -258,6 +274,7 @@ class XSpaceReader {
       switch (field) {
         case kSpacePlanes:
           space.Expect(type, kLengthDelimited, "XSpace.planes");
+          budget_.ChargeAppend(Growth::kPlanes, host.planes, planes_charged_);
           host.planes.emplace_back();
           ReadPlane(space.Message(), host.planes.back());
           break;
@@ -272,6 +289,7 @@ class XSpaceReader {
         case kSpaceHostnames:
           space.Expect(type, kLengthDelimited, "XSpace.hostnames");
           host.hostnames.emplace_back(space.Bytes());
+          budget_.Charge(Growth::kText, StringBytes(host.hostnames.back().size()) + sizeof(std::string));  // And growth slack.
           break;
         default:
           Unknown("XSpace", field);
@@ -296,10 +314,16 @@ class XSpaceReader {
 
   void ReadPlane(WireDecoder plane_bytes, Plane& plane) {
     // Pass 1: metadata comes after the lines on the wire, but decoding events
-    // needs it, so first note where each part is.
-    std::vector<WireDecoder> lines, event_metadata, stats;
+    // needs it, so first note where the metadata is and count the lines
+    // (pass 2 reads them). Everything is charged to the budget as it is
+    // noted: a plane of millions of empty lines or metadata entries costs
+    // far more memory than its bytes on the wire.
+    const WireDecoder whole_plane = plane_bytes;
+    std::vector<WireDecoder> event_metadata, stats;
     std::vector<int64_t> stat_ids;
     std::vector<std::string_view> stat_names;
+    size_t line_count = 0;
+    uint64_t event_metadata_charged = 0, stats_charged = 0, stat_ids_charged = 0, stat_names_charged = 0;
     uint32_t field;
     WireType type;
     while (plane_bytes.NextField(&field, &type)) {
@@ -314,21 +338,31 @@ class XSpaceReader {
           break;
         case kPlaneLines:
           plane_bytes.Expect(type, kLengthDelimited, "XPlane.lines");
-          lines.push_back(plane_bytes.Message());
+          plane_bytes.Bytes();
+          ++line_count;
+          budget_.Charge(Growth::kLines, sizeof(Line));  // plane.lines is sized exactly below.
           break;
         case kPlaneEventMetadata:
           plane_bytes.Expect(type, kLengthDelimited, "XPlane.event_metadata");
+          // The model's entry and its id (both sized exactly below), and the
+          // note of where it is.
+          budget_.Charge(Growth::kEventNames, sizeof(EventMetadata) + sizeof(int64_t), 0);
+          budget_.ChargeAppend(Growth::kEventNames, event_metadata, event_metadata_charged);
           event_metadata.push_back(plane_bytes.Message());
           break;
         case kPlaneStatMetadata: {
           plane_bytes.Expect(type, kLengthDelimited, "XPlane.stat_metadata");
           auto [id, name] = ReadStatMetadataEntry(plane_bytes.Message());
+          budget_.Charge(Growth::kStatNames, sizeof(StatMetadata), 0);
+          budget_.ChargeAppend(Growth::kStatNames, stat_ids, stat_ids_charged);
+          budget_.ChargeAppend(Growth::kStatNames, stat_names, stat_names_charged, 0);
           stat_ids.push_back(id);
           stat_names.push_back(name);
           break;
         }
         case kPlaneStats:
           plane_bytes.Expect(type, kLengthDelimited, "XPlane.stats");
+          budget_.ChargeAppend(Growth::kStats, stats, stats_charged, 0);
           stats.push_back(plane_bytes.Message());
           break;
         default:
@@ -341,24 +375,59 @@ class XSpaceReader {
     ctx.path = &path_;
     ctx.plane = &plane;
     ctx.stat_map.Build(stat_ids);
+    budget_.Charge(Growth::kStatNames, ctx.stat_map.MemoryBytes(), 0);
     plane.stat_metadata.resize(stat_ids.size());
     for (size_t i = 0; i < stat_ids.size(); ++i) plane.stat_metadata[i].name = host_->strings.Intern(stat_names[i]);
+    ChargeStrings();
 
     EventDecoder serial(ctx, &host_->strings);
     serial.skip_stats_without_metadata = true;  // Reads only plane and event-metadata stats.
     std::vector<int64_t> event_ids;
     event_ids.reserve(event_metadata.size());
     plane.event_metadata.reserve(event_metadata.size());
-    for (WireDecoder& entry : event_metadata) ReadEventMetadataEntry(entry, plane, serial, event_ids);
+    uint64_t metadata_stats_charged = 0, plane_stats_charged = 0;
+    ChargedStats metadata_stats{plane.metadata_stats, budget_, metadata_stats_charged};
+    for (WireDecoder& entry : event_metadata) {
+      ReadEventMetadataEntry(entry, plane, serial, event_ids, metadata_stats);
+      ChargeStrings();
+    }
     ctx.event_map.Build(event_ids);
-    for (WireDecoder& s : stats) serial.ReadStat(s, plane.plane_stats);
+    budget_.Charge(Growth::kEventNames, ctx.event_map.MemoryBytes(), 0);
+    ChargedStats plane_stats{plane.plane_stats, budget_, plane_stats_charged};
+    for (WireDecoder& s : stats) serial.ReadStat(s, plane_stats);
+    ChargeStrings();
     diag_.Merge(serial.diag);
     ExtractDeviceProperties(plane);
 
-    plane.lines.resize(lines.size());
+    // Pass 2: the lines, in order.
+    plane.lines.resize(line_count);
     std::vector<ChunkJob> chunks;
-    for (size_t i = 0; i < lines.size(); ++i) PrescanLine(lines[i], plane.lines[i], chunks);
+    size_t next_line = 0;
+    for (WireDecoder again = whole_plane; again.NextField(&field, &type);) {
+      if (field != kPlaneLines) {
+        again.Skip(type);
+        continue;
+      }
+      PrescanLine(again.Message(), plane.lines[next_line++], chunks);
+      ChargeStrings();
+    }
     DecodeChunks(ctx, chunks);
+    // The notes of pass 1 and the id maps go with this function.
+    budget_.Release(Growth::kEventNames, event_metadata_charged * sizeof(WireDecoder) + ctx.event_map.MemoryBytes() +
+                                             event_ids.capacity() * sizeof(int64_t));
+    budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
+                                            stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes());
+    budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
+  }
+
+  // Charges what the host's string pool grew by.
+  void ChargeStrings() {
+    uint64_t bytes = host_->strings.MemoryBytes(), count = host_->strings.size();
+    if (bytes > strings_charged_) {
+      budget_.Charge(Growth::kText, bytes - strings_charged_, count - strings_counted_);
+      strings_charged_ = bytes;
+      strings_counted_ = count;
+    }
   }
 
   std::pair<int64_t, std::string_view> ReadStatMetadataEntry(WireDecoder entry) {
@@ -384,7 +453,8 @@ class XSpaceReader {
     return {key, name};
   }
 
-  void ReadEventMetadataEntry(WireDecoder entry, Plane& plane, EventDecoder& decoder, std::vector<int64_t>& ids) {
+  void ReadEventMetadataEntry(WireDecoder entry, Plane& plane, EventDecoder& decoder, std::vector<int64_t>& ids,
+                              ChargedStats& metadata_stats) {
     int64_t key = 0;
     EventMetadata meta;
     uint32_t field;
@@ -404,7 +474,7 @@ class XSpaceReader {
             meta.display_name = host_->strings.Intern(value.Bytes());
           } else if (f == kEventMetaStats && t == kLengthDelimited) {
             WireDecoder s = value.Message();
-            decoder.ReadStat(s, plane.metadata_stats);
+            decoder.ReadStat(s, metadata_stats);
           } else {
             value.Skip(t);  // The opaque `metadata` bytes and child ids are not needed.
           }
@@ -477,6 +547,7 @@ class XSpaceReader {
       }
     }
     events_planned_ += event_count;
+    budget_.Charge(Growth::kEvents, event_count * sizeof(Event), event_count);
     line.events.resize(event_count);
     const uint64_t line_end = scan.offset();
     for (size_t c = 0; c * kChunkEvents < event_count; ++c) {
@@ -494,8 +565,10 @@ class XSpaceReader {
   // work; rethrows the error of the lowest i that failed.
   void ParallelFor(size_t n, uint64_t work_bytes, const std::function<void(size_t, EventDecoder&)>& fn,
                    const PlaneContext& ctx) {
-    size_t threads = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()), n, 8});
-    if (work_bytes < (8u << 20)) threads = 1;
+    // hardware_concurrency() reads /sys on every call: once per process,
+    // not twice per plane (a capture may have millions of empty planes).
+    static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    size_t threads = work_bytes < (8u << 20) ? 1 : std::min<size_t>({cores, n, 8});
     std::atomic<size_t> next{0};
     std::vector<std::exception_ptr> errors(n);
     std::vector<Diagnostics> worker_diags(threads);
@@ -534,9 +607,16 @@ class XSpaceReader {
         total += chunks[c].stat_count;
       }
       if (total > UINT32_MAX) throw InputError(path_, "a line has more than 4 billion stats; not supported");
+      budget_.Charge(Growth::kStats, total * sizeof(Stat), total);
       line.stats.resize(total);
     }
     ParallelFor(chunks.size(), total_bytes, [&](size_t k, EventDecoder& d) { d.DecodeChunk(chunks[k], release_); }, ctx);
+    // The string values copied aside by the decoding threads, until they
+    // are interned below.
+    uint64_t pending = 0;
+    for (const ChunkJob& job : chunks)
+      pending += job.pending_text.capacity() + job.pending_strings.capacity() * sizeof(job.pending_strings[0]);
+    budget_.Charge(Growth::kText, pending, 0);
     // Intern string values in order, so string ids don't depend on thread
     // timing; then sort the lines the profiler left unsorted.
     Line* last = nullptr;
@@ -546,13 +626,21 @@ class XSpaceReader {
         job.line->stats[index].bits = host_->strings.Intern(std::string_view(job.pending_text).substr(at, length));
         at += length;
       }
+      ChargeStrings();
+      uint64_t freed = job.pending_text.capacity() + job.pending_strings.capacity() * sizeof(job.pending_strings[0]);
       std::string().swap(job.pending_text);
+      std::vector<std::pair<uint32_t, uint32_t>>().swap(job.pending_strings);
+      budget_.Release(Growth::kText, freed);
       if (job.line != last) {
         last = job.line;
         if (!last->IsSorted()) {
           diag_.Add(Severity::kInfo, "xplane.unsorted_line", "lines whose events were not in time order were sorted",
                     std::string(host_->LineName(*last)));
+          // Sorting copies the line (and an index per event) beside itself.
+          uint64_t copy = last->events.size() * (sizeof(Event) + sizeof(uint32_t)) + last->stats.size() * sizeof(Stat);
+          budget_.Charge(Growth::kEvents, copy, 0);
           last->SortEvents();
+          budget_.Release(Growth::kEvents, copy);
         }
       }
     }
@@ -577,6 +665,9 @@ class XSpaceReader {
   Diagnostics& diag_;
   const ReadOptions& options_;
   ReleaseFn release_;
+  MemoryBudget& budget_;
+  uint64_t planes_charged_ = 0;  // host.planes' capacity charged.
+  uint64_t strings_charged_ = 0, strings_counted_ = 0;  // The string pool's memory and size charged.
   Host* host_ = nullptr;
   absl::flat_hash_set<std::string_view> errors_seen_, warnings_seen_;
   bool origin_set_ = false;
@@ -594,13 +685,13 @@ std::string HostNameFromPath(const std::string& path) {
 }
 
 Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics, const ReadOptions& options,
-                    ReleaseFn release) {
+                    ReleaseFn release, MemoryBudget& budget) {
   Host host;
   host.source_path = path;
   host.format = CaptureFormat::kXSpace;
   host.file_bytes = bytes.size();
   if (bytes.empty()) throw InputError(path, "file is empty (0 bytes), not an XSpace capture");
-  XSpaceReader reader(path, diagnostics, options, std::move(release));
+  XSpaceReader reader(path, diagnostics, options, std::move(release), budget);
   try {
     reader.Read(bytes, host);
   } catch (const WireError& e) {
@@ -613,20 +704,32 @@ Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics
 }  // namespace
 
 Host ReadXSpaceBytes(std::string_view bytes, const std::string& path, Diagnostics& diagnostics, const ReadOptions& options) {
-  return ReadWithReader(bytes, path, diagnostics, options, nullptr);
+  MemoryBudget budget(path, options, CaptureFormat::kXSpace);
+  return ReadWithReader(bytes, path, diagnostics, options, nullptr, budget);
 }
 
 Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const ReadOptions& options) {
+  MemoryBudget budget(path, options, CaptureFormat::kXSpace);
   if (ChunkReader::Open(path)->gzipped()) {
     std::string bytes = ReadWholeFile(path, options.max_inflated_bytes, nullptr, options.InflateLimitProblem());
-    Host host = ReadWithReader(bytes, path, diagnostics, options, nullptr);
+    budget.Charge(Growth::kInflated, bytes.capacity(), 0);
+    Host host = ReadWithReader(bytes, path, diagnostics, options, nullptr, budget);
     host.gzipped = true;
     return host;
   }
   auto file = MappedFile::Open(path);
   const MappedFile* mapped = file.get();
-  return ReadWithReader(file->bytes(), path, diagnostics, options,
-                        [mapped](uint64_t begin, uint64_t end) { mapped->Release(begin, end); });
+  std::optional<Host> host;
+  try {
+    host = ReadWithReader(file->bytes(), path, diagnostics, options,
+                          [mapped](uint64_t begin, uint64_t end) { mapped->Release(begin, end); }, budget);
+  } catch (const InputError&) {
+    if (!file->Shrank()) throw;  // Else the error is what the zeros in place of the lost pages caused.
+  }
+  if (file->Shrank())
+    throw InputError(path, "the file shrank while it was being read (another process truncated or rewrote it); "
+                           "read it again once it is complete");
+  return std::move(*host);
 }
 
 }  // namespace tfprof

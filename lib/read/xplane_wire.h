@@ -48,6 +48,10 @@ class IdMap {
       for (size_t i = 0; i < ids.size(); ++i) hash_[ids[i]] = static_cast<uint32_t>(i);
     }
   }
+  // Memory the map holds (for the reader's MemoryBudget).
+  uint64_t MemoryBytes() const {
+    return table_.capacity() * sizeof(uint32_t) + hash_.capacity() * (sizeof(std::pair<int64_t, uint32_t>) + 1);
+  }
   inline uint32_t Find(int64_t id) const {
     if (static_cast<uint64_t>(id) < table_.size()) return table_[static_cast<size_t>(id)];
     if (hash_.empty()) return kMissing;

@@ -629,3 +629,30 @@ TEST_CASE("Kineto deviceProperties fill the GPU planes", "[json]") {
   CHECK(gpu.device.memory_bytes == 85031714816);
   CHECK(PlaneNamed(h, "/host:CPU").device.empty());  // Labelled CPU: the host process.
 }
+
+TEST_CASE("Numbers beyond a double (1e400) saturate and are counted, not fatal", "[json]") {
+  // Before, one 1e400 anywhere in an event rejected the whole trace as
+  // invalid JSON; it is valid JSON, only not a double.
+  Diagnostics diag;
+  Host h = ReadText(R"([
+    {"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"a","args":{"up":1e400,"down":-2.5E+999,"small":1e-400,
+     "nested":{"v":1e400}}},
+    {"ph":"X","pid":1e400,"tid":1,"ts":2,"dur":1,"name":"b"},
+    {"ph":"C","pid":1,"ts":3,"name":"c","args":{"v":1e999}}
+  ])", diag);
+  const Plane& p = PlaneNamed(h, "pid 1");
+  const Line& l = LineNamed(h, p, "tid 1");
+  REQUIRE(l.events.size() == 1);
+  CHECK(EventStat(h, p, l, 0, "up")->AsDouble() == std::numeric_limits<double>::max());
+  CHECK(EventStat(h, p, l, 0, "down")->AsDouble() == -std::numeric_limits<double>::max());
+  CHECK(EventStat(h, p, l, 0, "small")->AsDouble() == 0.0);  // Underflow is a double: 0, not counted.
+  CHECK(StringStat(h, p, l, 0, "nested") == R"({"v":1e400})");  // Kept as its text, as nested values are.
+  const Plane& big_pid = PlaneNamed(h, "1e400");  // Like other pids that are not int64: named by their text.
+  CHECK(big_pid.lines.at(0).events.size() == 1);
+  const Line& counters = LineNamed(h, p, "_counters_");
+  CHECK(EventStat(h, p, counters, 0, "v")->AsDouble() == std::numeric_limits<double>::max());
+  CHECK(diag.Count("json.number_out_of_range") == 4);  // up, down, the pid, the counter.
+  // Malformed numbers are still invalid JSON.
+  CHECK(ReadError(R"([{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"a","args":{"bad":1e}}])").find("invalid JSON") !=
+        std::string::npos);
+}
