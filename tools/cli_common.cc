@@ -99,10 +99,21 @@ void AddReadLimitOptions(CLI::App* cmd, CommonOptions& o) {
 }
 
 void AddStepOptions(CLI::App* cmd, CommonOptions& o) {
-  cmd->add_option("--step-marker", o.step_marker,
-                  "When the capture has no step markers: the events whose name contains a match of this regular "
-                  "expression (RE2 syntax) are the steps (e.g. 'ProfilerStep#\\d+', '^train$')");
-  cmd->add_flag("--whole-trace", o.whole_trace, "When the capture has no step markers: treat the whole capture as one step");
+  CLI::Option* marker =
+      cmd->add_option("--step-marker", o.step_marker,
+                      "When the capture has no step markers: the events whose name contains a match of this regular "
+                      "expression (RE2 syntax) are the steps (e.g. 'ProfilerStep#\\d+', '^train$')");
+  CLI::Option* between =
+      cmd->add_option("--steps-between", o.steps_between,
+                      "When the capture has no step markers: a step runs from the start of one host event whose name "
+                      "contains a match of this regular expression (RE2 syntax) to the start of the next, the last to "
+                      "the end of the trace; device work goes with its launch (e.g. 'enumerate\\(DataLoader\\)' "
+                      "for a PyTorch loop without ProfilerStep#N)");
+  CLI::Option* whole =
+      cmd->add_flag("--whole-trace", o.whole_trace, "When the capture has no step markers: treat the whole capture as one step");
+  // Each replaces the capture's steps in its own way: one at a time.
+  marker->excludes(between)->excludes(whole);
+  between->excludes(whole);
 }
 
 AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
@@ -110,6 +121,7 @@ AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
   // Compiled here too, so a bad pattern is a usage error before any capture is read.
   if (!o.step_marker.empty()) NameRegex(o.step_marker, "--step-marker");
   a.step_marker = o.step_marker;
+  a.steps_between = o.steps_between;
   a.whole_trace = o.whole_trace;
   if (o.compat == "xprof") a.compat = Compat::kXprof;
   else if (o.compat == "tf-legacy") a.compat = Compat::kTfLegacy;

@@ -32,6 +32,7 @@ struct CommonOptions {
   uint64_t max_inflated_mb = 64 << 10;  // --max-inflated-mb: gzip bomb guard.
   std::string compat;  // "" (TensorFlow Profiler as documented) or "xprof".
   std::string step_marker;  // --step-marker (commands with steps).
+  std::string steps_between;  // --steps-between (commands with steps).
   bool whole_trace = false;
 };
 
@@ -58,10 +59,12 @@ void WriteOutput(const std::string& path, const std::function<void(std::ostream&
 // --max-events and --max-inflated-mb (part of AddCommonOptions).
 void AddReadLimitOptions(CLI::App* cmd, CommonOptions& options);
 
-// --step-marker and --whole-trace, for the commands that find steps.
+// --step-marker, --steps-between and --whole-trace, for the commands that
+// find steps (one of the three at most).
 void AddStepOptions(CLI::App* cmd, CommonOptions& options);
 
-// --compat, --step-marker and --whole-trace as analysis options.
+// --compat, --step-marker, --steps-between and --whole-trace as analysis
+// options.
 AnalysisOptions AnalysisOptionsFrom(const CommonOptions& options);
 
 // Discovers the input and reads each selected host in turn, handing it to

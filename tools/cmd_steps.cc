@@ -31,9 +31,12 @@ void Register(CLI::App& app, std::function<void()>& action) {
         throw InputError(options.path,
                          "no steps: " + summary.no_steps_reason +
                              // Never suggest --whole-trace to a run that used it.
-                             (options.whole_trace           ? std::string()
-                              : options.step_marker.empty() ? std::string(" (try --step-marker REGEX or --whole-trace)")
-                                                            : std::string(" (try another --step-marker REGEX or --whole-trace)")),
+                             (options.whole_trace ? std::string()
+                              : !options.steps_between.empty()
+                                  ? std::string(" (try another --steps-between REGEX or --whole-trace)")
+                              : options.step_marker.empty()
+                                  ? std::string(" (try --step-marker REGEX or --whole-trace, or --steps-between REGEX)")
+                                  : std::string(" (try another --step-marker REGEX or --whole-trace, or --steps-between REGEX)")),
                          kExitUnavailable);
       Report report = BuildStepsReport(summary);
       if (!summary.intersection_note.empty()) report.notes.push_back(summary.intersection_note);

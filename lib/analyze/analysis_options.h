@@ -23,15 +23,22 @@ struct AnalysisOptions {
   // this regular expression (e.g. "ProfilerStep#\\d+", "^train$") are the
   // steps; or the whole capture is one step.
   std::string step_marker;
+  // Or the windows between events whose name matches this regular
+  // expression (e.g. "enumerate\\(DataLoader\\)"): steps_between.h.
+  std::string steps_between;
   bool whole_trace = false;
   bool xprof() const { return compat == Compat::kXprof; }
   // What to try when no step was found: the fallbacks not already in use
   // (never --whole-trace to a run that used it). Empty when none is left.
   std::string StepFallbackHint() const {
     if (whole_trace) return "";
-    return step_marker.empty() ? "--step-marker REGEX (events that mark steps, e.g. 'ProfilerStep#\\d+') or "
-                                 "--whole-trace (the capture as one step)"
-                               : "another --step-marker REGEX, or --whole-trace (the capture as one step)";
+    if (!steps_between.empty())
+      return "another --steps-between REGEX, or --whole-trace (the capture as one step)";
+    return step_marker.empty() ? "--step-marker REGEX (events that mark steps, e.g. 'ProfilerStep#\\d+'), "
+                                 "--steps-between REGEX (steps from one event to the next, e.g. "
+                                 "'enumerate\\(DataLoader\\)') or --whole-trace (the capture as one step)"
+                               : "another --step-marker REGEX, --steps-between REGEX, or --whole-trace (the capture "
+                                 "as one step)";
   }
   bool tf_legacy() const { return compat == Compat::kTfLegacy; }
 };

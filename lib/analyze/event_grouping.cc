@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "lib/analyze/name_regex.h"
+#include "lib/analyze/steps_between.h"
 #include "lib/analyze/tf1_timeline_steps.h"
 #include "lib/analyze/tf_op_name.h"
 #include "lib/model/stat_finder.h"
@@ -594,6 +595,12 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     out.eager = MarkEagerEvents(host);
     return out;
   }
+  if (!options.steps_between.empty()) {
+    EventGroups out = GroupStepsBetween(host, NameRegex(options.steps_between, "--steps-between"), options.steps_between);
+    // The steps are ours, but op stats still need the reference's marks.
+    out.eager = MarkEagerEvents(host);
+    return out;
+  }
   MarkerTest marker;
   if (!options.step_marker.empty()) {
     auto re = std::make_shared<NameRegex>(options.step_marker, "--step-marker");  // Throws for a bad pattern.
@@ -648,7 +655,8 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     out.no_groups_reason = "no event matches --step-marker '" + options.step_marker + "'";
   else if (out.groups.empty() && host.framework == Framework::kPyTorch)
     out.no_groups_reason = "no step markers: no ProfilerStep#N annotation (torch.profiler.profile writes one for each "
-                           "prof.step() call)";
+                           "prof.step() call; for a DataLoader loop without them: --steps-between "
+                           "'enumerate\\(DataLoader\\)')";
   else if (out.groups.empty())
     out.no_groups_reason =
         "no step markers: no event has a root stat (_r, as tf.profiler.experimental.Trace(..., _r=1), Keras and "

@@ -47,7 +47,7 @@ struct EventGroups {
   std::vector<StepGroup> groups;  // By id (groups[i].id == i when grouped here).
   bool from_capture = false;      // The capture carried group_id stats.
   bool whole_trace = false;       // --whole-trace: one step of everything.
-  bool from_marker = false;       // Steps from named markers (--step-marker, or PyTorch's ProfilerStep#N).
+  bool from_marker = false;       // Steps from named markers (--step-marker, --steps-between, or PyTorch's ProfilerStep#N).
   // Why there are no groups (empty when there are): no step roots, TF loop
   // ops present, ...
   std::string no_groups_reason;
@@ -58,6 +58,10 @@ struct EventGroups {
   // rather than markers: a TensorFlow 1 timeline's session.run
   // (tf1_timeline_steps.h). Empty otherwise.
   std::vector<std::pair<int64_t, int64_t>> step_spans;
+  // Per group: the host window of --steps-between (steps_between.h), from
+  // one marker's start to the next's. Unlike step_spans it is the step's
+  // host span only: the step also spans the device work it launched.
+  std::vector<std::pair<int64_t, int64_t>> marker_windows;
   // Which events ran eagerly (op by op, not in a tf.function), as the
   // reference's grouping marks them with an is_eager stat: TF ops and GPU
   // kernels whose nearest EagerExecute ancestor (itself included) has
@@ -69,14 +73,17 @@ struct EventGroups {
   bool empty() const { return groups.empty(); }
 };
 
-// With options.step_marker, the events whose name matches it are the step
+// With options.steps_between, the steps are the windows between the host
+// events whose name matches it (GroupStepsBetween); with options.step_marker,
+// the events whose name matches it are the step
 // roots (the capture's own markers are ignored); with options.whole_trace,
 // every event is in one step. Without either, a TensorFlow 1 timeline has
 // one step per session.run (GroupTf1SessionRuns). Without either, a capture with no TensorFlow
 // step markers whose host has PyTorch's `ProfilerStep#N` annotations is
 // grouped as with --step-marker '^ProfilerStep#\d+$' (said in `note`).
 // A step marker named "<name>#<N>" names the step so and numbers it N.
-// Throws std::invalid_argument for a bad --step-marker (NameRegex).
+// Throws std::invalid_argument for a bad --step-marker or --steps-between
+// (NameRegex).
 EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {});
 
 // Only the eager marks of GroupEvents, for the op stats of commands that find

@@ -184,6 +184,11 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
       host_steps[static_cast<int32_t>(g)].host_markers.push_back(span);
       if (db.has_device) device_steps[static_cast<int32_t>(g)].device_markers.push_back(span);
     }
+    // --steps-between windows: the host span only; the device's runs of the
+    // step's events stay its device span, and the step spans both
+    // (from_marker), as the device finishes a step after the host moved on.
+    for (size_t g = 0; g < groups.marker_windows.size(); ++g)
+      host_steps[static_cast<int32_t>(g)].host_markers.push_back({groups.marker_windows[g].first, groups.marker_windows[g].second});
   }
 
   StepMap steps;
@@ -207,7 +212,7 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
   for (auto& [g, d] : steps) {
     // The step time: the longest host marker when it contains the longest
     // device marker (or there is none), else the device marker. Steps named
-    // by a marker (--step-marker, PyTorch's ProfilerStep#N) are where the
+    // by a marker (--step-marker, --steps-between, PyTorch's ProfilerStep#N) are where the
     // host runs ahead of the device (PyTorch launches asynchronously): the
     // device marker alone would leave out the host part (e.g. loading the
     // batch), so such a step spans both.

@@ -17,6 +17,7 @@
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/tf1_timeline_files.h"
+#include "lib/read/trace_json_sniff.h"
 
 namespace tfprof {
 namespace fs = std::filesystem;
@@ -64,6 +65,24 @@ std::string HostFromUnknownName(const std::string& file) {
     if (EndsWith(host, s) && host.size() > std::strlen(s)) host.resize(host.size() - std::strlen(s));
   return host;
 }
+
+// A .json or .json.gz file that no name rule claims, read by content: a
+// Chrome trace whatever it is called (`rank0_kineto.json.gz`, `train.json`).
+// Only regular files are opened (never a FIFO, which would block); tool
+// outputs stay out whatever they hold.
+std::optional<CaptureFile> CaptureFromContent(const fs::path& p) {
+  const std::string file = p.filename().string();
+  std::error_code ec;
+  if (!HasJsonName(file) || ToolOutputName(file) || !fs::is_regular_file(p, ec)) return std::nullopt;
+  if (!LooksLikeTraceJson(p.string())) return std::nullopt;
+  return CaptureFile{p.string(), HostFromUnknownName(file), CaptureFormat::kChromeTrace};
+}
+
+// What the "no captures found" message lists: the names taken as captures.
+constexpr const char* kRecognisedNames =
+    "<host>.xplane.pb[.gz], <host>[.pt].trace.json[.gz], trace.json[.gz], timeline*.json[.gz], or any .json[.gz] "
+    "holding Chrome trace JSON (\"traceEvents\" or \"ph\" in its first 64 KiB), in this folder or in a logdir's "
+    "plugins/profile/<run>/";
 
 std::vector<fs::path> SortedEntries(const fs::path& dir) {
   std::vector<fs::path> out;
@@ -114,6 +133,7 @@ std::vector<CaptureFile> CapturesInFolder(const fs::path& dir, std::vector<std::
   std::map<std::string, CaptureFile> by_host;
   for (const fs::path& p : SortedEntries(dir)) {
     auto c = CaptureFromName(p);
+    if (!c) c = CaptureFromContent(p);
     if (!c) continue;
     if (!IsFile(p)) {
       if (skipped) skipped->push_back(p.filename().string() + " (" + NotAFileReason(p) + ")");
@@ -331,7 +351,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
   std::vector<fs::path> profiles = FindProfileFolders(path, d.work);
   if (profiles.empty()) {
     if (SortedEntries(path).empty()) throw InputError(path, "folder is empty");
-    throw InputError(path, "no captures found: expected <host>.xplane.pb files, a run folder, or a logdir with plugins/profile/<run>/");
+    throw InputError(path, std::string("no captures found: recognised are ") + kRecognisedNames);
   }
   d.kind = InputKind::kLogdir;
   const fs::path root = fs::path(path);

@@ -431,6 +431,24 @@ void AddKinetoOpDiagnostics(const KinetoOpCounts& ops, Diagnostics& diag) {
            "", ops.device_with_input_types);
 }
 
+// Kineto names a process for every GPU of the machine ("python3", labels
+// "GPU <n>") and lists them all in deviceProperties, used or not. A GPU
+// process with no event is a device the program never ran on: it keeps its
+// plane (the trace has it) but not the device description, so it is not
+// listed or counted as a device. Returns how many were so idle.
+uint64_t ForgetIdleGpuProcesses(Host& host) {
+  uint64_t idle = 0;
+  for (Plane& plane : host.planes) {
+    if (plane.device.empty() || schema::IsGpuPlane(host.PlaneName(plane))) continue;
+    const bool has_events =
+        std::any_of(plane.lines.begin(), plane.lines.end(), [](const Line& l) { return !l.events.empty(); });
+    if (has_events) continue;
+    plane.device = DeviceProperties();
+    ++idle;
+  }
+  return idle;
+}
+
 void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
   std::vector<PlaneCensus> census;
   bool kineto = false;
@@ -478,6 +496,10 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
   diag.Add(Severity::kInfo, "json.kineto_gpu_plane",
            "Kineto GPU processes read as device planes /device:GPU:<n> (n: the device index), one line per stream",
            gpu_example, gpu.size());
+  diag.Add(Severity::kInfo, "json.kineto_idle_gpu",
+           "Kineto GPU processes without a single event (GPUs of the machine the program did not use) are not "
+           "devices: their deviceProperties entry was not attached",
+           "", ForgetIdleGpuProcesses(host));
   diag.Add(Severity::kInfo, "json.kineto_device_annotations",
            "Kineto GPU-side annotations and waits (gpu_user_annotation, cuda_sync) moved to a derived line of their "
            "device plane: they are not device activity",

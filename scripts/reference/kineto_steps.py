@@ -14,11 +14,20 @@ Written from the rules in docs/overview.md, not from our code:
   * device compute of a step = the union of that step's kernel (but NCCL's:
     collectives) and memset intervals, clipped to the step;
   * with more than five steps the first and the last are dropped.
-Usage: kineto_steps.py TRACE.json[.gz]
+With --steps-between REGEX (traces without ProfilerStep#N) the steps are the
+windows between host events whose name matches REGEX (searched, as RE2 and
+Python's re.search do; a match starting inside an earlier marker of its
+thread is nested and skipped): window i runs from marker i's start to marker i+1's start, the
+last to the end of the trace (the latest end of a host or device event, GPU
+annotations and waits aside); a runtime call belongs to the window holding
+its start (any thread) and its device events follow it; the window is the
+step's host span (steps are named "step <i>", from 1).
+Usage: kineto_steps.py [--steps-between REGEX] TRACE.json[.gz]
 """
 import gzip
 from decimal import Decimal, ROUND_HALF_UP
 import json
+import re
 import sys
 
 DEVICE = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
@@ -27,7 +36,8 @@ DEVICE = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
 def load(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
-        return json.load(f, parse_float=Decimal)["traceEvents"]  # ns digits of epoch-us times kept
+        t = json.load(f, parse_float=Decimal)  # ns digits of epoch-us times kept
+    return t["traceEvents"] if isinstance(t, dict) else t  # Older Kineto wrote a bare event list.
 
 
 def union(intervals):
@@ -42,23 +52,75 @@ def union(intervals):
     return total
 
 
-def main(path):
-    ev = [e for e in load(path) if e.get("ph") == "X"]
-    # Times in integer picoseconds, as the reader keeps them (exact decimal:
-    # a float loses ~0.3 us at epoch-microsecond timestamps).
-    def ps(x):
-        return int((Decimal(x) * 1000000).to_integral_value(ROUND_HALF_UP))
-    steps = [e for e in ev if str(e.get("name", "")).startswith("ProfilerStep#") and e.get("cat") not in ("gpu_user_annotation",)]
-    steps.sort(key=lambda e: ps(e["ts"]))
+# Times in integer picoseconds, as the reader keeps them (exact decimal:
+# a float loses ~0.3 us at epoch-microsecond timestamps).
+def ps(x):
+    return int((Decimal(x) * 1000000).to_integral_value(ROUND_HALF_UP))
+
+
+def profiler_steps(ev):
+    """(name, host begin, host end) per ProfilerStep#N, and the step of each launch."""
+    marks = [e for e in ev if str(e.get("name", "")).startswith("ProfilerStep#") and e.get("cat") not in ("gpu_user_annotation",)]
+    marks.sort(key=lambda e: ps(e["ts"]))
     step_of_launch = {}
     for e in ev:
         a = e.get("args", {})
         if e.get("cat") in DEVICE or "correlation" not in a:
             continue
         b = ps(e["ts"])
-        for i, s in enumerate(steps):
+        for i, s in enumerate(marks):
             if str(s["tid"]) == str(e["tid"]) and str(s["pid"]) == str(e["pid"]) and ps(s["ts"]) <= b and b + ps(e["dur"]) <= ps(s["ts"]) + ps(s["dur"]):
                 step_of_launch[a["correlation"]] = i
+    return [(s["name"], ps(s["ts"]), ps(s["ts"]) + ps(s["dur"])) for s in marks], step_of_launch
+
+
+NOT_ACTIVITY = DEVICE | {"gpu_user_annotation", "cuda_sync"}
+
+
+def windows_between(ev, pattern):
+    """(name, window begin, window end) per marker window, and the step of each launch."""
+    rx = re.compile(pattern)
+    marks = sorted((e for e in ev if e.get("cat") not in NOT_ACTIVITY and rx.search(str(e.get("name", "")))),
+                   key=lambda e: (ps(e["ts"]), -ps(e["dur"])))
+    starts, open_until = [], {}
+    for m in marks:
+        thread = (str(m["pid"]), str(m["tid"]))
+        if thread in open_until and ps(m["ts"]) < open_until[thread]:
+            continue  # Nested in an earlier marker of its thread.
+        open_until[thread] = ps(m["ts"]) + ps(m["dur"])
+        if not starts or starts[-1] != ps(m["ts"]):
+            starts.append(ps(m["ts"]))
+    trace_end = max(ps(e["ts"]) + ps(e["dur"]) for e in ev if e.get("cat") not in ("gpu_user_annotation", "cuda_sync"))
+    bounds = starts + [trace_end]
+    steps = [(f"step {i + 1}", bounds[i], bounds[i + 1]) for i in range(len(starts))]
+    step_of_launch = {}
+    for e in ev:
+        a = e.get("args", {})
+        if e.get("cat") in DEVICE or "correlation" not in a:
+            continue
+        b = ps(e["ts"])
+        for i in range(len(starts)):
+            if bounds[i] <= b and (b < bounds[i + 1] or i == len(starts) - 1):
+                step_of_launch[a["correlation"]] = i
+    return steps, step_of_launch
+
+
+def main(argv):
+    between = None
+    if len(argv) == 3 and argv[0] == "--steps-between":
+        between, path = argv[1], argv[2]
+    elif len(argv) == 1:
+        path = argv[0]
+    else:
+        sys.exit(__doc__)
+    ev = [e for e in load(path) if e.get("ph") == "X"]
+    if between is None:
+        steps, step_of_launch = profiler_steps(ev)
+    else:
+        steps, step_of_launch = windows_between(ev, between)
+    print(f"markers={len(steps)}")
+    for name, hb, he in steps:
+        print(f"{name}\thost_begin_ps={hb}\thost_end_ps={he}")
     dev = [e for e in ev if e.get("cat") in DEVICE]
     dev.sort(key=lambda e: (ps(e["ts"]), -ps(e["dur"])))
     group, last = [], None
@@ -83,8 +145,7 @@ def main(path):
             runs[g] = (b, end)
         i = j
     rows = []
-    for i, s in enumerate(steps):
-        hb, he = ps(s["ts"]), ps(s["ts"]) + ps(s["dur"])
+    for i, (name, hb, he) in enumerate(steps):
         if i not in runs:
             continue
         db, de = runs[i]
@@ -94,13 +155,13 @@ def main(path):
                          if g == i and d.get("cat") in ("kernel", "Kernel", "gpu_memset", "Memset")
                          and not d["name"].lower().startswith("nccl")
                          and ps(d["ts"]) < e and ps(d["ts"]) + ps(d["dur"]) > b])
-        rows.append((s["name"], (e - b) / 1e9, compute / 1e9))
+        rows.append((name, (e - b) / 1e9, compute / 1e9))
     if len(rows) > 5:
         rows = rows[1:-1]
     for name, t, c in rows:
         print(f"{name}\tstep_ms={t:.6f}\tdevice_compute_ms={c:.6f}")
-    print(f"steps={len(rows)} avg_step_ms={sum(r[1] for r in rows) / len(rows):.6f}")
+    print(f"steps={len(rows)} avg_step_ms={sum(r[1] for r in rows) / max(1, len(rows)):.6f}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1:])

@@ -67,7 +67,7 @@ TEST_CASE("--whole-trace that finds no step says why, without advising --whole-t
   // Without the option, both fallbacks are still suggested.
   auto plain = RunTool("steps " + path);
   CHECK(plain.exit_code == 4);
-  CHECK_THAT(plain.err, Catch::Contains("(try --step-marker REGEX or --whole-trace)"));
+  CHECK_THAT(plain.err, Catch::Contains("(try --step-marker REGEX or --whole-trace, or --steps-between REGEX)"));
 }
 
 TEST_CASE("A folder of numbered TF1 timelines is one host with a step per file", "[cli][tf1]") {

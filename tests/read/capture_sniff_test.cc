@@ -1,0 +1,107 @@
+// Discovery by content: .json / .json.gz files whose names no rule knows are
+// captures when they hold Chrome trace JSON (lib/read/trace_json_sniff.h).
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "lib/model/errors.h"
+#include "lib/read/capture_discovery.h"
+#include "lib/read/trace_json_sniff.h"
+#include "tests/support/xspace_builder.h"
+
+using namespace tfprof;
+namespace fs = std::filesystem;
+
+namespace {
+
+void Write(const fs::path& p, const std::string& bytes) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+void WriteGzip(const fs::path& p, const std::string& bytes) {
+  fs::create_directories(p.parent_path());
+  gzFile gz = gzopen(p.c_str(), "wb");
+  REQUIRE(gz);
+  REQUIRE(gzwrite(gz, bytes.data(), static_cast<unsigned>(bytes.size())) == static_cast<int>(bytes.size()));
+  gzclose(gz);
+}
+
+std::vector<std::string> Hosts(const ProfileRun& r) {
+  std::vector<std::string> out;
+  for (const CaptureFile& f : r.files) out.push_back(f.host);
+  return out;
+}
+
+constexpr const char* kKinetoHead = R"({"schemaVersion": 1, "deviceProperties": [], "traceEvents": [)";
+constexpr const char* kEvent = R"({"ph": "X", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 2})";
+
+}  // namespace
+
+TEST_CASE("Traces named freely are found by their content", "[discovery][sniff]") {
+  fs::path run = testing::TempDir();
+  // Names seen in the wild: HTA's `*_kineto.json.gz`, a user's train.json,
+  // xDiT's profile_trace_rank_0.json.gz, a TF1 timeline_01.json (already
+  // known by name), and a bare event array (older Kineto).
+  WriteGzip(run / "rank0_kineto.json.gz", std::string(kKinetoHead) + kEvent + "]}");
+  Write(run / "train.json", std::string("\xEF\xBB\xBF  \n") + kKinetoHead + kEvent + "]}");
+  Write(run / "profile_trace.json", std::string("[") + kEvent + "]");
+  Write(run / "timeline_01.json", std::string(R"({"traceEvents": [)") + kEvent + "]}");
+  // Not traces: other JSON, a tool output holding events, JSON without the
+  // keys in its first 64 KiB, a gzip that inflates to 8 MiB of spaces first,
+  // and a FIFO (never opened: opening would block).
+  Write(run / "config.json", R"({"lr": 0.1, "phase": "train"})");
+  Write(run / "h.memory_profile.json", std::string(kKinetoHead) + kEvent + "]}");
+  Write(run / "late.json", "{\"metadata\": \"" + std::string(kTraceSniffBytes, 'x') + "\", \"traceEvents\": []}");
+  WriteGzip(run / "spaces.json.gz", std::string(8 << 20, ' ') + kKinetoHead + "]}");
+  Write(run / "notes.txt", R"({"traceEvents": []})");
+  REQUIRE(::mkfifo((run / "pipe.json").c_str(), 0600) == 0);
+
+  DiscoveredInput d = DiscoverInput(run.string());
+  CHECK(d.kind == InputKind::kRunFolder);
+  CHECK(Hosts(d.selected) == std::vector<std::string>{"profile_trace", "rank0_kineto", "timeline_01", "train"});
+  for (const CaptureFile& f : d.selected.files) CHECK(f.format == CaptureFormat::kChromeTrace);
+  CHECK(d.selected.skipped.empty());
+}
+
+TEST_CASE("The sniff: first bytes and the trace keys", "[discovery][sniff]") {
+  fs::path dir = testing::TempDir();
+  auto looks = [&](const std::string& name, const std::string& bytes) {
+    Write(dir / name, bytes);
+    return LooksLikeTraceJson((dir / name).string());
+  };
+  CHECK(looks("a.json", R"({"traceEvents": []})"));
+  CHECK(looks("b.json", "\n\t [ {\"ph\":\"X\"} ]"));
+  CHECK_FALSE(looks("c.json", R"({"events": []})"));
+  CHECK_FALSE(looks("d.json", R"(x{"traceEvents": []})"));
+  CHECK_FALSE(looks("e.json", ""));
+  CHECK_FALSE(looks("f.json", "\x1f\x8b\x08\x00 truncated gzip"));
+  // 30 KiB of deviceProperties before traceEvents (Kineto on a big node).
+  CHECK(looks("g.json", "{\"deviceProperties\": \"" + std::string(30 << 10, 'p') + "\", \"traceEvents\": []}"));
+  CHECK_FALSE(LooksLikeTraceJson((dir / "missing.json").string()));
+  CHECK(HasJsonName("x.json"));
+  CHECK(HasJsonName("x.json.gz"));
+  CHECK_FALSE(HasJsonName(".json"));
+  CHECK_FALSE(HasJsonName("x.jsonl"));
+}
+
+TEST_CASE("No captures: the message lists the names recognised", "[discovery][sniff]") {
+  fs::path dir = testing::TempDir();
+  Write(dir / "config.json", R"({"lr": 0.1})");
+  Write(dir / "notes.txt", "hello");
+  try {
+    DiscoverInput(dir.string());
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.code() == kExitBadInput);
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("no captures found: recognised are <host>.xplane.pb[.gz]"));
+    CHECK_THAT(what, Catch::Contains("any .json[.gz] holding Chrome trace JSON"));
+    CHECK(what.find('\n') == std::string::npos);
+  }
+}
