@@ -108,16 +108,20 @@ TEST_CASE("Corpus: TensorFlow 1 timeline", "[json][corpus]") {
   Host h = ReadChromeTraceFile(path, diag);
   CHECK(h.name == "timeline_xla.ctf");
   CHECK_FALSE(h.gzipped);
-  // 77 traceEvents: M 5, X 66, s 3, t 3; only process_name metadata.
-  REQUIRE(h.planes.size() == 5);
-  CHECK(h.PlaneName(h.planes[0]) == "Allocators");
-  CHECK(h.PlaneName(h.planes[1]) == "/job:localhost/replica:0/task:0/device:CPU:0 Compute");
-  CHECK(h.PlaneName(h.planes[3]) == "/job:localhost/replica:0/task:0/device:GPU:0 Compute");
-  CHECK(h.planes[1].EventCount() == 3);
-  CHECK(h.planes[3].EventCount() == 63);
-  CHECK(EventCount(h) == 66);
-  const Line& gpu = h.planes[3].lines.at(0);
-  CHECK(h.LineName(gpu) == "tid 0");
+  // 77 traceEvents: M 5, X 66, s 3, t 3; only process_name metadata. Five
+  // processes: Allocators and the executor's CPU:0 and GPU:0, Compute and
+  // Tensors; no GPU tracer streams (XLA). The TF1 conventions make the
+  // executors' lanes the host plane's lines (chrome_trace_tf1_timeline.h).
+  REQUIRE(h.planes.size() == 2);
+  CHECK(h.PlaneName(h.planes[0]) == "/host:CPU");
+  CHECK(h.PlaneName(h.planes[1]) == "Allocators");
+  REQUIRE(h.planes[0].lines.size() == 3);  // Two lanes and the session.run line.
+  CHECK(h.LineName(h.planes[0].lines[0]) == "/job:localhost/replica:0/task:0/device:CPU:0 Compute/0");
+  CHECK(h.planes[0].lines[0].events.size() == 3);
+  const Line& gpu = h.planes[0].lines[1];
+  CHECK(h.LineName(gpu) == "/job:localhost/replica:0/task:0/device:GPU:0 Compute/0");
+  CHECK(gpu.events.size() == 63);
+  CHECK(EventCount(h) == 66 + 1);
   // TF1 writes integer epoch microseconds: the origin is the first op's.
   CHECK(h.time_origin_ns % 1000 == 0);
   CHECK(h.time_origin_ns > 1'500'000'000'000'000'000);

@@ -32,7 +32,7 @@ TEST_CASE("TF1 GPU timeline: op-stats, placement, overview and kernel-stats with
   CHECK(steps["tables"]["steps"][0]["step_time_ms"].get<double>() == Approx(20.255).epsilon(1e-12));
 }
 
-TEST_CASE("--whole-trace on a TF1 GPU timeline measures a step", "[cli][tf1][corpus]") {
+TEST_CASE("Whole-trace step of a TF1 GPU timeline is measured", "[cli][tf1][corpus]") {
   // The timeline's device events carry no correlation ids; --whole-trace used
   // to drop its one step and then advise --whole-trace.
   REQUIRE_CORPUS(path, "tf1_timelines/dlprof/misc/timelines/feeddict/timeline_01.json");
@@ -43,7 +43,7 @@ TEST_CASE("--whole-trace on a TF1 GPU timeline measures a step", "[cli][tf1][cor
   CHECK(steps["tables"]["steps"][0]["step_time_ms"].get<double>() == Approx(20.255).epsilon(1e-12));
 }
 
-TEST_CASE("--whole-trace that finds no step says why, without advising --whole-trace", "[cli][steps]") {
+TEST_CASE("Whole-trace that finds no step says why, without advising the option again", "[cli][steps]") {
   // A GPU run whose device did no compute: only a copy.
   tfprof::testing::XSpaceBuilder b;
   b.Hostname("box");
