@@ -201,7 +201,7 @@ TEST_CASE("An 8 MB XSpace of empty lines stops at the memory limit", "[memory][b
   CHECK(r.peak_rss_kib < 2 * kLimitKib);
 }
 
-TEST_CASE("A trace of 20,000 processes reads in little memory, and stops at a limit it passes", "[memory][bad_inputs]") {
+TEST_CASE("A trace of 20000 processes reads in little memory and stops at a limit it passes", "[memory][bad_inputs]") {
   // One instant event per pid: 27 bytes of JSON open a process and a thread.
   std::string json = "{\"traceEvents\":[";
   for (int pid = 0; pid < 20000; ++pid) json += (pid ? "," : "") + std::string("{\"ph\":\"i\",\"ts\":0,\"pid\":") + std::to_string(pid) + "}";
@@ -223,7 +223,7 @@ TEST_CASE("A trace of 20,000 processes reads in little memory, and stops at a li
   CHECK(small.err.find('\n') == small.err.size() - 1);
 }
 
-TEST_CASE("--max-events lifts no other bound: the gzip inflate limit follows the memory still", "[memory][bad_inputs]") {
+TEST_CASE("With --max-events the gzip inflate limit still follows the memory", "[memory][bad_inputs]") {
   // bomb.xplane.pb.gz: 24 KiB inflating to 24 MiB; 20 MiB of memory lets
   // an XSpace inflate to 8 MiB.
   const std::string bomb = std::string(TFPROF_SOURCE_DIR) + "/testdata/bad/bomb.xplane.pb.gz";
