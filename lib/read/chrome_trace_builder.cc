@@ -20,10 +20,10 @@ using chrome_trace::kSyntheticIdBase;
 // that finds it, and the heap block's overhead.
 constexpr uint64_t kPlaneBytes = sizeof(ChromeTraceBuilder::PlaneState) + sizeof(Plane) + sizeof(void*) +
                                  HashEntryBytes(sizeof(int64_t) + sizeof(uint32_t)) + kMallocOverhead;
-// A thread also gets the first block of its events.
+// A thread also gets the first block of its events, a heap block of its own.
 constexpr uint64_t kLineBytes = sizeof(ChromeTraceBuilder::LineState) + sizeof(Line) + sizeof(void*) +
                                 HashEntryBytes(sizeof(int64_t) + sizeof(void*)) + kMallocOverhead +
-                                chrome_trace::BlockVector<Event>::BlockSize(0) * sizeof(Event) + kMallocOverhead;
+                                (chrome_trace::BlockVector<Event>::BlockSize(0) * sizeof(Event) + kMallocOverhead);
 // Names: the model's record (in a vector that doubles: 1.5x on average) and
 // the index entry; the name's text is the string pool's.
 constexpr uint64_t kEventNameBytes =
