@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <mutex>
 
 #include "lib/model/errors.h"
 
@@ -181,17 +180,22 @@ void OnSigbus(int signal, siginfo_t* info, void* context) {
   ::signal(SIGBUS, SIG_DFL);
 }
 
+// Installs OnSigbus unless it is the handler already (checked on every
+// Open: something else may have replaced it since).
 void InstallSigbusHandler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    long page = ::sysconf(_SC_PAGESIZE);
-    if (page > 0) g_page_size = static_cast<size_t>(page);
-    struct sigaction action {};
-    action.sa_sigaction = OnSigbus;
-    action.sa_flags = SA_SIGINFO;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGBUS, &action, &g_previous_sigbus);
-  });
+  static const size_t page = [] {
+    long p = ::sysconf(_SC_PAGESIZE);
+    return p > 0 ? static_cast<size_t>(p) : size_t{4096};
+  }();
+  g_page_size = page;
+  struct sigaction current {};
+  if (::sigaction(SIGBUS, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == OnSigbus)
+    return;
+  struct sigaction action {};
+  action.sa_sigaction = OnSigbus;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGBUS, &action, &g_previous_sigbus);
 }
 
 int ClaimGuardSlot(const char* data, size_t size) {

@@ -17,9 +17,10 @@ namespace tfprof {
 //
 // A mapped file that another process truncates while it is read would kill
 // this one with SIGBUS at the first page past the new end. A SIGBUS handler
-// (installed on the first Open, passing faults elsewhere on to the handler
-// it replaced) puts zero pages in place of the rest of the mapping instead
-// and marks the file: the reader then sees zeros, and Shrank() tells it why.
+// (installed by Open unless it is in place, passing faults elsewhere on to
+// the handler it replaced) puts zero pages in place of the rest of the
+// mapping instead and marks the file: the reader then sees zeros, and
+// Shrank() tells it why.
 class MappedFile {
  public:
   static std::unique_ptr<MappedFile> Open(const std::string& path);  // Throws InputError.

@@ -20,10 +20,10 @@ using chrome_trace::kSyntheticIdBase;
 // that finds it, and the heap block's overhead.
 constexpr uint64_t kPlaneBytes = sizeof(ChromeTraceBuilder::PlaneState) + sizeof(Plane) + sizeof(void*) +
                                  HashEntryBytes(sizeof(int64_t) + sizeof(uint32_t)) + kMallocOverhead;
-// A thread also gets the first block of its events.
+// A thread also gets the first block of its events, a heap block of its own.
 constexpr uint64_t kLineBytes = sizeof(ChromeTraceBuilder::LineState) + sizeof(Line) + sizeof(void*) +
                                 HashEntryBytes(sizeof(int64_t) + sizeof(void*)) + kMallocOverhead +
-                                chrome_trace::BlockVector<Event>::BlockSize(0) * sizeof(Event);
+                                (chrome_trace::BlockVector<Event>::BlockSize(0) * sizeof(Event) + kMallocOverhead);
 // Names: the model's record (in a vector that doubles: 1.5x on average) and
 // the index entry; the name's text is the string pool's.
 constexpr uint64_t kEventNameBytes =
@@ -103,6 +103,7 @@ int64_t ChromeTraceBuilder::ResolveId(const TraceId& id, bool is_pid) {
   StringId name = host_.strings.Intern(id.text);
   synthetic_ids_.emplace(host_.strings.Get(name), synthetic);
   synthetic_names_.emplace(synthetic, name);
+  ChargeStrings();
   budget_.Charge(is_pid ? Growth::kPlanes : Growth::kLines,
                  HashEntryBytes(sizeof(std::string_view) + sizeof(int64_t)) + HashEntryBytes(sizeof(int64_t) + sizeof(StringId)), 0);
   return synthetic;
@@ -153,6 +154,7 @@ ChromeTraceBuilder::LineState& ChromeTraceBuilder::SpecialLine(PlaneState& plane
   line->line.name = host_.strings.Intern(name);
   line->first_seen = first_seen_++;
   plane.special_lines.emplace(host_.strings.Get(line->line.name), line);
+  ChargeStrings();
   return *line;
 }
 
@@ -169,6 +171,7 @@ EventMetadataId ChromeTraceBuilder::Metadata(PlaneState& plane, std::string_view
   m.name = id;
   plane.plane.event_metadata.push_back(m);
   plane.metadata_index.emplace(host_.strings.Get(id), meta);
+  ChargeStrings();
   const size_t cache_before = plane.recent_metadata.bytes();
   plane.recent_metadata.Put(host_.strings.Get(id), meta, plane.metadata_index.size());
   budget_.Charge(Growth::kEventNames, kEventNameBytes + plane.recent_metadata.bytes() - cache_before);
@@ -190,6 +193,7 @@ std::optional<StatKey> ChromeTraceBuilder::Key(PlaneState& plane, std::string_vi
   auto key = static_cast<StatKey>(plane.plane.stat_metadata.size());
   plane.plane.stat_metadata.push_back(StatMetadata{id});
   plane.stat_index.emplace(host_.strings.Get(id), key);
+  ChargeStrings();
   const size_t cache_before = plane.recent_keys.bytes();
   plane.recent_keys.Put(host_.strings.Get(id), key, plane.stat_index.size());
   budget_.Charge(Growth::kStatNames, kStatNameBytes + plane.recent_keys.bytes() - cache_before);
@@ -200,9 +204,12 @@ StringId ChromeTraceBuilder::Intern(std::string_view s) {
   if (const StringId* hit = recent_strings_->Find(s)) return *hit;
   StringId id = host_.strings.Intern(s);
   recent_strings_->Put(host_.strings.Get(id), id, host_.strings.size());
+  ChargeStrings();  // Only on a miss of the cache: cheap enough (a few loads).
   return id;
 }
 
+// The pool's memory is measured whole (text, views, index slots) and its
+// growth charged.
 void ChromeTraceBuilder::ChargeStrings() {
   uint64_t bytes = host_.strings.MemoryBytes() + recent_strings_->bytes(), count = host_.strings.size();
   if (bytes > strings_charged_) {
@@ -318,9 +325,6 @@ uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& line, const RawT
 }
 
 void ChromeTraceBuilder::Add(const RawTraceEvent& event) {
-  // The string pool is charged now and then rather than on every intern;
-  // 1024 events add at most a few hundred KiB of text.
-  if ((++events_seen_ & 1023) == 0) ChargeStrings();
   if (event.ph.size() != 1) {
     if (event.ph.empty()) Count(TraceDiag::kMissingPhase, event.name);
     else Count(TraceDiag::kUnknownPhase, event.ph);
@@ -488,7 +492,11 @@ void ChromeTraceBuilder::AddMetadata(const RawTraceEvent& event) {
   };
   auto string_arg = [&](std::string_view key) -> std::optional<StringId> {
     const TraceArg* a = arg(key);
-    if (a && a->kind == TraceArg::kString) return host_.strings.Intern(a->s);
+    if (a && a->kind == TraceArg::kString) {
+      StringId id = host_.strings.Intern(a->s);
+      ChargeStrings();
+      return id;
+    }
     Count(TraceDiag::kBadFieldType, std::string(event.name) + " args." + std::string(key));
     return std::nullopt;
   };

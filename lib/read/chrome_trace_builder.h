@@ -174,7 +174,6 @@ class ChromeTraceBuilder {
   // (memory_budget.h): a trace can open a process or a thread per event.
   MemoryBudget budget_;
   uint64_t strings_charged_ = 0, strings_counted_ = 0;
-  uint64_t events_seen_ = 0;
 
   bool origin_set_ = false;
   int64_t origin_us_ = 0;

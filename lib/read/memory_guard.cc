@@ -51,6 +51,16 @@ std::optional<uint64_t> ReadCgroupNumber(const std::string& path) {
   return ParseSize(text);
 }
 
+// A counter of a cgroup's memory.stat ("inactive_file 12345" lines).
+std::optional<uint64_t> ReadCgroupStat(const std::string& path, std::string_view key) {
+  std::ifstream in(path);
+  std::string name;
+  uint64_t value;
+  while (in >> name >> value)
+    if (name == key) return value;
+  return std::nullopt;
+}
+
 std::string ReadAll(const char* path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -68,6 +78,12 @@ std::optional<uint64_t> CgroupMemoryRoom(const std::string& cgroup_root, std::st
     std::optional<uint64_t> limit = ReadCgroupNumber(dir + "/" + limit_file);
     if (!limit || *limit >= kUnlimited) return;
     uint64_t usage = ReadCgroupNumber(dir + "/" + usage_file).value_or(0);
+    // Usage counts the page cache too; its inactive part is reclaimed before
+    // the limit kills anything (what container runtimes call the working
+    // set). v1 names the hierarchical counter total_inactive_file.
+    const bool v1 = std::string_view(limit_file) == "memory.limit_in_bytes";
+    std::optional<uint64_t> inactive = ReadCgroupStat(dir + "/memory.stat", v1 ? "total_inactive_file" : "inactive_file");
+    if (inactive) usage -= std::min(usage, *inactive);
     uint64_t r = *limit > usage ? *limit - usage : 0;
     if (!room || r < *room) room = r;
   };

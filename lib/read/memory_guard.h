@@ -25,10 +25,11 @@ std::optional<uint64_t> AvailableMemoryBytes(bool* from_env = nullptr);
 // Room left under the memory limits of the cgroups that `proc_self_cgroup`
 // (the text of /proc/self/cgroup) names, with the cgroup file systems
 // mounted at `cgroup_root` (/sys/fs/cgroup): v2's memory.max minus
-// memory.current, v1's memory.limit_in_bytes minus memory.usage_in_bytes, at
-// every level from the process's cgroup up to the root (a parent's limit
-// binds too; levels missing under the mount, as in a container, are
-// skipped). nullopt when no limit is set.
+// memory.current, v1's memory.limit_in_bytes minus memory.usage_in_bytes
+// (usage less the inactive file cache of memory.stat, which the kernel
+// reclaims first), at every level from the process's cgroup up to the root
+// (a parent's limit binds too; levels missing under the mount, as in a
+// container, are skipped). nullopt when no limit is set.
 std::optional<uint64_t> CgroupMemoryRoom(const std::string& cgroup_root, std::string_view proc_self_cgroup);
 
 // What reading `path` in `format` is estimated to need, from its size on

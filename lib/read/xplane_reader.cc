@@ -412,7 +412,9 @@ class XSpaceReader {
       ChargeStrings();
     }
     DecodeChunks(ctx, chunks);
-    // The notes of pass 1 and the id maps go with this function.
+    // The notes of pass 1, the chunks and the id maps go with this function.
+    budget_.Release(Growth::kEvents, chunks_charged_ * sizeof(ChunkJob));
+    chunks_charged_ = 0;
     budget_.Release(Growth::kEventNames, event_metadata_charged * sizeof(WireDecoder) + ctx.event_map.MemoryBytes() +
                                              event_ids.capacity() * sizeof(int64_t));
     budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
@@ -557,6 +559,9 @@ class XSpaceReader {
       job.event_count = std::min(kChunkEvents, event_count - job.first_event);
       job.base_ps = base_ps;
       job.bytes = line_bytes.Slice(cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : line_end);
+      // A chunk per line at least: a plane of millions of one-event lines
+      // has as many.
+      budget_.ChargeAppend(Growth::kEvents, chunks, chunks_charged_, 0);
       chunks.push_back(std::move(job));
     }
   }
@@ -667,6 +672,7 @@ class XSpaceReader {
   ReleaseFn release_;
   MemoryBudget& budget_;
   uint64_t planes_charged_ = 0;  // host.planes' capacity charged.
+  uint64_t chunks_charged_ = 0;  // The current plane's chunk list's capacity charged.
   uint64_t strings_charged_ = 0, strings_counted_ = 0;  // The string pool's memory and size charged.
   Host* host_ = nullptr;
   absl::flat_hash_set<std::string_view> errors_seen_, warnings_seen_;

@@ -13,7 +13,7 @@ OPT=${OPT:-"-O2 -g"}
 # shellcheck disable=SC2086
 g++ -std=c++20 $OPT -DNDEBUG -I"$ROOT" \
   "$ROOT/scripts/bench/chrome_trace_bench.cc" \
-  "$ROOT"/lib/read/chrome_trace_*.cc "$ROOT/lib/read/byte_source.cc" \
+  "$ROOT"/lib/read/chrome_trace_*.cc "$ROOT/lib/read/byte_source.cc" "$ROOT/lib/read/memory_budget.cc" \
   "$ROOT/lib/model/model.cc" "$ROOT/lib/model/diagnostics.cc" \
   -o "$OUT" -lsimdjson -lisal -labsl_hash -labsl_city -labsl_low_level_hash -labsl_raw_hash_set
 echo "$OUT"

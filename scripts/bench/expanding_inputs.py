@@ -39,6 +39,9 @@ def gz(data):
 def inputs():
     lines = b"\x1a\x00" * 4_000_000
     pids = ",".join('{"ph":"i","ts":0,"pid":%d}' % p for p in range(20000))
+    one_event_lines = b"\x1a\x02\x22\x00" * 4_000_000 + b"\x22\x00"
+    tids = ",".join('{"ph":"X","ts":%d,"dur":1,"pid":1,"tid":%d}' % (t, t) for t in range(1_000_000))
+    cats = ",".join('{"ph":"b","ts":1,"pid":1,"cat":"c%d","id":1,"name":"n"}' % t for t in range(300_000))
     return {
         # 2,000,000 empty planes (field 1, length 0), gzipped.
         "empty_planes.xplane.pb.gz": gz(b"\x0a\x00" * 2_000_000),
@@ -46,6 +49,13 @@ def inputs():
         "empty_lines.xplane.pb": b"\x0a" + varint(len(lines)) + lines,
         # 20,000 processes of one instant event each.
         "pids.trace.json.gz": gz(('{"traceEvents":[' + pids + "]}").encode()),
+        # One plane of 4,000,000 lines of one empty event each (metadata id 0,
+        # defined by an empty entry).
+        "one_event_lines.xplane.pb": b"\x0a" + varint(len(one_event_lines)) + one_event_lines,
+        # 1,000,000 threads of one event each.
+        "tids.trace.json": ('{"traceEvents":[' + tids + "]}").encode(),
+        # 300,000 async b events of distinct categories: a line each.
+        "async_cats.trace.json": ('{"traceEvents":[' + cats + "]}").encode(),
     }
 
 

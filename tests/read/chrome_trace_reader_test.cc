@@ -630,7 +630,7 @@ TEST_CASE("Kineto deviceProperties fill the GPU planes", "[json]") {
   CHECK(PlaneNamed(h, "/host:CPU").device.empty());  // Labelled CPU: the host process.
 }
 
-TEST_CASE("Numbers beyond a double (1e400) saturate and are counted, not fatal", "[json]") {
+TEST_CASE("Numbers beyond a double (1e400) saturate and are counted instead of rejecting the trace", "[json]") {
   // Before, one 1e400 anywhere in an event rejected the whole trace as
   // invalid JSON; it is valid JSON, only not a double.
   Diagnostics diag;

@@ -63,6 +63,18 @@ TEST_CASE("Pages of a mapped file lost to truncation read as zeros, and the file
   CHECK(file->bytes()[2 * page + 10] == '\0');
   CHECK(file->bytes()[page - 1] == 'x');  // Within the new size: still the file.
   CHECK(file->Shrank());
+
+  // A handler put in place since (here: the default back) is replaced again
+  // by the next Open.
+  struct sigaction ours {};
+  REQUIRE(::sigaction(SIGBUS, nullptr, &ours) == 0);
+  ::signal(SIGBUS, SIG_DFL);
+  const std::string again = WriteBytes("two_pages.bin", std::string(2 * page, 'z'));
+  auto second = MappedFile::Open(again);
+  REQUIRE(::truncate(again.c_str(), 0) == 0);
+  CHECK(second->bytes()[page] == '\0');
+  CHECK(second->Shrank());
+  ::sigaction(SIGBUS, &ours, nullptr);
 }
 
 TEST_CASE("A capture that shrinks after it is mapped ends in one error, exit 3", "[mapped_file]") {

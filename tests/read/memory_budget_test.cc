@@ -151,11 +151,15 @@ TEST_CASE("cgroup memory limits: v1 and v2, at every level up to the root", "[me
   put(root / "memory/memory.limit_in_bytes", "9223372036854771712");
   put(root / "memory/memory.usage_in_bytes", "13465276416");
   put(root / "memory/jobs/memory.limit_in_bytes", "4294967296");  // 4 GiB for all jobs,
-  put(root / "memory/jobs/memory.usage_in_bytes", "3221225472");  // 3 GiB used: 1 GiB left.
-  put(root / "memory/jobs/a1/memory.limit_in_bytes", "2147483648");  // This one: 2 GiB,
-  put(root / "memory/jobs/a1/memory.usage_in_bytes", "536870912");   // 0.5 GiB used.
+  put(root / "memory/jobs/memory.usage_in_bytes", "3221225472");  // 3 GiB charged to them,
+  // 0.5 GiB of which inactive file cache (reclaimable): 1.5 GiB left.
+  put(root / "memory/jobs/memory.stat", "cache 600000000\ninactive_file 1\ntotal_inactive_file 536870912");
+  put(root / "memory/jobs/a1/memory.limit_in_bytes", "2147483648");  // This job: 2 GiB,
+  put(root / "memory/jobs/a1/memory.usage_in_bytes", "536870912");   // 0.5 GiB used: 1.5 GiB left.
   const std::string v1 = "9:name=systemd:/\n4:memory:/jobs/a1\n1:cpu,cpuacct:/\n0::/\n";
-  CHECK(CgroupMemoryRoom(root.string(), v1) == uint64_t{1} << 30);  // The parent's room binds.
+  CHECK(CgroupMemoryRoom(root.string(), v1) == uint64_t{3} << 29);  // 1.5 GiB.
+  put(root / "memory/jobs/a1/memory.usage_in_bytes", "1610612736");  // The job at 1.5 GiB: its 0.5 GiB binds.
+  CHECK(CgroupMemoryRoom(root.string(), v1) == uint64_t{1} << 29);
 
   // v2: memory.max and memory.current; "max" is no limit.
   put(root / "memory.max", "max");
@@ -163,6 +167,8 @@ TEST_CASE("cgroup memory limits: v1 and v2, at every level up to the root", "[me
   put(root / "user.slice/job/memory.max", "1073741824");
   put(root / "user.slice/job/memory.current", "104857600");
   CHECK(CgroupMemoryRoom(root.string(), "0::/user.slice/job\n") == uint64_t{1073741824 - 104857600});
+  put(root / "user.slice/job/memory.stat", "anon 50000000\nfile 54857600\ninactive_file 4857600\nactive_file 50000000");
+  CHECK(CgroupMemoryRoom(root.string(), "0::/user.slice/job\n") == uint64_t{1073741824 - 100000000});
   // In a container the process's own path is not under the mount, whose
   // root is the container's cgroup.
   const fs::path container = tfprof::testing::TempDir();
@@ -201,7 +207,7 @@ TEST_CASE("An 8 MB XSpace of empty lines stops at the memory limit", "[memory][b
   CHECK(r.peak_rss_kib < 2 * kLimitKib);
 }
 
-TEST_CASE("A trace of 20,000 processes reads in little memory, and stops at a limit it passes", "[memory][bad_inputs]") {
+TEST_CASE("A trace of 20000 processes reads in little memory and stops at a limit it passes", "[memory][bad_inputs]") {
   // One instant event per pid: 27 bytes of JSON open a process and a thread.
   std::string json = "{\"traceEvents\":[";
   for (int pid = 0; pid < 20000; ++pid) json += (pid ? "," : "") + std::string("{\"ph\":\"i\",\"ts\":0,\"pid\":") + std::to_string(pid) + "}";
@@ -223,7 +229,7 @@ TEST_CASE("A trace of 20,000 processes reads in little memory, and stops at a li
   CHECK(small.err.find('\n') == small.err.size() - 1);
 }
 
-TEST_CASE("--max-events lifts no other bound: the gzip inflate limit follows the memory still", "[memory][bad_inputs]") {
+TEST_CASE("With --max-events the gzip inflate limit still follows the memory", "[memory][bad_inputs]") {
   // bomb.xplane.pb.gz: 24 KiB inflating to 24 MiB; 20 MiB of memory lets
   // an XSpace inflate to 8 MiB.
   const std::string bomb = std::string(TFPROF_SOURCE_DIR) + "/testdata/bad/bomb.xplane.pb.gz";
