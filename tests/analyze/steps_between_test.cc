@@ -149,7 +149,7 @@ TEST_CASE("--steps-between: nested markers, markers on two threads, device work 
   // 105 runs at 121, after the second marker: it stays in step 1. The memset
   // has no launch: it takes the step of the kernel before it (step 2).
   // aten::mm at 90 is before the first marker: no step.
-  const std::string json = R"({"traceEvents":[
+  const std::string json = R"json({"traceEvents":[
     {"ph":"M","name":"process_labels","pid":1,"tid":0,"args":{"labels":"CPU"}},
     {"ph":"M","name":"process_labels","pid":0,"tid":0,"args":{"labels":"GPU 0"}},
     {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":90,"dur":2},
@@ -162,7 +162,7 @@ TEST_CASE("--steps-between: nested markers, markers on two threads, device work 
     {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":121,"dur":4,"args":{"correlation":1,"device":0,"stream":7}},
     {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":130,"dur":2,"args":{"correlation":2,"device":0,"stream":7}},
     {"ph":"X","cat":"gpu_memset","name":"Memset (Device)","pid":0,"tid":7,"ts":133,"dur":1,"args":{"device":0,"stream":7}}
-  ]})";
+  ]})json";
   Diagnostics diag;
   Host host = ReadChromeTraceText(json, "nested.json", diag);
   EventGroups groups = GroupEvents(host, diag, Between("^iter$"));
