@@ -58,7 +58,7 @@ void CheckRows(const StepSummary& s, const std::vector<Expected>& want) {
 
 }  // namespace
 
-TEST_CASE("--steps-between: the H100 DataLoader loop without ProfilerStep#N", "[steps][kineto][steps_between]") {
+TEST_CASE("steps-between: the H100 DataLoader loop without ProfilerStep#N", "[steps][kineto][steps_between]") {
   // torch_gpu_fp32_nosched: 5 batches, no schedule and no prof.step(); the
   // loop's six `enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__`
   // calls (the sixth ends the loop with StopIteration) are the markers.
@@ -99,7 +99,7 @@ TEST_CASE("--steps-between: the H100 DataLoader loop without ProfilerStep#N", "[
   CHECK(s.note.find("--steps-between") != std::string::npos);
 }
 
-TEST_CASE("--steps-between: 2021 Kineto ResNet50 loops (autograd API, no ProfilerStep#N)",
+TEST_CASE("steps-between: 2021 Kineto ResNet50 loops (autograd API, no ProfilerStep#N)",
           "[steps][kineto][steps_between][corpus]") {
   // Six DataLoader calls, each starting a real iteration (profiling stopped
   // inside the loop): six steps, the first and the last dropped as the
@@ -135,7 +135,7 @@ TEST_CASE("--steps-between: 2021 Kineto ResNet50 loops (autograd API, no Profile
   }
 }
 
-TEST_CASE("--steps-between: no match and a bad pattern", "[steps][steps_between]") {
+TEST_CASE("steps-between: no match and a bad pattern", "[steps][steps_between]") {
   Diagnostics diag;
   Host host = ReadChromeTraceFile(testing::SourcePath("testdata/captures/torch_gpu_fp32_nosched/trace.json.gz"), diag);
   EventGroups none = GroupEvents(host, diag, Between("^no such event$"));
@@ -144,7 +144,7 @@ TEST_CASE("--steps-between: no match and a bad pattern", "[steps][steps_between]
   CHECK_THROWS_AS(GroupEvents(host, diag, Between("enumerate(")), std::invalid_argument);
 }
 
-TEST_CASE("--steps-between: nested markers, markers on two threads, device work follows its launch",
+TEST_CASE("steps-between: nested markers, markers on two threads, device work follows its launch",
           "[steps][steps_between]") {
   // Times in us. Markers "iter": 100 (thread 1, 10 long), 102 (nested in
   // it: no step), 120 on threads 1 and 2 (one step). The kernel launched at
