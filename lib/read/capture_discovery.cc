@@ -131,10 +131,13 @@ std::string NotAFileReason(const fs::path& p) {
 // like captures that are not files go to `skipped`.
 std::vector<CaptureFile> CapturesInFolder(const fs::path& dir, std::vector<std::string>* skipped = nullptr) {
   std::map<std::string, CaptureFile> by_host;
+  std::vector<fs::path> unnamed;  // Files no name rule claims: read by content below.
   for (const fs::path& p : SortedEntries(dir)) {
     auto c = CaptureFromName(p);
-    if (!c) c = CaptureFromContent(p);
-    if (!c) continue;
+    if (!c) {
+      unnamed.push_back(p);
+      continue;
+    }
     if (!IsFile(p)) {
       if (skipped) skipped->push_back(p.filename().string() + " (" + NotAFileReason(p) + ")");
       continue;
@@ -149,6 +152,14 @@ std::vector<CaptureFile> CapturesInFolder(const fs::path& dir, std::vector<std::
     if (it == by_host.end() || (it->second.format == CaptureFormat::kChromeTrace && c->format == CaptureFormat::kXSpace))
       by_host[c->host] = *c;
   }
+  // Beside an XPlane, JSON traces under other names are views of the same
+  // capture (JAX's perfetto_trace.json.gz), not more hosts: only folders
+  // without one are searched by content.
+  const bool has_xplane = std::any_of(by_host.begin(), by_host.end(),
+                                      [](const auto& h) { return h.second.format == CaptureFormat::kXSpace; });
+  if (!has_xplane)
+    for (const fs::path& p : unnamed)
+      if (auto c = CaptureFromContent(p)) by_host.try_emplace(c->host, std::move(*c));
   std::vector<CaptureFile> out;
   for (auto& [host, c] : by_host) out.push_back(std::move(c));
   return GatherTf1TimelineSeries(std::move(out));

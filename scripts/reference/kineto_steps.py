@@ -19,7 +19,7 @@ windows between host events whose name matches REGEX (searched, as RE2 and
 Python's re.search do; a match starting inside an earlier marker of its
 thread is nested and skipped): window i runs from marker i's start to marker i+1's start, the
 last to the end of the trace (the latest end of a host or device event, GPU
-annotations and waits aside); a runtime call belongs to the window holding
+annotations and waits and Kineto's own "Trace" span aside); a runtime call belongs to the window holding
 its start (any thread) and its device events follow it; the window is the
 step's host span (steps are named "step <i>", from 1).
 Usage: kineto_steps.py [--steps-between REGEX] TRACE.json[.gz]
@@ -90,7 +90,8 @@ def windows_between(ev, pattern):
         open_until[thread] = ps(m["ts"]) + ps(m["dur"])
         if not starts or starts[-1] != ps(m["ts"]):
             starts.append(ps(m["ts"]))
-    trace_end = max(ps(e["ts"]) + ps(e["dur"]) for e in ev if e.get("cat") not in ("gpu_user_annotation", "cuda_sync"))
+    # Kineto's own "Trace" span (process "Spans") is the profiler's, not host or device activity.
+    trace_end = max(ps(e["ts"]) + ps(e["dur"]) for e in ev if e.get("cat") not in ("gpu_user_annotation", "cuda_sync", "Trace"))
     bounds = starts + [trace_end]
     steps = [(f"step {i + 1}", bounds[i], bounds[i + 1]) for i in range(len(starts))]
     step_of_launch = {}

@@ -92,7 +92,7 @@ TEST_CASE("PyTorch FP32 H100 capture: 32-bit, eligible matmuls off Tensor Cores,
   // No prof.step(): no steps, said in PyTorch's terms.
   CHECK(a.overview.steps.no_steps_reason ==
         "no step markers: no ProfilerStep#N annotation (torch.profiler.profile writes one for each prof.step() "
-        "call)");
+        "call; for a DataLoader loop without them: --steps-between 'enumerate\\(DataLoader\\)')");
   // placement_candidates=1: aten::random_ (31770000 ps), the only host op
   // that launched nothing and is no bookkeeping.
   Report placement = BuildPlacementReport({ComputePlacement(a.ops, "run")}, a.ops, 0);

@@ -69,6 +69,18 @@ TEST_CASE("Traces named freely are found by their content", "[discovery][sniff]"
   CHECK(d.selected.skipped.empty());
 }
 
+TEST_CASE("Beside an XPlane, a freely named trace is a view of it, not a host", "[discovery][sniff]") {
+  // JAX's create_perfetto_trace=True writes perfetto_trace.json.gz beside
+  // <host>.xplane.pb and <host>.trace.json.gz (testdata/captures/jax_gpu).
+  fs::path run = testing::TempDir();
+  testing::XSpaceBuilder b;
+  b.Plane("/host:CPU").Line(1, "t").Event("x", 0, 1);
+  Write(run / "h.xplane.pb", b.Serialize());
+  WriteGzip(run / "perfetto_trace.json.gz", std::string(kKinetoHead) + kEvent + "]}");
+  DiscoveredInput d = DiscoverInput(run.string());
+  CHECK(Hosts(d.selected) == std::vector<std::string>{"h"});
+}
+
 TEST_CASE("The sniff: first bytes and the trace keys", "[discovery][sniff]") {
   fs::path dir = testing::TempDir();
   auto looks = [&](const std::string& name, const std::string& bytes) {

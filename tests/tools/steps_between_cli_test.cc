@@ -45,7 +45,7 @@ TEST_CASE("steps and overview with --steps-between", "[cli][steps_between]") {
   }
 }
 
-TEST_CASE("--steps-between: usage errors and no steps", "[cli][steps_between]") {
+TEST_CASE("steps-between: usage errors and no steps", "[cli][steps_between]") {
   // One way of finding steps at a time.
   for (const char* other : {" --step-marker x", " --whole-trace"}) {
     INFO(other);
