@@ -1,6 +1,7 @@
 #include "lib/read/capture_loader.h"
 
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/read/kineto_rank.h"
 #include "lib/read/memory_guard.h"
 #include "lib/read/xplane_reader.h"
 
@@ -13,6 +14,9 @@ Host LoadCapture(const CaptureFile& file, Diagnostics& diagnostics, const ReadOp
   Host host = file.format == CaptureFormat::kXSpace ? ReadXSpaceFile(file.path, diagnostics, options)
                                                     : ReadChromeTraceFile(file.path, diagnostics, options);
   if (!file.host.empty()) host.name = file.host;
+  // A rank of a distributed PyTorch job is named by its rank: the file names
+  // ranks write (host_pid.timestamp, trace_8_rank_1) rarely say it plainly.
+  if (host.rank) host.name = RankHostName(*host.rank);
   return host;
 }
 
