@@ -23,23 +23,12 @@
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/skip.h"
-#include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
 namespace fs = std::filesystem;
 using tfprof::testing::RunTool;
 
 namespace {
-
-// A run folder holding the two ranks under PyTorch's file suffix (the HTA
-// test data names them sampled_rank-<n>.json.gz).
-std::string TwoRankRun(const std::string& rank0, const std::string& rank1) {
-  fs::path dir = fs::path(tfprof::testing::TempDir()) / "two_ranks";
-  fs::create_directories(dir);
-  fs::copy_file(rank0, dir / "sampled_rank-0.pt.trace.json.gz", fs::copy_options::overwrite_existing);
-  fs::copy_file(rank1, dir / "sampled_rank-1.pt.trace.json.gz", fs::copy_options::overwrite_existing);
-  return dir.string();
-}
 
 StepSummary Steps(const std::string& folder, const AnalysisOptions& options, std::vector<std::string>* hosts = nullptr) {
   DiscoveredInput input = DiscoverInput(folder);
@@ -67,11 +56,12 @@ double CategoryAverages(const StepSummary& s) {
 TEST_CASE("Two PyTorch ranks: each step is its slowest rank's, and the breakdown adds up", "[steps][kineto][multihost]") {
   REQUIRE_CORPUS(rank0, "hta/trace_filter/sampled_rank-0.json.gz");
   REQUIRE_CORPUS(rank1, "hta/trace_filter/sampled_rank-1.json.gz");
-  const std::string run = TwoRankRun(rank0, rank1);
+  const std::string run = fs::path(rank0).parent_path().string();  // The folder of both: one run.
 
   std::vector<std::string> hosts;
   StepSummary s = Steps(run, {}, &hosts);
   CHECK(hosts == std::vector<std::string>{"rank0", "rank1"});  // distributedInfo.rank, not the file names.
+  CHECK(DiscoverInput(run).selected.files.size() == 2);       // Found by content: *.json.gz holding traceEvents.
   REQUIRE(s.rows.size() == 2);
   // Rank 1 is the slower at both steps: its times and its breakdown.
   CHECK(s.rows[0].name == "ProfilerStep#551");
@@ -106,7 +96,7 @@ TEST_CASE("Two PyTorch ranks: each step is its slowest rank's, and the breakdown
 TEST_CASE("Option host takes a PyTorch rank (rank<N>) or the file's host name", "[cli][kineto][multihost]") {
   REQUIRE_CORPUS(rank0, "hta/trace_filter/sampled_rank-0.json.gz");
   REQUIRE_CORPUS(rank1, "hta/trace_filter/sampled_rank-1.json.gz");
-  const std::string run = TwoRankRun(rank0, rank1);
+  const std::string run = fs::path(rank0).parent_path().string();  // The folder of both: one run.
   auto by_rank = RunTool("steps '" + run + "' --host rank1 -f csv");
   REQUIRE(by_rank.exit_code == 0);
   CHECK_THAT(by_rank.out, Catch::Contains("ProfilerStep#551,0,rank1,607.904"));

@@ -107,3 +107,29 @@ TEST_CASE("Spans in a logdir run folder are runs of the logdir", "[discovery][ki
   CHECK(Files(DiscoverInput(logdir.string(), "1700000000001").selected) ==
         std::vector<std::string>{"w=w.1700000000001.pt.trace.json"});
 }
+
+TEST_CASE("A folder of traces under other names: JSON holding traceEvents are its hosts", "[discovery][kineto]") {
+  fs::path dir = fs::path(testing::TempDir()) / "ranks";
+  fs::create_directories(dir);
+  std::ofstream(dir / "trace_8_rank_0.json") << R"({"schemaVersion": 1, "traceEvents": [], "traceName": "0"})";
+  std::ofstream(dir / "trace_8_rank_1.json") << R"({"schemaVersion": 1, "traceEvents": [], "traceName": "1"})";
+  std::ofstream(dir / "execution_trace.json") << R"({"schema": "1.0.1", "nodes": []})";  // Not a Chrome trace.
+  std::ofstream(dir / "notes.txt") << "not json";
+  DiscoveredInput d = DiscoverInput(dir.string());
+  CHECK(d.kind == InputKind::kRunFolder);
+  CHECK(Files(d.selected) == std::vector<std::string>{"trace_8_rank_0=trace_8_rank_0.json",
+                                                      "trace_8_rank_1=trace_8_rank_1.json"});
+  // Captures named as such take precedence: the others are not looked into.
+  std::ofstream(dir / "w.pt.trace.json") << R"({"traceEvents": [], "traceName": "w"})";
+  CHECK(Files(DiscoverInput(dir.string()).selected) == std::vector<std::string>{"w=w.pt.trace.json"});
+
+  // HTA's folder of a Kineto trace beside its execution trace.
+  REQUIRE_CORPUS(real, "hta/execution_trace");
+  CHECK(Files(DiscoverInput(real).selected) ==
+        std::vector<std::string>{"benchmark_simple_add_trace=benchmark_simple_add_trace.json.gz"});
+  // JSON without traceEvents only: still no captures.
+  fs::path none = fs::path(testing::TempDir()) / "none";
+  fs::create_directories(none);
+  std::ofstream(none / "config.json") << R"({"lr": 0.1})";
+  CHECK_THROWS_AS(DiscoverInput(none.string()), InputError);
+}
