@@ -357,6 +357,10 @@ StepDb CombineHostSteps(std::vector<StepDb> hosts, const AnalysisOptions& option
       if (step_of(h).duration_ps > step_of(slowest).duration_ps) slowest = h;
     StepRecord r = step_of(reference ? 0 : slowest);
     r.max_duration_ps = step_of(slowest).duration_ps;
+    // Hosts number their steps apart ("train 47" on one is "train 48" on
+    // another): the first host's names, as the reference shows them.
+    r.name = step_of(0).name;
+    r.group_id = step_of(0).group_id;
     out.steps.push_back(std::move(r));
   }
   out.intersection_note =

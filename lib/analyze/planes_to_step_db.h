@@ -56,6 +56,7 @@ namespace tfprof {
 //   * default: the host with the longest step time at that step (the first
 //     such host on ties), its step time and its breakdown together, so the
 //     headline step time and the category rows add up; `host` names it.
+//     Steps keep the first host's names (hosts number their steps apart).
 //   * --compat xprof / tf-legacy, as the TensorFlow Profiler combines them:
 //     the first host's breakdown, with the longest host's step time in
 //     `max_duration_ps` for the step-time statistics (they do not add up).

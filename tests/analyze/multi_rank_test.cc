@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "lib/analyze/event_grouping.h"
 #include "lib/analyze/planes_to_step_db.h"
@@ -154,4 +155,31 @@ TEST_CASE("distributedInfo text: the rank, or none", "[read][kineto]") {
   CHECK_FALSE(IsRankHostName("rank"));
   CHECK_FALSE(IsRankHostName("rank-1"));
   CHECK_FALSE(IsRankHostName("worker0"));
+}
+
+TEST_CASE("Two TensorFlow hosts: steps named as the first host names them, each the slower host's",
+          "[steps][multihost]") {
+  // tf_two_hosts: two workers whose step numbers differ by one at the same
+  // time ("train 47" on one is "train 48" on the other).
+  const std::string run = tfprof::testing::SourcePath("testdata/captures/tf_two_hosts");
+  const std::string folder = DiscoverInput(run).selected.path;
+  StepSummary s = Steps(folder, {}), x = Steps(folder, AnalysisOptions{Compat::kXprof});
+  // Each host alone, to find the slower one per step.
+  DiscoveredInput d = DiscoverInput(folder);
+  REQUIRE(d.selected.files.size() == 2);
+  REQUIRE(s.rows.size() == x.rows.size());
+  REQUIRE(s.rows.size() == 11);
+  std::set<std::string> names, hosts;
+  for (size_t i = 0; i < s.rows.size(); ++i) {
+    INFO("step " << i);
+    CHECK(s.rows[i].name == x.rows[i].name);  // The first host's names in both modes.
+    names.insert(s.rows[i].name);
+    hosts.insert(s.rows[i].host);
+    double categories = 0;
+    for (double c : s.rows[i].category_ms) categories += c;
+    CHECK(categories == Approx(s.rows[i].step_time_ms).margin(1e-6));  // Its own host's breakdown.
+  }
+  CHECK(names.size() == s.rows.size());
+  CHECK(hosts.size() == 2);  // Each host is the slower one at some step.
+  CHECK(s.step_time_ms.avg == Approx(x.step_time_ms.avg).margin(1e-9));  // Both: the slower host's time.
 }
