@@ -233,6 +233,14 @@ HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag) 
     is_memory[m] = host.Str(plane->event_metadata[m].name) == kMemoryEvent;
     any = any || is_memory[m];
   }
+  size_t events = 0;
+  for (const Plane& p : host.planes) events += p.EventCount();
+  if (events == 0) {
+    out.no_profile_reason =
+        "the file holds no trace events (JSON such as torch.profiler's export_memory_timeline output is not a trace: "
+        "the memory profile reads the trace itself, recorded with profile_memory=True)";
+    return out;
+  }
   if (!any) {
     out.no_profile_reason =
         "this Chrome trace has no PyTorch [memory] events: record with torch.profiler.profile(profile_memory=True) "

@@ -5,6 +5,7 @@
 // JSON, written from docs/memory.md), not from this program's output.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -352,4 +353,14 @@ TEST_CASE("metrics of a PyTorch trace with [memory] events", "[memory][kineto][m
                                                 {"capacity_bytes", 224395264},
                                                 {"peak_heap_bytes", 146394112},
                                                 {"peak_usage_bytes", 146394112}});
+}
+
+TEST_CASE("memory on torch's export_memory_timeline output says it is not a trace", "[memory][kineto][cli]") {
+  // HTA's memory_analysis data: [[time, action, bytes, category], ...] rows,
+  // which read as JSON without any trace event.
+  REQUIRE_CORPUS(path, "hta/memory_analysis/memory_timeline.raw.gz");
+  auto r = RunTool("memory '" + path + "'");
+  CHECK(r.exit_code == 4);
+  CHECK_THAT(r.err, Catch::Contains("no memory profile: the file holds no trace events"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
 }
