@@ -4,11 +4,13 @@
 
 #include <charconv>
 #include <iostream>
+#include <set>
 #include <vector>
 
 #include "lib/analyze/name_regex.h"
 #include "lib/model/errors.h"
 #include "lib/read/capture_loader.h"
+#include "lib/read/kineto_rank.h"
 
 namespace tfprof::cli {
 
@@ -74,7 +76,8 @@ void AddCommonOptions(CLI::App* cmd, CommonOptions& o) {
   AddOutputOption(cmd, "--output,-o", o.output,
                   "Write the output to this file instead of stdout (replaced whole, never an input or inside an input "
                   "folder)");
-  cmd->add_option("--host", o.host, "Analyse only this host of a multi-host run");
+  cmd->add_option("--host", o.host,
+                  "Analyse only this host of a multi-host run: its name from the file, or rank<N> for a PyTorch rank");
   cmd->add_option("--run", o.run, "Which run of a logdir (default: the newest; see --list-runs)");
   cmd->add_flag("--list-runs", o.list_runs, "List the runs of a logdir and exit");
   cmd->add_option("--table", o.table, "With --format csv: which table to write (default: the main one)");
@@ -145,17 +148,38 @@ LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>&
     result.diagnostics.Add(Severity::kWarning, "input.skipped_file",
                            "entries named like captures that are not readable files were skipped", skipped);
   bool matched = o.host.empty();
+  std::set<std::string> names;
   for (const CaptureFile& file : result.input.selected.files) {
-    if (!o.host.empty() && file.host != o.host) continue;
-    matched = true;
+    // --host names a file's host, or a PyTorch rank ("rank1"), which only
+    // the trace says: its head when Kineto wrote it first, else the trace.
+    const bool by_file = o.host.empty() || file.host == o.host;
+    if (!by_file) {
+      if (!IsRankHostName(o.host) || file.format != CaptureFormat::kChromeTrace) continue;
+      const PeekedRank peeked = PeekRank(file.path);
+      if (peeked.state == PeekedRank::kNone || (peeked.state == PeekedRank::kRank && RankHostName(peeked.rank) != o.host))
+        continue;
+    }
     Host host = LoadCapture(file, result.diagnostics, read);
+    if (!by_file && host.name != o.host) continue;
+    // Two traces of one rank in a run (copies, or two jobs' files mixed):
+    // the later keeps its file's name, so hosts stay apart.
+    if (!names.insert(host.name).second) {
+      result.diagnostics.Add(Severity::kWarning, "input.duplicate_rank",
+                             "traces that name the same PyTorch rank; the later ones keep their file's name",
+                             host.name + " (" + file.path + ")");
+      host.name = file.host;
+      names.insert(host.name);
+    }
+    matched = true;
     visit(host);
     ++result.hosts_read;
   }
   if (!matched) {
     std::string hosts;
     for (const CaptureFile& f : result.input.selected.files) hosts += (hosts.empty() ? "" : ", ") + f.host;
-    throw InputError(o.path, "no host named '" + o.host + "' in run " + result.input.selected.name + " (hosts: " + hosts + ")",
+    throw InputError(o.path,
+                     "no host named '" + o.host + "' in run " + result.input.selected.name + " (hosts: " + hosts +
+                         (IsRankHostName(o.host) ? "; no trace of that PyTorch rank either" : "") + ")",
                      kExitUsage);
   }
   return result;

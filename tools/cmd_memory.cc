@@ -23,9 +23,9 @@ void Register(CLI::App& app, std::function<void()>& action) {
   static std::string unit;
   CLI::App* cmd = app.add_subcommand(
       "memory", "Memory profile: peak memory per allocator, when it happened and which ops held it (TensorFlow BFC "
-                "allocators; needs the .xplane.pb)");
+                "allocators from the .xplane.pb; PyTorch traces recorded with profile_memory=True)");
   AddCommonOptions(cmd, options);
-  cmd->add_option("--memory-id", report_options.memory_id, "Only this allocator, e.g. GPU_0_bfc (default: all)");
+  cmd->add_option("--memory-id", report_options.memory_id, "Only this allocator, e.g. GPU_0_bfc, or PyTorch device, e.g. cuda:0 (default: all)");
   cmd->add_flag("--timeline", report_options.timeline,
                 "Add the memory timeline (table 'timeline'; the one CSV writes when it is the only one asked for)");
   cmd->add_flag("--all-points", report_options.all_points,

@@ -26,7 +26,7 @@ void Register(CLI::App& app, std::function<void()>& action) {
         EventGroups groups = GroupEvents(host, diag, analysis);
         per_host.push_back(BuildStepDb(host, groups, analysis, diag));
       });
-      StepSummary summary = SummarizeSteps(CombineHostSteps(std::move(per_host)));
+      StepSummary summary = SummarizeSteps(CombineHostSteps(std::move(per_host), analysis));
       if (summary.rows.empty())
         throw InputError(options.path,
                          "no steps: " + summary.no_steps_reason +

@@ -19,7 +19,7 @@ LoadedOverview LoadOverview(const CommonOptions& options) {
     first = false;
     steps.push_back(BuildStepDb(host, groups, analysis, out.diagnostics));
   });
-  out.overview = BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps))), analysis);
+  out.overview = BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps), analysis)), analysis);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "lib/analyze/event_grouping.h"
+#include "lib/analyze/kineto_memory_events_to_profile.h"
 #include "lib/model/xplane_schema.h"
 
 namespace tfprof {
@@ -329,14 +330,11 @@ MemoryProfileOptions MemoryProfileOptionsFor(Compat compat) {
 }
 
 HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diag) {
+  // A Chrome trace holds no TensorFlow allocator events (its exporters drop
+  // them), but a PyTorch trace may hold PyTorch's own.
+  if (host.format == CaptureFormat::kChromeTrace) return BuildKinetoMemoryProfile(host, diag);
   HostMemoryProfile out;
   out.host = host.name;
-  if (host.format == CaptureFormat::kChromeTrace) {
-    out.no_profile_reason =
-        "this capture is a Chrome trace (JSON); trace exports leave out the allocator's MemoryAllocation/"
-        "MemoryDeallocation events, so the memory profile needs the run's .xplane.pb";
-    return out;
-  }
   size_t plane_index = host.planes.size();
   for (size_t i = 0; i < host.planes.size(); ++i)
     if (host.PlaneName(host.planes[i]) == schema::kHostThreadsPlane) plane_index = i;
@@ -377,6 +375,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     if (earliest_ns != std::numeric_limits<int64_t>::max() && line.timestamp_ns != earliest_ns) lines_differ = true;
     earliest_ns = std::min(earliest_ns, line.timestamp_ns);
   }
+  if (earliest_ns != std::numeric_limits<int64_t>::max()) out.time_zero_ps = (earliest_ns - host.time_origin_ns) * 1000;
   if (lines_differ && options.line_offsets)
     diag.Add(Severity::kWarning, "memory.line_starts_differ",
              "host threads start at different times; as in the TensorFlow Profiler, each allocator event's time is "

@@ -62,6 +62,34 @@ struct ActiveAllocation {
   int special = -1;  // 0, 1 for the made-up rows in the order they were added.
 };
 
+// PyTorch only: the ops whose allocations were alive at the peak, one row
+// per op (the innermost PyTorch op around the allocation on its thread).
+struct OpMemoryAtPeak {
+  StringId op_name = StringPool::kEmpty;  // Empty: allocated outside any op.
+  int64_t bytes = 0;                      // Sum of the live allocations.
+  int64_t allocations = 0;
+  int64_t largest_bytes = 0;
+};
+
+// What PyTorch's `[memory]` events say beyond what the snapshots hold
+// (lib/analyze/kineto_memory_events_to_profile.h). In the snapshots of a
+// PyTorch profile heap = allocated ("Total Allocated"), free = reserved -
+// allocated, stack = 0, so capacity_bytes is the memory reserved at the peak.
+struct PyTorchMemoryDetails {
+  bool allocated_known = true;  // "Total Allocated" present; else the running sum of Bytes from 0.
+  bool reserved_known = true;   // "Total Reserved" present.
+  bool addresses_known = true;  // "Addr" present: allocations and frees can be matched.
+  int64_t peak_reserved_bytes = 0;
+  int64_t peak_reserved_time_ps = 0;
+  int64_t unmatched_frees = 0;      // Frees of memory allocated before the trace.
+  int64_t live_at_peak_bytes = 0;   // Allocations made in the trace and alive at the peak.
+  int64_t live_at_peak_allocations = 0;
+  // Allocated at the peak minus live_at_peak_bytes: allocated before the
+  // trace began and still held (0 when negative or unknown).
+  int64_t before_trace_bytes = 0;
+  std::vector<OpMemoryAtPeak> ops_at_peak;  // Most bytes first.
+};
+
 struct AllocatorMemoryProfile {
   std::string memory_id;                  // e.g. "GPU_0_bfc", "gpu_host_bfc".
   std::vector<MemorySnapshot> timeline;   // Every event, in time order.
@@ -77,14 +105,24 @@ struct AllocatorMemoryProfile {
   int64_t peak_step = 0;
   std::vector<ActiveAllocation> active;   // The breakdown, largest first.
   std::vector<ActiveAllocation> specials; // The made-up rows, by special index.
+  PyTorchMemoryDetails pytorch;           // MemorySource::kPyTorch only.
 };
+
+// Where a host's profile comes from: TensorFlow's allocator events
+// (MemoryAllocation/MemoryDeallocation, xplane.pb) or PyTorch's `[memory]`
+// instant events (Kineto trace JSON recorded with profile_memory=True).
+enum class MemorySource : uint8_t { kTensorFlow, kPyTorch };
 
 struct HostMemoryProfile {
   std::string host;
+  MemorySource source = MemorySource::kTensorFlow;
+  // Where time 0 of the snapshots lies, in ps after the host's time origin
+  // (Host::time_origin_ns): the earliest start of a host thread.
+  int64_t time_zero_ps = 0;
   StringPool strings;
   std::vector<AllocatorMemoryProfile> allocators;  // By memory id, byte order.
-  // Why there is no profile (empty when there is one): a Chrome trace, no
-  // host plane, no allocator events.
+  // Why there is no profile (empty when there is one): no host plane, no
+  // allocator events (a Chrome trace: no PyTorch [memory] events).
   std::string no_profile_reason;
   // Grouping had no steps; every event then counts as step 0.
   std::string no_steps_reason;
@@ -115,6 +153,8 @@ struct MemoryProfileOptions {
 };
 MemoryProfileOptions MemoryProfileOptionsFor(Compat compat);
 
+// A Chrome trace's profile is PyTorch's (BuildKinetoMemoryProfile,
+// kineto_memory_events_to_profile.h; the options do not apply to it).
 HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diagnostics);
 
 // Indices into `timeline` of at most `max_points` snapshots to plot.

@@ -197,6 +197,176 @@ std::string Headline(const HostMemoryProfile& h, const AllocatorMemoryProfile& a
       a.peak.fragmentation * 100.0, HumanBytes(a.lifetime_peak_bytes), a.allocations, a.deallocations);
 }
 
+// --- PyTorch ([memory] events) ------------------------------------------------
+// Allocated and reserved are what PyTorch's allocator reports; stack, free
+// and fragmentation mean nothing there, so PyTorch profiles get their own
+// columns (the TensorFlow layout reads them as heap = allocated, free =
+// reserved - allocated, in a run that mixes both).
+
+bool IsPyTorchLayout(const std::vector<HostMemoryProfile>& hosts) {
+  bool any = false;
+  for (const HostMemoryProfile& h : hosts) {
+    if (h.allocators.empty()) continue;
+    if (h.source != MemorySource::kPyTorch) return false;
+    any = true;
+  }
+  return any;
+}
+
+// Reserved memory, empty when the trace does not say it (2021 builds).
+Cell Reserved(const AllocatorMemoryProfile& a, const SizeFormat& f, int64_t bytes) {
+  return a.pytorch.reserved_known ? f.Value(bytes) : Cell{};
+}
+
+std::string OpShown(const HostMemoryProfile& h, StringId op) {
+  return op == StringPool::kEmpty ? std::string("(outside any op)") : std::string(h.Str(op));
+}
+
+Table PyTorchSummaryTable(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o,
+                          const SizeFormat& f) {
+  Table t{"summary", "Memory profile summary (PyTorch: peak of memory allocated in the trace)", {}, {}};
+  t.Add({"host", "host"})
+      .Add({"memory_id", "device"})
+      .Add({"allocations", "#alloc", ColumnType::kInt})
+      .Add({"deallocations", "#free", ColumnType::kInt})
+      .Add(f.Col("peak_allocated", "peak allocated"))
+      .Add({"peak_time_ms", "at ms", ColumnType::kDouble, 3})
+      .Add({"peak_step", "step", ColumnType::kInt})
+      .Add({"peak_step_name", "step name"})
+      .Add(f.Col("reserved_at_peak", "reserved then"))
+      .Add(f.Col("peak_reserved", "peak reserved"))
+      .Add({"peak_reserved_time_ms", "at ms", ColumnType::kDouble, 3})
+      .Add(f.Col("live_at_peak", "live from trace"))
+      .Add(f.Col("before_trace_at_peak", "from before"))
+      .Add({"unmatched_frees", "#unmatched frees", ColumnType::kInt});
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators) {
+      if (!Selected(a, o)) continue;
+      const PyTorchMemoryDetails& d = a.pytorch;
+      const bool matched = d.addresses_known;
+      t.NewRow() = {h.host,
+                    ShownId(a.memory_id),
+                    a.allocations,
+                    a.deallocations,
+                    f.Value(a.peak_bytes),
+                    Ms(a.peak_time_ps),
+                    a.peak_step,
+                    StepName(h, a.peak_step),
+                    Reserved(a, f, a.capacity_bytes),
+                    Reserved(a, f, d.peak_reserved_bytes),
+                    d.reserved_known ? Cell{Ms(d.peak_reserved_time_ps)} : Cell{},
+                    matched ? f.Value(d.live_at_peak_bytes) : Cell{},
+                    matched && d.allocated_known ? f.Value(d.before_trace_bytes) : Cell{},
+                    matched ? Cell{d.unmatched_frees} : Cell{}};
+    }
+  return t;
+}
+
+Table PyTorchTimelineTable(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o,
+                           const SizeFormat& f) {
+  Table t{"timeline", "Memory timeline (after each PyTorch [memory] event)", {}, {}};
+  t.Add({"host", "host"})
+      .Add({"memory_id", "device"})
+      .Add({"time_ms", "ms", ColumnType::kDouble, 6})
+      .Add(f.Col("allocated", "allocated", true))
+      .Add(f.Col("reserved", "reserved", true))
+      .Add({"activity", "event"})
+      .Add({"op_name", "op", ColumnType::kString, 0, 48})
+      .Add(f.Col("size", "size", true))
+      .Add({"step", "step", ColumnType::kInt});
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators) {
+      if (!Selected(a, o)) continue;
+      for (size_t i : TimelinePoints(a, o)) {
+        const MemorySnapshot& s = a.timeline[i];
+        t.NewRow() = {h.host,
+                      ShownId(a.memory_id),
+                      Ms(s.time_ps),
+                      f.Value(s.heap_bytes),
+                      Reserved(a, f, s.heap_bytes + s.free_bytes),
+                      std::string(s.activity == MemoryActivity::kAllocation ? "allocation" : "deallocation"),
+                      std::string(h.Str(s.op_name)),
+                      f.Value(s.allocation_bytes),
+                      s.step};
+      }
+    }
+  return t;
+}
+
+Table PyTorchBreakdownTable(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o,
+                            const SizeFormat& f) {
+  Table t{"breakdown", "Memory breakdown: allocations alive at the peak, one row per PyTorch op", {}, {}};
+  t.Add({"host", "host"})
+      .Add({"memory_id", "device"})
+      .Add({"op_name", "op", ColumnType::kString, 0, 60})
+      .Add(f.Col("allocated", "allocated"))
+      .Add({"allocations", "#", ColumnType::kInt})
+      .Add(f.Col("largest", "largest"));
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators) {
+      if (!Selected(a, o)) continue;
+      for (const OpMemoryAtPeak& r : a.pytorch.ops_at_peak)
+        t.NewRow() = {h.host, ShownId(a.memory_id), OpShown(h, r.op_name), f.Value(r.bytes), r.allocations,
+                      f.Value(r.largest_bytes)};
+      if (a.pytorch.before_trace_bytes > 0)
+        t.NewRow() = {h.host, ShownId(a.memory_id), std::string("(allocated before the trace)"),
+                      f.Value(a.pytorch.before_trace_bytes), Cell{}, Cell{}};
+    }
+  return t;
+}
+
+std::string PyTorchHeadline(const HostMemoryProfile& h, const AllocatorMemoryProfile& a, size_t hosts) {
+  std::string who = (hosts > 1 ? h.host + " " : "") + ShownId(a.memory_id);
+  std::string step = StepName(h, a.peak_step).empty() ? std::to_string(a.peak_step)
+                                                      : fmt::format("{}, {}", a.peak_step, StepName(h, a.peak_step));
+  std::string reserved =
+      a.pytorch.reserved_known
+          ? fmt::format(", {} reserved then · peak reserved {} at {:.1f} ms", HumanBytes(a.capacity_bytes),
+                        HumanBytes(a.pytorch.peak_reserved_bytes), Ms(a.pytorch.peak_reserved_time_ps))
+          : std::string();
+  return fmt::format("{}: peak allocated {} at {:.1f} ms (step {}){} · {} allocations, {} frees", who,
+                     HumanBytes(a.peak_bytes), Ms(a.peak_time_ps), step, reserved, a.allocations, a.deallocations);
+}
+
+void AddPyTorchNotes(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o, const SizeFormat& f,
+                     Report& report) {
+  report.notes.push_back(fmt::format(
+      "Sizes in {} (base 1024). PyTorch [memory] events: allocated is memory in tensors (\"Total Allocated\"), "
+      "reserved what the caching allocator holds (\"Total Reserved\"), both after each event; the peak is the most "
+      "allocated, first reached at the time shown; times are since the earliest start of a host thread.",
+      f.label));
+  if (o.breakdown)
+    report.notes.push_back(
+        "The breakdown counts the allocations made in the trace and not yet freed at the peak (matched with their "
+        "frees by address), by the innermost PyTorch op around each on its thread; memory allocated before the "
+        "trace and still held is one row.");
+  bool sampled = false;
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators)
+      sampled = sampled || (o.timeline && Selected(a, o) && !o.all_points && a.timeline.size() > o.max_points);
+  if (sampled)
+    report.notes.push_back(fmt::format(
+        "Timelines longer than {0} events are sampled to {0} points, keeping the highest point of each window so the "
+        "peak survives; --all-points shows every event.",
+        o.max_points));
+  for (const HostMemoryProfile& h : hosts)
+    if (!h.no_steps_reason.empty() && !h.allocators.empty())
+      report.notes.push_back((hosts.size() > 1 ? h.host + ": " : "") + "no steps (" + h.no_steps_reason +
+                             "), so every [memory] event counts as step 0.");
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators) {
+      if (!Selected(a, o)) continue;
+      const std::string who = (hosts.size() > 1 ? h.host + " " : "") + ShownId(a.memory_id);
+      if (!a.pytorch.allocated_known)
+        report.notes.push_back(who +
+                               ": the trace has no \"Total Allocated\" (PyTorch before 1.10): allocated is the net "
+                               "of the trace's own allocations and frees, counted from 0 at its start.");
+      if (!a.pytorch.addresses_known)
+        report.notes.push_back(who + ": the trace has no \"Addr\": frees cannot be matched with allocations, so "
+                                     "there is no breakdown.");
+    }
+}
+
 }  // namespace
 
 std::string HumanBytes(int64_t bytes) {
@@ -218,6 +388,16 @@ Report BuildMemoryReport(const std::vector<HostMemoryProfile>& hosts, const Memo
   Report report;
   report.command = "memory";
   const SizeFormat f(o.unit);
+  if (IsPyTorchLayout(hosts)) {
+    for (const HostMemoryProfile& h : hosts)
+      for (const AllocatorMemoryProfile& a : h.allocators)
+        if (Selected(a, o)) report.lines.push_back(PyTorchHeadline(h, a, hosts.size()));
+    report.tables.push_back(PyTorchSummaryTable(hosts, o, f));
+    if (o.timeline) report.tables.push_back(PyTorchTimelineTable(hosts, o, f));
+    if (o.breakdown) report.tables.push_back(PyTorchBreakdownTable(hosts, o, f));
+    AddPyTorchNotes(hosts, o, f, report);
+    return report;
+  }
   for (const HostMemoryProfile& h : hosts)
     for (const AllocatorMemoryProfile& a : h.allocators)
       if (Selected(a, o)) report.lines.push_back(Headline(h, a, hosts.size()));

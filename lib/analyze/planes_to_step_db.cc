@@ -294,7 +294,7 @@ std::vector<AbsSpan> Spans(const StepDb& db) {
 
 }  // namespace
 
-StepDb CombineHostSteps(std::vector<StepDb> hosts) {
+StepDb CombineHostSteps(std::vector<StepDb> hosts, const AnalysisOptions& options) {
   if (hosts.empty()) return {};
   for (StepDb& h : hosts) {
     for (StepRecord& s : h.steps) s.max_duration_ps = s.duration_ps;
@@ -371,17 +371,31 @@ StepDb CombineHostSteps(std::vector<StepDb> hosts) {
     out.no_steps_reason = "steps were found on the hosts, but no step is common to all of them";
     return out;
   }
-  // The combined steps are the first host's (the reference reads its
-  // breakdown only); the step time statistics use the slowest host.
+  // The reference reads the first host's breakdown and takes each step's
+  // time as its slowest host's, so its rows do not add up to its step time;
+  // by default a step is its slowest host's, time and breakdown alike.
+  const bool reference = options.compat != Compat::kDefault;
   for (int64_t i = first; i < last; ++i) {
-    StepRecord r = kept[0].steps[static_cast<size_t>(begin_host[0] + (i - begin_chief[0]))];
-    for (size_t h = 0; h < kept.size(); ++h)
-      r.max_duration_ps = std::max(r.max_duration_ps, kept[h].steps[static_cast<size_t>(begin_host[h] + (i - begin_chief[h]))].duration_ps);
+    auto step_of = [&](size_t h) -> const StepRecord& {
+      return kept[h].steps[static_cast<size_t>(begin_host[h] + (i - begin_chief[h]))];
+    };
+    size_t slowest = 0;
+    for (size_t h = 1; h < kept.size(); ++h)
+      if (step_of(h).duration_ps > step_of(slowest).duration_ps) slowest = h;
+    StepRecord r = step_of(reference ? 0 : slowest);
+    r.max_duration_ps = step_of(slowest).duration_ps;
+    // Hosts number their steps apart ("train 47" on one is "train 48" on
+    // another): the first host's names, as the reference shows them.
+    r.name = step_of(0).name;
+    r.group_id = step_of(0).group_id;
     out.steps.push_back(std::move(r));
   }
-  out.intersection_note = std::to_string(last - first) + " steps common to " + std::to_string(kept.size()) +
-                          " hosts; breakdowns are the first host's, step-time statistics take the slowest host's time "
-                          "of each step, as the TensorFlow Profiler does";
+  out.intersection_note =
+      std::to_string(last - first) + " steps common to " + std::to_string(kept.size()) +
+      (reference ? " hosts; breakdowns are the first host's, step-time statistics take the slowest host's time of "
+                   "each step, as the TensorFlow Profiler does"
+                 : " hosts; each step is its slowest host's (step time and breakdown alike; the steps table names "
+                   "the host)");
   if (!unmatched.empty()) {
     std::string names;
     for (const std::string& u : unmatched) names += (names.empty() ? "" : ", ") + u;

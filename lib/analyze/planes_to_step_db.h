@@ -53,14 +53,20 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
 
 namespace tfprof {
 
-// Combines the hosts' step databases as the reference does: the host whose
-// steps span the least time is the chief; every other host's steps are
-// shifted by the index offset that overlaps them most with the chief's, and
-// only the steps all hosts ran are kept. Each combined step keeps the first
-// host's breakdown (as the reference reads it) and the longest host's step
-// time in `max_duration_ps`. Hosts without a device in a run that has one
-// (coordinators) are left out. `hosts_without_common_steps` names hosts
-// whose steps don't intersect.
-StepDb CombineHostSteps(std::vector<StepDb> hosts);
+// Combines the hosts' step databases, aligned as the reference aligns them:
+// the host whose steps span the least time is the chief; every other host's
+// steps are shifted by the index offset that overlaps them most with the
+// chief's, and only the steps all hosts ran are kept. Hosts without a device
+// in a run that has one (coordinators) are left out.
+//
+// Which host a combined step is (docs/overview.md, "Several hosts"):
+//   * default: the host with the longest step time at that step (the first
+//     such host on ties), its step time and its breakdown together, so the
+//     headline step time and the category rows add up; `host` names it.
+//     Steps keep the first host's names (hosts number their steps apart).
+//   * --compat xprof / tf-legacy, as the TensorFlow Profiler combines them:
+//     the first host's breakdown, with the longest host's step time in
+//     `max_duration_ps` for the step-time statistics (they do not add up).
+StepDb CombineHostSteps(std::vector<StepDb> hosts, const AnalysisOptions& options = {});
 
 }  // namespace tfprof

@@ -226,7 +226,7 @@ void RunMetricsCollector::AddHost(const Host& host, Diagnostics& diagnostics) {
   if (memory.allocators.empty() && no_memory_reason_.empty()) no_memory_reason_ = memory.no_profile_reason;
   for (const AllocatorMemoryProfile& a : memory.allocators) {
     AllocatorPeak p{Segment(a.memory_id), a.peak_bytes, a.peak.heap_bytes, a.lifetime_peak_bytes, a.capacity_bytes,
-                    a.allocations, a.peak.fragmentation * 100.0};
+                    a.allocations, a.peak.fragmentation * 100.0, memory.source == MemorySource::kPyTorch};
     auto it = std::find_if(memory_.begin(), memory_.end(), [&](const AllocatorPeak& x) { return x.memory_id == p.memory_id; });
     if (it == memory_.end()) memory_.push_back(p);
     else if (p.peak_usage > it->peak_usage) *it = p;
@@ -240,7 +240,7 @@ void RunMetricsCollector::AddHost(const Host& host, Diagnostics& diagnostics) {
 RunAnalysis RunMetricsCollector::Finish(std::string run_name) {
   RunAnalysis out;
   out.run = std::move(run_name);
-  out.overview = BuildOverview(ops_, SummarizeSteps(CombineHostSteps(std::move(steps_))), options_);
+  out.overview = BuildOverview(ops_, SummarizeSteps(CombineHostSteps(std::move(steps_), options_)), options_);
   out.ops = std::move(ops_);
   MetricList m(out.metrics);
   m.Add("run.hosts", static_cast<double>(out.ops.env.hosts.size()));
@@ -266,9 +266,9 @@ RunAnalysis RunMetricsCollector::Finish(std::string run_name) {
     const std::string base = "memory." + p.memory_id;
     m.Add(base + ".peak_usage_bytes", static_cast<double>(p.peak_usage));
     m.Add(base + ".peak_heap_bytes", static_cast<double>(p.heap_at_peak));
-    m.Add(base + ".lifetime_peak_heap_bytes", static_cast<double>(p.lifetime_peak));
+    if (!p.pytorch) m.Add(base + ".lifetime_peak_heap_bytes", static_cast<double>(p.lifetime_peak));
     m.Add(base + ".capacity_bytes", static_cast<double>(p.capacity));
-    m.Add(base + ".fragmentation_at_peak_percent", p.fragmentation);
+    if (!p.pytorch) m.Add(base + ".fragmentation_at_peak_percent", p.fragmentation);
     m.Add(base + ".allocations", static_cast<double>(p.allocations));
   }
   if (memory_.empty())

@@ -84,6 +84,7 @@ class RunMetricsCollector {
     std::string memory_id;
     int64_t peak_usage = 0, heap_at_peak = 0, lifetime_peak = 0, capacity = 0, allocations = 0;
     double fragmentation = 0;
+    bool pytorch = false;  // PyTorch reports no lifetime peak or fragmentation.
   };
   AnalysisOptions options_;
   HostSummary ops_;

@@ -115,6 +115,7 @@ struct Host {
   StringPool strings;
   std::vector<Plane> planes;
   std::vector<std::string> hostnames;  // As the capture names its host (XSpace.hostnames).
+  std::optional<int64_t> rank;         // PyTorch traces: the rank of a distributed job (distributedInfo.rank).
   std::vector<std::string> errors;     // Reported by the profiler in the capture.
   std::vector<std::string> warnings;
   Framework framework = Framework::kUnknown;

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <utility>
 #include <system_error>
 
 #include "absl/container/flat_hash_map.h"
@@ -299,6 +301,124 @@ std::vector<fs::path> FindProfileFolders(const fs::path& root, DiscoveryWork& wo
   return profiles;
 }
 
+// --- PyTorch profiling spans --------------------------------------------------
+// torch.profiler.tensorboard_trace_handler names its files
+// <worker>.<timestamp>.pt.trace.json[.gz] (ms since the epoch in 2021 builds,
+// ns later): one file per worker and profiling span. Several files of one
+// worker are several spans (profiles taken one after another), not several
+// hosts: the i-th span of every worker is one run, as torch-tb-profiler pairs
+// them. Files without a timestamp stay a run of their own.
+
+// The worker and span of a .pt.trace.json file named so; a suffix of 10 or
+// more digits is a timestamp (host names like "node.7" keep their digits).
+std::optional<std::pair<std::string, std::string>> PyTorchWorkerSpan(const CaptureFile& c) {
+  const std::string file = fs::path(c.path).filename().string();
+  if (!EndsWith(file, ".pt.trace.json") && !EndsWith(file, ".pt.trace.json.gz")) return std::nullopt;
+  const size_t dot = c.host.rfind('.');
+  if (dot == std::string::npos || dot == 0) return std::nullopt;
+  const std::string span = c.host.substr(dot + 1);
+  if (span.size() < 10 || span.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::make_pair(c.host.substr(0, dot), span);
+}
+
+// Hosts named by their worker; the run split into one run per span index
+// ("<run>/<timestamp>", the timestamp of the span's first worker) when a
+// worker has several spans or some files have none. Runs keep time order:
+// files without a span first, then span 1, 2, ...
+std::vector<ProfileRun> SplitPyTorchSpans(ProfileRun run) {
+  std::map<std::string, std::vector<std::pair<std::string, CaptureFile>>> spans_of;  // worker -> (span, file)
+  std::vector<CaptureFile> plain;
+  for (CaptureFile& f : run.files) {
+    if (auto ws = PyTorchWorkerSpan(f)) {
+      f.host = ws->first;
+      spans_of[ws->first].emplace_back(ws->second, std::move(f));
+    } else {
+      plain.push_back(std::move(f));
+    }
+  }
+  size_t most = 0;
+  bool worker_also_plain = false;
+  for (auto& [worker, spans] : spans_of) {
+    // Timestamps of one worker have one width, so text order is time order.
+    std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+      return a.first.size() != b.first.size() ? a.first.size() < b.first.size() : a.first < b.first;
+    });
+    most = std::max(most, spans.size());
+    for (const CaptureFile& p : plain) worker_also_plain = worker_also_plain || p.host == worker;
+  }
+  std::vector<ProfileRun> out;
+  if (most <= 1 && !worker_also_plain) {
+    for (auto& [worker, spans] : spans_of) plain.push_back(std::move(spans.front().second));
+    std::sort(plain.begin(), plain.end(), [](const CaptureFile& a, const CaptureFile& b) { return a.host < b.host; });
+    run.files = std::move(plain);
+    out.push_back(std::move(run));
+    return out;
+  }
+  if (!plain.empty()) {
+    ProfileRun r = run;
+    r.files = std::move(plain);
+    out.push_back(std::move(r));
+  }
+  for (size_t i = 0; i < most; ++i) {
+    ProfileRun r = run;
+    r.files.clear();
+    r.skipped.clear();
+    std::string first_span;
+    for (auto& [worker, spans] : spans_of) {
+      if (i >= spans.size()) continue;
+      if (first_span.empty()) first_span = spans[i].first;
+      r.files.push_back(std::move(spans[i].second));
+    }
+    r.name = run.name + "/" + first_span;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// `run` names a run: its full name, its folder's name, or a span's
+// timestamp (the part after the last '/').
+bool RunNamed(const ProfileRun& r, const std::string& run) {
+  const size_t slash = r.name.rfind('/');
+  return r.name == run || fs::path(r.path).filename() == run ||
+         (slash != std::string::npos && r.name.compare(slash + 1, std::string::npos, run) == 0);
+}
+
+// A folder without captures named as such may still hold Chrome traces
+// under other names: HTA's and other tools' test data name ranks
+// `sampled_rank-0.json.gz`, `trace_8_rank_1.json`. A `.json`/`.json.gz` file
+// is one when its first 64 KiB hold the "traceEvents" key (Kineto writes it
+// after deviceProperties and distributedInfo, within a few KiB); other JSON
+// beside them (PyTorch execution traces, configs) is left alone.
+std::vector<CaptureFile> ChromeTracesByContent(const fs::path& dir) {
+  std::vector<CaptureFile> out;
+  for (const fs::path& p : SortedEntries(dir)) {
+    const std::string file = p.filename().string();
+    if ((!EndsWith(file, ".json") && !EndsWith(file, ".json.gz")) || ToolOutputName(file) || !IsFile(p)) continue;
+    std::string head;
+    try {
+      head = PeekContent(p.string(), 64 * 1024);
+    } catch (const std::exception&) {
+      continue;  // Unreadable: not taken as a capture here.
+    }
+    if (head.find("\"traceEvents\"") == std::string::npos) continue;
+    out.push_back(CaptureFile{p.string(), HostFromUnknownName(file), CaptureFormat::kChromeTrace});
+  }
+  return out;
+}
+
+// The run `run` names (see RunNamed); empty: the newest, the last.
+ProfileRun PickRun(const std::vector<ProfileRun>& runs, const std::string& path, const std::string& run) {
+  if (run.empty()) return runs.back();
+  std::vector<const ProfileRun*> hits;
+  for (const ProfileRun& r : runs)
+    if (r.name == run) return r;  // A full name is never ambiguous.
+  for (const ProfileRun& r : runs)
+    if (RunNamed(r, run)) hits.push_back(&r);
+  if (hits.empty()) throw InputError(path, "no run named '" + run + "' (see --list-runs)", kExitUsage);
+  if (hits.size() > 1) throw InputError(path, "run name '" + run + "' is ambiguous; use its full name from --list-runs", kExitUsage);
+  return *hits.front();
+}
+
 }  // namespace
 
 CaptureFormat DetectFormat(const std::string& path) {
@@ -335,6 +455,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
     c.format = DetectFormat(path);
     auto named = CaptureFromName(fs::path(path));
     c.host = named ? named->host : HostFromUnknownName(fs::path(path).filename().string());
+    if (auto ws = PyTorchWorkerSpan(c)) c.host = ws->first;
     d.selected = ProfileRun{fs::path(path).filename().string(), path, {c}};
     d.runs = {d.selected};
     return d;
@@ -344,15 +465,21 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
   // A run folder holds the captures directly.
   std::vector<std::string> skipped_here;
   std::vector<CaptureFile> here = CapturesInFolder(path, &skipped_here);
+  if (here.empty() && skipped_here.empty()) {
+    std::vector<fs::path> profiles;  // A logdir is read as one, whatever else its root holds.
+    FindProfileFolders(path, 4, profiles);
+    if (profiles.empty()) here = ChromeTracesByContent(path);
+  }
   if (here.empty() && !skipped_here.empty())
     throw InputError(path, "no readable capture: " + skipped_here.front() +
                                (skipped_here.size() > 1 ? " and " + std::to_string(skipped_here.size() - 1) + " more" : ""));
   if (!here.empty()) {
     d.kind = InputKind::kRunFolder;
-    d.selected = ProfileRun{fs::path(path).lexically_normal().filename().string(), path, here};
-    d.selected.skipped = std::move(skipped_here);
-    if (d.selected.name.empty()) d.selected.name = fs::path(path).lexically_normal().parent_path().filename().string();
-    d.runs = {d.selected};
+    ProfileRun folder{fs::path(path).lexically_normal().filename().string(), path, here};
+    folder.skipped = std::move(skipped_here);
+    if (folder.name.empty()) folder.name = fs::path(path).lexically_normal().parent_path().filename().string();
+    d.runs = SplitPyTorchSpans(std::move(folder));
+    d.selected = d.runs.size() == 1 ? d.runs.front() : PickRun(d.runs, path, run);
     for (CaptureFile& c : d.selected.files) c.format = DetectFormat(c.path);
     if (!keep_duplicates) DropDuplicateHosts(d.selected, d.work);
     return d;
@@ -375,8 +502,11 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
       pr.path = r.string();
       pr.name = (profiles.size() > 1 && tb_run != "." ? tb_run.string() + "/" : "") + r.filename().string();
       pr.files = CapturesInFolder(r, &pr.skipped);
-      if (!pr.files.empty()) d.runs.push_back(std::move(pr));
-      else if (!pr.skipped.empty() && first_skipped.empty()) first_skipped = pr.name + "/" + pr.skipped.front();
+      if (!pr.files.empty()) {
+        for (ProfileRun& span : SplitPyTorchSpans(std::move(pr))) d.runs.push_back(std::move(span));
+      } else if (!pr.skipped.empty() && first_skipped.empty()) {
+        first_skipped = pr.name + "/" + pr.skipped.front();
+      }
     }
   }
   if (d.runs.empty())
@@ -388,16 +518,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
     std::string an = fs::path(a.path).filename().string(), bn = fs::path(b.path).filename().string();
     return an != bn ? an < bn : a.name < b.name;
   });
-  if (run.empty()) {
-    d.selected = d.runs.back();
-  } else {
-    std::vector<const ProfileRun*> hits;
-    for (const ProfileRun& r : d.runs)
-      if (r.name == run || fs::path(r.path).filename() == run) hits.push_back(&r);
-    if (hits.empty()) throw InputError(path, "no run named '" + run + "' (see --list-runs)", kExitUsage);
-    if (hits.size() > 1) throw InputError(path, "run name '" + run + "' is ambiguous; use its full name from --list-runs", kExitUsage);
-    d.selected = *hits.front();
-  }
+  d.selected = PickRun(d.runs, path, run);
   for (CaptureFile& c : d.selected.files) c.format = DetectFormat(c.path);
   if (!keep_duplicates) DropDuplicateHosts(d.selected, d.work);
   return d;

@@ -1,6 +1,7 @@
 #include "lib/read/capture_loader.h"
 
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/read/kineto_rank.h"
 #include "lib/read/memory_guard.h"
 #include "lib/read/tf1_timeline_files.h"
 #include "lib/read/xplane_reader.h"
@@ -20,6 +21,9 @@ Host LoadCapture(const CaptureFile& file, Diagnostics& diagnostics, const ReadOp
     AppendTf1TimelineStep(host, ReadChromeTraceFile(path, diagnostics, step_options));
   }
   if (!file.host.empty()) host.name = file.host;
+  // A rank of a distributed PyTorch job is named by its rank: the file names
+  // ranks write (host_pid.timestamp, trace_8_rank_1) rarely say it plainly.
+  if (host.rank) host.name = RankHostName(*host.rank);
   return host;
 }
 

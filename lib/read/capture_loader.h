@@ -9,7 +9,8 @@
 namespace tfprof {
 
 // The host is named after the capture file (<host>.xplane.pb), like the
-// TensorFlow Profiler names hosts in a run.
+// TensorFlow Profiler names hosts in a run; a PyTorch trace that says its
+// rank (distributedInfo.rank) is named "rank<N>" (kineto_rank.h).
 Host LoadCapture(const CaptureFile& file, Diagnostics& diagnostics, const ReadOptions& options = {});
 
 }  // namespace tfprof

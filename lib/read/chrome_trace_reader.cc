@@ -15,6 +15,7 @@
 #include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/chrome_trace_decoder.h"
 #include "lib/read/chrome_trace_scanner.h"
+#include "lib/read/kineto_rank.h"
 
 namespace tfprof {
 namespace {
@@ -145,14 +146,18 @@ class TraceSink : public TraceScanConsumer {
     }
   }
 
-  bool WantsTopLevelValue(std::string_view key) override { return key == "deviceProperties" || key == "host_name"; }
+  bool WantsTopLevelValue(std::string_view key) override {
+    return key == "deviceProperties" || key == "host_name" || key == "distributedInfo";
+  }
   void OnTopLevelValue(std::string_view key, std::string_view raw_json) override {
     if (key == "deviceProperties") device_properties_ = std::string(raw_json);
+    else if (key == "distributedInfo") rank_ = RankOfDistributedInfo(raw_json);
     else host_name_ = std::string(raw_json);
   }
 
   // Applies what the top-level keys said; call after the scan.
   void ApplyTopLevel(Host& host) {
+    host.rank = rank_;
     simdjson::dom::parser parser;
     if (!host_name_.empty()) {
       std::string_view name;
@@ -213,6 +218,7 @@ class TraceSink : public TraceScanConsumer {
   ChromeTraceBuilder& builder_;
   TraceEventParser parser_;
   std::string device_properties_, host_name_;
+  std::optional<int64_t> rank_;  // PyTorch's distributedInfo.rank (kineto_rank.h).
 };
 
 bool EndsWith(std::string_view s, std::string_view suffix) {

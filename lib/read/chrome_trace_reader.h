@@ -5,7 +5,8 @@
 // closing ']'); the file is streamed in 256 KB blocks and parsed with
 // simdjson, so memory stays near the size of the model, not of the file.
 // Top-level keys other than traceEvents are skipped, except
-// "deviceProperties" (Kineto) and "host_name" (-> Host.hostnames).
+// "deviceProperties" (Kineto), "host_name" (-> Host.hostnames) and
+// "distributedInfo" (Kineto: its rank -> Host.rank).
 //
 // Mapping onto the model:
 //   pid -> Plane: Plane.id = pid; named by its process_name metadata, else

@@ -41,7 +41,7 @@ Overview RunOverview(const std::string& folder, const AnalysisOptions& options) 
     first = false;
     steps.push_back(BuildStepDb(host, groups, options, diag));
   }
-  return BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps))), options);
+  return BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps), options)), options);
 }
 
 // "14.4%" as the reference prints percentages in its properties.

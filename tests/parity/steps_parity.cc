@@ -32,7 +32,7 @@ StepSummary RunSteps(const std::string& folder, const AnalysisOptions& options) 
     EventGroups groups = GroupEvents(host, diag);
     hosts.push_back(BuildStepDb(host, groups, options, diag));
   }
-  return SummarizeSteps(CombineHostSteps(std::move(hosts)));
+  return SummarizeSteps(CombineHostSteps(std::move(hosts), options));
 }
 
 double Cat(const StepRow& r, Category c) { return r.category_ms[static_cast<size_t>(c)]; }
