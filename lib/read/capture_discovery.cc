@@ -465,9 +465,11 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
   // A run folder holds the captures directly.
   std::vector<std::string> skipped_here;
   std::vector<CaptureFile> here = CapturesInFolder(path, &skipped_here);
+  // A logdir is read as one, whatever else its root holds; its profile
+  // folders are looked for once (each real folder listed once).
+  std::vector<fs::path> profiles;
   if (here.empty() && skipped_here.empty()) {
-    std::vector<fs::path> profiles;  // A logdir is read as one, whatever else its root holds.
-    FindProfileFolders(path, 4, profiles);
+    profiles = FindProfileFolders(path, d.work);
     if (profiles.empty()) here = ChromeTracesByContent(path);
   }
   if (here.empty() && !skipped_here.empty())
@@ -485,8 +487,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
     return d;
   }
 
-  // Otherwise a logdir: find plugins/profile folders and their runs.
-  std::vector<fs::path> profiles = FindProfileFolders(path, d.work);
+  // Otherwise a logdir: its plugins/profile folders (found above) and their runs.
   if (profiles.empty()) {
     if (SortedEntries(path).empty()) throw InputError(path, "folder is empty");
     throw InputError(path, std::string("no captures found: recognised are ") + kRecognisedNames);
