@@ -100,11 +100,11 @@ TEST_CASE("Option host takes a PyTorch rank (rank<N>) or the file's host name", 
   const std::string run = fs::path(rank0).parent_path().string();  // The folder of both: one run.
   auto by_rank = RunTool("steps '" + run + "' --host rank1 -f csv");
   REQUIRE(by_rank.exit_code == 0);
-  CHECK_THAT(by_rank.out, Catch::Contains("ProfilerStep#551,0,rank1,607.904"));
-  CHECK_THAT(by_rank.out, Catch::Contains("ProfilerStep#552,1,rank1,630.639"));
+  CHECK_THAT(by_rank.out, Catch::Contains("ProfilerStep#551,551,rank1,607.904"));
+  CHECK_THAT(by_rank.out, Catch::Contains("ProfilerStep#552,552,rank1,630.639"));
   auto by_file = RunTool("steps '" + run + "' --host sampled_rank-0 -f csv");
   REQUIRE(by_file.exit_code == 0);
-  CHECK_THAT(by_file.out, Catch::Contains("ProfilerStep#551,0,rank0,607.312"));
+  CHECK_THAT(by_file.out, Catch::Contains("ProfilerStep#551,551,rank0,607.312"));
   auto none = RunTool("steps '" + run + "' --host rank7");
   CHECK(none.exit_code == 2);
   CHECK_THAT(none.err, Catch::Contains("no host named 'rank7'"));

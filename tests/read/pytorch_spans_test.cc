@@ -119,9 +119,12 @@ TEST_CASE("A folder of traces under other names: JSON holding traceEvents are it
   CHECK(d.kind == InputKind::kRunFolder);
   CHECK(Files(d.selected) == std::vector<std::string>{"trace_8_rank_0=trace_8_rank_0.json",
                                                       "trace_8_rank_1=trace_8_rank_1.json"});
-  // Captures named as such take precedence: the others are not looked into.
+  // A capture named as such does not hide the others: every Chrome trace of
+  // a folder without an .xplane.pb is a host (README, "Inputs").
   std::ofstream(dir / "w.pt.trace.json") << R"({"traceEvents": [], "traceName": "w"})";
-  CHECK(Files(DiscoverInput(dir.string()).selected) == std::vector<std::string>{"w=w.pt.trace.json"});
+  CHECK(Files(DiscoverInput(dir.string()).selected) ==
+        std::vector<std::string>{"trace_8_rank_0=trace_8_rank_0.json", "trace_8_rank_1=trace_8_rank_1.json",
+                                 "w=w.pt.trace.json"});
 
   // HTA's folder of a Kineto trace beside its execution trace.
   REQUIRE_CORPUS(real, "hta/execution_trace");
