@@ -103,6 +103,15 @@ constexpr uint64_t kLimitKib = 200 << 10;
 
 }  // namespace
 
+// Peak RSS bounds hold for the normal build only: under AddressSanitizer
+// the tool's shadow memory and quarantine add hundreds of MiB whatever it
+// reads (the exit codes and error lines are checked in both builds).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderAsan = true;
+#else
+constexpr bool kUnderAsan = false;
+#endif
+
 TEST_CASE("The budget stops at its limit naming the file, the limit and what grew", "[memory]") {
   ReadOptions options;
   options.memory_limit_bytes = 1 << 20;
@@ -190,7 +199,7 @@ TEST_CASE("A small gzip XSpace of empty planes stops at the memory limit", "[mem
   CHECK(fs::file_size(path) < 8000);
   Run r = RunMeasured({"info", path}, {"TFPROF_MEMORY_LIMIT=200M"});
   CheckBudgetError(r, "empty_planes.xplane.pb.gz", "planes");
-  CHECK(r.peak_rss_kib < 2 * kLimitKib);
+  if (!kUnderAsan) CHECK(r.peak_rss_kib < 2 * kLimitKib);
   // --max-events bounds events only: the planes still stop at the limit.
   Run capped = RunMeasured({"info", "--max-events", "10", path}, {"TFPROF_MEMORY_LIMIT=200M"});
   CheckBudgetError(capped, "empty_planes.xplane.pb.gz", "planes");
@@ -204,7 +213,7 @@ TEST_CASE("An 8 MB XSpace of empty lines stops at the memory limit", "[memory][b
   Write(path, "\x0a" + Varint(lines.size()) + lines);
   Run r = RunMeasured({"info", path}, {"TFPROF_MEMORY_LIMIT=200M"});
   CheckBudgetError(r, "empty_lines.xplane.pb", "lines");
-  CHECK(r.peak_rss_kib < 2 * kLimitKib);
+  if (!kUnderAsan) CHECK(r.peak_rss_kib < 2 * kLimitKib);
 }
 
 TEST_CASE("A trace of 20000 processes reads in little memory and stops at a limit it passes", "[memory][bad_inputs]") {
@@ -219,7 +228,7 @@ TEST_CASE("A trace of 20000 processes reads in little memory and stops at a limi
   CHECK(r.exit_code == 0);
   // It took 2.0 GB (about 100 KiB per process) before each process's name
   // caches and first event blocks were sized to what it holds.
-  CHECK(r.peak_rss_kib < 100 << 10);
+  if (!kUnderAsan) CHECK(r.peak_rss_kib < 100 << 10);
   // Under a limit these processes pass, the one error line.
   Run small = RunMeasured({"info", path}, {"TFPROF_MEMORY_LIMIT=20M"});
   INFO(small.err);
