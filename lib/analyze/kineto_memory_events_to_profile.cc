@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "lib/analyze/event_grouping.h"
+#include "lib/analyze/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 
@@ -23,16 +24,6 @@ constexpr std::array<std::string_view, 21> kDeviceTypes = {
     "cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fpga", "maia", "xla", "vulkan",
     "metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu", "mtia", "privateuseone"};
 
-int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r;
-  if (!__builtin_add_overflow(a, b, &r)) return r;
-  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-}
-int64_t SatSub(int64_t a, int64_t b) {
-  int64_t r;
-  if (!__builtin_sub_overflow(a, b, &r)) return r;
-  return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-}
 // |v|, INT64_MIN saturating (a corrupt trace must not negate it).
 int64_t Magnitude(int64_t v) { return v >= 0 ? v : v == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -v; }
 
@@ -135,10 +126,10 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
     s.address = e.address;
     s.op_name = e.op;
     s.step = e.step;
-    allocated = d.allocated_known ? *e.allocated : SatAdd(allocated, e.bytes);
+    allocated = d.allocated_known ? *e.allocated : SaturatingAdd(allocated, e.bytes);
     s.heap_bytes = allocated;
     const int64_t reserved = d.reserved_known ? *e.reserved : 0;
-    if (d.reserved_known) s.free_bytes = SatSub(reserved, allocated);
+    if (d.reserved_known) s.free_bytes = SaturatingSub(reserved, allocated);
     ++(s.activity == MemoryActivity::kAllocation ? p.allocations : p.deallocations);
     // The first event in time that reaches the most: when the peak began.
     if (i == 0 || allocated > p.peak_bytes) {
@@ -185,10 +176,10 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
       const MemorySnapshot& a = p.timeline[index];
       OpMemoryAtPeak& row = by_op[a.op_name];
       row.op_name = a.op_name;
-      row.bytes = SatAdd(row.bytes, a.allocation_bytes);
+      row.bytes = SaturatingAdd(row.bytes, a.allocation_bytes);
       ++row.allocations;
       row.largest_bytes = std::max(row.largest_bytes, a.allocation_bytes);
-      d.live_at_peak_bytes = SatAdd(d.live_at_peak_bytes, a.allocation_bytes);
+      d.live_at_peak_bytes = SaturatingAdd(d.live_at_peak_bytes, a.allocation_bytes);
       ++d.live_at_peak_allocations;
     }
   }
@@ -202,13 +193,13 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
     return a.bytes != b.bytes ? a.bytes > b.bytes : out.Str(a.op_name) < out.Str(b.op_name);
   });
   if (d.allocated_known && d.addresses_known)
-    d.before_trace_bytes = std::max<int64_t>(0, SatSub(p.peak_bytes, d.live_at_peak_bytes));
+    d.before_trace_bytes = std::max<int64_t>(0, SaturatingSub(p.peak_bytes, d.live_at_peak_bytes));
 
   if (!p.timeline.empty()) {
     p.peak = p.timeline[peak];
     p.peak_time_ps = p.peak.time_ps;
     p.peak_step = p.peak.step;
-    p.capacity_bytes = d.reserved_known ? SatAdd(p.peak.heap_bytes, p.peak.free_bytes) : 0;
+    p.capacity_bytes = d.reserved_known ? SaturatingAdd(p.peak.heap_bytes, p.peak.free_bytes) : 0;
   }
   return p;
 }
@@ -307,7 +298,7 @@ HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag) 
       if (auto a = addr.In(stats); a && a->is_integer()) m.address = a->AsUint(), m.has_address = true;
       m.allocated = Number(total_allocated.In(stats));
       m.reserved = Number(total_reserved.In(stats));
-      m.time_ps = SatSub(e.start_ps, earliest_ps);
+      m.time_ps = SaturatingSub(e.start_ps, earliest_ps);
       m.op = open.empty() ? StringPool::kEmpty : intern(open.back().name);
       m.step = GroupOf(groups, plane_index, l, i);
       if (m.step == kNoGroup) m.step = step_by_time.At(e.start_ps);

@@ -11,6 +11,7 @@
 #include "fmt/format.h"
 #include "lib/analyze/event_grouping.h"
 #include "lib/analyze/kineto_memory_events_to_profile.h"
+#include "lib/analyze/time_span.h"
 #include "lib/model/xplane_schema.h"
 
 namespace tfprof {
@@ -20,17 +21,7 @@ constexpr std::string_view kAllocationEvent = "MemoryAllocation";
 constexpr std::string_view kDeallocationEvent = "MemoryDeallocation";
 
 // Allocator sizes are int64 in the capture; a corrupt capture must not make
-// a sum overflow (undefined behaviour), so sums saturate.
-int64_t SatAdd(int64_t a, int64_t b) {
-  int64_t r;
-  if (!__builtin_add_overflow(a, b, &r)) return r;
-  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-}
-int64_t SatSub(int64_t a, int64_t b) {
-  int64_t r;
-  if (!__builtin_sub_overflow(a, b, &r)) return r;
-  return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-}
+// a sum overflow (undefined behaviour), so sums saturate (time_span.h).
 
 // The stats BFCAllocator writes, looked up once per plane by name.
 enum class Field : uint8_t {
@@ -170,7 +161,7 @@ void UpdateSummary(Collecting& c, const MemorySnapshot& s, const MemoryProfileOp
     p.peak = s;
     p.peak_bytes = in_use;
     p.peak_time_ps = s.time_ps;
-    p.capacity_bytes = SatAdd(in_use, s.free_bytes);
+    p.capacity_bytes = SaturatingAdd(in_use, s.free_bytes);
   }
 }
 
@@ -231,15 +222,15 @@ void ActiveAtPeak(AllocatorMemoryProfile& p, const MemoryProfileOptions& options
       // then drops out of the breakdown while its bytes stay counted as
       // explained; this is the reference's accounting, kept for parity.
       live[s.address] = i;
-      unexplained = SatSub(unexplained, s.allocation_bytes);
+      unexplained = SaturatingSub(unexplained, s.allocation_bytes);
     } else {
-      if (!live.erase(s.address)) freed_unknown = SatAdd(freed_unknown, s.allocation_bytes);
-      unexplained = SatAdd(unexplained, s.allocation_bytes);
+      if (!live.erase(s.address)) freed_unknown = SaturatingAdd(freed_unknown, s.allocation_bytes);
+      unexplained = SaturatingAdd(unexplained, s.allocation_bytes);
     }
   }
   // Frees of allocations made before the window release memory that was
   // never counted as explained.
-  unexplained = SatSub(unexplained, freed_unknown);
+  unexplained = SaturatingSub(unexplained, freed_unknown);
 
   std::vector<ActiveAllocation> rows;
   rows.reserve(live.size() + 2);
@@ -317,7 +308,7 @@ void Finish(AllocatorMemoryProfile& p, const MemoryProfileOptions& options, Host
 
 }  // namespace
 
-int64_t MemorySnapshot::in_use() const { return SatAdd(stack_bytes, heap_bytes); }
+int64_t MemorySnapshot::in_use() const { return SaturatingAdd(stack_bytes, heap_bytes); }
 
 MemoryProfileOptions MemoryProfileOptionsFor(Compat compat) {
   MemoryProfileOptions o;
@@ -401,7 +392,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
       uint32_t seen = 0;
       std::string memory_id = reader.Read(line.EventStats(e), s, seen);
-      s.time_ps = SatSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
+      s.time_ps = SaturatingSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
       s.step = GroupOf(groups, plane_index, l, e);
       if (seen != kSeenAll)
         diag.Add(Severity::kWarning, "memory.missing_stats",

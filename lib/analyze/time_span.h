@@ -41,4 +41,10 @@ inline int64_t SaturatingAdd(int64_t a, int64_t b) {
   return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
+inline int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t diff;
+  if (!__builtin_sub_overflow(a, b, &diff)) return diff;
+  return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+
 }  // namespace tfprof
