@@ -383,29 +383,6 @@ bool RunNamed(const ProfileRun& r, const std::string& run) {
          (slash != std::string::npos && r.name.compare(slash + 1, std::string::npos, run) == 0);
 }
 
-// A folder without captures named as such may still hold Chrome traces
-// under other names: HTA's and other tools' test data name ranks
-// `sampled_rank-0.json.gz`, `trace_8_rank_1.json`. A `.json`/`.json.gz` file
-// is one when its first 64 KiB hold the "traceEvents" key (Kineto writes it
-// after deviceProperties and distributedInfo, within a few KiB); other JSON
-// beside them (PyTorch execution traces, configs) is left alone.
-std::vector<CaptureFile> ChromeTracesByContent(const fs::path& dir) {
-  std::vector<CaptureFile> out;
-  for (const fs::path& p : SortedEntries(dir)) {
-    const std::string file = p.filename().string();
-    if ((!EndsWith(file, ".json") && !EndsWith(file, ".json.gz")) || ToolOutputName(file) || !IsFile(p)) continue;
-    std::string head;
-    try {
-      head = PeekContent(p.string(), 64 * 1024);
-    } catch (const std::exception&) {
-      continue;  // Unreadable: not taken as a capture here.
-    }
-    if (head.find("\"traceEvents\"") == std::string::npos) continue;
-    out.push_back(CaptureFile{p.string(), HostFromUnknownName(file), CaptureFormat::kChromeTrace});
-  }
-  return out;
-}
-
 // The run `run` names (see RunNamed); empty: the newest, the last.
 ProfileRun PickRun(const std::vector<ProfileRun>& runs, const std::string& path, const std::string& run) {
   if (run.empty()) return runs.back();
@@ -465,13 +442,11 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
   // A run folder holds the captures directly.
   std::vector<std::string> skipped_here;
   std::vector<CaptureFile> here = CapturesInFolder(path, &skipped_here);
-  // A logdir is read as one, whatever else its root holds; its profile
-  // folders are looked for once (each real folder listed once).
+  // Unknown-named Chrome traces were taken by content above
+  // (CaptureFromContent); the profile folders of a logdir are looked for
+  // once (each real folder listed once).
   std::vector<fs::path> profiles;
-  if (here.empty() && skipped_here.empty()) {
-    profiles = FindProfileFolders(path, d.work);
-    if (profiles.empty()) here = ChromeTracesByContent(path);
-  }
+  if (here.empty() && skipped_here.empty()) profiles = FindProfileFolders(path, d.work);
   if (here.empty() && !skipped_here.empty())
     throw InputError(path, "no readable capture: " + skipped_here.front() +
                                (skipped_here.size() > 1 ? " and " + std::to_string(skipped_here.size() - 1) + " more" : ""));
