@@ -18,7 +18,7 @@
 
 #include "fuzz/fuzz_inputs.h"
 #include "lib/analyze/metric_rules.h"
-#include "lib/analyze/name_regex.h"
+#include "lib/summary/name_regex.h"
 #include "lib/analyze/run_diff.h"
 
 namespace tfprof::fuzz {

@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "lib/analyze/name_regex.h"
+#include "lib/summary/name_regex.h"
 #include "lib/model/errors.h"
 #include "lib/read/capture_loader.h"
 #include "lib/read/kineto_rank.h"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "lib/analyze/analysis_options.h"
+#include "lib/summary/analysis_options.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 #include "lib/read/capture_discovery.h"

@@ -1,7 +1,7 @@
 // `tfprof-analyze kernel-stats PATH`: GPU kernel stats.
-#include "lib/analyze/host_summary.h"
+#include "lib/summary/host_summary.h"
 #include "lib/analyze/kernel_stats_report.h"
-#include "lib/analyze/name_regex.h"
+#include "lib/summary/name_regex.h"
 #include "lib/model/errors.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"

@@ -2,7 +2,7 @@
 // happened, what held it), per allocator.
 #include <algorithm>
 
-#include "lib/analyze/memory_events_to_profile.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "lib/analyze/memory_profile_report.h"
 #include "lib/model/errors.h"
 #include "tools/cli_common.h"

@@ -1,5 +1,5 @@
 // `tfprof-analyze op-stats PATH`: the TensorFlow Stats table.
-#include "lib/analyze/host_summary.h"
+#include "lib/summary/host_summary.h"
 #include "lib/analyze/tf_stats_report.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"

@@ -1,5 +1,5 @@
 // `tfprof-analyze placement PATH`: TF op placement, host vs device.
-#include "lib/analyze/host_summary.h"
+#include "lib/summary/host_summary.h"
 #include "lib/analyze/placement_report.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"

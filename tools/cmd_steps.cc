@@ -1,7 +1,7 @@
 // `tfprof-analyze steps PATH`: one row per step, the data of the Step-time
 // Graph.
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/analyze/steps_report.h"
 #include "lib/model/errors.h"

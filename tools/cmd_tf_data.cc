@@ -1,7 +1,7 @@
 // `tfprof-analyze tf-data PATH`: the tf.data bottleneck analysis (which input
 // pipeline is slow, which iterator is its bottleneck, what to do) and the
 // iterator graph of one pipeline call, also as Graphviz DOT.
-#include "lib/analyze/tf_data_events_to_pipelines.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/analyze/tf_data_pipelines_to_report.h"
 #include "lib/model/errors.h"
 #include "lib/render/render_dot.h"

@@ -1,7 +1,7 @@
 #include "tools/overview_loader.h"
 
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/planes_to_step_db.h"
 
 namespace tfprof::cli {
 

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "fmt/format.h"
-#include "lib/analyze/time_span.h"
+#include "lib/summary/time_span.h"
 
 namespace tfprof {
 namespace {

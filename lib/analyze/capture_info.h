@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "lib/model/model.h"
-#include "lib/render/table.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/analyze/op_metrics_db.h"
+#include "lib/summary/op_metrics_db.h"
 #include "lib/analyze/step_summary.h"
 
 namespace tfprof {

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "fmt/format.h"
-#include "lib/analyze/name_regex.h"
+#include "lib/summary/name_regex.h"
 
 namespace tfprof {
 namespace {

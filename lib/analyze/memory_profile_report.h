@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/analyze/analysis_options.h"
-#include "lib/analyze/memory_events_to_profile.h"
-#include "lib/render/table.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/memory_events_to_profile.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

@@ -10,7 +10,7 @@
 #include "lib/analyze/run_diff.h"
 #include "lib/analyze/run_metrics.h"
 #include "lib/render/junit.h"
-#include "lib/render/table.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "fmt/format.h"
-#include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/analyze/pytorch_advice.h"
 
 namespace tfprof {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/analyze/host_summary.h"
+#include "lib/summary/host_summary.h"
 #include "lib/analyze/input_pipeline_analysis.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/step_summary.h"

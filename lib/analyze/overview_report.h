@@ -3,7 +3,7 @@
 #pragma once
 
 #include "lib/analyze/overview_analysis.h"
-#include "lib/render/table.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

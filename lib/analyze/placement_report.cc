@@ -1,8 +1,8 @@
 #include "lib/analyze/placement_report.h"
 
 #include "fmt/format.h"
-#include "lib/analyze/device_plane_to_op_metrics.h"
-#include "lib/analyze/pytorch_kernel_rules.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/pytorch_kernel_rules.h"
 
 namespace tfprof {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/analyze/host_summary.h"
-#include "lib/render/table.h"
+#include "lib/summary/host_summary.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

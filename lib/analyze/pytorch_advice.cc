@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fmt/format.h"
-#include "lib/analyze/pytorch_kernel_rules.h"
+#include "lib/summary/pytorch_kernel_rules.h"
 
 namespace tfprof {
 namespace {

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
-#include "lib/analyze/device_plane_to_op_metrics.h"
-#include "lib/analyze/event_grouping.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/event_grouping.h"
 #include "lib/analyze/kernel_stats_report.h"
-#include "lib/analyze/memory_events_to_profile.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/step_summary.h"
 

@@ -16,11 +16,11 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/analyze/analysis_options.h"
-#include "lib/analyze/host_summary.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/host_summary.h"
 #include "lib/analyze/overview_analysis.h"
-#include "lib/analyze/planes_to_step_db.h"
-#include "lib/analyze/tf_data_events_to_pipelines.h"
+#include "lib/summary/planes_to_step_db.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 

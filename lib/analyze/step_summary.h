@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/analyze/event_span.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/event_span.h"
+#include "lib/summary/planes_to_step_db.h"
 
 namespace tfprof {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "lib/analyze/step_summary.h"
-#include "lib/render/table.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

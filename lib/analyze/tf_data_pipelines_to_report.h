@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <string>
 
-#include "lib/analyze/tf_data_events_to_pipelines.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/render/render_dot.h"
-#include "lib/render/table.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

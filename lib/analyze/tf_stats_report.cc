@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "absl/container/flat_hash_map.h"
-#include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
 
 namespace tfprof {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "lib/analyze/host_summary.h"
-#include "lib/render/table.h"
+#include "lib/summary/host_summary.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

@@ -31,7 +31,7 @@
 //
 // `tf_op_type` is this project's stat: where an event has it, analyses take
 // `tf_op` as the op name as is instead of parsing a TF full name
-// (lib/analyze/tf_op_name.h, OpFromStats).
+// (lib/summary/tf_op_name.h, OpFromStats).
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "lib/render/table.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/render/table.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

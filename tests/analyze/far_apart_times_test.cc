@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/analyze/capture_info.h"
-#include "lib/analyze/device_plane_to_op_metrics.h"
-#include "lib/analyze/host_plane_to_op_metrics.h"
-#include "lib/analyze/memory_events_to_profile.h"
-#include "lib/analyze/tf_data_events_to_pipelines.h"
-#include "lib/analyze/time_span.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/host_plane_to_op_metrics.h"
+#include "lib/summary/memory_events_to_profile.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
+#include "lib/summary/time_span.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/xspace_builder.h"

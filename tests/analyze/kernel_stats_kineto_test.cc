@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "lib/analyze/host_summary.h"
+#include "lib/summary/host_summary.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "nlohmann/json.hpp"

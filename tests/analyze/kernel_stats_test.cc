@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "lib/analyze/device_plane_to_kernel_stats.h"
-#include "lib/analyze/host_summary.h"
+#include "lib/summary/device_plane_to_kernel_stats.h"
+#include "lib/summary/host_summary.h"
 #include "lib/analyze/kernel_stats_report.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/xspace_builder.h"

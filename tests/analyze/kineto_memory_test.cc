@@ -12,8 +12,8 @@
 
 #include "nlohmann/json.hpp"
 
-#include "lib/analyze/kineto_memory_events_to_profile.h"
-#include "lib/analyze/memory_events_to_profile.h"
+#include "lib/summary/kineto_memory_events_to_profile.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "lib/analyze/memory_profile_report.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "tests/support/corpus.h"

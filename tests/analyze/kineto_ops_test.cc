@@ -7,9 +7,9 @@
 #include <array>
 #include <string>
 
-#include "lib/analyze/device_plane_to_op_metrics.h"
-#include "lib/analyze/host_summary.h"
-#include "lib/analyze/tf_op_name.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/tf_op_name.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/analyze/overview_report.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/run_metrics.h"

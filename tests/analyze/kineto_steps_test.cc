@@ -13,9 +13,9 @@
 #include <tuple>
 #include <vector>
 
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/host_summary.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/xplane_reader.h"

@@ -5,7 +5,7 @@
 
 #include <numeric>
 
-#include "lib/analyze/memory_events_to_profile.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "lib/analyze/memory_profile_report.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/corpus.h"

@@ -15,8 +15,8 @@
 #include <numeric>
 #include <set>
 
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"

@@ -1,10 +1,10 @@
 // Op metrics on small captures built in code, every number checked by hand.
 #include <catch2/catch.hpp>
 
-#include "lib/analyze/device_plane_to_op_metrics.h"
-#include "lib/analyze/host_plane_to_op_metrics.h"
-#include "lib/analyze/host_summary.h"
-#include "lib/analyze/tf_op_name.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/host_plane_to_op_metrics.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/tf_op_name.h"
 #include "lib/analyze/tf_stats_report.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/xspace_builder.h"

@@ -3,7 +3,7 @@
 // hand against what the library's naming says (docs/formats/pytorch-kineto.md).
 #include <catch2/catch.hpp>
 
-#include "lib/analyze/pytorch_kernel_rules.h"
+#include "lib/summary/pytorch_kernel_rules.h"
 
 using namespace tfprof;
 

@@ -4,15 +4,15 @@
 // Expected numbers come from scripts/reference/kineto_steps.py
 // --steps-between 'enumerate\(DataLoader\)' TRACE (a Python reading of the
 // raw JSON in exact decimal picoseconds, written from the rules in
-// lib/analyze/steps_between.h and docs/overview.md), not from this program.
+// lib/summary/steps_between.h and docs/overview.md), not from this program.
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "tests/support/corpus.h"

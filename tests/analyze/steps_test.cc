@@ -2,9 +2,9 @@
 // number checked by hand.
 #include <catch2/catch.hpp>
 
-#include "lib/analyze/event_grouping.h"
+#include "lib/summary/event_grouping.h"
 #include "lib/analyze/overview_analysis.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/xspace_builder.h"

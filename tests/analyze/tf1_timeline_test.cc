@@ -14,10 +14,10 @@
 #include <string>
 #include <tuple>
 
-#include "lib/analyze/device_plane_to_op_metrics.h"
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/host_summary.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/tf_stats_report.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "lib/analyze/tf_data_events_to_pipelines.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/analyze/tf_data_pipelines_to_report.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"

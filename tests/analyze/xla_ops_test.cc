@@ -3,10 +3,10 @@
 // what --compat keeps as the references have it.
 #include <catch2/catch.hpp>
 
-#include "lib/analyze/device_plane_to_op_metrics.h"
-#include "lib/analyze/host_plane_to_op_metrics.h"
-#include "lib/analyze/host_summary.h"
-#include "lib/analyze/xla_ops_to_op_metrics.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/host_plane_to_op_metrics.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/xla_ops_to_op_metrics.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/xspace_builder.h"
 

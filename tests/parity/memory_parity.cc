@@ -3,7 +3,7 @@
 #include <string>
 
 #include "fmt/format.h"
-#include "lib/analyze/memory_events_to_profile.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "fmt/format.h"
-#include "lib/analyze/event_grouping.h"
+#include "lib/summary/event_grouping.h"
 #include "lib/analyze/overview_analysis.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
 #include "nlohmann/json.hpp"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "lib/analyze/host_summary.h"
+#include "lib/summary/host_summary.h"
 
 namespace tfprof::parity {
 

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "fmt/format.h"
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"

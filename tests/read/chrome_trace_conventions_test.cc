@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "lib/analyze/event_grouping.h"
+#include "lib/summary/event_grouping.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/chrome_trace_reader.h"

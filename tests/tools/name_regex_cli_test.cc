@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "lib/analyze/name_regex.h"
+#include "lib/summary/name_regex.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"

@@ -1,9 +1,9 @@
-#include "lib/analyze/host_summary.h"
+#include "lib/summary/host_summary.h"
 
 #include <algorithm>
 
-#include "lib/analyze/device_plane_to_op_metrics.h"
-#include "lib/analyze/host_plane_to_op_metrics.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/host_plane_to_op_metrics.h"
 #include "lib/model/xplane_schema.h"
 
 namespace tfprof {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/analyze/analysis_options.h"
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/event_span.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/event_span.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 

@@ -8,7 +8,7 @@
 
 #include <optional>
 
-#include "lib/analyze/event_grouping.h"
+#include "lib/summary/event_grouping.h"
 #include "lib/model/model.h"
 
 namespace tfprof {

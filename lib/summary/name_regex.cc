@@ -1,4 +1,4 @@
-#include "lib/analyze/name_regex.h"
+#include "lib/summary/name_regex.h"
 
 #include <stdexcept>
 

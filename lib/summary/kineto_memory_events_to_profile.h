@@ -15,7 +15,7 @@
 // that made them (docs/memory.md, "PyTorch traces").
 #pragma once
 
-#include "lib/analyze/memory_events_to_profile.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 

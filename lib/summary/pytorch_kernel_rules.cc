@@ -1,4 +1,4 @@
-#include "lib/analyze/pytorch_kernel_rules.h"
+#include "lib/summary/pytorch_kernel_rules.h"
 
 #include <algorithm>
 #include <cctype>

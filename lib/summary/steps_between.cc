@@ -1,4 +1,4 @@
-#include "lib/analyze/steps_between.h"
+#include "lib/summary/steps_between.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,10 +1,10 @@
-#include "lib/analyze/planes_to_step_db.h"
+#include "lib/summary/planes_to_step_db.h"
 
 #include <algorithm>
 #include <climits>
 #include <map>
 
-#include "lib/analyze/time_span.h"
+#include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"

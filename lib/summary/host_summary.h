@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "lib/analyze/analysis_options.h"
-#include "lib/analyze/device_plane_to_kernel_stats.h"
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/op_metrics_db.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/device_plane_to_kernel_stats.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/op_metrics_db.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 

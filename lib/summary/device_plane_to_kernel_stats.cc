@@ -1,4 +1,4 @@
-#include "lib/analyze/device_plane_to_kernel_stats.h"
+#include "lib/summary/device_plane_to_kernel_stats.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
-#include "lib/analyze/tf_op_name.h"
-#include "lib/analyze/xla_ops_to_op_metrics.h"
+#include "lib/summary/tf_op_name.h"
+#include "lib/summary/xla_ops_to_op_metrics.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"

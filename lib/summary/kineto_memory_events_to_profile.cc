@@ -1,4 +1,4 @@
-#include "lib/analyze/kineto_memory_events_to_profile.h"
+#include "lib/summary/kineto_memory_events_to_profile.h"
 
 #include <algorithm>
 #include <array>
@@ -8,8 +8,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/time_span.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "lib/analyze/analysis_options.h"
-#include "lib/analyze/op_metrics_db.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/op_metrics_db.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 

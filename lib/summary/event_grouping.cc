@@ -1,4 +1,4 @@
-#include "lib/analyze/event_grouping.h"
+#include "lib/summary/event_grouping.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,10 +10,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "lib/analyze/name_regex.h"
-#include "lib/analyze/steps_between.h"
-#include "lib/analyze/tf1_timeline_steps.h"
-#include "lib/analyze/tf_op_name.h"
+#include "lib/summary/name_regex.h"
+#include "lib/summary/steps_between.h"
+#include "lib/summary/tf1_timeline_steps.h"
+#include "lib/summary/tf_op_name.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 

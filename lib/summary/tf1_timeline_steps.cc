@@ -1,4 +1,4 @@
-#include "lib/analyze/tf1_timeline_steps.h"
+#include "lib/summary/tf1_timeline_steps.h"
 
 #include <algorithm>
 #include <string>

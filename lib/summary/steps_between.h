@@ -19,8 +19,8 @@
 
 #include <string_view>
 
-#include "lib/analyze/event_grouping.h"
-#include "lib/analyze/name_regex.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/name_regex.h"
 #include "lib/model/model.h"
 
 namespace tfprof {

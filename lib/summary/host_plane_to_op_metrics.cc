@@ -1,4 +1,4 @@
-#include "lib/analyze/host_plane_to_op_metrics.h"
+#include "lib/summary/host_plane_to_op_metrics.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "lib/analyze/tf_op_name.h"
-#include "lib/analyze/xla_ops_to_op_metrics.h"
-#include "lib/analyze/time_span.h"
+#include "lib/summary/tf_op_name.h"
+#include "lib/summary/xla_ops_to_op_metrics.h"
+#include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/analyze/analysis_options.h"
-#include "lib/analyze/pytorch_kernel_rules.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/pytorch_kernel_rules.h"
 #include "lib/model/model.h"
 
 namespace tfprof {

@@ -1,8 +1,8 @@
-#include "lib/analyze/op_metrics_db.h"
+#include "lib/summary/op_metrics_db.h"
 
 #include <algorithm>
 
-#include "lib/analyze/time_span.h"
+#include "lib/summary/time_span.h"
 
 namespace tfprof {
 

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "lib/analyze/analysis_options.h"
+#include "lib/summary/analysis_options.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 

@@ -1,11 +1,11 @@
-#include "lib/analyze/device_plane_to_op_metrics.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
 
 #include <algorithm>
 #include <limits>
 
-#include "lib/analyze/tf_op_name.h"
-#include "lib/analyze/xla_ops_to_op_metrics.h"
-#include "lib/analyze/time_span.h"
+#include "lib/summary/tf_op_name.h"
+#include "lib/summary/xla_ops_to_op_metrics.h"
+#include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
 

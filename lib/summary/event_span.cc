@@ -1,9 +1,9 @@
-#include "lib/analyze/event_span.h"
+#include "lib/summary/event_span.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "lib/analyze/tf_op_name.h"
+#include "lib/summary/tf_op_name.h"
 
 namespace tfprof {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/analyze/analysis_options.h"
+#include "lib/summary/analysis_options.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 #include "lib/model/string_pool.h"
@@ -72,7 +72,7 @@ struct OpMemoryAtPeak {
 };
 
 // What PyTorch's `[memory]` events say beyond what the snapshots hold
-// (lib/analyze/kineto_memory_events_to_profile.h). In the snapshots of a
+// (lib/summary/kineto_memory_events_to_profile.h). In the snapshots of a
 // PyTorch profile heap = allocated ("Total Allocated"), free = reserved -
 // allocated, stack = 0, so capacity_bytes is the memory reserved at the peak.
 struct PyTorchMemoryDetails {

@@ -1,4 +1,4 @@
-#include "lib/analyze/tf_op_name.h"
+#include "lib/summary/tf_op_name.h"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "lib/render/table.h"
+#include "lib/report/report.h"
 
 namespace tfprof {
 

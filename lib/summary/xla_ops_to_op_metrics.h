@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "lib/analyze/analysis_options.h"
-#include "lib/analyze/op_metrics_db.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/op_metrics_db.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 #include "lib/model/stat_finder.h"

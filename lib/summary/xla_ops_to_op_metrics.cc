@@ -1,9 +1,9 @@
-#include "lib/analyze/xla_ops_to_op_metrics.h"
+#include "lib/summary/xla_ops_to_op_metrics.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "lib/analyze/tf_op_name.h"
+#include "lib/summary/tf_op_name.h"
 #include "lib/model/xplane_schema.h"
 
 namespace tfprof {

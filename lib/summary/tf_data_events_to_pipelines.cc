@@ -1,4 +1,4 @@
-#include "lib/analyze/tf_data_events_to_pipelines.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
-#include "lib/analyze/time_span.h"
+#include "lib/summary/time_span.h"
 
 namespace tfprof {
 namespace {
