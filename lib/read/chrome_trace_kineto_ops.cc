@@ -1,6 +1,7 @@
 #include "lib/read/chrome_trace_kineto_ops.h"
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -22,7 +23,9 @@ struct OpOf {
 };
 
 struct OpKeys {
-  StatKey tf_op, tf_op_type, input_types;
+  StatKey tf_op, tf_op_type;
+  // Device events only: a host op's own `Input type` arg is already on it.
+  std::optional<StatKey> input_types;
 };
 
 // Appends the op stats to the events `op_of` names (kEmpty: none),
@@ -40,7 +43,8 @@ uint64_t AddOpStats(Line& line, const OpKeys& keys, const std::vector<OpOf>& op_
       // Name and type are both the PyTorch op (see the header).
       stats.push_back(Stat::String(keys.tf_op, op_of[i].name));
       stats.push_back(Stat::String(keys.tf_op_type, op_of[i].name));
-      if (op_of[i].input_types != StringPool::kEmpty) stats.push_back(Stat::String(keys.input_types, op_of[i].input_types));
+      if (keys.input_types && op_of[i].input_types != StringPool::kEmpty)
+        stats.push_back(Stat::String(*keys.input_types, op_of[i].input_types));
       ++count;
     }
     line.events[i].stats_end = static_cast<uint32_t>(stats.size());
@@ -90,7 +94,7 @@ absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoO
   const auto corr = cpu.FindStatKey(host.strings, "correlation_id");
   const auto input_type = cpu.FindStatKey(host.strings, "Input type");
   HostKinds kinds(host, cpu);
-  const OpKeys keys{StatKeyFor(host, cpu, "tf_op"), StatKeyFor(host, cpu, "tf_op_type"), 0};
+  const OpKeys keys{StatKeyFor(host, cpu, "tf_op"), StatKeyFor(host, cpu, "tf_op_type"), std::nullopt};
   struct Open {
     int64_t end_ps;
     OpOf op;
