@@ -52,7 +52,9 @@ std::string MetadataName(const Host& host, const Plane& plane, EventMetadataId i
   if (id >= plane.event_metadata.size()) return fmt::format("#{}", id);
   const EventMetadata& m = plane.event_metadata[id];
   std::string out = QuoteForDump(host.Str(m.name));
-  if (m.display_name != StringPool::kEmpty) out += " (display " + QuoteForDump(host.Str(m.display_name)) + ")";
+  // XPlanes often repeat the name as display name; only a different one says anything.
+  if (m.display_name != StringPool::kEmpty && m.display_name != m.name)
+    out += " (display " + QuoteForDump(host.Str(m.display_name)) + ")";
   return out;
 }
 
@@ -89,7 +91,7 @@ void DumpMetadata(const Host& host, const Plane& plane, uint64_t limit, std::ost
 
 void DumpLine(const Host& host, const Plane& plane, const Line& line, uint64_t limit, std::ostream& out) {
   out << fmt::format("    line {} ", line.id) << QuoteForDump(host.Str(line.name));
-  if (line.display_name != StringPool::kEmpty) out << " (display " << QuoteForDump(host.Str(line.display_name)) << ")";
+  if (line.display_name != StringPool::kEmpty && line.display_name != line.name) out << " (display " << QuoteForDump(host.Str(line.display_name)) << ")";
   if (line.display_id != 0) out << fmt::format(" display id {}", line.display_id);
   out << fmt::format(": timestamp ns {}, duration ps {}, {} events\n", line.timestamp_ns, line.duration_ps,
                      line.events.size());
