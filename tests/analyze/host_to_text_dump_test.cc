@@ -1,0 +1,132 @@
+// The model dump of `info --dump` (lib/analyze/host_to_text_dump.h): what
+// each stat type, hostile name and limit looks like, on a model built here
+// (the reader-level cases are the text diff tests of tests/diff/read/).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "lib/analyze/host_to_text_dump.h"
+
+namespace tfprof {
+namespace {
+
+// One host, one plane "/host:CPU" with stats a..f, one line of `events`
+// events named "op", each with stat a = its index.
+Host MakeHost(int events) {
+  Host host;
+  host.name = "h";
+  host.source_path = "dir/h.xplane.pb";
+  Plane plane;
+  plane.id = 7;
+  plane.name = host.strings.Intern("/host:CPU");
+  for (const char* name : {"a", "b", "c", "d", "e", "f name"}) plane.stat_metadata.push_back({host.strings.Intern(name)});
+  plane.event_metadata.push_back({host.strings.Intern("op"), StringPool::kEmpty, 0, 0});
+  Line line;
+  line.id = 3;
+  line.name = host.strings.Intern("thread");
+  for (int i = 0; i < events; ++i) {
+    line.stats.push_back(Stat::Int(0, i));
+    line.events.push_back(Event{1000 * i, 10, 0, static_cast<uint32_t>(line.stats.size())});
+  }
+  plane.lines.push_back(std::move(line));
+  host.planes.push_back(std::move(plane));
+  return host;
+}
+
+std::string Dump(const Host& host, TextDumpLimits limits = {}) {
+  std::ostringstream out;
+  HostToTextDump(host, limits, out);
+  return out.str();
+}
+
+TEST_CASE("The dump writes each stat type distinctly", "[dump]") {
+  Host host = MakeHost(1);
+  Line& line = host.planes[0].lines[0];
+  StringId text = host.strings.Intern("x\"y\\z\n\x1b");
+  line.stats = {Stat::Int(0, -5),           Stat::Uint(1, 5),   Stat::Double(2, 5.0), Stat::Double(3, 0.1),
+                Stat::String(4, text),      Stat::Make(5, StatType::kBytes, 12),
+                Stat::Double(2, std::numeric_limits<double>::quiet_NaN()), Stat::Int(99, 1)};
+  line.events[0].stats_end = static_cast<uint32_t>(line.stats.size());
+  const std::string dump = Dump(host);
+  INFO(dump);
+  // int64, uint64 with u, doubles always with a point or exponent, strings
+  // quoted and escaped, bytes by length, a key the plane does not define by
+  // its number.
+  CHECK_THAT(dump, Catch::Contains("start_ps=0 duration_ps=10 \"op\" a=-5 b=5u c=5.0 d=0.1 e=\"x\\\"y\\\\z\\n\\x1b\" "
+                                   "\"f name\"=<12 bytes> c=nan #99=1\n"));
+}
+
+TEST_CASE("The dump shows at most N events per line and counts the rest", "[dump]") {
+  const Host host = MakeHost(5);
+  std::string two = Dump(host, {.events_per_line = 2});
+  CHECK_THAT(two, Catch::Contains("line 3 \"thread\": timestamp ns 0, duration ps 0, 5 events\n"
+                                  "      start_ps=0 duration_ps=10 \"op\" a=0\n"
+                                  "      start_ps=1000 duration_ps=10 \"op\" a=1\n"
+                                  "      ... 3 more events\n"));
+  std::string all = Dump(host, {.events_per_line = 0});
+  CHECK_THAT(all, Catch::Contains("start_ps=4000 duration_ps=10 \"op\" a=4\n"));
+  CHECK_THAT(all, !Catch::Contains("more events"));
+}
+
+TEST_CASE("The dump lists event metadata with stats, at most N per plane", "[dump]") {
+  Host host = MakeHost(0);
+  Plane& plane = host.planes[0];
+  for (int i = 0; i < 3; ++i) {
+    plane.metadata_stats.push_back(Stat::Int(1, 10 + i));
+    plane.event_metadata.push_back({host.strings.Intern("m" + std::to_string(i)), host.strings.Intern("M"),
+                                    static_cast<uint32_t>(plane.metadata_stats.size() - 1),
+                                    static_cast<uint32_t>(plane.metadata_stats.size())});
+  }
+  // A corrupt range is clipped to the pool, not read past it.
+  plane.event_metadata.push_back({host.strings.Intern("bad"), StringPool::kEmpty, 2, 40});
+  const std::string dump = Dump(host, {.events_per_line = 20, .metadata_per_plane = 2});
+  INFO(dump);
+  // Metadata 0 ("op") has no stats and is left out.
+  CHECK_THAT(dump, Catch::Contains("    metadata 1 \"m0\" (display \"M\"): b=10\n"
+                                   "    metadata 2 \"m1\" (display \"M\"): b=11\n"
+                                   "    ... 2 more event metadata with stats\n"));
+  const std::string unbounded = Dump(host, {.events_per_line = 20, .metadata_per_plane = 0});
+  CHECK_THAT(unbounded, Catch::Contains("    metadata 4 \"bad\": b=12\n"));
+}
+
+TEST_CASE("The dump's header names the host, its file, format and rank", "[dump]") {
+  Host host = MakeHost(0);
+  host.format = CaptureFormat::kChromeTrace;
+  host.gzipped = true;
+  host.file_bytes = 123;
+  host.framework = Framework::kPyTorch;
+  host.rank = 3;
+  host.time_origin_ns = 42;
+  host.hostnames = {"node-1"};
+  host.warnings = {"w\n2"};
+  CHECK(Dump(host) ==
+        "host \"h\"\n"
+        "  source \"dir/h.xplane.pb\"\n"
+        "  format chrome-trace, gzipped yes, file bytes 123\n"
+        "  framework pytorch, rank 3\n"
+        "  time origin ns 42\n"
+        "  hostname \"node-1\"\n"
+        "  profiler warning \"w\\n2\"\n"
+        "  plane 7 \"/host:CPU\": 1 lines, 0 events, 1 event metadata, 6 stat metadata\n"
+        "    line 3 \"thread\": timestamp ns 0, duration ps 0, 0 events\n");
+}
+
+TEST_CASE("The dump's diagnostics include info-level ones, most severe first", "[dump]") {
+  Diagnostics diagnostics;
+  std::ostringstream none;
+  DiagnosticsToTextDump(diagnostics, none);
+  CHECK(none.str() == "diagnostics: none\n");
+  diagnostics.Add(Severity::kInfo, "json.a", "info one", "", 2);
+  diagnostics.Add(Severity::kWarning, "json.b", "warning one", "ex");
+  std::ostringstream out;
+  DiagnosticsToTextDump(diagnostics, out);
+  CHECK(out.str() ==
+        "diagnostics\n"
+        "  warning json.b x1: \"warning one\" e.g. \"ex\"\n"
+        "  info json.a x2: \"info one\"\n");
+}
+
+}  // namespace
+}  // namespace tfprof
