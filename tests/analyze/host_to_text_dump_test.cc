@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "lib/analyze/host_to_text_dump.h"
+#include "lib/read/chrome_trace_reader.h"
 
 namespace tfprof {
 namespace {
@@ -126,6 +127,28 @@ TEST_CASE("The dump's diagnostics include info-level ones, most severe first", "
         "diagnostics\n"
         "  warning json.b x1: \"warning one\" e.g. \"ex\"\n"
         "  info json.a x2: \"info one\"\n");
+}
+
+// Found by the dump of tests/diff/read/kineto_gpu.test: the Kineto ops pass
+// gave every host cpu_op with an `Input type` arg one more stat, under key 0
+// (on the host plane the first stat read: `cat`), holding the input types.
+TEST_CASE("Kineto host ops keep their own stats: no stray stat under key 0", "[dump][kineto]") {
+  const std::string json = R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 10,
+     "args": {"Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 2,
+     "args": {"correlation": 5}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 15, "dur": 1,
+     "args": {"device": 0, "stream": 7, "correlation": 5}}]})";
+  Diagnostics d;
+  const Host host = ReadChromeTraceText(json, "t.json", d);
+  const std::string dump = Dump(host);
+  INFO(dump);
+  CHECK_THAT(dump, Catch::Contains("\"aten::mm\" cat=\"cpu_op\" \"Input type\"=\"[\\\"c10::BFloat16\\\", "
+                                   "\\\"c10::BFloat16\\\"]\" tf_op=\"aten::mm\" tf_op_type=\"aten::mm\"\n"));
+  // The kernel, launched inside aten::mm, does get the op's input types.
+  CHECK_THAT(dump, Catch::Contains("tf_op=\"aten::mm\" tf_op_type=\"aten::mm\" op_input_types=\"[\\\"c10::BFloat16\\\", "
+                                   "\\\"c10::BFloat16\\\"]\"\n"));
 }
 
 }  // namespace
