@@ -1,0 +1,260 @@
+// The run summary's parts survive their protobuf form exactly: for real
+// captures of every format, the reports built from parts read back from
+// bytes are byte-identical to the reports built from the parts themselves,
+// and the bytes are canonical (the same part always gives the same bytes).
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lib/analyze/kernel_stats_report.h"
+#include "lib/analyze/memory_profile_report.h"
+#include "lib/analyze/overview_analysis.h"
+#include "lib/analyze/overview_report.h"
+#include "lib/analyze/placement_report.h"
+#include "lib/analyze/step_summary.h"
+#include "lib/analyze/steps_report.h"
+#include "lib/analyze/tf_data_pipelines_to_report.h"
+#include "lib/analyze/tf_stats_report.h"
+#include "lib/model/errors.h"
+#include "lib/read/capture_discovery.h"
+#include "lib/read/capture_loader.h"
+#include "lib/render/render.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/run_summary_proto.h"
+#include "tests/support/corpus.h"
+
+namespace tfprof {
+namespace {
+
+using testing::SourcePath;
+
+// One capture's per-host parts, as the commands build them.
+struct Parts {
+  std::vector<std::string> hosts;
+  std::vector<HostSummary> ops;
+  std::vector<StepDb> steps;
+  std::vector<HostMemoryProfile> memory;
+  std::vector<TfDataHost> tf_data;
+  Diagnostics diagnostics;
+};
+
+Parts SummarizeCapture(const std::string& path) {
+  Parts parts;
+  const DiscoveredInput input = DiscoverInput(path);
+  AnalysisOptions options;
+  for (const CaptureFile& f : input.selected.files) {
+    Host host = LoadCapture(f, parts.diagnostics);
+    EventGroups groups = GroupEvents(host, parts.diagnostics, options);
+    parts.hosts.push_back(host.name);
+    parts.ops.push_back(SummarizeHostOps(host, parts.diagnostics, options, &groups.eager));
+    parts.steps.push_back(BuildStepDb(host, groups, options, parts.diagnostics));
+    parts.memory.push_back(BuildMemoryProfile(host, MemoryProfileOptionsFor(options.compat), parts.diagnostics));
+    parts.tf_data.push_back(SummarizeTfData(host, {}, parts.diagnostics));
+  }
+  return parts;
+}
+
+std::string Json(const Report& report) {
+  std::ostringstream out;
+  RenderJson(report, out);
+  RenderOptions text;
+  text.verbose = true;
+  RenderText(report, text, out);
+  return out.str();
+}
+
+// Every report the commands print from these parts (JSON and text), and
+// the diagnostics, as one text.
+std::string ReportsOf(const Parts& parts) {
+  std::string out;
+  HostSummary combined = parts.ops.front();
+  for (size_t i = 1; i < parts.ops.size(); ++i) CombineHostSummaries(combined, parts.ops[i]);
+  out += Json(BuildTfStatsReport(combined, {}));
+  TfStatsOptions by_type;
+  by_type.by_type = true;
+  out += Json(BuildTfStatsReport(combined, by_type));
+  if (!combined.kernels.empty()) {
+    out += Json(BuildKernelStatsReport(combined, {}));
+    KernelStatsOptions by_op;
+    by_op.by_op = true;
+    out += Json(BuildKernelStatsReport(combined, by_op));
+  } else {
+    out += NoKernelsReason(combined);
+  }
+  std::vector<Placement> placement;
+  for (size_t i = 0; i < parts.ops.size(); ++i) placement.push_back(ComputePlacement(parts.ops[i], parts.hosts[i]));
+  out += Json(BuildPlacementReport(placement, combined, 10));
+
+  const StepSummary steps = SummarizeSteps(CombineHostSteps(parts.steps));
+  if (!steps.rows.empty()) out += Json(BuildStepsReport(steps));
+  const Overview overview = BuildOverview(combined, steps);
+  out += Json(BuildOverviewReport(overview, "run"));
+  out += Json(BuildInputPipelineReport(overview, "run"));
+
+  MemoryReportOptions memory;
+  memory.timeline = memory.breakdown = memory.all_points = true;
+  out += Json(BuildMemoryReport(parts.memory, memory));
+  memory.all_points = false;
+  memory.max_points = 7;  // Sampling reads the whole timeline too.
+  out += Json(BuildMemoryReport(parts.memory, memory));
+
+  TfDataAnalysis tf_data;
+  for (const TfDataHost& h : parts.tf_data) CombineTfData(tf_data, h);
+  FinalizeTfData(tf_data);
+  bool pipelines = false;
+  for (const TfDataHost& h : tf_data.hosts) pipelines = pipelines || !h.pipelines.empty();
+  if (pipelines) out += Json(BuildTfDataReport(tf_data, {}));
+
+  for (const DiagnosticEntry& e : parts.diagnostics.Entries())
+    out += std::string(SeverityName(e.severity)) + " " + e.kind + " " + std::to_string(e.count) + " " + e.message +
+           " | " + e.example + "\n";
+  return out;
+}
+
+// Part -> bytes -> part. The bytes of the part read back are the bytes it
+// was read from (canonical form), and writing the same part twice gives
+// the same bytes.
+template <class Message, class Part>
+Part RoundTrip(const Part& in, size_t* total_bytes = nullptr) {
+  Message m;
+  ToProto(in, &m);
+  const std::string bytes = SerializeDeterministic(m);
+  Message m2;
+  ToProto(in, &m2);
+  CHECK(SerializeDeterministic(m2) == bytes);
+  Message read;
+  REQUIRE(read.ParseFromString(bytes));
+  Part out = FromProto(read);
+  Message again;
+  ToProto(out, &again);
+  CHECK(SerializeDeterministic(again) == bytes);
+  if (total_bytes) *total_bytes += bytes.size();
+  return out;
+}
+
+Parts RoundTrip(const Parts& in) {
+  Parts out;
+  out.hosts = in.hosts;
+  for (const HostSummary& s : in.ops) out.ops.push_back(RoundTrip<summary::HostSummary>(s));
+  for (const StepDb& s : in.steps) out.steps.push_back(RoundTrip<summary::StepDb>(s));
+  for (const HostMemoryProfile& m : in.memory) out.memory.push_back(RoundTrip<summary::HostMemoryProfile>(m));
+  for (const TfDataHost& t : in.tf_data) out.tf_data.push_back(RoundTrip<summary::TfDataHost>(t));
+  out.diagnostics = RoundTrip<summary::Diagnostics>(in.diagnostics);
+  return out;
+}
+
+size_t TimelineEvents(const Parts& parts) {
+  size_t n = 0;
+  for (const HostMemoryProfile& h : parts.memory)
+    for (const AllocatorMemoryProfile& a : h.allocators) n += a.timeline.size();
+  return n;
+}
+
+TEST_CASE("run summary parts: every report is byte-identical after the protobuf round trip", "[summary][proto]") {
+  // What each capture must hold for the comparison to mean something; the
+  // counts are the captures' own (xplane_summary.json: memory_events, and
+  // testdata/captures/README.md).
+  struct Case {
+    const char* capture;
+    size_t hosts;
+    size_t memory_events;  // MemoryAllocation + MemoryDeallocation events.
+    bool kernels, steps, pipelines;
+  };
+  const Case cases[] = {
+      {"tf_memory", 1, 115, false, true, false},          // TF2 xplane, CPU, allocator events.
+      {"tf_prefetch", 1, 0, false, true, true},           // TF2 xplane with tf.data pipelines.
+      {"tf_two_hosts", 2, 0, false, true, false},         // Two hosts of one run.
+      {"torch_gpu_amp", 1, 0, true, true, false},         // PyTorch Kineto trace, GPU.
+      {"tf1_timeline", 1, 0, false, true, false},         // TF1 timelines, one host.
+      {"jax_gpu", 1, 0, true, false, false},              // JAX xplane with a GPU.
+  };
+  for (const Case& c : cases) {
+    SECTION(c.capture) {
+      const Parts direct = SummarizeCapture(SourcePath(std::string("testdata/captures/") + c.capture));
+      REQUIRE(direct.ops.size() == c.hosts);
+      CHECK(TimelineEvents(direct) == c.memory_events);
+      CHECK(!direct.ops.front().kernels.empty() == c.kernels);
+      const Parts back = RoundTrip(direct);
+      CHECK(TimelineEvents(back) == c.memory_events);
+      CHECK(!back.ops.front().kernels.empty() == c.kernels);
+      bool steps = false, pipelines = false;
+      for (const StepDb& s : back.steps) steps = steps || !s.steps.empty();
+      for (const TfDataHost& t : back.tf_data) pipelines = pipelines || !t.pipelines.empty();
+      CHECK(steps == c.steps);
+      CHECK(pipelines == c.pipelines);
+      CHECK(ReportsOf(back) == ReportsOf(direct));
+    }
+  }
+}
+
+// Interned strings go out as a sorted table of the strings in use: the
+// bytes do not depend on the order the pool met them in.
+TEST_CASE("run summary parts: memory strings are written as a sorted table", "[summary][proto]") {
+  auto profile = [](bool reversed) {
+    HostMemoryProfile p;
+    p.host = "h";
+    p.strings.Intern("unused");  // Interned, never referenced: not written.
+    const StringId a = p.strings.Intern(reversed ? "b_op" : "a_op");
+    const StringId b = p.strings.Intern(reversed ? "a_op" : "b_op");
+    AllocatorMemoryProfile& alloc = p.allocators.emplace_back();
+    alloc.memory_id = "GPU_0_bfc";
+    MemorySnapshot s;
+    s.op_name = reversed ? b : a;  // "a_op" either way.
+    alloc.timeline.push_back(s);
+    s.op_name = reversed ? a : b;  // "b_op" either way.
+    alloc.timeline.push_back(s);
+    return p;
+  };
+  summary::HostMemoryProfile forward, reversed;
+  ToProto(profile(false), &forward);
+  ToProto(profile(true), &reversed);
+  CHECK(SerializeDeterministic(forward) == SerializeDeterministic(reversed));
+  REQUIRE(forward.strings_size() == 3);
+  CHECK(forward.strings(0) == "");
+  CHECK(forward.strings(1) == "a_op");
+  CHECK(forward.strings(2) == "b_op");
+  CHECK(forward.allocators(0).timeline(0).op_name_str() == 1);
+  CHECK(forward.allocators(0).timeline(1).op_name_str() == 2);
+  const HostMemoryProfile back = FromProto(forward);
+  CHECK(back.Str(back.allocators[0].timeline[0].op_name) == "a_op");
+  CHECK(back.Str(back.allocators[0].timeline[1].op_name) == "b_op");
+}
+
+TEST_CASE("run summary parts: a message no summary gives is one input error", "[summary][proto]") {
+  auto problem = [](auto&& read) -> std::string {
+    try {
+      read();
+    } catch (const InputError& e) {
+      CHECK(e.code() == kExitBadInput);
+      return e.what();
+    }
+    return "no error";
+  };
+  summary::HostMemoryProfile memory;
+  memory.add_strings("");
+  memory.add_allocators()->add_timeline()->set_op_name_str(1);
+  CHECK(problem([&] { FromProto(memory); }) == "run summary: string 1 of a memory profile's table of 1");
+  memory.mutable_allocators(0)->mutable_timeline(0)->set_op_name_str(0);
+  memory.mutable_allocators(0)->add_active()->set_snapshot(1);
+  CHECK(problem([&] { FromProto(memory); }) == "run summary: allocation at snapshot 1 of a timeline of 1");
+  memory.clear_strings();
+  CHECK(problem([&] { FromProto(memory); }) == "run summary: memory profile's string table does not start with \"\"");
+
+  summary::Diagnostics diagnostics;
+  diagnostics.add_entries()->set_severity(static_cast<summary::Severity>(7));
+  CHECK(problem([&] { FromProto(diagnostics); }) == "run summary: unknown diagnostic severity 7");
+
+  summary::StepDb steps;
+  for (int i = 0; i < 19; ++i) steps.add_steps();
+  for (int i = 0; i < 19; ++i) steps.mutable_steps(0)->add_type_ps(1);
+  CHECK(problem([&] { FromProto(steps); }) == "run summary: a step has 19 event types, this version knows 18");
+
+  summary::KernelStatsDb kernels;
+  kernels.add_reports()->add_grid(1);
+  CHECK(problem([&] { FromProto(kernels); }) == "run summary: kernel block has 0 dimensions, not 3");
+}
+
+}  // namespace
+}  // namespace tfprof
