@@ -22,6 +22,7 @@
 #include "lib/read/capture_loader.h"
 #include "lib/render/render.h"
 #include "lib/summary/event_grouping.h"
+#include "lib/summary/run_summary_file.h"
 #include "lib/summary/run_summary_proto.h"
 #include "tests/support/corpus.h"
 
@@ -30,30 +31,26 @@ namespace {
 
 using testing::SourcePath;
 
-// One capture's per-host parts, as the commands build them.
-struct Parts {
-  std::vector<std::string> hosts;
-  std::vector<HostSummary> ops;
-  std::vector<StepDb> steps;
-  std::vector<HostMemoryProfile> memory;
-  std::vector<TfDataHost> tf_data;
-  Diagnostics diagnostics;
-};
-
-Parts SummarizeCapture(const std::string& path) {
-  Parts parts;
+// One capture's summary: every part of every host, as the commands build
+// them (lib/summary/run_summary.h).
+RunSummary SummarizeCapture(const std::string& path) {
+  RunSummary run;
+  run.run = path;
+  run.parts = SummaryParts::All();
   const DiscoveredInput input = DiscoverInput(path);
-  AnalysisOptions options;
   for (const CaptureFile& f : input.selected.files) {
-    Host host = LoadCapture(f, parts.diagnostics);
-    EventGroups groups = GroupEvents(host, parts.diagnostics, options);
-    parts.hosts.push_back(host.name);
-    parts.ops.push_back(SummarizeHostOps(host, parts.diagnostics, options, &groups.eager));
-    parts.steps.push_back(BuildStepDb(host, groups, options, parts.diagnostics));
-    parts.memory.push_back(BuildMemoryProfile(host, MemoryProfileOptionsFor(options.compat), parts.diagnostics));
-    parts.tf_data.push_back(SummarizeTfData(host, {}, parts.diagnostics));
+    HostPartials& h = run.hosts.emplace_back();
+    h.order = static_cast<uint32_t>(run.hosts.size() - 1);
+    Host host = LoadCapture(f, h.read_diagnostics);
+    h.host = host.name;
+    h.format = host.format;
+    EventGroups groups = GroupEvents(host, h.diagnostics, run.options);
+    h.ops = SummarizeHostOps(host, h.diagnostics, run.options, &groups.eager);
+    h.steps = BuildStepDb(host, groups, run.options, h.diagnostics);
+    h.memory = BuildMemoryProfile(host, MemoryProfileOptionsFor(run.options.compat), h.diagnostics);
+    h.tf_data = SummarizeTfData(host, {}, h.diagnostics);
   }
-  return parts;
+  return run;
 }
 
 std::string Json(const Report& report) {
@@ -65,12 +62,22 @@ std::string Json(const Report& report) {
   return out.str();
 }
 
-// Every report the commands print from these parts (JSON and text), and
-// the diagnostics, as one text.
-std::string ReportsOf(const Parts& parts) {
+std::string DiagnosticsText(const Diagnostics& diagnostics) {
   std::string out;
-  HostSummary combined = parts.ops.front();
-  for (size_t i = 1; i < parts.ops.size(); ++i) CombineHostSummaries(combined, parts.ops[i]);
+  for (const DiagnosticEntry& e : diagnostics.Entries())
+    out += std::string(SeverityName(e.severity)) + " " + e.kind + " " + std::to_string(e.count) + " " + e.message +
+           " | " + e.example + "\n";
+  return out;
+}
+
+// Every report the commands print from a summary (JSON and text), and the
+// diagnostics, as one text.
+// (By value: memory profiles cannot be copied, and the report reads them
+// as one vector.)
+std::string ReportsOf(RunSummary run) {
+  std::string out = run.run + "\n" + DiagnosticsText(run.input_diagnostics);
+  HostSummary combined = run.hosts.front().ops;
+  for (size_t i = 1; i < run.hosts.size(); ++i) CombineHostSummaries(combined, run.hosts[i].ops);
   out += Json(BuildTfStatsReport(combined, {}));
   TfStatsOptions by_type;
   by_type.by_type = true;
@@ -84,32 +91,36 @@ std::string ReportsOf(const Parts& parts) {
     out += NoKernelsReason(combined);
   }
   std::vector<Placement> placement;
-  for (size_t i = 0; i < parts.ops.size(); ++i) placement.push_back(ComputePlacement(parts.ops[i], parts.hosts[i]));
+  for (const HostPartials& h : run.hosts) placement.push_back(ComputePlacement(h.ops, h.host));
   out += Json(BuildPlacementReport(placement, combined, 10));
 
-  const StepSummary steps = SummarizeSteps(CombineHostSteps(parts.steps));
+  std::vector<StepDb> per_host;
+  for (const HostPartials& h : run.hosts) per_host.push_back(h.steps);
+  const StepSummary steps = SummarizeSteps(CombineHostSteps(per_host, run.options));
   if (!steps.rows.empty()) out += Json(BuildStepsReport(steps));
-  const Overview overview = BuildOverview(combined, steps);
-  out += Json(BuildOverviewReport(overview, "run"));
-  out += Json(BuildInputPipelineReport(overview, "run"));
+  const Overview overview = BuildOverview(combined, steps, run.options);
+  out += Json(BuildOverviewReport(overview, run.run));
+  out += Json(BuildInputPipelineReport(overview, run.run));
 
-  MemoryReportOptions memory;
-  memory.timeline = memory.breakdown = memory.all_points = true;
-  out += Json(BuildMemoryReport(parts.memory, memory));
-  memory.all_points = false;
-  memory.max_points = 7;  // Sampling reads the whole timeline too.
-  out += Json(BuildMemoryReport(parts.memory, memory));
+  std::vector<HostMemoryProfile> memory;
+  for (HostPartials& h : run.hosts) memory.push_back(std::move(h.memory));
+  MemoryReportOptions options;
+  options.timeline = options.breakdown = options.all_points = true;
+  out += Json(BuildMemoryReport(memory, options));
+  options.all_points = false;
+  options.max_points = 7;  // Sampled: reads the whole timeline too.
+  out += Json(BuildMemoryReport(memory, options));
 
   TfDataAnalysis tf_data;
-  for (const TfDataHost& h : parts.tf_data) CombineTfData(tf_data, h);
+  for (const HostPartials& h : run.hosts) CombineTfData(tf_data, h.tf_data);
   FinalizeTfData(tf_data);
   bool pipelines = false;
   for (const TfDataHost& h : tf_data.hosts) pipelines = pipelines || !h.pipelines.empty();
   if (pipelines) out += Json(BuildTfDataReport(tf_data, {}));
 
-  for (const DiagnosticEntry& e : parts.diagnostics.Entries())
-    out += std::string(SeverityName(e.severity)) + " " + e.kind + " " + std::to_string(e.count) + " " + e.message +
-           " | " + e.example + "\n";
+  for (const HostPartials& h : run.hosts)
+    out += h.host + " " + std::to_string(h.order) + " " + std::to_string(static_cast<int>(h.format)) + "\n" +
+           DiagnosticsText(h.read_diagnostics) + DiagnosticsText(h.diagnostics);
   return out;
 }
 
@@ -117,7 +128,7 @@ std::string ReportsOf(const Parts& parts) {
 // was read from (canonical form), and writing the same part twice gives
 // the same bytes.
 template <class Message, class Part>
-Part RoundTrip(const Part& in, size_t* total_bytes = nullptr) {
+Part RoundTrip(const Part& in) {
   Message m;
   ToProto(in, &m);
   const std::string bytes = SerializeDeterministic(m);
@@ -130,32 +141,20 @@ Part RoundTrip(const Part& in, size_t* total_bytes = nullptr) {
   Message again;
   ToProto(out, &again);
   CHECK(SerializeDeterministic(again) == bytes);
-  if (total_bytes) *total_bytes += bytes.size();
   return out;
 }
 
-Parts RoundTrip(const Parts& in) {
-  Parts out;
-  out.hosts = in.hosts;
-  for (const HostSummary& s : in.ops) out.ops.push_back(RoundTrip<summary::HostSummary>(s));
-  for (const StepDb& s : in.steps) out.steps.push_back(RoundTrip<summary::StepDb>(s));
-  for (const HostMemoryProfile& m : in.memory) out.memory.push_back(RoundTrip<summary::HostMemoryProfile>(m));
-  for (const TfDataHost& t : in.tf_data) out.tf_data.push_back(RoundTrip<summary::TfDataHost>(t));
-  out.diagnostics = RoundTrip<summary::Diagnostics>(in.diagnostics);
-  return out;
-}
-
-size_t TimelineEvents(const Parts& parts) {
+size_t TimelineEvents(const RunSummary& run) {
   size_t n = 0;
-  for (const HostMemoryProfile& h : parts.memory)
-    for (const AllocatorMemoryProfile& a : h.allocators) n += a.timeline.size();
+  for (const HostPartials& h : run.hosts)
+    for (const AllocatorMemoryProfile& a : h.memory.allocators) n += a.timeline.size();
   return n;
 }
 
-TEST_CASE("run summary parts: every report is byte-identical after the protobuf round trip", "[summary][proto]") {
-  // What each capture must hold for the comparison to mean something; the
-  // counts are the captures' own (xplane_summary.json: memory_events, and
-  // testdata/captures/README.md).
+TEST_CASE("run summary: every report is byte-identical after the protobuf round trip", "[summary][proto]") {
+  // What each capture must hold for the comparison to mean something: the
+  // host count and allocator events are the captures' own
+  // (xplane_summary.json's memory_events; testdata/captures/README.md).
   struct Case {
     const char* capture;
     size_t hosts;
@@ -163,28 +162,45 @@ TEST_CASE("run summary parts: every report is byte-identical after the protobuf 
     bool kernels, steps, pipelines;
   };
   const Case cases[] = {
-      {"tf_memory", 1, 115, false, true, false},          // TF2 xplane, CPU, allocator events.
-      {"tf_prefetch", 1, 0, false, true, true},           // TF2 xplane with tf.data pipelines.
-      {"tf_two_hosts", 2, 0, false, true, false},         // Two hosts of one run.
-      {"torch_gpu_amp", 1, 0, true, true, false},         // PyTorch Kineto trace, GPU.
-      {"tf1_timeline", 1, 0, false, true, false},         // TF1 timelines, one host.
-      {"jax_gpu", 1, 0, true, false, false},              // JAX xplane with a GPU.
+      {"tf_memory", 1, 115, false, true, false},   // TF2 xplane, CPU, allocator events.
+      {"tf_prefetch", 1, 0, false, true, true},    // TF2 xplane with tf.data pipelines.
+      {"tf_two_hosts", 2, 0, false, true, false},  // Two hosts of one run.
+      {"torch_gpu_amp", 1, 0, true, true, false},  // PyTorch Kineto trace, GPU.
+      {"tf1_timeline", 1, 0, false, true, false},  // TF1 timelines, one host.
+      {"jax_gpu", 1, 0, true, false, false},       // JAX xplane with a GPU.
   };
   for (const Case& c : cases) {
     SECTION(c.capture) {
-      const Parts direct = SummarizeCapture(SourcePath(std::string("testdata/captures/") + c.capture));
-      REQUIRE(direct.ops.size() == c.hosts);
+      const std::string path = SourcePath(std::string("testdata/captures/") + c.capture);
+      RunSummary direct = SummarizeCapture(path);
+      REQUIRE(direct.hosts.size() == c.hosts);
+
+      // Every part on its own: canonical bytes, read back the same.
+      for (const HostPartials& h : direct.hosts) {
+        RoundTrip<summary::HostSummary>(h.ops);
+        RoundTrip<summary::StepDb>(h.steps);
+        RoundTrip<summary::HostMemoryProfile>(h.memory);
+        RoundTrip<summary::TfDataHost>(h.tf_data);
+        RoundTrip<summary::Diagnostics>(h.diagnostics);
+      }
+
+      // The whole summary through a file.
+      const std::string bytes = RunSummaryToBytes(direct);
+      CHECK(RunSummaryToBytes(direct) == bytes);
+      RunSummary back = RunSummaryFromBytes(bytes, "mem");
+      CHECK(RunSummaryToBytes(back) == bytes);
+      CHECK(back.parts == direct.parts);
       CHECK(TimelineEvents(direct) == c.memory_events);
-      CHECK(!direct.ops.front().kernels.empty() == c.kernels);
-      const Parts back = RoundTrip(direct);
       CHECK(TimelineEvents(back) == c.memory_events);
-      CHECK(!back.ops.front().kernels.empty() == c.kernels);
+      CHECK(!back.hosts.front().ops.kernels.empty() == c.kernels);
       bool steps = false, pipelines = false;
-      for (const StepDb& s : back.steps) steps = steps || !s.steps.empty();
-      for (const TfDataHost& t : back.tf_data) pipelines = pipelines || !t.pipelines.empty();
+      for (const HostPartials& h : back.hosts) {
+        steps = steps || !h.steps.steps.empty();
+        pipelines = pipelines || !h.tf_data.pipelines.empty();
+      }
       CHECK(steps == c.steps);
       CHECK(pipelines == c.pipelines);
-      CHECK(ReportsOf(back) == ReportsOf(direct));
+      CHECK(ReportsOf(std::move(back)) == ReportsOf(std::move(direct)));
     }
   }
 }
