@@ -214,7 +214,9 @@ void ToProto(const ActiveAllocation& in, const std::vector<uint32_t>& str, summa
 class StringTable {
  public:
   StringTable(const google::protobuf::RepeatedPtrField<std::string>& stored, StringPool& pool) {
-    if (stored.empty() || !stored[0].empty()) Corrupt("memory profile's string table does not start with \"\"");
+    // No table at all: a profile that names no string (every id is 0, "").
+    if (stored.empty()) ids_.push_back(StringPool::kEmpty);
+    else if (!stored[0].empty()) Corrupt("memory profile's string table does not start with \"\"");
     ids_.reserve(stored.size());
     for (const std::string& s : stored) ids_.push_back(pool.Intern(s));
   }

@@ -158,16 +158,16 @@ TEST_CASE("run summary: every report is byte-identical after the protobuf round 
   struct Case {
     const char* capture;
     size_t hosts;
-    size_t memory_events;  // MemoryAllocation + MemoryDeallocation events.
+    size_t memory_events;  // MemoryAllocation + MemoryDeallocation events (PyTorch: [memory] events).
     bool kernels, steps, pipelines;
   };
   const Case cases[] = {
       {"tf_memory", 1, 115, false, true, false},   // TF2 xplane, CPU, allocator events.
       {"tf_prefetch", 1, 0, false, true, true},    // TF2 xplane with tf.data pipelines.
-      {"tf_two_hosts", 2, 0, false, true, false},  // Two hosts of one run.
-      {"torch_gpu_amp", 1, 0, true, true, false},  // PyTorch Kineto trace, GPU.
+      {"tf_two_hosts", 2, 0, false, true, true},   // Two hosts of one run.
+      {"torch_gpu_amp", 1, 1578, true, true, false},  // PyTorch Kineto trace, GPU: 1578 [memory] events.
       {"tf1_timeline", 1, 0, false, true, false},  // TF1 timelines, one host.
-      {"jax_gpu", 1, 0, true, false, false},       // JAX xplane with a GPU.
+      {"jax_gpu", 1, 97 * 2 + 28 * 2, true, true, false},  // JAX xplane with a GPU (expected_facts.json).
   };
   for (const Case& c : cases) {
     SECTION(c.capture) {
@@ -255,7 +255,7 @@ TEST_CASE("run summary parts: a message no summary gives is one input error", "[
   memory.mutable_allocators(0)->mutable_timeline(0)->set_op_name_str(0);
   memory.mutable_allocators(0)->add_active()->set_snapshot(1);
   CHECK(problem([&] { FromProto(memory); }) == "run summary: allocation at snapshot 1 of a timeline of 1");
-  memory.clear_strings();
+  memory.set_strings(0, "MatMul");
   CHECK(problem([&] { FromProto(memory); }) == "run summary: memory profile's string table does not start with \"\"");
 
   summary::Diagnostics diagnostics;
