@@ -28,6 +28,8 @@ RunSummary SmallSummary() {
     HostPartials& h = run.hosts.emplace_back();
     h.order = order;
     h.host = "host" + std::to_string(order);
+    // Captures carry names that are not UTF-8; they survive as they are.
+    h.ops.host_ops.Lookup(0, "bad\xff\xfename").category = "\xc3";
     h.format = order ? CaptureFormat::kChromeTrace : CaptureFormat::kXSpace;
     OpMetrics& m = h.ops.host_ops.Lookup(0, "MatMul");
     m.category = "MatMul";
@@ -111,9 +113,11 @@ TEST_CASE("run summary file: the header, then the deterministic message", "[summ
   CHECK(back.hosts[1].order == 3);
   CHECK(back.hosts[1].format == CaptureFormat::kChromeTrace);
   CHECK(back.hosts[1].diagnostics.Count("memory.unmatched_deallocation") == 2);
-  REQUIRE(back.hosts[0].ops.host_ops.rows().size() == 2);  // MatMul and IDLE.
-  CHECK(back.hosts[0].ops.host_ops.rows()[1].is_idle());
-  CHECK(back.hosts[0].ops.host_ops.rows()[1].self_time_ps == 500);
+  REQUIRE(back.hosts[0].ops.host_ops.rows().size() == 3);  // bad..name, MatMul and IDLE.
+  CHECK(back.hosts[0].ops.host_ops.rows()[0].name == "bad\xff\xfename");
+  CHECK(back.hosts[0].ops.host_ops.rows()[0].category == "\xc3");
+  CHECK(back.hosts[0].ops.host_ops.rows()[2].is_idle());
+  CHECK(back.hosts[0].ops.host_ops.rows()[2].self_time_ps == 500);
   CHECK(back.hosts[0].memory.Str(back.hosts[0].memory.allocators[0].timeline[0].op_name) == "MatMul");
 
   std::ostringstream stream;
@@ -191,6 +195,32 @@ TEST_CASE("run summary file: reading stays within the memory limit", "[summary][
             " memory limit (set TFPROF_MEMORY_LIMIT higher if this machine has the memory)");
   options.memory_limit_bytes = message * kRunSummaryReadBytesPerByte;
   CHECK(ReadError(good, options) == "no error");
+}
+
+// Every single-byte corruption of a small summary reads as a summary or
+// fails with InputError: never a crash or another exception. What reads
+// back is canonical: written again and read again, it gives its own bytes.
+TEST_CASE("run summary file: any corrupted byte is a summary or an input error", "[summary][proto]") {
+  const std::string good = RunSummaryToBytes(SmallSummary());
+  size_t read = 0, refused = 0;
+  for (size_t at = 0; at < good.size(); ++at) {
+    for (const unsigned char value : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::string bad = good;
+      if (static_cast<unsigned char>(bad[at]) == value) continue;
+      bad[at] = static_cast<char>(value);
+      try {
+        const std::string again = RunSummaryToBytes(RunSummaryFromBytes(bad, "bad"));
+        CHECK(RunSummaryToBytes(RunSummaryFromBytes(again, "again")) == again);
+        ++read;
+      } catch (const InputError& e) {
+        CHECK(e.code() == kExitBadInput);
+        ++refused;
+      }
+    }
+  }
+  // Both happen: header and tags are refused, most values just change.
+  CHECK(read > 0);
+  CHECK(refused > 0);
 }
 
 }  // namespace
