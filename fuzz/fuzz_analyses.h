@@ -9,16 +9,17 @@
 
 #include "fuzz/fuzz_common.h"
 #include "fuzz/host_check.h"
-#include "lib/analyze/run_metrics.h"
+#include "lib/analyze/run_summary_to_metrics.h"
+#include "lib/summary/host_to_run_summary.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/xplane_reader.h"
 
 namespace tfprof::fuzz {
 
 // The first byte picks the reader (even: XSpace, odd: Chrome JSON) and the
-// step options; the rest is the capture. Every analysis then runs through
-// RunMetricsCollector, which summarises the host with each of them (op
-// metrics, kernels, steps and the overview, memory, tf.data).
+// step options; the rest is the capture. Every analysis then runs as the
+// commands run them: the host's RunSummary with every part (op metrics,
+// kernels, steps, memory, tf.data), then the metrics and the overview.
 inline void FuzzAnalyses(std::string_view bytes) {
   if (bytes.empty()) return;
   const unsigned char mode = static_cast<unsigned char>(bytes.front());
@@ -32,9 +33,10 @@ inline void FuzzAnalyses(std::string_view bytes) {
     options.compat = static_cast<Compat>((mode >> 1) % 3);
     if (mode & 8) options.whole_trace = true;
     if (mode & 16) options.step_marker = "^[a-zA-Z]+#?\\d*$";
-    RunMetricsCollector collector(options);
-    collector.AddHost(host, diagnostics);
-    RunAnalysis run = collector.Finish("fuzz");
+    SummaryOptions summary;
+    summary.analysis = options;
+    summary.parts = SummaryParts::All();
+    const RunAnalysis run = RunSummaryToMetrics(HostToRunSummary(host, summary));
     for (const Metric& m : run.metrics)
       if (m.def == nullptr) std::abort();  // Every metric is in the catalogue.
   });

@@ -4,13 +4,11 @@
 
 #include <charconv>
 #include <iostream>
-#include <set>
 #include <vector>
 
 #include "lib/summary/name_regex.h"
 #include "lib/model/errors.h"
-#include "lib/read/capture_loader.h"
-#include "lib/read/kineto_rank.h"
+#include "lib/read/capture_discovery.h"
 
 namespace tfprof::cli {
 
@@ -129,60 +127,6 @@ AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
   if (o.compat == "xprof") a.compat = Compat::kXprof;
   else if (o.compat == "tf-legacy") a.compat = Compat::kTfLegacy;
   return a;
-}
-
-LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>& visit) {
-  LoadResult result;
-  Guard().AddInput(o.path);  // Before discovery: a refused output fails before anything is read.
-  // xprof reads byte-identical host files twice; so does --compat xprof.
-  result.input = DiscoverInput(o.path, o.run, /*keep_duplicates=*/o.compat == "xprof");
-  Guard().AddInput(result.input.selected.path);
-  for (const CaptureFile& file : result.input.selected.files) Guard().AddInput(file.path);
-  ReadOptions read;
-  read.max_events = o.max_events;
-  read.max_inflated_bytes = o.max_inflated_mb << 20;
-  for (const std::string& dup : result.input.selected.duplicates)
-    result.diagnostics.Add(Severity::kWarning, "input.duplicate_host_file",
-                           "host files that are byte-identical copies of another host's file were read once", dup);
-  for (const std::string& skipped : result.input.selected.skipped)
-    result.diagnostics.Add(Severity::kWarning, "input.skipped_file",
-                           "entries named like captures that are not readable files were skipped", skipped);
-  bool matched = o.host.empty();
-  std::set<std::string> names;
-  for (const CaptureFile& file : result.input.selected.files) {
-    // --host names a file's host, or a PyTorch rank ("rank1"), which only
-    // the trace says: its head when Kineto wrote it first, else the trace.
-    const bool by_file = o.host.empty() || file.host == o.host;
-    if (!by_file) {
-      if (!IsRankHostName(o.host) || file.format != CaptureFormat::kChromeTrace) continue;
-      const PeekedRank peeked = PeekRank(file.path);
-      if (peeked.state == PeekedRank::kNone || (peeked.state == PeekedRank::kRank && RankHostName(peeked.rank) != o.host))
-        continue;
-    }
-    Host host = LoadCapture(file, result.diagnostics, read);
-    if (!by_file && host.name != o.host) continue;
-    // Two traces of one rank in a run (copies, or two jobs' files mixed):
-    // the later keeps its file's name, so hosts stay apart.
-    if (!names.insert(host.name).second) {
-      result.diagnostics.Add(Severity::kWarning, "input.duplicate_rank",
-                             "traces that name the same PyTorch rank; the later ones keep their file's name",
-                             host.name + " (" + file.path + ")");
-      host.name = file.host;
-      names.insert(host.name);
-    }
-    matched = true;
-    visit(host);
-    ++result.hosts_read;
-  }
-  if (!matched) {
-    std::string hosts;
-    for (const CaptureFile& f : result.input.selected.files) hosts += (hosts.empty() ? "" : ", ") + f.host;
-    throw InputError(o.path,
-                     "no host named '" + o.host + "' in run " + result.input.selected.name + " (hosts: " + hosts +
-                         (IsRankHostName(o.host) ? "; no trace of that PyTorch rank either" : "") + ")",
-                     kExitUsage);
-  }
-  return result;
 }
 
 void Emit(const Report& report, const CommonOptions& o) {

@@ -1,5 +1,5 @@
-// What every subcommand shares: the global options, loading the input one
-// host at a time, and writing the report.
+// What every subcommand shares: the global options and writing the report
+// (loading a run: run_summary_loader.h).
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,6 @@
 #include "CLI/CLI.hpp"
 #include "lib/summary/analysis_options.h"
 #include "lib/model/diagnostics.h"
-#include "lib/model/model.h"
-#include "lib/read/capture_discovery.h"
 #include "lib/read/read_options.h"
 #include "lib/render/output_file.h"
 #include "lib/render/render.h"
@@ -66,15 +64,6 @@ void AddStepOptions(CLI::App* cmd, CommonOptions& options);
 // --compat, --step-marker, --steps-between and --whole-trace as analysis
 // options.
 AnalysisOptions AnalysisOptionsFrom(const CommonOptions& options);
-
-// Discovers the input and reads each selected host in turn, handing it to
-// `visit` and dropping it before the next is read.
-struct LoadResult {
-  DiscoveredInput input;
-  Diagnostics diagnostics;
-  size_t hosts_read = 0;
-};
-LoadResult ForEachHost(const CommonOptions& options, const std::function<void(Host&)>& visit);
 
 // Writes the report (to --output or stdout) in the chosen format.
 void Emit(const Report& report, const CommonOptions& options);

@@ -12,8 +12,8 @@
 #include "lib/analyze/metrics_report.h"
 #include "lib/model/errors.h"
 #include "lib/render/junit.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 #include "tools/commands.h"
-#include "tools/run_loader.h"
 
 namespace tfprof::cli {
 namespace {
@@ -69,44 +69,52 @@ std::vector<MetricRule> CollectRules(const CheckOptions& c) {
   return rules;
 }
 
-void Run(const CommonOptions& options, const CheckOptions& c) {
-  if (MaybeListRuns(options)) return;
-  // Rules first: a typo in a metric name is a usage error before any reading.
-  const std::vector<MetricRule> rules = CollectRules(c);
-  LoadedRun l = LoadRun(options);
-  const std::vector<CheckOutcome> outcomes =
-      EvaluateRules(rules, l.run, c.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail);
-  Report report = BuildCheckReport(l.run, outcomes);
-  report.diagnostics.Merge(l.loaded.diagnostics);
-  report.diagnostics.Merge(l.diagnostics);
-  Emit(report, options);
-  if (!c.junit.empty()) {
-    const JUnitSuite suite =
-        OutcomesToJUnit("tfprof-analyze check", "tfprof.check", outcomes, {{"input", options.path}, {"run", l.run.run}});
-    WriteOutput(c.junit, [&](std::ostream& out) { WriteJUnit(suite, out); });
+class Check final : public RunReportCommand {
+ public:
+  Check()
+      : RunReportCommand("check", "Check metrics against thresholds (for CI): exit code 5 when a rule fails",
+                         SummaryParts::All(), /*finds_steps=*/true) {}
+
+ private:
+  void AddCommandOptions(CLI::App* cmd) override {
+    cmd->add_option("--max", c_.max, "Rule METRIC=VALUE: fails when the metric is above VALUE (repeatable)")
+        ->allow_extra_args(false);  // One value per --max, so PATH is never taken as one.
+    cmd->add_option("--min", c_.min, "Rule METRIC=VALUE: fails when the metric is below VALUE (repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("--rules", c_.rules_files, "A rules file: one 'METRIC OP VALUE' per line (docs/ci.md; repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("--missing", c_.missing,
+                    "A rule on a metric this capture lacks: 'fail' (default) or 'skip' (lines starting 'optional' "
+                    "always skip)")
+        ->check(CLI::IsMember({"fail", "skip"}));
+    AddOutputOption(cmd, "--junit", c_.junit, "Also write the results as JUnit XML to this file (for CI test reports)");
   }
-  if (std::string failed = FailureSummary(outcomes, "rule"); !failed.empty())
-    throw InputError(options.path, "check failed: " + failed, kExitCheckFailed);
-}
+  // Rules first: a typo in a metric name is a usage error before any reading.
+  void Prepare() override { rules_ = CollectRules(c_); }
+  Report BuildReport(RunSummary& run) override {
+    metrics_ = RunSummaryToMetrics(run);
+    outcomes_ = EvaluateRules(rules_, metrics_, c_.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail);
+    return BuildCheckReport(metrics_, outcomes_);
+  }
+  void Write(const Report& report) override {
+    Emit(report, options_);
+    if (!c_.junit.empty()) {
+      const JUnitSuite suite = OutcomesToJUnit("tfprof-analyze check", "tfprof.check", outcomes_,
+                                               {{"input", options_.path}, {"run", metrics_.run}});
+      WriteOutput(c_.junit, [&](std::ostream& out) { WriteJUnit(suite, out); });
+    }
+    if (std::string failed = FailureSummary(outcomes_, "rule"); !failed.empty())
+      throw InputError(options_.path, "check failed: " + failed, kExitCheckFailed);
+  }
 
-void Register(CLI::App& app, std::function<void()>& action) {
-  static CommonOptions options;
-  static CheckOptions c;
-  CLI::App* cmd = app.add_subcommand("check", "Check metrics against thresholds (for CI): exit code 5 when a rule fails");
-  AddCommonOptions(cmd, options);
-  AddStepOptions(cmd, options);
-  cmd->add_option("--max", c.max, "Rule METRIC=VALUE: fails when the metric is above VALUE (repeatable)")
-      ->allow_extra_args(false);  // One value per --max, so PATH is never taken as one.
-  cmd->add_option("--min", c.min, "Rule METRIC=VALUE: fails when the metric is below VALUE (repeatable)")->allow_extra_args(false);
-  cmd->add_option("--rules", c.rules_files, "A rules file: one 'METRIC OP VALUE' per line (docs/ci.md; repeatable)")->allow_extra_args(false);
-  cmd->add_option("--missing", c.missing,
-                  "A rule on a metric this capture lacks: 'fail' (default) or 'skip' (lines starting 'optional' always skip)")
-      ->check(CLI::IsMember({"fail", "skip"}));
-  AddOutputOption(cmd, "--junit", c.junit, "Also write the results as JUnit XML to this file (for CI test reports)");
-  cmd->callback([&action] { action = [] { Run(options, c); }; });
-}
-
-const CommandRegistration kCheck(85, Register);
+  CheckOptions c_;
+  std::vector<MetricRule> rules_;
+  RunAnalysis metrics_;
+  std::vector<CheckOutcome> outcomes_;
+};
 
 }  // namespace
+
+std::unique_ptr<Command> CheckCommand() { return std::make_unique<Check>(); }
+
 }  // namespace tfprof::cli

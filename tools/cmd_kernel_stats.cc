@@ -1,58 +1,51 @@
 // `tfprof-analyze kernel-stats PATH`: GPU kernel stats.
-#include "lib/summary/host_summary.h"
 #include "lib/analyze/kernel_stats_report.h"
-#include "lib/summary/name_regex.h"
 #include "lib/model/errors.h"
-#include "tools/cli_common.h"
+#include "lib/summary/name_regex.h"
+#include "lib/summary/run_summary_combine.h"
 #include "tools/commands.h"
 
 namespace tfprof::cli {
 namespace {
 
-void Register(CLI::App& app, std::function<void()>& action) {
-  static CommonOptions options;
-  static KernelStatsOptions ks;
-  static std::string by;
-  CLI::App* cmd = app.add_subcommand("kernel-stats", "GPU kernel stats: launch parameters, Tensor Core use, time per kernel and op");
-  AddCommonOptions(cmd, options);
-  cmd->add_option("--top", ks.top, "At most N rows")
-      ->transform(WholeNumber(0, SIZE_MAX));
-  cmd->add_option("--op", ks.op_regex, "Only kernels whose op name contains a match of this regular expression (RE2 syntax)");
-  cmd->add_option("--kernel", ks.kernel_regex, "Only kernels whose name contains a match of this regular expression (RE2 syntax)");
-  cmd->add_option("--by", by, "'op': one row per op (kernel count, total time, fraction on Tensor Cores)")
-      ->check(CLI::IsMember({"kernel", "op"}));
-  cmd->callback([&action] {
-    action = [] {
-      if (MaybeListRuns(options)) return;
-      ks.by_op = by == "op";
-      const AnalysisOptions analysis = AnalysisOptionsFrom(options);
-      // Usage errors before the capture is read (and before "no kernels").
-      if (!ks.op_regex.empty()) NameRegex(ks.op_regex, "--op");
-      if (!ks.kernel_regex.empty()) NameRegex(ks.kernel_regex, "--kernel");
-      HostSummary combined;
-      bool first = true;
-      Diagnostics diag;
-      LoadResult loaded = ForEachHost(options, [&](Host& host) {
-        // Kernel stats show no execution mode: skip the eager marks (they
-        // need the event forest, a third of op-stats' time on big captures).
-        static const EventBits kNoMarks;
-        HostSummary s = SummarizeHostOps(host, diag, analysis, &kNoMarks);
-        if (first) combined = std::move(s);
-        else CombineHostSummaries(combined, s);
-        first = false;
-      });
-      if (std::string why = NoKernelsReason(combined); !why.empty()) throw InputError(options.path, why, kExitUnavailable);
-      Report report = BuildKernelStatsReport(combined, ks);
-      report.lines.insert(report.lines.begin(), "run " + loaded.input.selected.name + " · " + combined.env.device_type +
-                                                    " ×" + std::to_string(combined.env.device_core_count));
-      report.diagnostics.Merge(loaded.diagnostics);
-      report.diagnostics.Merge(diag);
-      Emit(report, options);
-    };
-  });
-}
+// Kernel stats show no execution mode: no eager marks (they need the event
+// forest, a third of op-stats' time on big captures).
+class KernelStats final : public RunReportCommand {
+ public:
+  KernelStats()
+      : RunReportCommand("kernel-stats", "GPU kernel stats: launch parameters, Tensor Core use, time per kernel and op",
+                         SummaryPart::kOps, /*finds_steps=*/false) {}
 
-const CommandRegistration kKernelStats(30, Register);
+ private:
+  void AddCommandOptions(CLI::App* cmd) override {
+    cmd->add_option("--top", ks_.top, "At most N rows")->transform(WholeNumber(0, SIZE_MAX));
+    cmd->add_option("--op", ks_.op_regex, "Only kernels whose op name contains a match of this regular expression (RE2 syntax)");
+    cmd->add_option("--kernel", ks_.kernel_regex,
+                    "Only kernels whose name contains a match of this regular expression (RE2 syntax)");
+    cmd->add_option("--by", by_, "'op': one row per op (kernel count, total time, fraction on Tensor Cores)")
+        ->check(CLI::IsMember({"kernel", "op"}));
+  }
+  void Prepare() override {
+    ks_.by_op = by_ == "op";
+    // Usage errors before the capture is read (and before "no kernels").
+    if (!ks_.op_regex.empty()) NameRegex(ks_.op_regex, "--op");
+    if (!ks_.kernel_regex.empty()) NameRegex(ks_.kernel_regex, "--kernel");
+  }
+  Report BuildReport(RunSummary& run) override {
+    const HostSummary ops = CombineHostOps(run);
+    if (std::string why = NoKernelsReason(ops); !why.empty()) throw InputError(options_.path, why, kExitUnavailable);
+    Report report = BuildKernelStatsReport(ops, ks_);
+    report.lines.insert(report.lines.begin(),
+                        "run " + run.run + " · " + ops.env.device_type + " ×" + std::to_string(ops.env.device_core_count));
+    return report;
+  }
+
+  KernelStatsOptions ks_;
+  std::string by_;
+};
 
 }  // namespace
+
+std::unique_ptr<Command> KernelStatsCommand() { return std::make_unique<KernelStats>(); }
+
 }  // namespace tfprof::cli

@@ -1,31 +1,26 @@
 // `tfprof-analyze metrics PATH`: every number a CI check may gate on, by its
 // stable dotted name (docs/metrics.md).
 #include "lib/analyze/metrics_report.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 #include "tools/commands.h"
-#include "tools/run_loader.h"
 
 namespace tfprof::cli {
 namespace {
 
-void Register(CLI::App& app, std::function<void()>& action) {
-  static CommonOptions options;
-  CLI::App* cmd = app.add_subcommand(
-      "metrics", "Every metric a check can gate on (overview, placement, op-stats, kernels, memory, tf.data), by name");
-  AddCommonOptions(cmd, options);
-  AddStepOptions(cmd, options);
-  cmd->callback([&action] {
-    action = [] {
-      if (MaybeListRuns(options)) return;
-      LoadedRun l = LoadRun(options);
-      Report report = BuildMetricsReport(l.run);
-      report.diagnostics.Merge(l.loaded.diagnostics);
-      report.diagnostics.Merge(l.diagnostics);
-      Emit(report, options);
-    };
-  });
-}
+class Metrics final : public RunReportCommand {
+ public:
+  Metrics()
+      : RunReportCommand("metrics",
+                         "Every metric a check can gate on (overview, placement, op-stats, kernels, memory, tf.data), "
+                         "by name",
+                         SummaryParts::All(), /*finds_steps=*/true) {}
 
-const CommandRegistration kMetrics(80, Register);
+ private:
+  Report BuildReport(RunSummary& run) override { return BuildMetricsReport(RunSummaryToMetrics(run)); }
+};
 
 }  // namespace
+
+std::unique_ptr<Command> MetricsCommand() { return std::make_unique<Metrics>(); }
+
 }  // namespace tfprof::cli

@@ -1,29 +1,37 @@
-// `tfprof-analyze overview PATH`: the Overview Page, verdict first.
+// `tfprof-analyze overview PATH`: the Overview Page, verdict first; and
+// `input-pipeline PATH`, the Input Pipeline Analyzer, from the same summary.
+#include "lib/analyze/overview_analysis.h"
 #include "lib/analyze/overview_report.h"
 #include "tools/commands.h"
-#include "tools/overview_loader.h"
 
 namespace tfprof::cli {
 namespace {
 
-void Register(CLI::App& app, std::function<void()>& action) {
-  static CommonOptions options;
-  CLI::App* cmd = app.add_subcommand("overview", "Step-time breakdown, input-bound verdict, placement, top device ops");
-  AddCommonOptions(cmd, options);
-  AddStepOptions(cmd, options);
-  cmd->callback([&action] {
-    action = [] {
-      if (MaybeListRuns(options)) return;
-      LoadedOverview l = LoadOverview(options);
-      Report report = BuildOverviewReport(l.overview, l.loaded.input.selected.name);
-      report.diagnostics.Merge(l.loaded.diagnostics);
-      report.diagnostics.Merge(l.diagnostics);
-      Emit(report, options);
-    };
-  });
-}
+using OverviewToReport = Report (*)(const Overview&, const std::string&);
 
-const CommandRegistration kOverview(15, Register);
+class OverviewPage final : public RunReportCommand {
+ public:
+  OverviewPage(std::string name, std::string description, OverviewToReport to_report)
+      : RunReportCommand(std::move(name), std::move(description),
+                         SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps, /*finds_steps=*/true),
+        to_report_(to_report) {}
+
+ private:
+  Report BuildReport(RunSummary& run) override { return to_report_(RunSummaryToOverview(run), run.run); }
+
+  OverviewToReport to_report_;
+};
 
 }  // namespace
+
+std::unique_ptr<Command> OverviewCommand() {
+  return std::make_unique<OverviewPage>("overview", "Step-time breakdown, input-bound verdict, placement, top device ops",
+                                        BuildOverviewReport);
+}
+
+std::unique_ptr<Command> InputPipelineCommand() {
+  return std::make_unique<OverviewPage>(
+      "input-pipeline", "Input Pipeline Analyzer: wait for input per step, host input ops", BuildInputPipelineReport);
+}
+
 }  // namespace tfprof::cli

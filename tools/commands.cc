@@ -1,25 +1,45 @@
 #include "tools/commands.h"
 
-#include <algorithm>
+#include "lib/summary/run_summary_combine.h"
+#include "tools/run_summary_loader.h"
 
 namespace tfprof::cli {
-namespace {
 
-std::vector<std::pair<int, RegisterFn>>& Registry() {
-  static std::vector<std::pair<int, RegisterFn>> registry;
-  return registry;
+// Each defined in its tools/cmd_<name>.cc.
+std::unique_ptr<Command> InfoCommand(), OverviewCommand(), OpStatsCommand(), PlacementCommand(), KernelStatsCommand(),
+    StepsCommand(), InputPipelineCommand(), MemoryCommand(), TfDataCommand(), MetricsCommand(), CheckCommand(),
+    DiffCommand();
+
+std::vector<std::unique_ptr<Command>> AllCommands() {
+  using MakeCommand = std::unique_ptr<Command> (*)();
+  // The order `--help` lists them in.
+  constexpr MakeCommand kCommands[] = {
+      InfoCommand, OverviewCommand, OpStatsCommand, PlacementCommand, KernelStatsCommand, StepsCommand,
+      InputPipelineCommand, MemoryCommand, TfDataCommand, MetricsCommand, CheckCommand, DiffCommand,
+  };
+  std::vector<std::unique_ptr<Command>> commands;
+  for (MakeCommand make : kCommands) commands.push_back(make());
+  return commands;
 }
 
-}  // namespace
+void RunReportCommand::AddOptions(CLI::App* cmd) {
+  AddCommonOptions(cmd, options_);
+  if (finds_steps_) AddStepOptions(cmd, options_);
+  AddCommandOptions(cmd);
+}
 
-CommandRegistration::CommandRegistration(int order, RegisterFn fn) { Registry().emplace_back(order, std::move(fn)); }
+RunSummary RunReportCommand::Load() { return LoadRunSummary(options_, parts_); }
 
-std::vector<RegisterFn> RegisteredCommands() {
-  auto sorted = Registry();
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<RegisterFn> out;
-  for (auto& [order, fn] : sorted) out.push_back(fn);
-  return out;
+void RunReportCommand::Write(const Report& report) { Emit(report, options_); }
+
+void RunReportCommand::Run() {
+  if (MaybeListRuns(options_)) return;
+  Prepare();
+  RunSummary run = Load();
+  const Diagnostics diagnostics = RunDiagnostics(run);  // Before BuildReport may take parts of `run`.
+  Report report = BuildReport(run);
+  report.diagnostics.Merge(diagnostics);
+  Write(report);
 }
 
 }  // namespace tfprof::cli

@@ -40,10 +40,10 @@ int FailStdout(int err) {
   return Fail(kExitOutputFailed, std::string("standard output: write failed (") + std::strerror(err) + ")");
 }
 
-int RunCommand(const std::function<void()>& action) {
+int RunCommand(cli::Command* command) {
   try {
     cli::DeclareOutputs();
-    if (action) action();
+    if (command) command->Run();
     return kExitOk;
   } catch (const InputError& e) {
     // A failed check whose report was lost: that the report was lost is
@@ -63,8 +63,14 @@ int Main(int argc, char** argv) {
   CLI::App app{"tfprof-analyze: what the TensorFlow Profiler would show, from the command line"};
   app.set_version_flag("--version", std::string("tfprof-analyze 0.1.0"));
   app.require_subcommand(1);
-  std::function<void()> action;
-  for (const cli::RegisterFn& add : cli::RegisteredCommands()) add(app, action);
+  // The commands hold their options: they live until the chosen one has run.
+  const std::vector<std::unique_ptr<cli::Command>> commands = cli::AllCommands();
+  cli::Command* chosen = nullptr;
+  for (const std::unique_ptr<cli::Command>& command : commands) {
+    CLI::App* sub = app.add_subcommand(command->name(), command->description());
+    command->AddOptions(sub);
+    sub->callback([&chosen, c = command.get()] { chosen = c; });
+  }
 
   auto all = app.get_subcommands([](CLI::App*) { return true; });
   bool known = argc > 1 && std::any_of(all.begin(), all.end(), [&](CLI::App* s) { return s->get_name() == argv[1]; });
@@ -76,7 +82,7 @@ int Main(int argc, char** argv) {
   int code = kExitOk;
   try {
     app.parse(argc, argv);
-    code = RunCommand(action);
+    code = RunCommand(chosen);
   } catch (const CLI::Success& e) {
     app.exit(e);  // --help and --version: to stdout, exit 0.
   } catch (const CLI::ParseError& e) {

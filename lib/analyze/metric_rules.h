@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/analyze/run_metrics.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 
 namespace tfprof {
 

@@ -8,7 +8,7 @@
 
 #include "lib/analyze/metric_rules.h"
 #include "lib/analyze/run_diff.h"
-#include "lib/analyze/run_metrics.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 #include "lib/render/junit.h"
 #include "lib/report/report.h"
 

@@ -5,6 +5,7 @@
 #include "fmt/format.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/analyze/pytorch_advice.h"
+#include "lib/summary/run_summary_combine.h"
 
 namespace tfprof {
 namespace {
@@ -172,6 +173,10 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
   // Precision, Tensor Cores, eager and input advice in PyTorch's terms.
   if (o.env.pytorch()) AdviseForPyTorch(ops, o);
   return o;
+}
+
+Overview RunSummaryToOverview(const RunSummary& run) {
+  return BuildOverview(CombineHostOps(run), SummarizeSteps(CombineRunSteps(run)), run.options);
 }
 
 }  // namespace tfprof

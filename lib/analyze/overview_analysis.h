@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/summary/host_summary.h"
+#include "lib/summary/run_summary.h"
 #include "lib/analyze/input_pipeline_analysis.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/step_summary.h"
@@ -67,5 +68,9 @@ double EagerPercent(const OpMetricsDb& db);
 // tf.function."; empty when neither is over 10%.
 std::string EagerStatement(double host_percent, double device_percent);
 Overview BuildOverview(const HostSummary& ops, StepSummary steps, const AnalysisOptions& options = {});
+
+// The overview of a run: its hosts' op summaries and steps combined (the
+// summary's parts: ops with eager marks, and steps).
+Overview RunSummaryToOverview(const RunSummary& run);
 
 }  // namespace tfprof

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lib/analyze/metric_rules.h"
-#include "lib/analyze/run_metrics.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 
 namespace tfprof {
 

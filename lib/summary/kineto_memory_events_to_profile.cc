@@ -213,7 +213,7 @@ std::string PyTorchDeviceName(int64_t device_type, int64_t device_id) {
   return fmt::format("device_type_{}:{}", device_type, device_id);
 }
 
-HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag) {
+HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag, const EventGroupsSource& source) {
   HostMemoryProfile out;
   out.host = host.name;
   out.source = MemorySource::kPyTorch;
@@ -241,7 +241,8 @@ HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag) 
   }
   const size_t plane_index = static_cast<size_t>(plane - host.planes.data());
 
-  const EventGroups groups = GroupEvents(host, diag);
+  const EventGroups own = source ? EventGroups{} : GroupEvents(host, diag);
+  const EventGroups& groups = source ? source() : own;
   if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
   for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
   const StepByTime step_by_time(host, groups);

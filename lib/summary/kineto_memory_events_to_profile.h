@@ -30,6 +30,7 @@ std::string PyTorchDeviceName(int64_t device_type, int64_t device_id);
 // when it holds no `[memory]` events. Uses the ops the Chrome trace
 // conventions marked (tf_op / tf_op_type stats of Kineto's cpu_op events)
 // and the steps of event grouping (PyTorch's ProfilerStep#N).
-HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diagnostics);
+HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diagnostics,
+                                           const EventGroupsSource& groups = {});
 
 }  // namespace tfprof

@@ -320,10 +320,11 @@ MemoryProfileOptions MemoryProfileOptionsFor(Compat compat) {
   return o;
 }
 
-HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diag) {
+HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diag,
+                                     const EventGroupsSource& source) {
   // A Chrome trace holds no TensorFlow allocator events (its exporters drop
   // them), but a PyTorch trace may hold PyTorch's own.
-  if (host.format == CaptureFormat::kChromeTrace) return BuildKinetoMemoryProfile(host, diag);
+  if (host.format == CaptureFormat::kChromeTrace) return BuildKinetoMemoryProfile(host, diag, source);
   HostMemoryProfile out;
   out.host = host.name;
   size_t plane_index = host.planes.size();
@@ -353,7 +354,8 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     return out;
   }
 
-  const EventGroups groups = GroupEvents(host, diag);
+  const EventGroups own = source ? EventGroups{} : GroupEvents(host, diag);
+  const EventGroups& groups = source ? source() : own;
   if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
   for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
 

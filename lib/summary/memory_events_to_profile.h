@@ -11,11 +11,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "lib/summary/analysis_options.h"
+#include "lib/summary/event_grouping.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 #include "lib/model/string_pool.h"
@@ -153,9 +155,15 @@ struct MemoryProfileOptions {
 };
 MemoryProfileOptions MemoryProfileOptionsFor(Compat compat);
 
+// The host's event groups (which step each event is in), asked for only
+// when the host has allocator events; empty: grouped here with default
+// options. HostToRunSummary hands in the one grouping of its pass.
+using EventGroupsSource = std::function<const EventGroups&()>;
+
 // A Chrome trace's profile is PyTorch's (BuildKinetoMemoryProfile,
 // kineto_memory_events_to_profile.h; the options do not apply to it).
-HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diagnostics);
+HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diagnostics,
+                                     const EventGroupsSource& groups = {});
 
 // Indices into `timeline` of at most `max_points` snapshots to plot.
 // Reference (xprof): split the timeline into max_points windows of nearly

@@ -17,6 +17,7 @@
 #include "lib/model/stat_finder.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
+#include "lib/summary/captures_to_run_summary.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
@@ -257,21 +258,12 @@ TEST_CASE("Eager percentages of a corpus run match TensorFlow's overview_page.pb
   REQUIRE_CORPUS(folder, "e4040-2023fall-assign2-hd2551/logs/fit/20231107-182500/train/plugins/profile/2023_11_07_18_25_02");
   for (Compat compat : {Compat::kDefault, Compat::kXprof}) {
     const AnalysisOptions options{compat};
-    DiscoveredInput input = DiscoverInput(folder, "", options.xprof());
-    HostSummary ops;
-    std::vector<StepDb> steps;
-    Diagnostics d;
-    bool first = true;
-    for (const CaptureFile& f : input.selected.files) {
-      Host host = LoadCapture(f, d);
-      EventGroups g = GroupEvents(host, d, options);
-      HostSummary s = SummarizeHostOps(host, d, options, &g.eager);
-      if (first) ops = std::move(s);
-      else CombineHostSummaries(ops, s);
-      first = false;
-      steps.push_back(BuildStepDb(host, g, options, d));
-    }
-    Overview o = BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps))), options);
+    // As `overview` reads the run.
+    SummaryOptions summary;
+    summary.analysis = options;
+    summary.parts = SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps;
+    const Overview o =
+        RunSummaryToOverview(CapturesToRunSummary(DiscoverInput(folder, "", options.xprof()), RunReadOptions{}, summary));
     if (compat == Compat::kDefault) {
       // instance-2.overview_page.pb: 72.7131313436917, 0.042903530187764174.
       CHECK(o.host_eager_percent == Approx(72.7131313436917).epsilon(1e-9));

@@ -7,7 +7,8 @@
 
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/analyze/placement_report.h"
-#include "lib/analyze/run_metrics.h"
+#include "lib/analyze/run_summary_to_metrics.h"
+#include "lib/summary/host_to_run_summary.h"
 #include "lib/read/chrome_trace_reader.h"
 
 using namespace tfprof;
@@ -75,12 +76,19 @@ double MetricValue(const RunAnalysis& a, std::string_view name) {
   return m->value;
 }
 
+// Every analysis of the host, as `metrics` runs them.
+RunAnalysis Metrics(const Host& host, Diagnostics& d) {
+  SummaryOptions options;
+  options.parts = SummaryParts::All();
+  const RunSummary summary = HostToRunSummary(host, options);
+  d.Merge(summary.hosts.front().diagnostics);
+  return RunSummaryToMetrics(summary);
+}
+
 RunAnalysis Analyze(Diagnostics& d) {
   Host host = ReadChromeTraceText(kTrace, "attribution.pt.trace.json", d);
   CHECK(host.framework == Framework::kPyTorch);
-  RunMetricsCollector collector(AnalysisOptions{});
-  collector.AddHost(host, d);
-  return collector.Finish("attribution");
+  return Metrics(host, d);
 }
 
 }  // namespace
@@ -189,9 +197,7 @@ TEST_CASE("Kineto trace without a host process: device events are rows of their 
   CHECK(host.framework == Framework::kPyTorch);
   CHECK(d.Count("json.kineto_device_ops_by_gpu_annotation") == 1);
   CHECK(d.Count("json.kineto_device_ops_by_own_name") == 1);
-  RunMetricsCollector collector(AnalysisOptions{});
-  collector.AddHost(host, d);
-  RunAnalysis a = collector.Finish("gpu_only");
+  RunAnalysis a = Metrics(host, d);
   OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
   REQUIRE(Row(tf, "region"));
   REQUIRE(Row(tf, "b"));
@@ -214,9 +220,7 @@ TEST_CASE("Kineto launch after its op ended, inside an annotation that outlives 
   Host host = ReadChromeTraceText(kStraddle, "straddle.pt.trace.json", d);
   CHECK(d.Count("json.kineto_device_ops") == 0);
   CHECK(d.Count("json.kineto_device_ops_by_annotation") == 1);
-  RunMetricsCollector collector(AnalysisOptions{});
-  collector.AddHost(host, d);
-  RunAnalysis a = collector.Finish("straddle");
+  RunAnalysis a = Metrics(host, d);
   OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
   REQUIRE(Row(tf, "late"));
   CHECK(Row(tf, "late")->self_time_ps == 4000000);

@@ -11,7 +11,8 @@
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/analyze/overview_report.h"
 #include "lib/analyze/placement_report.h"
-#include "lib/analyze/run_metrics.h"
+#include "lib/analyze/run_summary_to_metrics.h"
+#include "lib/summary/host_to_run_summary.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
@@ -29,9 +30,11 @@ Analyzed Analyze(const std::string& path) {
   Analyzed out;
   Host host = ReadChromeTraceFile(path, out.d);
   REQUIRE(host.framework == Framework::kPyTorch);
-  RunMetricsCollector collector(AnalysisOptions{});
-  collector.AddHost(host, out.d);
-  out.a = collector.Finish("run");
+  SummaryOptions options;
+  options.parts = SummaryParts::All();
+  const RunSummary summary = HostToRunSummary(host, options);
+  out.d.Merge(summary.hosts.front().diagnostics);
+  out.a = RunSummaryToMetrics(summary);
   return out;
 }
 

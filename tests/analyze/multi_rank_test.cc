@@ -15,8 +15,8 @@
 #include <numeric>
 #include <set>
 
-#include "lib/summary/event_grouping.h"
-#include "lib/summary/planes_to_step_db.h"
+#include "lib/summary/captures_to_run_summary.h"
+#include "lib/summary/run_summary_combine.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
@@ -31,17 +31,15 @@ using tfprof::testing::RunTool;
 
 namespace {
 
+// As `steps` reads a run: the library's loader, steps only.
 StepSummary Steps(const std::string& folder, const AnalysisOptions& options, std::vector<std::string>* hosts = nullptr) {
-  DiscoveredInput input = DiscoverInput(folder);
-  std::vector<StepDb> dbs;
-  Diagnostics diag;
-  for (const CaptureFile& f : input.selected.files) {
-    Host host = LoadCapture(f, diag);
-    if (hosts) hosts->push_back(host.name);
-    EventGroups groups = GroupEvents(host, diag, options);
-    dbs.push_back(BuildStepDb(host, groups, options, diag));
-  }
-  return SummarizeSteps(CombineHostSteps(std::move(dbs), options));
+  SummaryOptions summary;
+  summary.analysis = options;
+  summary.parts = SummaryPart::kSteps;
+  const RunSummary run = CapturesToRunSummary(DiscoverInput(folder), RunReadOptions{}, summary);
+  if (hosts)
+    for (const HostPartials& h : run.hosts) hosts->push_back(h.host);
+  return SummarizeSteps(CombineRunSteps(run));
 }
 
 double Cat(const StepRow& r, Category c) { return r.category_ms[static_cast<size_t>(c)]; }

@@ -59,7 +59,7 @@ Tally CompareKernelStatsWithLegacy(const std::string& run_folder, const std::str
     t.Text("parse " + pb_path, "ok", "failed");
     return t;
   }
-  std::vector<KernelReport> ours = LegacyView(SummarizeRun(run_folder, AnalysisOptions{Compat::kTfLegacy}).kernels.Sorted());
+  std::vector<KernelReport> ours = LegacyView(SummarizeRun(run_folder, SummaryPart::kOps, AnalysisOptions{Compat::kTfLegacy}).kernels.Sorted());
   t.Count("rows", static_cast<int64_t>(ours.size()), db.reports_size());
   for (int i = 0; i < db.reports_size() && i < static_cast<int>(ours.size()); ++i) {
     const legacy::KernelReport& r = db.reports(i);
@@ -87,7 +87,7 @@ Tally CompareKernelStatsWithXprof(const std::string& run_folder, const std::stri
   }
   std::map<std::string, size_t> col;
   for (size_t c = 0; c < table["cols"].size(); ++c) col[table["cols"][c]["id"].get<std::string>()] = c;
-  std::vector<KernelReport> ours = SummarizeRun(run_folder, AnalysisOptions{Compat::kXprof}).kernels.Sorted();
+  std::vector<KernelReport> ours = SummarizeRun(run_folder, SummaryPart::kOps, AnalysisOptions{Compat::kXprof}).kernels.Sorted();
   const nlohmann::json& rows = table["rows"];
   t.Count("rows", static_cast<int64_t>(ours.size()), static_cast<int64_t>(rows.size()));
   for (size_t i = 0; i < rows.size() && i < ours.size(); ++i) {

@@ -6,7 +6,7 @@
 #include "lib/summary/memory_events_to_profile.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/capture_discovery.h"
-#include "lib/read/capture_loader.h"
+#include "lib/summary/captures_to_run_summary.h"
 #include "nlohmann/json.hpp"
 
 namespace tfprof::parity {
@@ -33,16 +33,22 @@ const json& Field(const json& j, const char* key) {
   return j.is_object() && j.contains(key) ? j[key] : kNull;
 }
 
+// As `memory --host HOST` runs (the first host when `host` is empty); every
+// host file is kept, duplicates included, so each can be named.
 bool LoadProfile(const std::string& run_folder, const std::string& host, Compat compat, HostMemoryProfile& out) {
-  DiscoveredInput input = DiscoverInput(run_folder, "", /*keep_duplicates=*/true);
-  for (const CaptureFile& f : input.selected.files) {
-    if (!host.empty() && f.host != host) continue;
-    Diagnostics diag;
-    Host h = LoadCapture(f, diag);
-    out = BuildMemoryProfile(h, MemoryProfileOptionsFor(compat), diag);
-    return true;
-  }
-  return false;
+  const DiscoveredInput input = DiscoverInput(run_folder, "", /*keep_duplicates=*/true);
+  if (input.selected.files.empty()) return false;
+  RunReadOptions read;
+  read.host = host.empty() ? input.selected.files.front().host : host;
+  bool known = false;
+  for (const CaptureFile& f : input.selected.files) known = known || f.host == read.host;
+  if (!known) return false;
+  SummaryOptions options;
+  options.analysis.compat = compat;
+  options.parts = SummaryPart::kMemory;
+  RunSummary run = CapturesToRunSummary(input, read, options);
+  out = std::move(run.hosts.front().memory);
+  return true;
 }
 
 const char* Activity(MemoryActivity a) { return a == MemoryActivity::kAllocation ? "ALLOCATION" : "DEALLOCATION"; }

@@ -55,7 +55,7 @@ Tally CompareOpStatsWithLegacy(const std::string& run_folder, const std::string&
     return t;
   }
   const AnalysisOptions legacy{Compat::kTfLegacy};
-  HostSummary summary = SummarizeRun(run_folder, legacy);
+  HostSummary summary = SummarizeRun(run_folder, SummaryPart::kOps | SummaryPart::kEagerMarks, legacy);
   for (bool with_idle : {true, false}) {
     const legacy::TfStatsTable& table = with_idle ? db.with_idle() : db.without_idle();
     TfStatsOptions options;
@@ -78,7 +78,7 @@ Tally CompareOpStatsWithXprof(const std::string& run_folder, const std::string& 
     return t;
   }
   const AnalysisOptions xprof{Compat::kXprof};
-  HostSummary summary = SummarizeRun(run_folder, xprof);
+  HostSummary summary = SummarizeRun(run_folder, SummaryPart::kOps | SummaryPart::kEagerMarks, xprof);
   for (int table_index : {0, 1}) {
     const nlohmann::json& table = doc[table_index];
     std::map<std::string, size_t> col;

@@ -6,14 +6,11 @@
 #include <sstream>
 
 #include "fmt/format.h"
-#include "lib/summary/event_grouping.h"
 #include "lib/analyze/overview_analysis.h"
-#include "lib/summary/planes_to_step_db.h"
-#include "lib/read/capture_discovery.h"
-#include "lib/read/capture_loader.h"
 #include "nlohmann/json.hpp"
 #include "proto/input_pipeline.pb.h"
 #include "proto/overview_page.pb.h"
+#include "tests/parity/run_summary.h"
 
 namespace tfprof::parity {
 namespace {
@@ -25,23 +22,9 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
+// As `overview` runs: ops with eager marks and steps, the command's options.
 Overview RunOverview(const std::string& folder, const AnalysisOptions& options) {
-  DiscoveredInput input = DiscoverInput(folder, "", options.xprof());
-  HostSummary ops;
-  std::vector<StepDb> steps;
-  Diagnostics diag;
-  bool first = true;
-  for (const CaptureFile& f : input.selected.files) {
-    Host host = LoadCapture(f, diag);
-    // As the tool does: one grouping gives the steps and the eager marks.
-    EventGroups groups = GroupEvents(host, diag);
-    HostSummary s = SummarizeHostOps(host, diag, options, &groups.eager);
-    if (first) ops = std::move(s);
-    else CombineHostSummaries(ops, s);
-    first = false;
-    steps.push_back(BuildStepDb(host, groups, options, diag));
-  }
-  return BuildOverview(ops, SummarizeSteps(CombineHostSteps(std::move(steps), options)), options);
+  return RunSummaryToOverview(LoadRun(folder, SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps, options));
 }
 
 // "14.4%" as the reference prints percentages in its properties.

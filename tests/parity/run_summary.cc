@@ -1,23 +1,21 @@
 #include "tests/parity/run_summary.h"
 
 #include "lib/read/capture_discovery.h"
-#include "lib/read/capture_loader.h"
+#include "lib/summary/captures_to_run_summary.h"
+#include "lib/summary/run_summary_combine.h"
 
 namespace tfprof::parity {
 
-HostSummary SummarizeRun(const std::string& path, const AnalysisOptions& options) {
-  DiscoveredInput input = DiscoverInput(path, "", /*keep_duplicates=*/options.xprof());
-  HostSummary combined;
-  bool first = true;
-  Diagnostics diag;
-  for (const CaptureFile& f : input.selected.files) {
-    Host host = LoadCapture(f, diag);
-    HostSummary s = SummarizeHostOps(host, diag, options);
-    if (first) combined = std::move(s);
-    else CombineHostSummaries(combined, s);
-    first = false;
-  }
-  return combined;
+RunSummary LoadRun(const std::string& path, SummaryParts parts, const AnalysisOptions& options) {
+  const DiscoveredInput input = DiscoverInput(path, "", /*keep_duplicates=*/options.xprof());
+  SummaryOptions summary;
+  summary.analysis = options;
+  summary.parts = parts;
+  return CapturesToRunSummary(input, RunReadOptions{}, summary);
+}
+
+HostSummary SummarizeRun(const std::string& path, SummaryParts parts, const AnalysisOptions& options) {
+  return CombineHostOps(LoadRun(path, parts, options));
 }
 
 }  // namespace tfprof::parity

@@ -5,13 +5,11 @@
 #include <sstream>
 
 #include "fmt/format.h"
-#include "lib/summary/event_grouping.h"
-#include "lib/summary/planes_to_step_db.h"
+#include "lib/summary/run_summary_combine.h"
 #include "lib/analyze/step_summary.h"
-#include "lib/read/capture_discovery.h"
-#include "lib/read/capture_loader.h"
 #include "nlohmann/json.hpp"
 #include "proto/input_pipeline.pb.h"
+#include "tests/parity/run_summary.h"
 
 namespace tfprof::parity {
 namespace {
@@ -23,16 +21,9 @@ std::string Slurp(const std::string& path) {
   return ss.str();
 }
 
+// As `steps` runs: the steps alone, the command's options.
 StepSummary RunSteps(const std::string& folder, const AnalysisOptions& options) {
-  DiscoveredInput input = DiscoverInput(folder, "", options.xprof());
-  std::vector<StepDb> hosts;
-  Diagnostics diag;
-  for (const CaptureFile& f : input.selected.files) {
-    Host host = LoadCapture(f, diag);
-    EventGroups groups = GroupEvents(host, diag);
-    hosts.push_back(BuildStepDb(host, groups, options, diag));
-  }
-  return SummarizeSteps(CombineHostSteps(std::move(hosts), options));
+  return SummarizeSteps(CombineRunSteps(LoadRun(folder, SummaryPart::kSteps, options)));
 }
 
 double Cat(const StepRow& r, Category c) { return r.category_ms[static_cast<size_t>(c)]; }

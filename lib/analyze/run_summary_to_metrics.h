@@ -1,11 +1,11 @@
 // Every number a user may gate on in CI, under a stable dotted name
 // (`overview.step_time_ms.avg`, `memory.GPU_0_bfc.peak_heap_bytes`, ...),
-// from one pass over a run's hosts. `metrics`, `check` and `diff` read this;
-// docs/metrics.md lists the catalogue below, name by name.
+// from a run's summary (run_summary.h). `metrics`, `check` and `diff` read
+// this; docs/metrics.md lists the catalogue below, name by name.
 //
-// One pass, one host in memory at a time: each host is summarised by every
+// A pure function of the RunSummary: each host was summarised by every
 // analysis (op metrics and kernels, steps, memory, tf.data) and dropped
-// before the next is read; only the summaries are combined. Analyses a
+// before the next was read; only the summaries are combined here. Analyses a
 // capture cannot support simply emit no metrics (no GPU: no kernel metrics;
 // no steps: no step metrics; no allocator events: no memory metrics), so a
 // rule on such a metric can tell "missing" from "failed".
@@ -18,6 +18,7 @@
 
 #include "lib/summary/analysis_options.h"
 #include "lib/summary/host_summary.h"
+#include "lib/summary/run_summary.h"
 #include "lib/analyze/overview_analysis.h"
 #include "lib/summary/planes_to_step_db.h"
 #include "lib/summary/tf_data_events_to_pipelines.h"
@@ -71,28 +72,8 @@ struct RunAnalysis {
   std::string AbsentNote(std::string_view name) const;
 };
 
-class RunMetricsCollector {
- public:
-  explicit RunMetricsCollector(AnalysisOptions options);
-  // Summarises one host with every analysis; the host can be dropped after.
-  void AddHost(const Host& host, Diagnostics& diagnostics);
-  // Combines the hosts' summaries into the metrics.
-  RunAnalysis Finish(std::string run_name);
-
- private:
-  struct AllocatorPeak {
-    std::string memory_id;
-    int64_t peak_usage = 0, heap_at_peak = 0, lifetime_peak = 0, capacity = 0, allocations = 0;
-    double fragmentation = 0;
-    bool pytorch = false;  // PyTorch reports no lifetime peak or fragmentation.
-  };
-  AnalysisOptions options_;
-  HostSummary ops_;
-  bool first_ = true;
-  std::vector<StepDb> steps_;
-  std::vector<AllocatorPeak> memory_;  // Per memory id: the host with the highest peak.
-  std::string no_memory_reason_;
-  TfDataAnalysis tf_data_;
-};
+// The run's metrics, from its summary (parts: SummaryParts::All(); a part
+// left out yields no metrics of its kind).
+RunAnalysis RunSummaryToMetrics(const RunSummary& run);
 
 }  // namespace tfprof

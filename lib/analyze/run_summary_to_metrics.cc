@@ -1,14 +1,14 @@
-#include "lib/analyze/run_metrics.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 
 #include <algorithm>
 #include <cctype>
 
 #include "lib/summary/device_plane_to_op_metrics.h"
-#include "lib/summary/event_grouping.h"
 #include "lib/analyze/kernel_stats_report.h"
 #include "lib/summary/memory_events_to_profile.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/step_summary.h"
+#include "lib/summary/run_summary_combine.h"
 
 namespace tfprof {
 namespace {
@@ -184,6 +184,34 @@ void AddKernels(const HostSummary& ops, MetricList& m) {
   m.Add("kernels.tensor_core_eligible_unused_percent", Pct(static_cast<double>(unused), static_cast<double>(total)));
 }
 
+// Each allocator's peak figures (the memory profile's timeline is not
+// needed), from the host where its peak is highest (the first such host on
+// ties), by memory id; `no_memory_reason`: the first host's reason for having
+// no profile.
+struct AllocatorPeak {
+  std::string memory_id;
+  int64_t peak_usage = 0, heap_at_peak = 0, lifetime_peak = 0, capacity = 0, allocations = 0;
+  double fragmentation = 0;
+  bool pytorch = false;  // PyTorch reports no lifetime peak or fragmentation.
+};
+
+std::vector<AllocatorPeak> AllocatorPeaks(const RunSummary& run, std::string& no_memory_reason) {
+  std::vector<AllocatorPeak> peaks;
+  for (const HostPartials& h : run.hosts) {
+    const HostMemoryProfile& memory = h.memory;
+    if (memory.allocators.empty() && no_memory_reason.empty()) no_memory_reason = memory.no_profile_reason;
+    for (const AllocatorMemoryProfile& a : memory.allocators) {
+      AllocatorPeak p{Segment(a.memory_id), a.peak_bytes, a.peak.heap_bytes, a.lifetime_peak_bytes, a.capacity_bytes,
+                      a.allocations, a.peak.fragmentation * 100.0, memory.source == MemorySource::kPyTorch};
+      auto it = std::find_if(peaks.begin(), peaks.end(), [&](const AllocatorPeak& x) { return x.memory_id == p.memory_id; });
+      if (it == peaks.end()) peaks.push_back(p);
+      else if (p.peak_usage > it->peak_usage) *it = p;
+    }
+  }
+  std::sort(peaks.begin(), peaks.end(), [](const AllocatorPeak& a, const AllocatorPeak& b) { return a.memory_id < b.memory_id; });
+  return peaks;
+}
+
 }  // namespace
 
 const std::vector<MetricDef>& MetricCatalogue() { return kCatalogue; }
@@ -209,39 +237,11 @@ std::string RunAnalysis::AbsentNote(std::string_view name) const {
   return "";
 }
 
-RunMetricsCollector::RunMetricsCollector(AnalysisOptions options) : options_(std::move(options)) {}
-
-void RunMetricsCollector::AddHost(const Host& host, Diagnostics& diagnostics) {
-  EventGroups groups = GroupEvents(host, diagnostics, options_);
-  HostSummary s = SummarizeHostOps(host, diagnostics, options_, &groups.eager);
-  if (first_) ops_ = std::move(s);
-  else CombineHostSummaries(ops_, s);
-  first_ = false;
-
-  steps_.push_back(BuildStepDb(host, groups, options_, diagnostics));
-
-  // The memory profile's timeline is dropped here: only each allocator's
-  // peak figures are kept, from the host where its peak is highest.
-  HostMemoryProfile memory = BuildMemoryProfile(host, MemoryProfileOptionsFor(options_.compat), diagnostics);
-  if (memory.allocators.empty() && no_memory_reason_.empty()) no_memory_reason_ = memory.no_profile_reason;
-  for (const AllocatorMemoryProfile& a : memory.allocators) {
-    AllocatorPeak p{Segment(a.memory_id), a.peak_bytes, a.peak.heap_bytes, a.lifetime_peak_bytes, a.capacity_bytes,
-                    a.allocations, a.peak.fragmentation * 100.0, memory.source == MemorySource::kPyTorch};
-    auto it = std::find_if(memory_.begin(), memory_.end(), [&](const AllocatorPeak& x) { return x.memory_id == p.memory_id; });
-    if (it == memory_.end()) memory_.push_back(p);
-    else if (p.peak_usage > it->peak_usage) *it = p;
-  }
-
-  TfDataOptions tf_data;
-  tf_data.xprof_ids = options_.xprof();
-  CombineTfData(tf_data_, SummarizeTfData(host, tf_data, diagnostics));
-}
-
-RunAnalysis RunMetricsCollector::Finish(std::string run_name) {
+RunAnalysis RunSummaryToMetrics(const RunSummary& run) {
   RunAnalysis out;
-  out.run = std::move(run_name);
-  out.overview = BuildOverview(ops_, SummarizeSteps(CombineHostSteps(std::move(steps_), options_)), options_);
-  out.ops = std::move(ops_);
+  out.run = run.run;
+  out.ops = CombineHostOps(run);
+  out.overview = BuildOverview(out.ops, SummarizeSteps(CombineRunSteps(run)), run.options);
   MetricList m(out.metrics);
   m.Add("run.hosts", static_cast<double>(out.ops.env.hosts.size()));
   m.Add("run.devices", static_cast<double>(out.ops.env.device_core_count));
@@ -261,8 +261,9 @@ RunAnalysis RunMetricsCollector::Finish(std::string run_name) {
                           "op_stats.device.*): the capture has no GPU device plane"});
   if (out.ops.kernels.empty()) out.absent.push_back({{"kernels."}, "no kernels.* metrics: " + NoKernelsReason(out.ops)});
 
-  std::sort(memory_.begin(), memory_.end(), [](const AllocatorPeak& a, const AllocatorPeak& b) { return a.memory_id < b.memory_id; });
-  for (const AllocatorPeak& p : memory_) {
+  std::string no_memory_reason;
+  const std::vector<AllocatorPeak> memory = AllocatorPeaks(run, no_memory_reason);
+  for (const AllocatorPeak& p : memory) {
     const std::string base = "memory." + p.memory_id;
     m.Add(base + ".peak_usage_bytes", static_cast<double>(p.peak_usage));
     m.Add(base + ".peak_heap_bytes", static_cast<double>(p.heap_at_peak));
@@ -271,14 +272,14 @@ RunAnalysis RunMetricsCollector::Finish(std::string run_name) {
     if (!p.pytorch) m.Add(base + ".fragmentation_at_peak_percent", p.fragmentation);
     m.Add(base + ".allocations", static_cast<double>(p.allocations));
   }
-  if (memory_.empty())
-    out.absent.push_back({{"memory."}, "no memory.* metrics: " + (no_memory_reason_.empty() ? std::string("no allocator events")
-                                                                                            : no_memory_reason_)});
+  if (memory.empty())
+    out.absent.push_back({{"memory."}, "no memory.* metrics: " + (no_memory_reason.empty() ? std::string("no allocator events")
+                                                                                           : no_memory_reason)});
 
-  FinalizeTfData(tf_data_);
+  const TfDataAnalysis tf_data = CombineRunTfData(run);
   size_t host_pipelines = 0;
   int64_t slow = 0;
-  for (const TfDataHost& h : tf_data_.hosts)
+  for (const TfDataHost& h : tf_data.hosts)
     for (const TfDataPipeline& p : h.pipelines)
       if (p.kind == TfDataPipelineKind::kHost) {
         ++host_pipelines;
@@ -286,18 +287,16 @@ RunAnalysis RunMetricsCollector::Finish(std::string run_name) {
       }
   if (host_pipelines > 0) {
     m.Add("tf_data.pipelines", static_cast<double>(host_pipelines));
-    if (!tf_data_.bottlenecks.empty()) {
-      const TfDataBottleneck& b = tf_data_.bottlenecks.front();
+    if (!tf_data.bottlenecks.empty()) {
+      const TfDataBottleneck& b = tf_data.bottlenecks.front();
       m.Add("tf_data.bottleneck.latency_us", static_cast<double>(b.max_latency_ps) / 1e6);
       m.Add("tf_data.bottleneck.self_us", static_cast<double>(b.iterator_self_ps) / 1e6);
     }
     m.Add("tf_data.slow_calls", static_cast<double>(slow));
-    m.Add("tf_data.input_bound", tf_data_.input_bound ? 1.0 : 0.0);
+    m.Add("tf_data.input_bound", tf_data.input_bound ? 1.0 : 0.0);
   } else {
     out.absent.push_back({{"tf_data."}, "no tf_data.* metrics: no call of a tf.data input pipeline in the capture"});
   }
-  tf_data_ = {};
-  memory_.clear();
   return out;
 }
 

@@ -1,0 +1,75 @@
+#include "lib/summary/captures_to_run_summary.h"
+
+#include <set>
+
+#include "lib/model/errors.h"
+#include "lib/read/capture_loader.h"
+#include "lib/read/kineto_rank.h"
+#include "lib/summary/host_to_run_summary.h"
+#include "lib/summary/run_summary_combine.h"
+
+namespace tfprof {
+namespace {
+
+// Whether `file` may hold host `wanted` (a PyTorch rank): only a trace can,
+// and one whose head names another rank (or says it has none) cannot.
+bool MayHoldRank(const CaptureFile& file, const std::string& wanted) {
+  if (!IsRankHostName(wanted) || file.format != CaptureFormat::kChromeTrace) return false;
+  const PeekedRank peeked = PeekRank(file.path);
+  return !(peeked.state == PeekedRank::kNone || (peeked.state == PeekedRank::kRank && RankHostName(peeked.rank) != wanted));
+}
+
+}  // namespace
+
+RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptions& r, const SummaryOptions& options) {
+  RunSummary run;
+  run.run = input.selected.name;
+  run.parts = options.parts;
+  run.options = options.analysis;
+  for (const std::string& dup : input.selected.duplicates)
+    run.input_diagnostics.Add(Severity::kWarning, "input.duplicate_host_file",
+                              "host files that are byte-identical copies of another host's file were read once", dup);
+  for (const std::string& skipped : input.selected.skipped)
+    run.input_diagnostics.Add(Severity::kWarning, "input.skipped_file",
+                              "entries named like captures that are not readable files were skipped", skipped);
+  bool matched = r.host.empty();
+  std::set<std::string> names;
+  const std::vector<CaptureFile>& files = input.selected.files;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const CaptureFile& file = files[i];
+    // --host names a file's host, or a PyTorch rank ("rank1"), which only
+    // the trace says: its head when Kineto wrote it first, else the trace.
+    const bool by_file = r.host.empty() || file.host == r.host;
+    if (!by_file && !MayHoldRank(file, r.host)) continue;
+    Diagnostics read_diagnostics;
+    Host host = LoadCapture(file, read_diagnostics, r.read);
+    if (!by_file && host.name != r.host) continue;
+    // Two traces of one rank in a run (copies, or two jobs' files mixed):
+    // the later keeps its file's name, so hosts stay apart.
+    if (!names.insert(host.name).second) {
+      read_diagnostics.Add(Severity::kWarning, "input.duplicate_rank",
+                           "traces that name the same PyTorch rank; the later ones keep their file's name",
+                           host.name + " (" + file.path + ")");
+      host.name = file.host;
+      names.insert(host.name);
+    }
+    matched = true;
+    if (r.visit) r.visit(host);
+    SummaryOptions one = options;
+    one.order = static_cast<uint32_t>(i);
+    RunSummary summary = HostToRunSummary(host, one);
+    summary.hosts.front().read_diagnostics = std::move(read_diagnostics);
+    CombineRunSummaries(run, std::move(summary));
+  }
+  if (!matched) {
+    std::string hosts;
+    for (const CaptureFile& f : files) hosts += (hosts.empty() ? "" : ", ") + f.host;
+    throw InputError(input.input_path,
+                     "no host named '" + r.host + "' in run " + input.selected.name + " (hosts: " + hosts +
+                         (IsRankHostName(r.host) ? "; no trace of that PyTorch rank either" : "") + ")",
+                     kExitUsage);
+  }
+  return run;
+}
+
+}  // namespace tfprof

@@ -1,0 +1,34 @@
+// A discovered run's capture files → its RunSummary: each selected host is
+// read, summarised (HostToRunSummary) and dropped before the next is read,
+// so memory holds one host's events at a time. The one place hosts are read
+// and combined: the commands (tools/run_summary_loader.h), the parity tests
+// and the fuzz target all come through here.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "lib/model/model.h"
+#include "lib/read/capture_discovery.h"
+#include "lib/read/read_options.h"
+#include "lib/summary/run_summary.h"
+
+namespace tfprof {
+
+struct RunReadOptions {
+  ReadOptions read;
+  // Only this host: its name from the file, or a PyTorch rank ("rank1"),
+  // which only the trace says. Empty: every host.
+  std::string host;
+  // Called with each host read, before it is summarised (`info`, which
+  // shows the capture itself rather than a summary of it).
+  std::function<void(const Host&)> visit;
+};
+
+// `options.order` is ignored: each host's is its file's index in
+// `input.selected.files`. Throws InputError (exit code 2) when `host` names
+// no host of the run, and what reading and summarising throw.
+RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptions& read,
+                                const SummaryOptions& options);
+
+}  // namespace tfprof

@@ -1,0 +1,35 @@
+// Combining run summaries, and folding a run's per-host partials into what
+// the analyses read.
+#pragma once
+
+#include "lib/model/diagnostics.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/planes_to_step_db.h"
+#include "lib/summary/run_summary.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
+
+namespace tfprof {
+
+// Adds `other` (more hosts of the same run) into `into`. Associative and
+// commutative: the hosts end up by `order` whatever order summaries are
+// combined in. An empty `into` (no hosts, no parts) takes `other`'s parts,
+// options and run name. Throws std::invalid_argument when the two disagree
+// on the schema version, the parts or the options, or both hold a host of
+// the same `order`. input_diagnostics add up (counts and severities; the
+// message and example kept are the first summary's that has the kind: in a
+// run read by one process only the first summary carries any).
+void CombineRunSummaries(RunSummary& into, RunSummary other);
+
+// The folds, each over the hosts in `order`, exactly as the reference
+// combines hosts (run_summary.h says why they are not done in Combine).
+// The op summary of every host (kOps): CombineHostSummaries one by one.
+HostSummary CombineHostOps(const RunSummary& run);
+// The steps of every host (kSteps), aligned by CombineHostSteps.
+StepDb CombineRunSteps(const RunSummary& run);
+// The tf.data hosts (kTfData), merged by CombineTfData and finalised.
+TfDataAnalysis CombineRunTfData(const RunSummary& run);
+// Everything reading and summarising met, in the order it was met: the
+// input's, every host's reading, then every host's summarising.
+Diagnostics RunDiagnostics(const RunSummary& run);
+
+}  // namespace tfprof
