@@ -64,6 +64,8 @@ class KernelStatsDb {
   void AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options = {});
   // Appends another host's rows unmerged, as the reference combines hosts.
   void AppendHost(const KernelStatsDb& other);
+  // Appends one row as it is (a stored database read back row by row).
+  void AppendReport(KernelReport report) { reports_.push_back(std::move(report)); }
   // Sorted by total duration, descending, ties by the key; at most 1000 rows
   // as the reference keeps (0: all).
   std::vector<KernelReport> Sorted(size_t limit = 1000) const;

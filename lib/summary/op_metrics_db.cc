@@ -24,6 +24,11 @@ void OpMetricsDb::AddIdle() {
   index_.try_emplace({0, idle.name}, rows_.size() - 1);
 }
 
+void OpMetricsDb::AppendRow(OpMetrics row) {
+  index_.try_emplace({row.module_id, row.name}, rows_.size());
+  rows_.push_back(std::move(row));
+}
+
 void OpMetricsDb::Combine(const OpMetricsDb& src, bool count_cores) {
   for (const OpMetrics& s : src.rows_) {
     OpMetrics& d = Lookup(s.module_id, s.name);

@@ -51,6 +51,9 @@ class OpMetricsDb {
   void SetTotalTime(uint64_t ps) { total_time_ps = std::max(total_op_time_ps, ps); }
   // Appends the IDLE row: total time minus the ops' self time.
   void AddIdle();
+  // Appends a row as it is (a stored database read back row by row); as for
+  // IDLE, Lookup finds the first row of a key.
+  void AppendRow(OpMetrics row);
   // Adds `src`'s rows and totals: metadata from the first side that has it,
   // counts and times summed; num_cores summed when `count_cores`.
   void Combine(const OpMetricsDb& src, bool count_cores);
