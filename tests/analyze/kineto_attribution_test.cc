@@ -9,8 +9,10 @@
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/run_metrics.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "tests/support/op_rows.h"
 
 using namespace tfprof;
+using tfprof::testing::OpRow;
 
 namespace {
 
@@ -56,12 +58,6 @@ constexpr const char* kTrace = R"json({"traceEvents": [
   {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*)","pid":0,"tid":7,"ts":700,"dur":100,"args":{"stream":7,"grid":[4,1,1],"block":[512,1,1]}}
 ]})json";
 
-const OpMetrics* Row(const OpMetricsDb& db, std::string_view name) {
-  for (const OpMetrics& m : db.rows())
-    if (m.name == name) return &m;
-  return nullptr;
-}
-
 const KernelReport* Kernel(const std::vector<KernelReport>& rows, std::string_view prefix) {
   for (const KernelReport& r : rows)
     if (r.name.rfind(prefix, 0) == 0) return &r;
@@ -75,12 +71,17 @@ double MetricValue(const RunAnalysis& a, std::string_view name) {
   return m->value;
 }
 
+// One host through every analysis, as `metrics` runs them.
+RunAnalysis AnalyzeHost(const Host& host, Diagnostics& d, std::string run) {
+  RunMetricsCollector collector(AnalysisOptions{});
+  collector.AddHost(host, d);
+  return collector.Finish(std::move(run));
+}
+
 RunAnalysis Analyze(Diagnostics& d) {
   Host host = ReadChromeTraceText(kTrace, "attribution.pt.trace.json", d);
   CHECK(host.framework == Framework::kPyTorch);
-  RunMetricsCollector collector(AnalysisOptions{});
-  collector.AddHost(host, d);
-  return collector.Finish("attribution");
+  return AnalyzeHost(host, d, "attribution");
 }
 
 }  // namespace
@@ -102,7 +103,7 @@ TEST_CASE("Kineto device events outside any op: user annotation, GPU annotation,
                         Want{"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*)", 100},
                         Want{"Memcpy HtoD (Pageable -> Device)", 10}}) {
     INFO(w.name);
-    const OpMetrics* m = Row(tf, w.name);
+    const OpMetrics* m = OpRow(tf, w.name);
     REQUIRE(m);
     CHECK(m->self_time_ps == w.self_us * 1000000);
   }
@@ -111,7 +112,7 @@ TEST_CASE("Kineto device events outside any op: user annotation, GPU annotation,
   // name nothing.
   CHECK(tf.rows().size() == 5);
   CHECK(a.ops.device_ops.total_op_time_ps == 500000000);
-  CHECK(Row(tf, "ProfilerStep#1") == nullptr);
+  CHECK(OpRow(tf, "ProfilerStep#1") == nullptr);
   // The device span is 5..800 us: idle is 795 - 500 us.
   CHECK(MetricValue(a, "op_stats.device.idle_percent") == Approx(100.0 * 295 / 795));
 }
@@ -165,7 +166,7 @@ TEST_CASE("Kineto kernels: precision from names and op input types, Tensor Cores
 TEST_CASE("Kineto placement: only host ops that launched nothing and are not bookkeeping are candidates", "[placement][kineto]") {
   Diagnostics d;
   RunAnalysis a = Analyze(d);
-  const OpMetrics* mm = Row(a.ops.host_ops, "aten::mm");
+  const OpMetrics* mm = OpRow(a.ops.host_ops, "aten::mm");
   REQUIRE(mm);
   CHECK(mm->device_launching_occurrences == 2);
   Report r = BuildPlacementReport({ComputePlacement(a.ops, "attribution")}, a.ops, 0);
@@ -189,14 +190,11 @@ TEST_CASE("Kineto trace without a host process: device events are rows of their 
   CHECK(host.framework == Framework::kPyTorch);
   CHECK(d.Count("json.kineto_device_ops_by_gpu_annotation") == 1);
   CHECK(d.Count("json.kineto_device_ops_by_own_name") == 1);
-  RunMetricsCollector collector(AnalysisOptions{});
-  collector.AddHost(host, d);
-  RunAnalysis a = collector.Finish("gpu_only");
-  OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
-  REQUIRE(Row(tf, "region"));
-  REQUIRE(Row(tf, "b"));
-  CHECK(Row(tf, "region")->self_time_ps == 10000000);
-  CHECK(Row(tf, "b")->self_time_ps == 5000000);
+  OpMetricsDb tf = DeviceOpsToTfOps(AnalyzeHost(host, d, "gpu_only").ops.device_ops, /*with_idle=*/false);
+  REQUIRE(OpRow(tf, "region"));
+  REQUIRE(OpRow(tf, "b"));
+  CHECK(OpRow(tf, "region")->self_time_ps == 10000000);
+  CHECK(OpRow(tf, "b")->self_time_ps == 5000000);
 }
 
 TEST_CASE("Kineto launch after its op ended, inside an annotation that outlives the op: the annotation's", "[op_stats][kineto]") {
@@ -214,11 +212,8 @@ TEST_CASE("Kineto launch after its op ended, inside an annotation that outlives 
   Host host = ReadChromeTraceText(kStraddle, "straddle.pt.trace.json", d);
   CHECK(d.Count("json.kineto_device_ops") == 0);
   CHECK(d.Count("json.kineto_device_ops_by_annotation") == 1);
-  RunMetricsCollector collector(AnalysisOptions{});
-  collector.AddHost(host, d);
-  RunAnalysis a = collector.Finish("straddle");
-  OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
-  REQUIRE(Row(tf, "late"));
-  CHECK(Row(tf, "late")->self_time_ps == 4000000);
-  CHECK(Row(tf, "aten::a") == nullptr);
+  OpMetricsDb tf = DeviceOpsToTfOps(AnalyzeHost(host, d, "straddle").ops.device_ops, /*with_idle=*/false);
+  REQUIRE(OpRow(tf, "late"));
+  CHECK(OpRow(tf, "late")->self_time_ps == 4000000);
+  CHECK(OpRow(tf, "aten::a") == nullptr);
 }

@@ -10,16 +10,12 @@
 #include "nlohmann/json.hpp"
 #include "proto/kernel_stats.pb.h"
 #include "tests/parity/run_summary.h"
+#include "tests/support/files.h"
 
 namespace tfprof::parity {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::Slurp;
 
 // Our reports merged on the legacy key (launch parameters zeroed) and sorted
 // as the reference sorts.
@@ -55,10 +51,7 @@ std::string Dims(const std::array<uint32_t, 3>& d) { return fmt::format("{},{},{
 Tally CompareKernelStatsWithLegacy(const std::string& run_folder, const std::string& pb_path) {
   Tally t;
   legacy::KernelStatsDb db;
-  if (!db.ParseFromString(Slurp(pb_path))) {  // An empty file parses as no reports.
-    t.Text("parse " + pb_path, "ok", "failed");
-    return t;
-  }
+  if (!ParseReference(t, pb_path, db)) return t;  // An empty file parses as no reports.
   std::vector<KernelReport> ours = LegacyView(SummarizeRun(run_folder, AnalysisOptions{Compat::kTfLegacy}).kernels.Sorted());
   t.Count("rows", static_cast<int64_t>(ours.size()), db.reports_size());
   for (int i = 0; i < db.reports_size() && i < static_cast<int>(ours.size()); ++i) {

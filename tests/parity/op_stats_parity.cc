@@ -8,16 +8,12 @@
 #include "nlohmann/json.hpp"
 #include "proto/tf_stats.pb.h"
 #include "tests/parity/run_summary.h"
+#include "tests/support/files.h"
 
 namespace tfprof::parity {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::Slurp;
 
 // Microsecond values are printed with 3 decimals in the reference's UI.
 constexpr double kUs = 0.001;
@@ -50,10 +46,7 @@ void CompareRecord(Tally& t, const std::string& where, const TfStatsRecord& ours
 Tally CompareOpStatsWithLegacy(const std::string& run_folder, const std::string& pb_path) {
   legacy::TfStatsDatabase db;
   Tally t;
-  if (!db.ParseFromString(Slurp(pb_path))) {
-    t.Text("parse " + pb_path, "ok", "failed");
-    return t;
-  }
+  if (!ParseReference(t, pb_path, db)) return t;
   const AnalysisOptions legacy{Compat::kTfLegacy};
   HostSummary summary = SummarizeRun(run_folder, legacy);
   for (bool with_idle : {true, false}) {

@@ -12,16 +12,12 @@
 #include "lib/read/capture_loader.h"
 #include "nlohmann/json.hpp"
 #include "proto/input_pipeline.pb.h"
+#include "tests/support/files.h"
 
 namespace tfprof::parity {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::Slurp;
 
 StepSummary RunSteps(const std::string& folder, const AnalysisOptions& options) {
   DiscoveredInput input = DiscoverInput(folder, "", options.xprof());
@@ -46,10 +42,7 @@ constexpr double kMs = 1e-3;
 Tally CompareStepsWithLegacy(const std::string& folder, const std::string& pb_path) {
   Tally t;
   legacy::InputPipelineAnalysisResult ref;
-  if (!ref.ParseFromString(Slurp(pb_path))) {
-    t.Text("parse " + pb_path, "ok", "failed");
-    return t;
-  }
+  if (!ParseReference(t, pb_path, ref)) return t;
   StepSummary ours = RunSteps(folder, {});
   t.Count("steps", static_cast<int64_t>(ours.rows.size()), ref.step_details_size());
   for (int i = 0; i < ref.step_details_size() && i < static_cast<int>(ours.rows.size()); ++i) {
