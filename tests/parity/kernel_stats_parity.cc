@@ -10,12 +10,9 @@
 #include "nlohmann/json.hpp"
 #include "proto/kernel_stats.pb.h"
 #include "tests/parity/run_summary.h"
-#include "tests/support/files.h"
 
 namespace tfprof::parity {
 namespace {
-
-using testing::Slurp;
 
 // Our reports merged on the legacy key (launch parameters zeroed) and sorted
 // as the reference sorts.
@@ -73,11 +70,9 @@ Tally CompareKernelStatsWithLegacy(const std::string& run_folder, const std::str
 
 Tally CompareKernelStatsWithXprof(const std::string& run_folder, const std::string& json_path) {
   Tally t;
-  nlohmann::json table = nlohmann::json::parse(Slurp(json_path), nullptr, false);
-  if (!table.is_object() || !table.contains("rows")) {
-    t.Text("parse " + json_path, "ok", "failed");
+  nlohmann::json table;
+  if (!ParseJsonReference(t, json_path, table, [](const nlohmann::json& d) { return d.is_object() && d.contains("rows"); }))
     return t;
-  }
   std::map<std::string, size_t> col;
   for (size_t c = 0; c < table["cols"].size(); ++c) col[table["cols"][c]["id"].get<std::string>()] = c;
   std::vector<KernelReport> ours = SummarizeRun(run_folder, AnalysisOptions{Compat::kXprof}).kernels.Sorted();

@@ -8,12 +8,9 @@
 #include "nlohmann/json.hpp"
 #include "proto/tf_stats.pb.h"
 #include "tests/parity/run_summary.h"
-#include "tests/support/files.h"
 
 namespace tfprof::parity {
 namespace {
-
-using testing::Slurp;
 
 // Microsecond values are printed with 3 decimals in the reference's UI.
 constexpr double kUs = 0.001;
@@ -65,11 +62,9 @@ Tally CompareOpStatsWithLegacy(const std::string& run_folder, const std::string&
 
 Tally CompareOpStatsWithXprof(const std::string& run_folder, const std::string& json_path) {
   Tally t;
-  nlohmann::json doc = nlohmann::json::parse(Slurp(json_path), nullptr, false);
-  if (!doc.is_array() || doc.size() != 2) {
-    t.Text("parse " + json_path, "ok", "failed");
+  nlohmann::json doc;
+  if (!ParseJsonReference(t, json_path, doc, [](const nlohmann::json& d) { return d.is_array() && d.size() == 2; }))
     return t;
-  }
   const AnalysisOptions xprof{Compat::kXprof};
   HostSummary summary = SummarizeRun(run_folder, xprof);
   for (int table_index : {0, 1}) {

@@ -51,6 +51,17 @@ bool ParseReference(Tally& t, const std::string& path, Message& ref) {
   return false;
 }
 
+// Parses the reference JSON file `path` into `doc` (a nlohmann::json);
+// false, with a failed "parse <path>" entry in `t`, when it does not parse or
+// `valid(doc)` rejects its shape.
+template <typename Json, typename Valid>
+bool ParseJsonReference(Tally& t, const std::string& path, Json& doc, Valid valid) {
+  doc = Json::parse(testing::Slurp(path), nullptr, false);
+  if (valid(doc)) return true;
+  t.Text("parse " + path, "ok", "failed");
+  return false;
+}
+
 // Every case whose inputs exist (corpus cases vanish when the corpus is absent).
 std::vector<Case> AllCases(const std::string& source_dir, const std::string& corpus_dir);
 

@@ -12,12 +12,9 @@
 #include "lib/read/capture_loader.h"
 #include "nlohmann/json.hpp"
 #include "proto/input_pipeline.pb.h"
-#include "tests/support/files.h"
 
 namespace tfprof::parity {
 namespace {
-
-using testing::Slurp;
 
 StepSummary RunSteps(const std::string& folder, const AnalysisOptions& options) {
   DiscoveredInput input = DiscoverInput(folder, "", options.xprof());
@@ -71,11 +68,9 @@ Tally CompareStepsWithLegacy(const std::string& folder, const std::string& pb_pa
 
 Tally CompareStepsWithXprof(const std::string& folder, const std::string& json_path) {
   Tally t;
-  nlohmann::json doc = nlohmann::json::parse(Slurp(json_path), nullptr, false);
-  if (!doc.is_array() || doc.size() < 2) {
-    t.Text("parse " + json_path, "ok", "failed");
+  nlohmann::json doc;
+  if (!ParseJsonReference(t, json_path, doc, [](const nlohmann::json& d) { return d.is_array() && d.size() >= 2; }))
     return t;
-  }
   const nlohmann::json& table = doc[1];
   std::map<std::string, size_t> col;
   for (size_t c = 0; c < table["cols"].size(); ++c) col[table["cols"][c]["id"].get<std::string>()] = c;
