@@ -32,12 +32,10 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
-# The reader targets need only lib/model and lib/read: leave the analyses
-# out unless analyses_fuzzer or rules_fuzzer is asked for.
-exclude='/lib/(analyze|render)/'
-for t in "${targets[@]}"; do [ "$t" = analyses_fuzzer ] || [ "$t" = rules_fuzzer ] && exclude=''; done
+# Each target links only the layers it reaches (CMakeLists.txt): building the
+# reader targets alone compiles lib/model and lib/read alone.
 CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DTFPROF_FUZZ=ON -DBUILD_TESTING=OFF -DTFPROF_LIB_EXCLUDE="${TFPROF_LIB_EXCLUDE-$exclude}" >/dev/null
+  -DTFPROF_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
 ninja -C "$BUILD_DIR" -j"${JOBS:-$(nproc)}" "${targets[@]}"
 
 work=${FUZZ_WORK:-/tmp/tfprof-fuzz}

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 # -O1 -g1 (line tables, enough for the sanitizers' stack traces): compiles
 # about 2.4x faster than -O2 -g under ASan, and the tests take seconds.
-BUILD_DIR=${ASAN_BUILD_DIR:-build-asan} bash scripts/build.sh -DTFPROF_SANITIZE=ON \
+BUILD_DIR=${ASAN_BUILD_DIR:-build-asan} bash scripts/build.sh -DTFPROF_SANITIZE=ON -DTFPROF_WERROR=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 built=$(date +%s)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}

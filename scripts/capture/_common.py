@@ -5,6 +5,7 @@ testdata/captures/<name>/ and then calls ``finalize_logdir`` so that only the
 profile data (``plugins/profile/<run>/<host>.xplane.pb`` and friends) is kept.
 """
 
+import argparse
 import os
 import shutil
 import sys
@@ -22,6 +23,17 @@ def quiet_tf_logging():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
 
+def parse_args(doc, name, **counts):
+    """The command line of a capture program: ``--name`` (the capture's
+    folder under testdata/captures/, default ``name``) and one integer
+    option per keyword (``steps=5`` gives ``--steps``, default 5)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--name", default=name)
+    for option, default in counts.items():
+        ap.add_argument("--" + option.replace("_", "-"), type=int, default=default)
+    return ap.parse_args()
+
+
 def capture_dir(name):
     return os.path.join(CAPTURES_DIR, name)
 
@@ -32,6 +44,15 @@ def fresh_logdir(name):
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path
+
+
+def stop_tf_profiler(tf, logdir, label, value):
+    """Stops TensorFlow's profiler (which writes the capture into ``logdir``),
+    prints the run's last result (``label value``) and prunes the log
+    directory to the profile data."""
+    tf.profiler.experimental.stop()
+    print(label, float(value))
+    finalize_logdir(logdir)
 
 
 def finalize_logdir(logdir, hoist=None):

@@ -168,6 +168,22 @@ def gzip_file(path):
     os.remove(path)
 
 
+def profile_four_iterations(body, out, **options):
+    """Runs ``body`` once as a warm-up, then four times under the profiler
+    (CPU and CUDA; schedule wait=0 warmup=1 active=3; record_shapes, plus
+    ``options``) and writes <out>/trace.json.gz."""
+    body()  # warm-up
+    trace = os.path.join(out, "trace.json")
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                 schedule=schedule(wait=0, warmup=1, active=3, repeat=1),
+                 on_trace_ready=lambda p: p.export_chrome_trace(trace),
+                 record_shapes=True, **options) as prof:
+        for _ in range(4):
+            body()
+            prof.step()
+    gzip_file(trace)
+
+
 def run_amp(args, out):
     dev = torch.device("cuda")
     torch.manual_seed(0)
@@ -279,16 +295,7 @@ def run_sdpa(args, out):
                 print("sdpa backend", name, "failed:", e, file=sys.stderr)
         torch.cuda.synchronize()
 
-    body()  # warm-up
-    trace = os.path.join(out, "trace.json")
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-                 schedule=schedule(wait=0, warmup=1, active=3, repeat=1),
-                 on_trace_ready=lambda p: p.export_chrome_trace(trace),
-                 record_shapes=True) as prof:
-        for _ in range(4):
-            body()
-            prof.step()
-    gzip_file(trace)
+    profile_four_iterations(body, out)
     return {"profiler": "schedule(wait=0, warmup=1, active=3, repeat=1), 4 iterations, "
                         "record_shapes; export_chrome_trace",
             "backends": backends, "failed_backends": failed}
@@ -322,16 +329,7 @@ def run_fp8(args, out):
             torch.mm(a16, w16.t())
         torch.cuda.synchronize()
 
-    body()  # warm-up
-    trace = os.path.join(out, "trace.json")
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-                 schedule=schedule(wait=0, warmup=1, active=3, repeat=1),
-                 on_trace_ready=lambda p: p.export_chrome_trace(trace),
-                 record_shapes=True, profile_memory=False) as prof:
-        for _ in range(4):
-            body()
-            prof.step()
-    gzip_file(trace)
+    profile_four_iterations(body, out, profile_memory=False)
     return {"profiler": "schedule(wait=0, warmup=1, active=3, repeat=1), 4 iterations, "
                         "record_shapes; export_chrome_trace",
             "shapes": {"m": m, "k": k, "n": n}, "e4m3_x_e5m2_ran": done.get("e5m2")}

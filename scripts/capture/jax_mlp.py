@@ -8,7 +8,6 @@ step_num=i)``.  JAX writes ``<logdir>/plugins/profile/<run>/<host>.xplane.pb``
 (the XSpace holds a ``/host:CPU`` plane plus the XLA CPU plane(s)).
 """
 
-import argparse
 import os
 import sys
 
@@ -45,11 +44,7 @@ def train_step(params, x, y):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--name", default="jax_mlp")
-    ap.add_argument("--steps", type=int, default=5)
-    args = ap.parse_args()
+    args = _common.parse_args(__doc__, "jax_mlp", steps=5)
 
     key = jax.random.PRNGKey(0)
     params = init_params(key)

@@ -9,7 +9,6 @@ the profiler starts (so tracing/graph building stays out of the capture), then
 ``tf.profiler.experimental.start`` and ``stop``.
 """
 
-import argparse
 import os
 import sys
 
@@ -23,11 +22,7 @@ import tensorflow as tf  # pylint: disable=wrong-import-position
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--name", default="tf_custom_loop")
-    ap.add_argument("--steps", type=int, default=5)
-    args = ap.parse_args()
+    args = _common.parse_args(__doc__, "tf_custom_loop", steps=5)
 
     tf.random.set_seed(0)
     rng = np.random.default_rng(0)
@@ -67,9 +62,7 @@ def main():
         with tf.profiler.experimental.Trace("train", step_num=step, _r=1):
             x, y = next(it)
             loss = train_step(x, y)
-    tf.profiler.experimental.stop()
-    print("final loss", float(loss))
-    _common.finalize_logdir(logdir)
+    _common.stop_tf_profiler(tf, logdir, "final loss", loss)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ dense 784-256-10 model, batch 128) with ``Trace('train', step_num=, _r=1)``
 step markers, profiled with ``ProfilerOptions(host_tracer_level=3)``.
 """
 
-import argparse
 import os
 import sys
 
@@ -30,11 +29,7 @@ import tensorflow as tf  # pylint: disable=wrong-import-position
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--name", default="tf_memory")
-    ap.add_argument("--steps", type=int, default=4)
-    args = ap.parse_args()
+    args = _common.parse_args(__doc__, "tf_memory", steps=4)
 
     tf.random.set_seed(0)
     rng = np.random.default_rng(0)
@@ -69,9 +64,7 @@ def main():
             x = tf.identity(images[lo:lo + 128])
             y = tf.identity(labels[lo:lo + 128])
             loss = train_step(x, y)
-    tf.profiler.experimental.stop()
-    print("final loss", float(loss))
-    _common.finalize_logdir(logdir)
+    _common.stop_tf_profiler(tf, logdir, "final loss", loss)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ Plain eager matmuls / element-wise ops in a Python loop under
 observed" for this kind of capture.
 """
 
-import argparse
 import os
 import sys
 
@@ -20,11 +19,7 @@ import tensorflow as tf  # pylint: disable=wrong-import-position
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--name", default="tf_no_steps")
-    ap.add_argument("--iterations", type=int, default=20)
-    args = ap.parse_args()
+    args = _common.parse_args(__doc__, "tf_no_steps", iterations=20)
 
     tf.random.set_seed(0)
     a = tf.random.normal([256, 256])
@@ -39,9 +34,7 @@ def main():
         acc = acc + tf.nn.relu(c) * 0.01
         a = tf.tanh(acc)
     total = tf.reduce_sum(acc)
-    tf.profiler.experimental.stop()
-    print("sum", float(total))
-    _common.finalize_logdir(logdir)
+    _common.stop_tf_profiler(tf, logdir, "sum", total)
 
 
 if __name__ == "__main__":

@@ -28,25 +28,16 @@ trace's own microseconds (absolute, as its `ts`).
 Usage: kineto_memory.py TRACE.json[.gz]   (prints JSON, one object per device)
 """
 import collections
-import gzip
-from decimal import Decimal, ROUND_HALF_UP
+from decimal import Decimal
 import json
 import sys
+
+from kineto_trace import load, ps
 
 # c10::DeviceType names (c10/core/DeviceType.h), by enum value.
 DEVICE_TYPES = ["cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fpga", "maia", "xla", "vulkan",
                 "metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu", "mtia", "privateuseone"]
 OPS = {"cpu_op", "Operator"}
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f, parse_float=Decimal)["traceEvents"]
-
-
-def ps(x):
-    return int((Decimal(x) * 1000000).to_integral_value(ROUND_HALF_UP))
 
 
 def device_name(args):

@@ -33,11 +33,11 @@ Times are integer picoseconds from exact decimals, as the reader keeps them
 Usage: kineto_ops.py TRACE.json[.gz] [TOP]
 """
 import collections
-import gzip
-from decimal import Decimal, ROUND_HALF_UP
 import json
 import re
 import sys
+
+from kineto_trace import load, ps
 
 DEVICE = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
 KERNEL = {"kernel", "Kernel"}
@@ -143,16 +143,6 @@ BOOKKEEPING = {
 def bookkeeping(op):
     return (op in BOOKKEEPING or op.startswith("autograd::engine::") or op.startswith("torch::autograd::")
             or re.search(r"Backward[0-9]*$", op) is not None or "#" in op or " " in op or "::" not in op)
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f, parse_float=Decimal)["traceEvents"]
-
-
-def ps(x):
-    return int((Decimal(x) * 1000000).to_integral_value(ROUND_HALF_UP))
 
 
 def ext_id(args):

@@ -24,20 +24,12 @@ its start (any thread) and its device events follow it; the window is the
 step's host span (steps are named "step <i>", from 1).
 Usage: kineto_steps.py [--steps-between REGEX] TRACE.json[.gz]
 """
-import gzip
-from decimal import Decimal, ROUND_HALF_UP
-import json
 import re
 import sys
 
+from kineto_trace import load, ps
+
 DEVICE = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
-
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        t = json.load(f, parse_float=Decimal)  # ns digits of epoch-us times kept
-    return t["traceEvents"] if isinstance(t, dict) else t  # Older Kineto wrote a bare event list.
 
 
 def union(intervals):
@@ -52,10 +44,12 @@ def union(intervals):
     return total
 
 
-# Times in integer picoseconds, as the reader keeps them (exact decimal:
-# a float loses ~0.3 us at epoch-microsecond timestamps).
-def ps(x):
-    return int((Decimal(x) * 1000000).to_integral_value(ROUND_HALF_UP))
+def host_launches(ev):
+    """(event, correlation id, start in ps) per host event that launched device work."""
+    for e in ev:
+        a = e.get("args", {})
+        if e.get("cat") not in DEVICE and "correlation" in a:
+            yield e, a["correlation"], ps(e["ts"])
 
 
 def profiler_steps(ev):
@@ -63,14 +57,10 @@ def profiler_steps(ev):
     marks = [e for e in ev if str(e.get("name", "")).startswith("ProfilerStep#") and e.get("cat") not in ("gpu_user_annotation",)]
     marks.sort(key=lambda e: ps(e["ts"]))
     step_of_launch = {}
-    for e in ev:
-        a = e.get("args", {})
-        if e.get("cat") in DEVICE or "correlation" not in a:
-            continue
-        b = ps(e["ts"])
+    for e, correlation, b in host_launches(ev):
         for i, s in enumerate(marks):
             if str(s["tid"]) == str(e["tid"]) and str(s["pid"]) == str(e["pid"]) and ps(s["ts"]) <= b and b + ps(e["dur"]) <= ps(s["ts"]) + ps(s["dur"]):
-                step_of_launch[a["correlation"]] = i
+                step_of_launch[correlation] = i
     return [(s["name"], ps(s["ts"]), ps(s["ts"]) + ps(s["dur"])) for s in marks], step_of_launch
 
 
@@ -95,14 +85,10 @@ def windows_between(ev, pattern):
     bounds = starts + [trace_end]
     steps = [(f"step {i + 1}", bounds[i], bounds[i + 1]) for i in range(len(starts))]
     step_of_launch = {}
-    for e in ev:
-        a = e.get("args", {})
-        if e.get("cat") in DEVICE or "correlation" not in a:
-            continue
-        b = ps(e["ts"])
+    for _, correlation, b in host_launches(ev):
         for i in range(len(starts)):
             if bounds[i] <= b and (b < bounds[i + 1] or i == len(starts) - 1):
-                step_of_launch[a["correlation"]] = i
+                step_of_launch[correlation] = i
     return steps, step_of_launch
 
 

@@ -12,6 +12,7 @@
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/host_summary.h"
 #include "lib/analyze/overview_analysis.h"
+#include "lib/analyze/run_metrics.h"
 #include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/tf_stats_report.h"
 #include "lib/model/stat_finder.h"
@@ -20,27 +21,14 @@
 #include "lib/summary/captures_to_run_summary.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/corpus.h"
+#include "tests/support/op_rows.h"
 #include "tests/support/skip.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
-using tfprof::testing::Ref;
-using tfprof::testing::XSpaceBuilder;
+using namespace tfprof::testing;
 
 namespace {
-
-constexpr int64_t kUs = 1'000'000;  // ps
-
-Host Read(const XSpaceBuilder& b) {
-  Diagnostics d;
-  return ReadXSpaceBytes(b.Serialize(), "t.xplane.pb", d);
-}
-
-const OpMetrics* Find(const OpMetricsDb& db, std::string_view name) {
-  for (const OpMetrics& m : db.rows())
-    if (m.name == name) return &m;
-  return nullptr;
-}
 
 bool Eager(const EventBits& bits, size_t plane, size_t line, size_t event) {
   return !bits.empty() && bits[plane][line][event];
@@ -83,7 +71,7 @@ XSpaceBuilder EagerCapture() {
 }  // namespace
 
 TEST_CASE("Eager marks: the nearest EagerExecute decides, is_func=0 only", "[eager]") {
-  Host h = Read(EagerCapture());
+  Host h = ReadBuilt(EagerCapture());
   Diagnostics d;
   EventGroups g = GroupEvents(h, d);
   REQUIRE(!g.eager.empty());
@@ -105,18 +93,18 @@ TEST_CASE("Eager marks: the nearest EagerExecute decides, is_func=0 only", "[eag
 }
 
 TEST_CASE("Eager marks reach op stats, the TF Stats mode column and the overview", "[eager]") {
-  Host h = Read(EagerCapture());
+  Host h = ReadBuilt(EagerCapture());
   Diagnostics d;
   EventGroups g = GroupEvents(h, d);
   HostSummary s = SummarizeHostOps(h, d, {}, &g.eager);
-  CHECK(Find(s.host_ops, "a/MatMul")->is_eager);
-  CHECK(Find(s.host_ops, "k/Sub")->is_eager);
+  CHECK(OpRow(s.host_ops, "a/MatMul")->is_eager);
+  CHECK(OpRow(s.host_ops, "k/Sub")->is_eager);
   for (const char* op : {"f/Add", "g/Relu", "h/Mul", "m/Neg"}) {
     INFO(op);
-    CHECK(!Find(s.host_ops, op)->is_eager);
+    CHECK(!OpRow(s.host_ops, op)->is_eager);
   }
-  CHECK(Find(s.device_ops, "a/MatMul/gemm")->is_eager);
-  CHECK(!Find(s.device_ops, "f/Add/add_kernel")->is_eager);
+  CHECK(OpRow(s.device_ops, "a/MatMul/gemm")->is_eager);
+  CHECK(!OpRow(s.device_ops, "f/Add/add_kernel")->is_eager);
 
   std::vector<TfStatsRecord> rows = BuildTfStatsRecords(s, {});
   for (const TfStatsRecord& r : rows) {
@@ -152,11 +140,11 @@ TEST_CASE("Eager marks: an is_eager stat of the capture wins, loop-op and pre-gr
         .Event("EagerExecute", 0, 100 * kUs, {{"is_func", int64_t{0}}})
         .Event("x/A:A", 10 * kUs, 10 * kUs, {{"is_eager", int64_t{0}}})
         .Event("x/B:B", 30 * kUs, 10 * kUs);
-    Host h = Read(b);
+    Host h = ReadBuilt(b);
     Diagnostics d;
     HostSummary s = SummarizeHostOps(h, d);
-    CHECK(!Find(s.host_ops, "x/A")->is_eager);  // The capture says so.
-    CHECK(Find(s.host_ops, "x/B")->is_eager);
+    CHECK(!OpRow(s.host_ops, "x/A")->is_eager);  // The capture says so.
+    CHECK(OpRow(s.host_ops, "x/B")->is_eager);
     CHECK(EagerPercent(s.host_ops) == Approx(50.0));
   }
   {
@@ -166,7 +154,7 @@ TEST_CASE("Eager marks: an is_eager stat of the capture wins, loop-op and pre-gr
         .Event("EagerExecute", 0, 100 * kUs, {{"is_func", int64_t{0}}})
         .Event("x/A:A", 10 * kUs, 10 * kUs)
         .Event("WhileOp-EvalCond", 200 * kUs, 10 * kUs);
-    Host h = Read(b);
+    Host h = ReadBuilt(b);
     Diagnostics d;
     CHECK(GroupEvents(h, d).eager.empty());  // The reference does not group TF loops.
     CHECK(MarkEagerEvents(h).empty());
@@ -179,7 +167,7 @@ TEST_CASE("Eager marks: an is_eager stat of the capture wins, loop-op and pre-gr
         .Line(1, "t")
         .Event("EagerExecute", 0, 100 * kUs, {{"is_func", int64_t{0}}, {"group_id", int64_t{0}}})
         .Event("x/A:A", 10 * kUs, 10 * kUs, {{"group_id", int64_t{0}}});
-    Host h = Read(b);
+    Host h = ReadBuilt(b);
     Diagnostics d;
     CHECK(GroupEvents(h, d).eager.empty());
     CHECK(MarkEagerEvents(h).empty());
@@ -202,7 +190,7 @@ TEST_CASE("Eager marks: breadth first through several parents, nesting before li
       .Event("wrapper", 55 * kUs, 45 * kUs)
       .Event("c/Recv:Recv", 60 * kUs, 10 * kUs, {{"_ct", int64_t{1}}, {"_c", int64_t{42}}})
       .Event("solo/Recv:Recv", 300 * kUs, 10 * kUs, {{"_ct", int64_t{1}}, {"_c", int64_t{42}}});
-  Host h = Read(b);
+  Host h = ReadBuilt(b);
   EventBits bits = MarkEagerEvents(h);
   CHECK(Eager(bits, 0, 0, 1));   // The producer: inside is_func=0.
   CHECK(!Eager(bits, 0, 1, 2));  // The nesting side's EagerExecute comes first.

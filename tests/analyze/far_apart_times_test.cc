@@ -15,10 +15,12 @@
 #include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/summary/time_span.h"
 #include "lib/read/xplane_reader.h"
+#include "tests/support/op_rows.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
+using tfprof::testing::OpRow;
 using tfprof::testing::Ref;
 using tfprof::testing::RunTool;
 using tfprof::testing::XSpaceBuilder;
@@ -43,10 +45,17 @@ XSpaceBuilder FarApart() {
   return b;
 }
 
-const OpMetrics* Find(const OpMetricsDb& db, std::string_view name) {
-  for (const OpMetrics& m : db.rows())
-    if (m.name == name) return &m;
-  return nullptr;
+}  // namespace
+
+namespace {
+
+// Ops of 2 us in all over a span cut to 100 days: IDLE is the rest, and the
+// cut is counted once.
+void CheckOpsCutTo100Days(const OpMetricsDb& db, const Diagnostics& d) {
+  CHECK(db.total_op_time_ps == 2 * kUs);
+  CHECK(db.total_time_ps == static_cast<uint64_t>(100 * kDay));
+  CHECK(OpRow(db, "IDLE")->self_time_ps == static_cast<uint64_t>(100 * kDay - 2 * kUs));
+  CHECK(d.Count("op_stats.span_cut") == 1);
 }
 
 }  // namespace
@@ -61,18 +70,11 @@ TEST_CASE("Spans of events further apart than int64 ps are cut at 100 days", "[o
   // overflowed span happened to wrap back to 1.8e19 + 1 us.
   Diagnostics d;
   OpMetricsDb host = HostPlaneToOpMetrics(h, h.planes[0], d);
-  CHECK(host.total_op_time_ps == 2 * kUs);
-  CHECK(host.total_time_ps == static_cast<uint64_t>(100 * kDay));
-  CHECK(Find(host, "IDLE")->self_time_ps == static_cast<uint64_t>(100 * kDay - 2 * kUs));
-  CHECK(d.Count("op_stats.span_cut") == 1);
+  CheckOpsCutTo100Days(host, d);
 
   // Device: the same on line offsets.
   Diagnostics dd;
-  OpMetricsDb dev = DevicePlaneToOpMetrics(h, h.planes[1], dd);
-  CHECK(dev.total_op_time_ps == 2 * kUs);
-  CHECK(dev.total_time_ps == static_cast<uint64_t>(100 * kDay));
-  CHECK(Find(dev, "IDLE")->self_time_ps == static_cast<uint64_t>(100 * kDay - 2 * kUs));
-  CHECK(dd.Count("op_stats.span_cut") == 1);
+  CheckOpsCutTo100Days(DevicePlaneToOpMetrics(h, h.planes[1], dd), dd);
 
   // Sums of cut spans saturate instead of wrapping round to small times.
   OpMetricsDb sum;

@@ -34,6 +34,11 @@ Host LoadOnlyHost(const std::string& run, Diagnostics& d) {
   return LoadCapture(input.selected.files[0], d);
 }
 
+// The op metrics of testdata/captures/<capture>, a run of one host.
+HostSummary SummarizeCapture(const std::string& capture, Diagnostics& d) {
+  return SummarizeHostOps(LoadOnlyHost(SourcePath("testdata/captures/" + capture), d), d);
+}
+
 nlohmann::json Facts(const std::string& capture) {
   std::ifstream in(SourcePath("testdata/captures/" + capture + "/expected_facts.json"));
   REQUIRE(in);
@@ -58,8 +63,7 @@ TEST_CASE("JAX GPU capture: one device row per HLO op, times and modules as the 
   const nlohmann::json facts = Facts("jax_gpu");
   const nlohmann::json& gpu = facts["devices"]["/device:GPU:0"];
   Diagnostics d;
-  Host host = LoadOnlyHost(SourcePath("testdata/captures/jax_gpu"), d);
-  HostSummary s = SummarizeHostOps(host, d);
+  HostSummary s = SummarizeCapture("jax_gpu", d);
   auto rows = RowsByName(DeviceOpsToTfOps(s.device_ops, /*with_idle=*/false));
 
   // Kernels by HLO op (the facts leave memcpys out: copy.1 of jit_squeeze
@@ -140,8 +144,7 @@ TEST_CASE("JAX cuBLAS capture: kernels of a command buffer count for the command
   const nlohmann::json facts = Facts("jax_gpu_cublas");
   const nlohmann::json& gpu = facts["devices"]["/device:GPU:0"];
   Diagnostics d;
-  Host host = LoadOnlyHost(SourcePath("testdata/captures/jax_gpu_cublas"), d);
-  HostSummary s = SummarizeHostOps(host, d);
+  HostSummary s = SummarizeCapture("jax_gpu_cublas", d);
   auto rows = RowsByName(DeviceOpsToTfOps(s.device_ops, /*with_idle=*/false));
   const OpMetrics& train = rows.at("jit_train_step/command_buffer_1");
   const OpMetrics& eval = rows.at("jit_eval_logits/command_buffer_1");

@@ -10,8 +10,10 @@
 #include "lib/analyze/run_summary_to_metrics.h"
 #include "lib/summary/host_to_run_summary.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "tests/support/op_rows.h"
 
 using namespace tfprof;
+using tfprof::testing::OpRow;
 
 namespace {
 
@@ -56,12 +58,6 @@ constexpr const char* kTrace = R"json({"traceEvents": [
   {"ph":"X","cat":"kernel","name":"void deep_gemm::fp8_gemm_kernel<__nv_fp8_e4m3>(float*)","pid":0,"tid":7,"ts":400,"dur":200,"args":{"stream":7,"correlation":4,"grid":[132,1,1],"block":[384,1,1]}},
   {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*)","pid":0,"tid":7,"ts":700,"dur":100,"args":{"stream":7,"grid":[4,1,1],"block":[512,1,1]}}
 ]})json";
-
-const OpMetrics* Row(const OpMetricsDb& db, std::string_view name) {
-  for (const OpMetrics& m : db.rows())
-    if (m.name == name) return &m;
-  return nullptr;
-}
 
 const KernelReport* Kernel(const std::vector<KernelReport>& rows, std::string_view prefix) {
   for (const KernelReport& r : rows)
@@ -110,7 +106,7 @@ TEST_CASE("Kineto device events outside any op: user annotation, GPU annotation,
                         Want{"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*)", 100},
                         Want{"Memcpy HtoD (Pageable -> Device)", 10}}) {
     INFO(w.name);
-    const OpMetrics* m = Row(tf, w.name);
+    const OpMetrics* m = OpRow(tf, w.name);
     REQUIRE(m);
     CHECK(m->self_time_ps == w.self_us * 1000000);
   }
@@ -119,7 +115,7 @@ TEST_CASE("Kineto device events outside any op: user annotation, GPU annotation,
   // name nothing.
   CHECK(tf.rows().size() == 5);
   CHECK(a.ops.device_ops.total_op_time_ps == 500000000);
-  CHECK(Row(tf, "ProfilerStep#1") == nullptr);
+  CHECK(OpRow(tf, "ProfilerStep#1") == nullptr);
   // The device span is 5..800 us: idle is 795 - 500 us.
   CHECK(MetricValue(a, "op_stats.device.idle_percent") == Approx(100.0 * 295 / 795));
 }
@@ -173,7 +169,7 @@ TEST_CASE("Kineto kernels: precision from names and op input types, Tensor Cores
 TEST_CASE("Kineto placement: only host ops that launched nothing and are not bookkeeping are candidates", "[placement][kineto]") {
   Diagnostics d;
   RunAnalysis a = Analyze(d);
-  const OpMetrics* mm = Row(a.ops.host_ops, "aten::mm");
+  const OpMetrics* mm = OpRow(a.ops.host_ops, "aten::mm");
   REQUIRE(mm);
   CHECK(mm->device_launching_occurrences == 2);
   Report r = BuildPlacementReport({ComputePlacement(a.ops, "attribution")}, a.ops, 0);

@@ -12,17 +12,13 @@
 #include "lib/summary/tf_op_name.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "tests/support/corpus.h"
+#include "tests/support/op_rows.h"
 #include "tests/support/skip.h"
 
 using namespace tfprof;
+using tfprof::testing::OpRow;
 
 namespace {
-
-const OpMetrics* Row(const OpMetricsDb& db, std::string_view name) {
-  for (const OpMetrics& m : db.rows())
-    if (m.name == name) return &m;
-  return nullptr;
-}
 
 struct HostOp {
   std::string name;
@@ -66,7 +62,7 @@ TEST_CASE("PyTorch CPU trace: cpu_op events are host ops, nested per thread", "[
                             {"aten::_log_softmax_backward_data", 4, 31737053000, 31737053000},
                             {"aten::nll_loss_backward", 4, 30606002000, 30600292000}});
   // aten::linear holds aten::t and aten::addmm: its self time is what is left.
-  const OpMetrics* linear = Row(s.host_ops, "aten::linear");
+  const OpMetrics* linear = OpRow(s.host_ops, "aten::linear");
   REQUIRE(linear);
   CHECK(linear->self_time_ps < linear->time_ps);
   // user_annotation scopes (ProfilerStep#N, Optimizer.step#...) are not ops.
@@ -89,9 +85,9 @@ TEST_CASE("PyTorch GPU trace (HTA alexnet): host ops, device ops and kernel ops"
                             {"aten::uniform_", 17, 487237000000, 487237000000},
                             {"aten::copy_", 18, 57807000000, 57807000000}});
   OpMetricsDb tf = DeviceOpsToTfOps(s.device_ops, /*with_idle=*/false);
-  const OpMetrics* copy = Row(tf, "aten::copy_");
-  const OpMetrics* conv = Row(tf, "aten::cudnn_convolution");
-  const OpMetrics* addmm = Row(tf, "aten::addmm");
+  const OpMetrics* copy = OpRow(tf, "aten::copy_");
+  const OpMetrics* conv = OpRow(tf, "aten::cudnn_convolution");
+  const OpMetrics* addmm = OpRow(tf, "aten::addmm");
   REQUIRE(copy);
   REQUIRE(conv);
   REQUIRE(addmm);
@@ -166,9 +162,9 @@ TEST_CASE("Kineto ops nest by containment, and a kernel's op is the innermost ar
   CHECK(d.Count("json.kineto_device_ops") == 1);     // The copy has no op...
   CHECK(d.Count("json.kineto_device_ops_by_own_name") == 1);  // ... so it is a row of its own name.
   HostSummary s = SummarizeHostOps(host, d);
-  const OpMetrics* linear = Row(s.host_ops, "aten::linear");
-  const OpMetrics* addmm = Row(s.host_ops, "aten::addmm");
-  const OpMetrics* t = Row(s.host_ops, "aten::t");
+  const OpMetrics* linear = OpRow(s.host_ops, "aten::linear");
+  const OpMetrics* addmm = OpRow(s.host_ops, "aten::addmm");
+  const OpMetrics* t = OpRow(s.host_ops, "aten::t");
   REQUIRE(linear);
   REQUIRE(addmm);  // Ends with its parent: counted all the same.
   REQUIRE(t);
@@ -178,13 +174,13 @@ TEST_CASE("Kineto ops nest by containment, and a kernel's op is the innermost ar
   CHECK(t->self_time_ps == 4000000);
   CHECK(s.host_ops.total_time_ps == 40000000);  // The thread's ops span 110..150 us: no IDLE.
   OpMetricsDb tf = DeviceOpsToTfOps(s.device_ops, /*with_idle=*/false);
-  const OpMetrics* device = Row(tf, "aten::addmm");
+  const OpMetrics* device = OpRow(tf, "aten::addmm");
   REQUIRE(device);
   CHECK(device->category == "aten::addmm");
   CHECK(device->self_time_ps == 20000000);
-  CHECK(Row(tf, "aten::linear") == nullptr);
+  CHECK(OpRow(tf, "aten::linear") == nullptr);
   // Launched inside ProfilerStep#1 only, which is a step, not a scope.
-  const OpMetrics* copy = Row(tf, "Memcpy DtoH (Device -> Pageable)");
+  const OpMetrics* copy = OpRow(tf, "Memcpy DtoH (Device -> Pageable)");
   REQUIRE(copy);
   CHECK(copy->self_time_ps == 3000000);
   auto kernels = s.kernels.Sorted(0);

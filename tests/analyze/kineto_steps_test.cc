@@ -21,8 +21,12 @@
 #include "lib/read/xplane_reader.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
+#include "tests/support/step_rows.h"
 
 using namespace tfprof;
+using tfprof::testing::CategoryMs;
+using tfprof::testing::CheckStepRows;
+using tfprof::testing::ExpectedStep;
 
 namespace {
 
@@ -34,24 +38,9 @@ StepSummary StepsOf(const std::string& path, Diagnostics& diag) {
   return SummarizeSteps(CombineHostSteps(std::move(dbs)));
 }
 
-double CategoryMs(const StepRow& row, Category c) { return row.category_ms[static_cast<size_t>(c)]; }
-
-struct Expected {
-  std::string name;
-  double step_ms, device_compute_ms;
-};
-
-void CheckSteps(const StepSummary& s, const std::vector<Expected>& want) {
-  REQUIRE(s.rows.size() == want.size());
-  double sum = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    INFO("step " << i);
-    CHECK(s.rows[i].name == want[i].name);
-    CHECK(s.rows[i].step_time_ms == Approx(want[i].step_ms).margin(1e-6));
-    CHECK(CategoryMs(s.rows[i], Category::kDeviceCompute) == Approx(want[i].device_compute_ms).margin(1e-6));
-    sum += want[i].step_ms;
-  }
-  CHECK(s.step_time_ms.avg == Approx(sum / static_cast<double>(want.size())).margin(1e-6));
+// The rows (testing::CheckStepRows), found from ProfilerStep#N annotations.
+void CheckSteps(const StepSummary& s, const std::vector<ExpectedStep>& want) {
+  CheckStepRows(s, want);
   CHECK(s.note.find("ProfilerStep#") != std::string::npos);
 }
 

@@ -7,28 +7,11 @@
 #include "lib/summary/tf_op_name.h"
 #include "lib/analyze/tf_stats_report.h"
 #include "lib/read/xplane_reader.h"
+#include "tests/support/op_rows.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
-using tfprof::testing::Ref;
-using tfprof::testing::XSpaceBuilder;
-
-namespace {
-
-Host Read(const XSpaceBuilder& b) {
-  Diagnostics d;
-  return ReadXSpaceBytes(b.Serialize(), "t.xplane.pb", d);
-}
-
-const OpMetrics* Find(const OpMetricsDb& db, std::string_view name) {
-  for (const OpMetrics& m : db.rows())
-    if (m.name == name) return &m;
-  return nullptr;
-}
-
-constexpr int64_t kUs = 1'000'000;  // ps
-
-}  // namespace
+using namespace tfprof::testing;
 
 TEST_CASE("TF op full names split into name and type", "[opstats]") {
   auto check = [](std::string_view full, OpCategory cat, std::string_view name, std::string_view type, bool legacy = false) {
@@ -65,26 +48,26 @@ TEST_CASE("Host op metrics: self time by nesting, IDLE per thread, threads combi
       .Event("outer:Outer", 200 * kUs, 50 * kUs, {{"is_eager", int64_t{1}}});
   // Thread 2: one op [0, 20us].
   cpu.Line(2, "t2").Event("inner:Inner", 0, 20 * kUs);
-  Host h = Read(b);
+  Host h = ReadBuilt(b);
   Diagnostics d;
   OpMetricsDb db = HostPlaneToOpMetrics(h, h.planes[0], d);
 
-  const OpMetrics* outer = Find(db, "outer");
+  const OpMetrics* outer = OpRow(db, "outer");
   REQUIRE(outer);
   CHECK(outer->category == "Outer");
   CHECK(outer->occurrences == 2);
   CHECK(outer->time_ps == 150 * kUs);
   CHECK(outer->self_time_ps == 120 * kUs);  // 100 - 30 + 50
   CHECK(outer->is_eager);
-  const OpMetrics* inner = Find(db, "inner");
+  const OpMetrics* inner = OpRow(db, "inner");
   REQUIRE(inner);
   CHECK(inner->occurrences == 2);
   CHECK(inner->self_time_ps == 50 * kUs);
-  CHECK(Find(db, "train") == nullptr);
+  CHECK(OpRow(db, "train") == nullptr);
   // Totals: thread 1 spans 250us with 150us of ops, thread 2 spans 20us.
   CHECK(db.total_op_time_ps == 170 * kUs);
   CHECK(db.total_time_ps == 270 * kUs);
-  const OpMetrics* idle = Find(db, "IDLE");
+  const OpMetrics* idle = OpRow(db, "IDLE");
   REQUIRE(idle);
   CHECK(idle->self_time_ps == 100 * kUs);
   CHECK(idle->occurrences == 0);
@@ -93,12 +76,12 @@ TEST_CASE("Host op metrics: self time by nesting, IDLE per thread, threads combi
 TEST_CASE("Host op metrics drop a child ending at the same instant as its parent, as the reference does", "[opstats]") {
   XSpaceBuilder b;
   b.Plane("/host:CPU").Line(1, "t").Event("p:P", 0, 10 * kUs).Event("c:C", 5 * kUs, 5 * kUs);
-  Host h = Read(b);
+  Host h = ReadBuilt(b);
   Diagnostics d;
   OpMetricsDb db = HostPlaneToOpMetrics(h, h.planes[0], d);
-  REQUIRE(Find(db, "p"));
-  CHECK(Find(db, "p")->self_time_ps == 10 * kUs);  // The child was dropped, so nothing is subtracted.
-  CHECK(Find(db, "c") == nullptr);
+  REQUIRE(OpRow(db, "p"));
+  CHECK(OpRow(db, "p")->self_time_ps == 10 * kUs);  // The child was dropped, so nothing is subtracted.
+  CHECK(OpRow(db, "c") == nullptr);
   CHECK(d.Count("op_stats.host_op_not_closed") == 1);
 }
 
@@ -111,39 +94,39 @@ TEST_CASE("Device op metrics per (TF op, kernel), TF-op level takes the most lau
       .Event("gemm", 30 * kUs, 5 * kUs, {{"tf_op", Ref{"d/MatMul:MatMul"}}})
       .Event("MemcpyH2D", 40 * kUs, 2 * kUs)  // Unannotated: only widens the span.
       .Event("relu", 50 * kUs, 10 * kUs, {{"level 0", Ref{"d/Relu:Relu"}}});
-  Host h = Read(b);
+  Host h = ReadBuilt(b);
   Diagnostics d;
   OpMetricsDb dev = DevicePlaneToOpMetrics(h, h.planes[0], d);
-  REQUIRE(Find(dev, "d/MatMul/gemm"));
-  CHECK(Find(dev, "d/MatMul/gemm")->occurrences == 2);
-  CHECK(Find(dev, "d/MatMul/gemm")->time_ps == 10 * kUs);
-  CHECK(Find(dev, "d/MatMul/gemm")->category == "MatMul");
-  CHECK(Find(dev, "d/Relu/relu"));  // Named from the older "level 0" stat.
+  REQUIRE(OpRow(dev, "d/MatMul/gemm"));
+  CHECK(OpRow(dev, "d/MatMul/gemm")->occurrences == 2);
+  CHECK(OpRow(dev, "d/MatMul/gemm")->time_ps == 10 * kUs);
+  CHECK(OpRow(dev, "d/MatMul/gemm")->category == "MatMul");
+  CHECK(OpRow(dev, "d/Relu/relu"));  // Named from the older "level 0" stat.
   CHECK(dev.total_op_time_ps == 21 * kUs);
   CHECK(dev.total_time_ps == 50 * kUs);  // 10us .. 60us
-  CHECK(Find(dev, "IDLE")->self_time_ps == 29 * kUs);
+  CHECK(OpRow(dev, "IDLE")->self_time_ps == 29 * kUs);
 
   OpMetricsDb tf = DeviceOpsToTfOps(dev, /*with_idle=*/true);
-  const OpMetrics* matmul = Find(tf, "d/MatMul");
+  const OpMetrics* matmul = OpRow(tf, "d/MatMul");
   REQUIRE(matmul);
   CHECK(matmul->occurrences == 2);  // gemm ran twice, bias once.
   CHECK(matmul->self_time_ps == 11 * kUs);
   CHECK(tf.total_time_ps == 50 * kUs);
   OpMetricsDb no_idle = DeviceOpsToTfOps(dev, /*with_idle=*/false);
-  CHECK(Find(no_idle, "IDLE") == nullptr);
+  CHECK(OpRow(no_idle, "IDLE") == nullptr);
   CHECK(no_idle.total_time_ps == 21 * kUs);
 
   // xprof reads only tf_op: the Relu kernel is not an op there.
   Diagnostics d2;
   OpMetricsDb xp = DevicePlaneToOpMetrics(h, h.planes[0], d2, AnalysisOptions{Compat::kXprof});
-  CHECK(Find(xp, "d/Relu/relu") == nullptr);
+  CHECK(OpRow(xp, "d/Relu/relu") == nullptr);
 }
 
 TEST_CASE("TensorFlow Stats rows: device first, then host, fractions of each side's total", "[opstats]") {
   XSpaceBuilder b;
   b.Plane("/host:CPU").Line(1, "t").Event("h/Op:HostOp", 0, 30 * kUs).Event("h/Op:HostOp", 70 * kUs, 20 * kUs);
   b.Plane("/device:GPU:0", 0).Line(7, "Stream #7", 0).Event("k", 0, 40 * kUs, {{"tf_op", Ref{"d/Conv2D:Conv2D"}}});
-  Host h = Read(b);
+  Host h = ReadBuilt(b);
   Diagnostics d;
   HostSummary s = SummarizeHostOps(h, d);
   std::vector<TfStatsRecord> rows = BuildTfStatsRecords(s, {});

@@ -17,8 +17,11 @@
 #include "lib/read/chrome_trace_reader.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
+#include "tests/support/step_rows.h"
 
 using namespace tfprof;
+using tfprof::testing::CheckStepRows;
+using tfprof::testing::ExpectedStep;
 
 namespace {
 
@@ -34,26 +37,6 @@ StepSummary Summary(const Host& host, const EventGroups& groups, const AnalysisO
   std::vector<StepDb> dbs;
   dbs.push_back(BuildStepDb(host, groups, options, diag));
   return SummarizeSteps(CombineHostSteps(std::move(dbs)));
-}
-
-double DeviceComputeMs(const StepRow& row) { return row.category_ms[static_cast<size_t>(Category::kDeviceCompute)]; }
-
-struct Expected {
-  std::string name;
-  double step_ms, device_compute_ms;
-};
-
-void CheckRows(const StepSummary& s, const std::vector<Expected>& want) {
-  REQUIRE(s.rows.size() == want.size());
-  double sum = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    INFO("row " << i);
-    CHECK(s.rows[i].name == want[i].name);
-    CHECK(s.rows[i].step_time_ms == Approx(want[i].step_ms).margin(1e-6));
-    CHECK(DeviceComputeMs(s.rows[i]) == Approx(want[i].device_compute_ms).margin(1e-6));
-    sum += want[i].step_ms;
-  }
-  CHECK(s.step_time_ms.avg == Approx(sum / static_cast<double>(want.size())).margin(1e-6));
 }
 
 }  // namespace
@@ -90,7 +73,7 @@ TEST_CASE("steps-between: the H100 DataLoader loop without ProfilerStep#N", "[st
   // iteration waits for the DataLoader's two workers to start.
   StepSummary s = Summary(host, groups, options, diag);
   CHECK(s.has_device);
-  CheckRows(s, {{"step 1", 101.813709, 0.790403},
+  CheckStepRows(s, {{"step 1", 101.813709, 0.790403},
                 {"step 2", 13.495519, 0.738459},
                 {"step 3", 11.137511, 0.739391},
                 {"step 4", 10.941242, 0.738467},
@@ -106,7 +89,7 @@ TEST_CASE("steps-between: 2021 Kineto ResNet50 loops (autograd API, no ProfilerS
   // TensorFlow Profiler drops them with more than five.
   struct Case {
     const char* path;
-    std::vector<Expected> rows;
+    std::vector<ExpectedStep> rows;
     double avg_ms;
   };
   const Case cases[] = {
@@ -130,7 +113,7 @@ TEST_CASE("steps-between: 2021 Kineto ResNet50 loops (autograd API, no ProfilerS
     EventGroups groups = GroupEvents(host, diag, options);
     CHECK(groups.groups.size() == 6);
     StepSummary s = Summary(host, groups, options, diag);
-    CheckRows(s, c.rows);
+    CheckStepRows(s, c.rows);
     CHECK(s.step_time_ms.avg == Approx(c.avg_ms).margin(1e-6));
   }
 }
@@ -194,5 +177,5 @@ TEST_CASE("steps-between: nested markers, markers on two threads, device work fo
   // Step 1 spans its window and its kernel: 100..125 us; step 2 its window,
   // which holds its device work: 120..134 us.
   StepSummary s = Summary(host, groups, Between("^iter$"), diag);
-  CheckRows(s, {{"step 1", 0.025, 0.004}, {"step 2", 0.014, 0.003}});
+  CheckStepRows(s, {{"step 1", 0.025, 0.004}, {"step 2", 0.014, 0.003}});
 }

@@ -8,27 +8,13 @@
 #include "lib/summary/host_summary.h"
 #include "lib/summary/xla_ops_to_op_metrics.h"
 #include "lib/read/xplane_reader.h"
+#include "tests/support/op_rows.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
-using tfprof::testing::Ref;
-using tfprof::testing::StatList;
-using tfprof::testing::XSpaceBuilder;
+using namespace tfprof::testing;
 
 namespace {
-
-constexpr int64_t kUs = 1'000'000;  // ps
-
-Host Read(const XSpaceBuilder& b) {
-  Diagnostics d;
-  return ReadXSpaceBytes(b.Serialize(), "t.xplane.pb", d);
-}
-
-const OpMetrics* Find(const OpMetricsDb& db, std::string_view name) {
-  for (const OpMetrics& m : db.rows())
-    if (m.name == name) return &m;
-  return nullptr;
-}
 
 StatList Xla(const std::string& module, const std::string& op, int64_t scope = 0, uint64_t correlation = 0) {
   StatList s{{"tf_op", Ref{"XlaModule:"}}, {"hlo_module", Ref{module}}, {"hlo_op", Ref{op}}};
@@ -93,33 +79,33 @@ TEST_CASE("XLA device ops: one row per (module, HLO op), an occurrence per run o
       .Event("loop_add_fusion", 14 * kUs, 2 * kUs, Xla("jit_f", "loop_add_fusion", 7))
       .Event("loop_add_fusion", 16 * kUs, 2 * kUs, Xla("jit_f", "loop_add_fusion", 8))
       .Event("loop_add_fusion", 18 * kUs, 3 * kUs, Xla("jit_g", "loop_add_fusion", 9));
-  Host h = Read(space);
+  Host h = ReadBuilt(space);
   Diagnostics d;
   OpMetricsDb db = DevicePlaneToOpMetrics(h, h.planes[0], d);
-  const OpMetrics* conv = Find(db, "jit_f/cudnn-conv.1");
+  const OpMetrics* conv = OpRow(db, "jit_f/cudnn-conv.1");
   REQUIRE(conv);
   CHECK(conv->occurrences == 2);
   CHECK(conv->time_ps == 10 * kUs);
   CHECK(conv->self_time_ps == 10 * kUs);
   CHECK(conv->category == "custom-call");
-  const OpMetrics* add = Find(db, "jit_f/loop_add_fusion");
+  const OpMetrics* add = OpRow(db, "jit_f/loop_add_fusion");
   REQUIRE(add);
   CHECK(add->occurrences == 3);
   CHECK(add->time_ps == 6 * kUs);
   // Same HLO op name in another module: its own row.
-  const OpMetrics* other = Find(db, "jit_g/loop_add_fusion");
+  const OpMetrics* other = OpRow(db, "jit_g/loop_add_fusion");
   REQUIRE(other);
   CHECK(other->occurrences == 1);
   CHECK(other->time_ps == 3 * kUs);
   // Span 21 us, ops 19 us.
   CHECK(db.total_op_time_ps == 19 * kUs);
-  CHECK(Find(db, "IDLE")->self_time_ps == 2 * kUs);
+  CHECK(OpRow(db, "IDLE")->self_time_ps == 2 * kUs);
   CHECK(d.Count("op_stats.xla_ops") == 8);
   // Rolled up to the TF-op level (what op-stats shows), rows stay as they are.
   OpMetricsDb top = DeviceOpsToTfOps(db, false);
-  REQUIRE(Find(top, "jit_f/cudnn-conv.1"));
-  CHECK(Find(top, "jit_f/cudnn-conv.1")->category == "custom-call");
-  CHECK(Find(top, "jit_f/cudnn-conv.1")->occurrences == 2);
+  REQUIRE(OpRow(top, "jit_f/cudnn-conv.1"));
+  CHECK(OpRow(top, "jit_f/cudnn-conv.1")->category == "custom-call");
+  CHECK(OpRow(top, "jit_f/cudnn-conv.1")->occurrences == 2);
 
   SECTION("--compat xprof and tf-legacy leave them out, as the references do without the HLO protos") {
     for (Compat c : {Compat::kXprof, Compat::kTfLegacy}) {
@@ -142,12 +128,12 @@ TEST_CASE("XLA device ops: without scope ids, a run of the op on one stream is o
       .Event("splitKreduce_kernel", 3 * kUs, 1 * kUs, Xla("jit_f", "cublas-gemm.1"))
       .Event("MemcpyD2D", 4 * kUs, 1 * kUs, {{"correlation_id", uint64_t{5}}})
       .Event("sm90_gemm", 5 * kUs, 3 * kUs, Xla("jit_f", "cublas-gemm.1"));
-  Host h = Read(space);
+  Host h = ReadBuilt(space);
   Diagnostics d;
   OpMetricsDb db = DevicePlaneToOpMetrics(h, h.planes[0], d);
-  REQUIRE(Find(db, "jit_f/cublas-gemm.1"));
-  CHECK(Find(db, "jit_f/cublas-gemm.1")->occurrences == 2);
-  CHECK(Find(db, "jit_f/cublas-gemm.1")->time_ps == 7 * kUs);
+  REQUIRE(OpRow(db, "jit_f/cublas-gemm.1"));
+  CHECK(OpRow(db, "jit_f/cublas-gemm.1")->occurrences == 2);
+  CHECK(OpRow(db, "jit_f/cublas-gemm.1")->time_ps == 7 * kUs);
 }
 
 TEST_CASE("TensorFlow with XLA: a kernel whose tf_op names a TF op counts for that TF op", "[xla][opstats]") {
@@ -156,10 +142,10 @@ TEST_CASE("TensorFlow with XLA: a kernel whose tf_op names a TF op counts for th
   gpu.Line(1, "Stream #1(Compute)", 1000)
       .Event("fusion_3", 0, 2 * kUs,
              {{"tf_op", Ref{"model/dense/MatMul:MatMul"}}, {"hlo_op", Ref{"fusion.3"}}, {"hlo_module", Ref{"cluster_0"}}});
-  Host h = Read(space);
+  Host h = ReadBuilt(space);
   Diagnostics d;
   OpMetricsDb db = DevicePlaneToOpMetrics(h, h.planes[0], d);
-  const OpMetrics* row = Find(db, "model/dense/MatMul/fusion_3");
+  const OpMetrics* row = OpRow(db, "model/dense/MatMul/fusion_3");
   REQUIRE(row);
   CHECK(row->category == "MatMul");
   CHECK(row->time_ps == 2 * kUs);
@@ -172,7 +158,7 @@ TEST_CASE("XLA kernel stats: the op is <module>/<hlo_op>, xprof compat keeps XLA
   StatList stats = Xla("jit_f", "gemm_fusion_dot.1");
   stats.push_back({"kernel_details", std::string("regs:64 grid:2,1,1 block:128,1,1")});
   gpu.Line(1, "Stream #1(Compute)", 1000).Event("gemm_fusion_dot_1", 0, 2 * kUs, stats);
-  Host h = Read(space);
+  Host h = ReadBuilt(space);
   KernelStatsDb k;
   k.AddPlane(h, h.planes[0]);
   REQUIRE(k.size() == 1);
@@ -195,25 +181,25 @@ TEST_CASE("XLA:CPU host ops: thunks with hlo_op are ops, kernel launches named b
       .Event("cuLaunchKernel", 10 * kUs, 1 * kUs, Xla("jit_f", "loop_add_fusion", 0, 42))
       // PjRt's TraceMe, whose name parses as a TF op: not one in a JAX capture.
       .Event("ThenExecuteCallback:GetEventForComputeStreamSyncPoint", 12 * kUs, 1 * kUs);
-  Host h = Read(space);
+  Host h = ReadBuilt(space);
   REQUIRE(IsJaxCapture(h));
   Diagnostics d;
   OpMetricsDb db = HostPlaneToOpMetrics(h, h.planes[0], d);
-  REQUIRE(Find(db, "jit_f/dot.1"));
-  CHECK(Find(db, "jit_f/dot.1")->time_ps == 5 * kUs);
-  CHECK(Find(db, "jit_f/dot.1")->category == "dot");
-  CHECK(Find(db, "jit_f/wrapped_convert")->category == "loop fusion");
-  CHECK(Find(db, "jit_f/loop_add_fusion") == nullptr);
-  CHECK(Find(db, "ThenExecuteCallback") == nullptr);
+  REQUIRE(OpRow(db, "jit_f/dot.1"));
+  CHECK(OpRow(db, "jit_f/dot.1")->time_ps == 5 * kUs);
+  CHECK(OpRow(db, "jit_f/dot.1")->category == "dot");
+  CHECK(OpRow(db, "jit_f/wrapped_convert")->category == "loop fusion");
+  CHECK(OpRow(db, "jit_f/loop_add_fusion") == nullptr);
+  CHECK(OpRow(db, "ThenExecuteCallback") == nullptr);
   CHECK(db.total_op_time_ps == 7 * kUs);
   CHECK(d.Count("op_stats.xla_host_ops") == 2);
 
   SECTION("--compat xprof: no XLA ops, and the names parse as TF ops as the reference parses them") {
     Diagnostics dx;
     OpMetricsDb x = HostPlaneToOpMetrics(h, h.planes[0], dx, AnalysisOptions{Compat::kXprof});
-    CHECK(Find(x, "jit_f/dot.1") == nullptr);
-    REQUIRE(Find(x, "ThenExecuteCallback"));
-    CHECK(Find(x, "ThenExecuteCallback")->time_ps == 1 * kUs);
+    CHECK(OpRow(x, "jit_f/dot.1") == nullptr);
+    REQUIRE(OpRow(x, "ThenExecuteCallback"));
+    CHECK(OpRow(x, "ThenExecuteCallback")->time_ps == 1 * kUs);
   }
 }
 
@@ -221,15 +207,15 @@ TEST_CASE("A TF capture is no JAX capture: its 'name:Type' events stay TF ops", 
   XSpaceBuilder space;
   auto& cpu = space.Plane("/host:CPU", 0);
   cpu.Line(1, "tf_Compute", 1000).Event("ThenExecuteCallback:GetEventForComputeStreamSyncPoint", 0, 2 * kUs);
-  Host h = Read(space);
+  Host h = ReadBuilt(space);
   CHECK_FALSE(IsJaxCapture(h));
   Diagnostics d;
   OpMetricsDb db = HostPlaneToOpMetrics(h, h.planes[0], d);
-  REQUIRE(Find(db, "ThenExecuteCallback"));
-  CHECK(Find(db, "ThenExecuteCallback")->time_ps == 2 * kUs);
+  REQUIRE(OpRow(db, "ThenExecuteCallback"));
+  CHECK(OpRow(db, "ThenExecuteCallback")->time_ps == 2 * kUs);
 
   XSpaceBuilder jax;
   jax.Plane("/host:metadata", 0).Stat("jax_version", std::string("0.11.2"));
   jax.Plane("/host:CPU", 1).Line(1, "python3", 1000).Event("train", 0, 1 * kUs);
-  CHECK(IsJaxCapture(Read(jax)));
+  CHECK(IsJaxCapture(ReadBuilt(jax)));
 }

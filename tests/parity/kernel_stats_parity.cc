@@ -14,13 +14,6 @@
 namespace tfprof::parity {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Our reports merged on the legacy key (launch parameters zeroed) and sorted
 // as the reference sorts.
 std::vector<KernelReport> LegacyView(const std::vector<KernelReport>& reports) {
@@ -55,10 +48,7 @@ std::string Dims(const std::array<uint32_t, 3>& d) { return fmt::format("{},{},{
 Tally CompareKernelStatsWithLegacy(const std::string& run_folder, const std::string& pb_path) {
   Tally t;
   legacy::KernelStatsDb db;
-  if (!db.ParseFromString(Slurp(pb_path))) {  // An empty file parses as no reports.
-    t.Text("parse " + pb_path, "ok", "failed");
-    return t;
-  }
+  if (!ParseReference(t, pb_path, db)) return t;  // An empty file parses as no reports.
   std::vector<KernelReport> ours = LegacyView(SummarizeRun(run_folder, SummaryPart::kOps, AnalysisOptions{Compat::kTfLegacy}).kernels.Sorted());
   t.Count("rows", static_cast<int64_t>(ours.size()), db.reports_size());
   for (int i = 0; i < db.reports_size() && i < static_cast<int>(ours.size()); ++i) {
@@ -80,11 +70,9 @@ Tally CompareKernelStatsWithLegacy(const std::string& run_folder, const std::str
 
 Tally CompareKernelStatsWithXprof(const std::string& run_folder, const std::string& json_path) {
   Tally t;
-  nlohmann::json table = nlohmann::json::parse(Slurp(json_path), nullptr, false);
-  if (!table.is_object() || !table.contains("rows")) {
-    t.Text("parse " + json_path, "ok", "failed");
+  nlohmann::json table;
+  if (!ParseJsonReference(t, json_path, table, [](const nlohmann::json& d) { return d.is_object() && d.contains("rows"); }))
     return t;
-  }
   std::map<std::string, size_t> col;
   for (size_t c = 0; c < table["cols"].size(); ++c) col[table["cols"][c]["id"].get<std::string>()] = c;
   std::vector<KernelReport> ours = SummarizeRun(run_folder, SummaryPart::kOps, AnalysisOptions{Compat::kXprof}).kernels.Sorted();

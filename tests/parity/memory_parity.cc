@@ -1,5 +1,6 @@
 #include "tests/parity/memory_parity.h"
 
+#include <functional>
 #include <string>
 
 #include "fmt/format.h"
@@ -146,70 +147,72 @@ void CompareBreakdown(Tally& t, const std::string& w, const HostMemoryProfile& h
   }
 }
 
-}  // namespace
-
-Tally CompareMemoryWithXprof(const std::string& run_folder, const std::string& host, const std::string& json_path) {
+// What both references hold: the allocators' ids in order, then per
+// allocator its summary, its timeline (`compare_timeline`: each reference
+// keeps its own points) and the breakdown at its peak.
+using TimelineCheck = std::function<void(Tally& t, const std::string& where, const HostMemoryProfile& ours,
+                                         const AllocatorMemoryProfile& a, const json& per)>;
+Tally CompareWithReference(const std::string& run_folder, const std::string& host, Compat compat,
+                           const std::string& ref_path, const json& ref, bool compare_num_hosts,
+                           const TimelineCheck& compare_timeline) {
   Tally t;
-  bool gz = false;
-  json ref = json::parse(ReadWholeFile(json_path, uint64_t{1} << 30, &gz), nullptr, false);
   HostMemoryProfile ours;
-  if (!ref.is_object() || !LoadProfile(run_folder, host, Compat::kXprof, ours)) {
-    t.Text("load " + json_path, "ok", "failed");
+  if (!ref.is_object() || !LoadProfile(run_folder, host, compat, ours)) {
+    t.Text("load " + ref_path, "ok", "failed");
     return t;
   }
   const json& ids = Field(ref, "memoryIds");
   t.Count("memoryIds", static_cast<int64_t>(ours.allocators.size()), static_cast<int64_t>(ids.size()));
-  t.Count("numHosts", 1, I64(ref, "numHosts"));
+  if (compare_num_hosts) t.Count("numHosts", 1, I64(ref, "numHosts"));
   for (size_t i = 0; i < ours.allocators.size() && i < ids.size(); ++i) {
     const AllocatorMemoryProfile& a = ours.allocators[i];
     t.Text(fmt::format("memoryIds[{}]", i), a.memory_id, ids[i].get<std::string>());
     const json& per = Field(Field(ref, "memoryProfilePerAllocator"), a.memory_id.c_str());
     const std::string w = a.memory_id;
     CompareSummary(t, w, a, Field(per, "profileSummary"));
-    const json& sampled = Field(per, "sampledTimelineSnapshots");
-    std::vector<size_t> points = SampleTimeline(a.timeline, 1000);
-    t.Count(w + " sampled points", static_cast<int64_t>(points.size()), static_cast<int64_t>(sampled.size()));
-    int64_t allocs = 0, ref_allocs = 0;
-    for (size_t p = 0; p < points.size() && p < sampled.size(); ++p) {
-      const MemorySnapshot& s = a.timeline[points[p]];
-      allocs += s.activity == MemoryActivity::kAllocation;
-      ref_allocs += Str(Field(sampled[p], "activityMetadata"), "memoryActivity") == "ALLOCATION";
-      CompareSnapshot(t, fmt::format("{} sampled[{}]", w, p), ours, s, sampled[p]);
-    }
-    // The UI's #Allocation / #Deallocation come from the sampled points.
-    t.Count(w + " #allocation (UI)", allocs, ref_allocs);
-    t.Count(w + " #deallocation (UI)", static_cast<int64_t>(points.size()) - allocs,
-            static_cast<int64_t>(sampled.size()) - ref_allocs);
+    compare_timeline(t, w, ours, a, per);
     CompareBreakdown(t, w, ours, a, per);
   }
   return t;
 }
 
+}  // namespace
+
+Tally CompareMemoryWithXprof(const std::string& run_folder, const std::string& host, const std::string& json_path) {
+  bool gz = false;
+  json ref = json::parse(ReadWholeFile(json_path, uint64_t{1} << 30, &gz), nullptr, false);
+  return CompareWithReference(
+      run_folder, host, Compat::kXprof, json_path, ref, /*compare_num_hosts=*/true,
+      [](Tally& t, const std::string& w, const HostMemoryProfile& ours, const AllocatorMemoryProfile& a, const json& per) {
+        const json& sampled = Field(per, "sampledTimelineSnapshots");
+        std::vector<size_t> points = SampleTimeline(a.timeline, 1000);
+        t.Count(w + " sampled points", static_cast<int64_t>(points.size()), static_cast<int64_t>(sampled.size()));
+        int64_t allocs = 0, ref_allocs = 0;
+        for (size_t p = 0; p < points.size() && p < sampled.size(); ++p) {
+          const MemorySnapshot& s = a.timeline[points[p]];
+          allocs += s.activity == MemoryActivity::kAllocation;
+          ref_allocs += Str(Field(sampled[p], "activityMetadata"), "memoryActivity") == "ALLOCATION";
+          CompareSnapshot(t, fmt::format("{} sampled[{}]", w, p), ours, s, sampled[p]);
+        }
+        // The UI's #Allocation / #Deallocation come from the sampled points.
+        t.Count(w + " #allocation (UI)", allocs, ref_allocs);
+        t.Count(w + " #deallocation (UI)", static_cast<int64_t>(points.size()) - allocs,
+                static_cast<int64_t>(sampled.size()) - ref_allocs);
+      });
+}
+
 Tally CompareMemoryWithLegacy(const std::string& run_folder, const std::string& host, const std::string& gz_path) {
-  Tally t;
   json ref = json::parse(ReadWholeFile(gz_path, uint64_t{1} << 30), nullptr, false);
-  HostMemoryProfile ours;
-  if (!ref.is_object() || !LoadProfile(run_folder, host, Compat::kTfLegacy, ours)) {
-    t.Text("load " + gz_path, "ok", "failed");
-    return t;
-  }
-  const json& ids = Field(ref, "memoryIds");
-  t.Count("memoryIds", static_cast<int64_t>(ours.allocators.size()), static_cast<int64_t>(ids.size()));
-  for (size_t i = 0; i < ours.allocators.size() && i < ids.size(); ++i) {
-    const AllocatorMemoryProfile& a = ours.allocators[i];
-    t.Text(fmt::format("memoryIds[{}]", i), a.memory_id, ids[i].get<std::string>());
-    const json& per = Field(Field(ref, "memoryProfilePerAllocator"), a.memory_id.c_str());
-    const std::string w = a.memory_id;
-    CompareSummary(t, w, a, Field(per, "profileSummary"));
-    // TensorFlow 2.x kept every event (up to 1000) in time order.
-    const json& snaps = Field(per, "memoryProfileSnapshots");
-    std::vector<size_t> points = SampleTimeline(a.timeline, 1000, /*legacy=*/true);
-    t.Count(w + " timeline points", static_cast<int64_t>(points.size()), static_cast<int64_t>(snaps.size()));
-    for (size_t p = 0; p < points.size() && p < snaps.size(); ++p)
-      CompareSnapshot(t, fmt::format("{} timeline[{}]", w, p), ours, a.timeline[points[p]], snaps[p]);
-    CompareBreakdown(t, w, ours, a, per);
-  }
-  return t;
+  return CompareWithReference(
+      run_folder, host, Compat::kTfLegacy, gz_path, ref, /*compare_num_hosts=*/false,
+      [](Tally& t, const std::string& w, const HostMemoryProfile& ours, const AllocatorMemoryProfile& a, const json& per) {
+        // TensorFlow 2.x kept every event (up to 1000) in time order.
+        const json& snaps = Field(per, "memoryProfileSnapshots");
+        std::vector<size_t> points = SampleTimeline(a.timeline, 1000, /*legacy=*/true);
+        t.Count(w + " timeline points", static_cast<int64_t>(points.size()), static_cast<int64_t>(snaps.size()));
+        for (size_t p = 0; p < points.size() && p < snaps.size(); ++p)
+          CompareSnapshot(t, fmt::format("{} timeline[{}]", w, p), ours, a.timeline[points[p]], snaps[p]);
+      });
 }
 
 }  // namespace tfprof::parity

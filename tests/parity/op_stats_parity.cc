@@ -12,13 +12,6 @@
 namespace tfprof::parity {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Microsecond values are printed with 3 decimals in the reference's UI.
 constexpr double kUs = 0.001;
 constexpr double kFraction = 1e-6;
@@ -50,10 +43,7 @@ void CompareRecord(Tally& t, const std::string& where, const TfStatsRecord& ours
 Tally CompareOpStatsWithLegacy(const std::string& run_folder, const std::string& pb_path) {
   legacy::TfStatsDatabase db;
   Tally t;
-  if (!db.ParseFromString(Slurp(pb_path))) {
-    t.Text("parse " + pb_path, "ok", "failed");
-    return t;
-  }
+  if (!ParseReference(t, pb_path, db)) return t;
   const AnalysisOptions legacy{Compat::kTfLegacy};
   HostSummary summary = SummarizeRun(run_folder, SummaryPart::kOps | SummaryPart::kEagerMarks, legacy);
   for (bool with_idle : {true, false}) {
@@ -72,11 +62,9 @@ Tally CompareOpStatsWithLegacy(const std::string& run_folder, const std::string&
 
 Tally CompareOpStatsWithXprof(const std::string& run_folder, const std::string& json_path) {
   Tally t;
-  nlohmann::json doc = nlohmann::json::parse(Slurp(json_path), nullptr, false);
-  if (!doc.is_array() || doc.size() != 2) {
-    t.Text("parse " + json_path, "ok", "failed");
+  nlohmann::json doc;
+  if (!ParseJsonReference(t, json_path, doc, [](const nlohmann::json& d) { return d.is_array() && d.size() == 2; }))
     return t;
-  }
   const AnalysisOptions xprof{Compat::kXprof};
   HostSummary summary = SummarizeRun(run_folder, SummaryPart::kOps | SummaryPart::kEagerMarks, xprof);
   for (int table_index : {0, 1}) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/files.h"
+
 namespace tfprof::parity {
 
 // Tolerances (docs/parity.md): counts and names exact; times and
@@ -39,6 +41,26 @@ struct Case {
   std::string reference;  // e.g. "TF legacy .pb", "xprof 2.24.2".
   std::function<Tally()> run;
 };
+
+// Parses the reference protobuf file `path` into `ref`; false, with a failed
+// "parse <path>" entry in `t`, when it does not parse.
+template <typename Message>
+bool ParseReference(Tally& t, const std::string& path, Message& ref) {
+  if (ref.ParseFromString(testing::Slurp(path))) return true;
+  t.Text("parse " + path, "ok", "failed");
+  return false;
+}
+
+// Parses the reference JSON file `path` into `doc` (a nlohmann::json);
+// false, with a failed "parse <path>" entry in `t`, when it does not parse or
+// `valid(doc)` rejects its shape.
+template <typename Json, typename Valid>
+bool ParseJsonReference(Tally& t, const std::string& path, Json& doc, Valid valid) {
+  doc = Json::parse(testing::Slurp(path), nullptr, false);
+  if (valid(doc)) return true;
+  t.Text("parse " + path, "ok", "failed");
+  return false;
+}
 
 // Every case whose inputs exist (corpus cases vanish when the corpus is absent).
 std::vector<Case> AllCases(const std::string& source_dir, const std::string& corpus_dir);

@@ -70,24 +70,32 @@ void AddMemoryCases(const Run& run, std::vector<Case>& out) {
   }
 }
 
+// Per analysis of a whole run: the file TensorFlow wrote beside the capture
+// (by suffix) and xprof's answer (in the run's reference folder), each with
+// its comparison. Cases are made in this order, TensorFlow's first.
+struct RunReferences {
+  const char* analysis;
+  const char* legacy_suffix;
+  Tally (*compare_with_legacy)(const std::string& run_folder, const std::string& pb_path);
+  const char* xprof_json;
+  Tally (*compare_with_xprof)(const std::string& run_folder, const std::string& json_path);
+};
+constexpr RunReferences kRunReferences[] = {
+    {"op-stats", ".tensorflow_stats.pb", CompareOpStatsWithLegacy, "framework_op_stats.json", CompareOpStatsWithXprof},
+    {"overview", ".overview_page.pb", CompareOverviewWithLegacy, "overview_page.json", CompareOverviewWithXprof},
+    {"steps", ".input_pipeline.pb", CompareStepsWithLegacy, "input_pipeline_analyzer.json", CompareStepsWithXprof},
+    {"kernel-stats", ".kernel_stats.pb", CompareKernelStatsWithLegacy, "kernel_stats.json",
+     CompareKernelStatsWithXprof},
+};
+
 void AddRunCases(const Run& run, std::vector<Case>& out) {
   const std::string folder = run.folder.string();
-  if (std::string pb = FileWithSuffix(run.folder, ".tensorflow_stats.pb"); !pb.empty())
-    out.push_back({run.name, "op-stats", "TF legacy .pb", [folder, pb] { return CompareOpStatsWithLegacy(folder, pb); }});
-  if (std::string json = (run.reference / "framework_op_stats.json").string(); fs::exists(json))
-    out.push_back({run.name, "op-stats", "xprof 2.24.2", [folder, json] { return CompareOpStatsWithXprof(folder, json); }});
-  if (std::string pb = FileWithSuffix(run.folder, ".overview_page.pb"); !pb.empty())
-    out.push_back({run.name, "overview", "TF legacy .pb", [folder, pb] { return CompareOverviewWithLegacy(folder, pb); }});
-  if (std::string json = (run.reference / "overview_page.json").string(); fs::exists(json))
-    out.push_back({run.name, "overview", "xprof 2.24.2", [folder, json] { return CompareOverviewWithXprof(folder, json); }});
-  if (std::string pb = FileWithSuffix(run.folder, ".input_pipeline.pb"); !pb.empty())
-    out.push_back({run.name, "steps", "TF legacy .pb", [folder, pb] { return CompareStepsWithLegacy(folder, pb); }});
-  if (std::string json = (run.reference / "input_pipeline_analyzer.json").string(); fs::exists(json))
-    out.push_back({run.name, "steps", "xprof 2.24.2", [folder, json] { return CompareStepsWithXprof(folder, json); }});
-  if (std::string pb = FileWithSuffix(run.folder, ".kernel_stats.pb"); !pb.empty())
-    out.push_back({run.name, "kernel-stats", "TF legacy .pb", [folder, pb] { return CompareKernelStatsWithLegacy(folder, pb); }});
-  if (std::string json = (run.reference / "kernel_stats.json").string(); fs::exists(json))
-    out.push_back({run.name, "kernel-stats", "xprof 2.24.2", [folder, json] { return CompareKernelStatsWithXprof(folder, json); }});
+  for (const RunReferences& r : kRunReferences) {
+    if (std::string pb = FileWithSuffix(run.folder, r.legacy_suffix); !pb.empty())
+      out.push_back({run.name, r.analysis, "TF legacy .pb", [folder, pb, f = r.compare_with_legacy] { return f(folder, pb); }});
+    if (std::string json = (run.reference / r.xprof_json).string(); fs::exists(json))
+      out.push_back({run.name, r.analysis, "xprof 2.24.2", [folder, json, f = r.compare_with_xprof] { return f(folder, json); }});
+  }
   AddMemoryCases(run, out);
 }
 

@@ -14,13 +14,6 @@
 namespace tfprof::parity {
 namespace {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // As `steps` runs: the steps alone, the command's options.
 StepSummary RunSteps(const std::string& folder, const AnalysisOptions& options) {
   return SummarizeSteps(CombineRunSteps(LoadRun(folder, SummaryPart::kSteps, options)));
@@ -37,10 +30,7 @@ constexpr double kMs = 1e-3;
 Tally CompareStepsWithLegacy(const std::string& folder, const std::string& pb_path) {
   Tally t;
   legacy::InputPipelineAnalysisResult ref;
-  if (!ref.ParseFromString(Slurp(pb_path))) {
-    t.Text("parse " + pb_path, "ok", "failed");
-    return t;
-  }
+  if (!ParseReference(t, pb_path, ref)) return t;
   StepSummary ours = RunSteps(folder, {});
   t.Count("steps", static_cast<int64_t>(ours.rows.size()), ref.step_details_size());
   for (int i = 0; i < ref.step_details_size() && i < static_cast<int>(ours.rows.size()); ++i) {
@@ -69,11 +59,9 @@ Tally CompareStepsWithLegacy(const std::string& folder, const std::string& pb_pa
 
 Tally CompareStepsWithXprof(const std::string& folder, const std::string& json_path) {
   Tally t;
-  nlohmann::json doc = nlohmann::json::parse(Slurp(json_path), nullptr, false);
-  if (!doc.is_array() || doc.size() < 2) {
-    t.Text("parse " + json_path, "ok", "failed");
+  nlohmann::json doc;
+  if (!ParseJsonReference(t, json_path, doc, [](const nlohmann::json& d) { return d.is_array() && d.size() >= 2; }))
     return t;
-  }
   const nlohmann::json& table = doc[1];
   std::map<std::string, size_t> col;
   for (size_t c = 0; c < table["cols"].size(); ++c) col[table["cols"][c]["id"].get<std::string>()] = c;

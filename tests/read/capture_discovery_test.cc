@@ -5,18 +5,15 @@
 
 #include "lib/model/errors.h"
 #include "lib/read/capture_discovery.h"
+#include "tests/support/files.h"
 #include "tests/support/unopenable_file.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
 namespace fs = std::filesystem;
+using tfprof::testing::WriteFile;
 
 namespace {
-
-void Write(const fs::path& p, const std::string& bytes) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << bytes;
-}
 
 std::string Capture(const std::string& thread) {
   testing::XSpaceBuilder b;
@@ -43,10 +40,10 @@ ExitCode CodeOf(const std::function<void()>& f) {
 
 TEST_CASE("A logdir's newest run is chosen, --run picks another", "[discovery]") {
   fs::path root = testing::TempDir();
-  Write(root / "plugins/profile/2024_01_01_10_00_00/a.xplane.pb", Capture("old"));
-  Write(root / "plugins/profile/2024_01_02_09_00_00/a.xplane.pb", Capture("new-a"));
-  Write(root / "plugins/profile/2024_01_02_09_00_00/b.xplane.pb", Capture("new-b"));
-  Write(root / "plugins/profile/2024_01_02_09_00_00/a.overview_page.pb", "not a capture");
+  WriteFile(root / "plugins/profile/2024_01_01_10_00_00/a.xplane.pb", Capture("old"));
+  WriteFile(root / "plugins/profile/2024_01_02_09_00_00/a.xplane.pb", Capture("new-a"));
+  WriteFile(root / "plugins/profile/2024_01_02_09_00_00/b.xplane.pb", Capture("new-b"));
+  WriteFile(root / "plugins/profile/2024_01_02_09_00_00/a.overview_page.pb", "not a capture");
 
   DiscoveredInput d = DiscoverInput(root.string());
   CHECK(d.kind == InputKind::kLogdir);
@@ -62,8 +59,8 @@ TEST_CASE("A logdir's newest run is chosen, --run picks another", "[discovery]")
 
 TEST_CASE("A logdir with several TensorBoard runs names runs by their tb run", "[discovery]") {
   fs::path root = testing::TempDir();
-  Write(root / "fit/20231107-181856/train/plugins/profile/2023_11_07_18_18_59/h.xplane.pb", Capture("x"));
-  Write(root / "fit/20231107-184716/train/plugins/profile/2023_11_07_18_47_18/h.xplane.pb", Capture("y"));
+  WriteFile(root / "fit/20231107-181856/train/plugins/profile/2023_11_07_18_18_59/h.xplane.pb", Capture("x"));
+  WriteFile(root / "fit/20231107-184716/train/plugins/profile/2023_11_07_18_47_18/h.xplane.pb", Capture("y"));
   DiscoveredInput d = DiscoverInput(root.string());
   REQUIRE(d.runs.size() == 2);
   CHECK(d.selected.name == "fit/20231107-184716/train/2023_11_07_18_47_18");
@@ -72,9 +69,9 @@ TEST_CASE("A logdir with several TensorBoard runs names runs by their tb run", "
 
 TEST_CASE("A run folder prefers a host's xplane.pb over its trace JSON", "[discovery]") {
   fs::path run = testing::TempDir();
-  Write(run / "a.xplane.pb", Capture("a"));
-  Write(run / "a.trace.json.gz", "{}");
-  Write(run / "b.trace.json", R"({"traceEvents": []})");
+  WriteFile(run / "a.xplane.pb", Capture("a"));
+  WriteFile(run / "a.trace.json.gz", "{}");
+  WriteFile(run / "b.trace.json", R"({"traceEvents": []})");
   DiscoveredInput d = DiscoverInput(run.string());
   CHECK(d.kind == InputKind::kRunFolder);
   REQUIRE(d.selected.files.size() == 2);
@@ -86,9 +83,9 @@ TEST_CASE("A run folder prefers a host's xplane.pb over its trace JSON", "[disco
 
 TEST_CASE("Byte-identical host files are read once", "[discovery]") {
   fs::path run = testing::TempDir();
-  Write(run / "h1.xplane.pb", Capture("same"));
-  Write(run / "h2.xplane.pb", Capture("same"));
-  Write(run / "h3.xplane.pb", Capture("different"));
+  WriteFile(run / "h1.xplane.pb", Capture("same"));
+  WriteFile(run / "h2.xplane.pb", Capture("same"));
+  WriteFile(run / "h3.xplane.pb", Capture("different"));
   DiscoveredInput d = DiscoverInput(run.string());
   CHECK(Hosts(d.selected) == std::vector<std::string>{"h1", "h3"});
   CHECK(d.selected.duplicates == std::vector<std::string>{"h2 (a byte-identical copy of h1)"});
@@ -96,8 +93,8 @@ TEST_CASE("Byte-identical host files are read once", "[discovery]") {
 
 TEST_CASE("Formats are detected from the content, not the name", "[discovery]") {
   fs::path dir = testing::TempDir();
-  Write(dir / "capture.bin", Capture("t"));
-  Write(dir / "trace.txt", "  \n[{\"ph\":\"X\"}]");
+  WriteFile(dir / "capture.bin", Capture("t"));
+  WriteFile(dir / "trace.txt", "  \n[{\"ph\":\"X\"}]");
   CHECK(DetectFormat((dir / "capture.bin").string()) == CaptureFormat::kXSpace);
   CHECK(DetectFormat((dir / "trace.txt").string()) == CaptureFormat::kChromeTrace);
   DiscoveredInput d = DiscoverInput((dir / "capture.bin").string());
@@ -107,11 +104,11 @@ TEST_CASE("Formats are detected from the content, not the name", "[discovery]") 
 
 TEST_CASE("Bad inputs fail with a message naming the path", "[discovery][bad]") {
   fs::path dir = testing::TempDir();
-  Write(dir / "empty.xplane.pb", "");
-  Write(dir / "random.dat", "\x7f" "ELF\x02\x01\x01");
-  Write(dir / "h.kernel_stats.pb", "\x0a\x00");
+  WriteFile(dir / "empty.xplane.pb", "");
+  WriteFile(dir / "random.dat", "\x7f" "ELF\x02\x01\x01");
+  WriteFile(dir / "h.kernel_stats.pb", "\x0a\x00");
   fs::create_directories(dir / "emptydir");
-  Write(dir / "unrelated/notes.txt", "hello");
+  WriteFile(dir / "unrelated/notes.txt", "hello");
 
   auto message = [](const std::string& path) -> std::string {
     try {
@@ -132,19 +129,19 @@ TEST_CASE("Bad inputs fail with a message naming the path", "[discovery][bad]") 
 
 TEST_CASE("PyTorch and bare trace names give their host names", "[discovery]") {
   fs::path run = testing::TempDir();
-  Write(run / "worker0.1623143089861.pt.trace.json.gz", R"({"traceEvents": [1]})");
-  Write(run / "rank-1.pt.trace.json", R"({"traceEvents": [2]})");
+  WriteFile(run / "worker0.1623143089861.pt.trace.json.gz", R"({"traceEvents": [1]})");
+  WriteFile(run / "rank-1.pt.trace.json", R"({"traceEvents": [2]})");
   DiscoveredInput d = DiscoverInput(run.string());
   CHECK(Hosts(d.selected) == std::vector<std::string>{"rank-1", "worker0"});  // The span timestamp is not the host.
 
   fs::path bare = testing::TempDir();
-  Write(bare / "trace.json", R"({"traceEvents": []})");
+  WriteFile(bare / "trace.json", R"({"traceEvents": []})");
   DiscoveredInput b = DiscoverInput(bare.string());
   CHECK(b.kind == InputKind::kRunFolder);
   CHECK(Hosts(b.selected) == std::vector<std::string>{"trace"});
 
   fs::path dir = testing::TempDir();
-  Write(dir / "run8.json", R"({"traceEvents": []})");
+  WriteFile(dir / "run8.json", R"({"traceEvents": []})");
   CHECK(Hosts(DiscoverInput((dir / "run8.json").string()).selected) == std::vector<std::string>{"run8"});
 }
 
@@ -152,7 +149,7 @@ TEST_CASE("A logdir's symlinks back into itself are walked once", "[discovery]")
   // k symlinks to the logdir itself made the folder walk k^4 listings long
   // and listed the one run under 1 + k + k^2 + k^3 + k^4 names.
   fs::path root = testing::TempDir();
-  Write(root / "plugins/profile/2024_01_01_00_00_00/h.xplane.pb", Capture("x"));
+  WriteFile(root / "plugins/profile/2024_01_01_00_00_00/h.xplane.pb", Capture("x"));
   fs::create_directories(root / "fit/train");
   for (int i = 0; i < 6; ++i) fs::create_directory_symlink(".", root / ("loop" + std::to_string(i)));
   fs::create_directory_symlink("../..", root / "fit/train/up");  // Back to the root from below.
@@ -170,9 +167,9 @@ TEST_CASE("Finding copies among same-size host files reads each file once", "[di
   // 2 x (40 x 39 / 2 + 8) = 1576 files.
   fs::path run = testing::TempDir();
   auto name = [](int i) { return std::string(i < 10 ? "h0" : "h") + std::to_string(i); };
-  for (int i = 0; i < 40; ++i) Write(run / (name(i) + ".xplane.pb"), Capture("thread" + name(i)));
-  Write(run / "zz.xplane.pb", Capture("thread" + name(7)));
-  Write(run / "solo.xplane.pb", Capture("a thread name of another length"));
+  for (int i = 0; i < 40; ++i) WriteFile(run / (name(i) + ".xplane.pb"), Capture("thread" + name(i)));
+  WriteFile(run / "zz.xplane.pb", Capture("thread" + name(7)));
+  WriteFile(run / "solo.xplane.pb", Capture("a thread name of another length"));
   DiscoveredInput d = DiscoverInput(run.string());
   CHECK(d.selected.files.size() == 41);
   CHECK(d.selected.duplicates == std::vector<std::string>{"zz (a byte-identical copy of h07)"});
@@ -183,7 +180,7 @@ TEST_CASE("Finding copies among same-size host files reads each file once", "[di
 TEST_CASE("A host file that cannot be opened is skipped, not fatal", "[discovery]") {
   fs::path root = testing::TempDir();
   fs::path run = root / "plugins/profile/2024_01_01_00_00_00";
-  Write(run / "good.xplane.pb", Capture("x"));
+  WriteFile(run / "good.xplane.pb", Capture("x"));
   REQUIRE(testing::MakeUnopenableFile((run / "locked.xplane.pb").string()));
   for (const std::string& path : {root.string(), run.string()}) {
     DiscoveredInput d = DiscoverInput(path);

@@ -12,25 +12,15 @@
 #include "lib/model/errors.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/trace_json_sniff.h"
+#include "tests/support/files.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
 namespace fs = std::filesystem;
+using tfprof::testing::WriteFile;
+using tfprof::testing::WriteGzipFile;
 
 namespace {
-
-void Write(const fs::path& p, const std::string& bytes) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << bytes;
-}
-
-void WriteGzip(const fs::path& p, const std::string& bytes) {
-  fs::create_directories(p.parent_path());
-  gzFile gz = gzopen(p.c_str(), "wb");
-  REQUIRE(gz);
-  REQUIRE(gzwrite(gz, bytes.data(), static_cast<unsigned>(bytes.size())) == static_cast<int>(bytes.size()));
-  gzclose(gz);
-}
 
 std::vector<std::string> Hosts(const ProfileRun& r) {
   std::vector<std::string> out;
@@ -48,18 +38,18 @@ TEST_CASE("Traces named freely are found by their content", "[discovery][sniff]"
   // Names seen in the wild: HTA's `*_kineto.json.gz`, a user's train.json,
   // xDiT's profile_trace_rank_0.json.gz, a TF1 timeline_01.json (already
   // known by name), and a bare event array (older Kineto).
-  WriteGzip(run / "rank0_kineto.json.gz", std::string(kKinetoHead) + kEvent + "]}");
-  Write(run / "train.json", std::string("\xEF\xBB\xBF  \n") + kKinetoHead + kEvent + "]}");
-  Write(run / "profile_trace.json", std::string("[") + kEvent + "]");
-  Write(run / "timeline_01.json", std::string(R"({"traceEvents": [)") + kEvent + "]}");
+  REQUIRE(WriteGzipFile(run / "rank0_kineto.json.gz", std::string(kKinetoHead) + kEvent + "]}"));
+  WriteFile(run / "train.json", std::string("\xEF\xBB\xBF  \n") + kKinetoHead + kEvent + "]}");
+  WriteFile(run / "profile_trace.json", std::string("[") + kEvent + "]");
+  WriteFile(run / "timeline_01.json", std::string(R"({"traceEvents": [)") + kEvent + "]}");
   // Not traces: other JSON, a tool output holding events, JSON without the
   // keys in its first 64 KiB, a gzip that inflates to 8 MiB of spaces first,
   // and a FIFO (never opened: opening would block).
-  Write(run / "config.json", R"({"lr": 0.1, "phase": "train"})");
-  Write(run / "h.memory_profile.json", std::string(kKinetoHead) + kEvent + "]}");
-  Write(run / "late.json", "{\"metadata\": \"" + std::string(kTraceSniffBytes, 'x') + "\", \"traceEvents\": []}");
-  WriteGzip(run / "spaces.json.gz", std::string(8 << 20, ' ') + kKinetoHead + "]}");
-  Write(run / "notes.txt", R"({"traceEvents": []})");
+  WriteFile(run / "config.json", R"({"lr": 0.1, "phase": "train"})");
+  WriteFile(run / "h.memory_profile.json", std::string(kKinetoHead) + kEvent + "]}");
+  WriteFile(run / "late.json", "{\"metadata\": \"" + std::string(kTraceSniffBytes, 'x') + "\", \"traceEvents\": []}");
+  REQUIRE(WriteGzipFile(run / "spaces.json.gz", std::string(8 << 20, ' ') + kKinetoHead + "]}"));
+  WriteFile(run / "notes.txt", R"({"traceEvents": []})");
   REQUIRE(::mkfifo((run / "pipe.json").c_str(), 0600) == 0);
 
   DiscoveredInput d = DiscoverInput(run.string());
@@ -75,8 +65,8 @@ TEST_CASE("Beside an XPlane, a freely named trace is a view of it, not a host", 
   fs::path run = testing::TempDir();
   testing::XSpaceBuilder b;
   b.Plane("/host:CPU").Line(1, "t").Event("x", 0, 1);
-  Write(run / "h.xplane.pb", b.Serialize());
-  WriteGzip(run / "perfetto_trace.json.gz", std::string(kKinetoHead) + kEvent + "]}");
+  WriteFile(run / "h.xplane.pb", b.Serialize());
+  REQUIRE(WriteGzipFile(run / "perfetto_trace.json.gz", std::string(kKinetoHead) + kEvent + "]}"));
   DiscoveredInput d = DiscoverInput(run.string());
   CHECK(Hosts(d.selected) == std::vector<std::string>{"h"});
 }
@@ -84,7 +74,7 @@ TEST_CASE("Beside an XPlane, a freely named trace is a view of it, not a host", 
 TEST_CASE("The sniff: first bytes and the trace keys", "[discovery][sniff]") {
   fs::path dir = testing::TempDir();
   auto looks = [&](const std::string& name, const std::string& bytes) {
-    Write(dir / name, bytes);
+    WriteFile(dir / name, bytes);
     return LooksLikeTraceJson((dir / name).string());
   };
   CHECK(looks("a.json", R"({"traceEvents": []})"));
@@ -104,8 +94,8 @@ TEST_CASE("The sniff: first bytes and the trace keys", "[discovery][sniff]") {
 
 TEST_CASE("No captures: the message lists the names recognised", "[discovery][sniff]") {
   fs::path dir = testing::TempDir();
-  Write(dir / "config.json", R"({"lr": 0.1})");
-  Write(dir / "notes.txt", "hello");
+  WriteFile(dir / "config.json", R"({"lr": 0.1})");
+  WriteFile(dir / "notes.txt", "hello");
   try {
     DiscoverInput(dir.string());
     FAIL("no error");

@@ -21,12 +21,15 @@
 #include "lib/model/errors.h"
 #include "lib/read/memory_budget.h"
 #include "lib/read/memory_guard.h"
+#include "tests/support/files.h"
 #include "tests/support/xspace_builder.h"
 
 extern char** environ;
 
 namespace fs = std::filesystem;
 using namespace tfprof;
+using tfprof::testing::WriteFile;
+using tfprof::testing::WriteGzipFile;
 
 namespace {
 
@@ -69,17 +72,6 @@ Run RunMeasured(const std::vector<std::string>& args, const std::vector<std::str
   ss << in.rdbuf();
   r.err = ss.str();
   return r;
-}
-
-void Write(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-void WriteGzip(const std::string& path, const std::string& bytes) {
-  gzFile gz = gzopen(path.c_str(), "wb9");
-  REQUIRE(gz);
-  REQUIRE(gzwrite(gz, bytes.data(), static_cast<unsigned>(bytes.size())) == static_cast<int>(bytes.size()));
-  gzclose(gz);
 }
 
 std::string Varint(uint64_t v) {
@@ -195,7 +187,7 @@ TEST_CASE("A small gzip XSpace of empty planes stops at the memory limit", "[mem
   const std::string path = tfprof::testing::TempDir() + "/empty_planes.xplane.pb.gz";
   std::string planes;
   for (int i = 0; i < 2'000'000; ++i) planes.append("\x0a\x00", 2);
-  WriteGzip(path, planes);
+  REQUIRE(WriteGzipFile(path, planes, "wb9"));
   CHECK(fs::file_size(path) < 8000);
   Run r = RunMeasured({"info", path}, {"TFPROF_MEMORY_LIMIT=200M"});
   CheckBudgetError(r, "empty_planes.xplane.pb.gz", "planes");
@@ -210,7 +202,7 @@ TEST_CASE("An 8 MB XSpace of empty lines stops at the memory limit", "[memory][b
   std::string lines;
   for (int i = 0; i < 4'000'000; ++i) lines.append("\x1a\x00", 2);
   const std::string path = tfprof::testing::TempDir() + "/empty_lines.xplane.pb";
-  Write(path, "\x0a" + Varint(lines.size()) + lines);
+  WriteFile(path, "\x0a" + Varint(lines.size()) + lines);
   Run r = RunMeasured({"info", path}, {"TFPROF_MEMORY_LIMIT=200M"});
   CheckBudgetError(r, "empty_lines.xplane.pb", "lines");
   if (!kUnderAsan) CHECK(r.peak_rss_kib < 2 * kLimitKib);
@@ -222,7 +214,7 @@ TEST_CASE("A trace of 20000 processes reads in little memory and stops at a limi
   for (int pid = 0; pid < 20000; ++pid) json += (pid ? "," : "") + std::string("{\"ph\":\"i\",\"ts\":0,\"pid\":") + std::to_string(pid) + "}";
   json += "]}";
   const std::string path = tfprof::testing::TempDir() + "/pids.trace.json.gz";
-  WriteGzip(path, json);
+  REQUIRE(WriteGzipFile(path, json, "wb9"));
   Run r = RunMeasured({"info", "-f", "json", path}, {"TFPROF_MEMORY_LIMIT=200M"});
   INFO(r.err);
   CHECK(r.exit_code == 0);

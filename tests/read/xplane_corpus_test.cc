@@ -11,19 +11,14 @@
 #include "lib/read/xplane_reader.h"
 #include "proto/xplane.pb.h"
 #include "tests/support/corpus.h"
+#include "tests/support/files.h"
 #include "tests/support/skip.h"
 
 using namespace tfprof;
+using tfprof::testing::Slurp;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> CorpusXPlanes() {
   std::vector<std::string> out;

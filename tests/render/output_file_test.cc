@@ -11,21 +11,15 @@
 
 #include "lib/model/errors.h"
 #include "lib/render/output_file.h"
+#include "tests/support/files.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
+using tfprof::testing::Slurp;
+using tfprof::testing::WriteFile;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void Write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 // The exit code and message of what `f` throws; code -1 when nothing.
 std::pair<int, std::string> Thrown(const std::function<void()>& f) {
@@ -35,6 +29,16 @@ std::pair<int, std::string> Thrown(const std::function<void()>& f) {
     return {e.code(), e.what()};
   }
   return {-1, ""};
+}
+
+// Each of `outputs` is refused as a usage error: "<output><why>".
+void CheckRefused(const OutputGuard& guard, const std::vector<std::string>& outputs, const std::string& why) {
+  for (const std::string& out : outputs) {
+    INFO(out);
+    auto [code, message] = Thrown([&] { guard.CheckOutput(out); });
+    CHECK(code == kExitUsage);
+    CHECK(message == out + why);
+  }
 }
 
 size_t FilesIn(const std::string& dir) {
@@ -49,19 +53,15 @@ TEST_CASE("The guard refuses an output that is an input file, however it is name
   const std::string dir = testing::TempDir();
   fs::create_directories(dir + "/run");
   fs::create_directories(dir + "/elsewhere");
-  Write(dir + "/run/host.xplane.pb", "capture");
+  WriteFile(dir + "/run/host.xplane.pb", "capture");
   fs::create_symlink(dir + "/run/host.xplane.pb", dir + "/elsewhere/link.pb");
   fs::create_hard_link(dir + "/run/host.xplane.pb", dir + "/elsewhere/hard.pb");
 
   OutputGuard guard;
   guard.AddInput(dir + "/run/host.xplane.pb");
-  for (const std::string& out : {dir + "/run/host.xplane.pb", dir + "/run/../run/host.xplane.pb",
-                                 dir + "/elsewhere/link.pb", dir + "/elsewhere/hard.pb"}) {
-    INFO(out);
-    auto [code, message] = Thrown([&] { guard.CheckOutput(out); });
-    CHECK(code == kExitUsage);
-    CHECK(message == out + ": is an input of this command (" + dir + "/run/host.xplane.pb); refusing to overwrite it");
-  }
+  CheckRefused(guard, {dir + "/run/host.xplane.pb", dir + "/run/../run/host.xplane.pb", dir + "/elsewhere/link.pb",
+                       dir + "/elsewhere/hard.pb"},
+               ": is an input of this command (" + dir + "/run/host.xplane.pb); refusing to overwrite it");
   // A file input does not make its folder an input.
   CHECK(Thrown([&] { guard.CheckOutput(dir + "/run/report.csv"); }).first == -1);
   CHECK(Thrown([&] { guard.CheckOutput(dir + "/elsewhere/new.csv"); }).first == -1);
@@ -75,13 +75,9 @@ TEST_CASE("The guard refuses anything inside an input folder", "[output]") {
 
   OutputGuard guard;
   guard.AddInput(dir + "/logs");
-  for (const std::string& out : {dir + "/logs/report.csv", dir + "/logs/plugins/profile/run1/evil.trace.json",
-                                 dir + "/out/into_logs/x.csv", dir + "/out/../logs/y.csv"}) {
-    INFO(out);
-    auto [code, message] = Thrown([&] { guard.CheckOutput(out); });
-    CHECK(code == kExitUsage);
-    CHECK(message == out + ": lies inside the input folder " + dir + "/logs; refusing to write there");
-  }
+  CheckRefused(guard, {dir + "/logs/report.csv", dir + "/logs/plugins/profile/run1/evil.trace.json",
+                       dir + "/out/into_logs/x.csv", dir + "/out/../logs/y.csv"},
+               ": lies inside the input folder " + dir + "/logs; refusing to write there");
   CHECK(Thrown([&] { guard.CheckOutput(dir + "/logs"); }).second ==
         dir + "/logs: is the input folder " + dir + "/logs; refusing to write there");
   CHECK(Thrown([&] { guard.CheckOutput(dir + "/out/report.csv"); }).first == -1);
@@ -90,7 +86,7 @@ TEST_CASE("The guard refuses anything inside an input folder", "[output]") {
 
 TEST_CASE("Outputs are checked against inputs registered later, and against each other", "[output]") {
   const std::string dir = testing::TempDir();
-  Write(dir + "/rules.txt", "overview.input_percent <= 20\n");
+  WriteFile(dir + "/rules.txt", "overview.input_percent <= 20\n");
   OutputGuard guard;
   guard.AddOutput(dir + "/report.txt");
   guard.AddOutput(dir + "/rules.txt");  // Not an input yet.
@@ -105,7 +101,7 @@ TEST_CASE("Outputs are checked against inputs registered later, and against each
 TEST_CASE("An output file replaces the old one only when complete", "[output]") {
   const std::string dir = testing::TempDir();
   const std::string path = dir + "/report.csv";
-  Write(path, "old\n");
+  WriteFile(path, "old\n");
   ::chmod(path.c_str(), 0640);
   OutputGuard guard;
   {
@@ -131,7 +127,7 @@ TEST_CASE("An output file replaces the old one only when complete", "[output]") 
 
 TEST_CASE("An output through a symlink replaces the link's target", "[output]") {
   const std::string dir = testing::TempDir();
-  Write(dir + "/target.csv", "old\n");
+  WriteFile(dir + "/target.csv", "old\n");
   fs::create_symlink("target.csv", dir + "/link.csv");
   OutputGuard guard;
   OutputFile out(dir + "/link.csv", guard);

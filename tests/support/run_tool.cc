@@ -1,3 +1,4 @@
+#include "tests/support/files.h"
 #include "tests/support/run_tool.h"
 
 #include <sys/wait.h>
@@ -11,13 +12,6 @@
 
 namespace tfprof::testing {
 namespace {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 int Shell(const std::string& cmd) {
   int status = std::system(cmd.c_str());
@@ -34,8 +28,8 @@ ToolResult RunToolIn(const std::string& cwd, const std::string& args) {
                     dir + "/out 2>" + dir + "/err </dev/null";
   ToolResult r;
   r.exit_code = Shell(cmd);
-  r.out = ReadFile(dir + "/out");
-  r.err = ReadFile(dir + "/err");
+  r.out = Slurp(dir + "/out");
+  r.err = Slurp(dir + "/err");
   return r;
 }
 
@@ -44,12 +38,12 @@ std::string DiffWithGolden(const std::string& golden_path, const std::string& ac
     std::ofstream(golden_path, std::ios::binary) << actual;
     return "";
   }
-  if (ReadFile(golden_path) == actual) return "";
+  if (Slurp(golden_path) == actual) return "";
   std::string dir = TempDir();
   std::ofstream(dir + "/actual", std::ios::binary) << actual;
   std::string cmd = "diff -u '" + golden_path + "' " + dir + "/actual > " + dir + "/diff";
   Shell(cmd);
-  std::string diff = ReadFile(dir + "/diff");
+  std::string diff = Slurp(dir + "/diff");
   return diff.empty() ? "(golden file missing or unreadable: " + golden_path + ")" : diff;
 }
 

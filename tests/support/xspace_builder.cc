@@ -31,25 +31,31 @@ PlaneBuilder& PlaneBuilder::Stat(const std::string& name, const StatValue& value
   return *this;
 }
 
-int64_t PlaneBuilder::EventMetadataId(const std::string& name) {
-  auto [it, fresh] = event_ids_.emplace(name, static_cast<int64_t>(event_ids_.size() + 1));
+namespace {
+
+// The id of `name` in `ids`, numbered from `first_id` in order of first use;
+// the first use also adds its entry to the plane's `metadata` map.
+template <typename MetadataMap>
+int64_t MetadataId(std::map<std::string, int64_t>& ids, int64_t first_id, MetadataMap& metadata,
+                   const std::string& name) {
+  auto [it, fresh] = ids.emplace(name, static_cast<int64_t>(ids.size()) + first_id);
   if (fresh) {
-    auto& m = (*plane_->mutable_event_metadata())[it->second];
+    auto& m = metadata[it->second];
     m.set_id(it->second);
     m.set_name(name);
   }
   return it->second;
 }
 
+}  // namespace
+
+int64_t PlaneBuilder::EventMetadataId(const std::string& name) {
+  return MetadataId(event_ids_, 1, *plane_->mutable_event_metadata(), name);
+}
+
 int64_t PlaneBuilder::StatMetadataId(const std::string& name) {
   // Stat ids start at 1000 so tests notice if event and stat ids get mixed up.
-  auto [it, fresh] = stat_ids_.emplace(name, static_cast<int64_t>(stat_ids_.size() + 1000));
-  if (fresh) {
-    auto& m = (*plane_->mutable_stat_metadata())[it->second];
-    m.set_id(it->second);
-    m.set_name(name);
-  }
-  return it->second;
+  return MetadataId(stat_ids_, 1000, *plane_->mutable_stat_metadata(), name);
 }
 
 void PlaneBuilder::FillStat(xplane::XStat* stat, const std::string& name, const StatValue& value) {

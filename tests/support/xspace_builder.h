@@ -20,6 +20,9 @@
 
 namespace tfprof::testing {
 
+// A microsecond in the picoseconds events are built with.
+inline constexpr int64_t kUs = 1'000'000;
+
 // A stat value: integers, unsigned, double, or a string (written as
 // str_value, or as ref_value when wrapped in Ref).
 struct Ref {

@@ -8,6 +8,7 @@
 
 #include "nlohmann/json.hpp"
 #include "tests/support/corpus.h"
+#include "tests/support/files.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/skip.h"
 #include "tests/support/xspace_builder.h"
@@ -25,13 +26,6 @@ double MetricValue(const nlohmann::json& doc, const std::string& table, const st
     if (row["metric"] == metric) return row[key].get<double>();
   FAIL("no metric " << metric << " in table " << table);
   return 0;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -79,7 +73,7 @@ TEST_CASE("check fails an input-bound run with exit code 5", "[check]") {
   CHECK_THAT(r.out, Catch::Contains("check: FAILED"));
   CHECK(r.err == "tfprof-analyze: error: " + kInputBound +
                      ": check failed: 1 of 2 rules failed: overview.input_percent = 53.794 %, not <= 20\n");
-  const std::string xml = ReadFile(junit);
+  const std::string xml = tfprof::testing::Slurp(junit);
   CHECK_THAT(xml, Catch::Contains("tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"0\""));
   CHECK_THAT(xml, Catch::Contains("name=\"overview.input_percent &lt;= 20\""));
   CHECK_THAT(xml, Catch::Contains("<failure message=\"overview.input_percent = 53.794 %, not &lt;= 20\""));
@@ -172,7 +166,7 @@ TEST_CASE("diff --fail-if turns a regression into exit code 5", "[diff]") {
         "tfprof-analyze: error: diff: 1 of 2 --fail-if conditions failed: overview.step_time_ms.avg 3.695 -> 12.96 ms "
         "(+250.734%), > +5%\n");
   CHECK_THAT(bad.out, Catch::Contains("overview.input_percent > +60"));
-  const std::string xml = ReadFile(junit);
+  const std::string xml = tfprof::testing::Slurp(junit);
   CHECK_THAT(xml, Catch::Contains("tests=\"2\" failures=\"1\""));
   CHECK_THAT(xml, Catch::Contains("name=\"overview.step_time_ms.avg &gt; +5%\""));
 

@@ -8,9 +8,11 @@
 #include <fstream>
 
 #include "tests/support/run_tool.h"
+#include "tests/support/usage_errors.h"
 #include "tests/support/xspace_builder.h"
 #include "tests/tools/run_limited.h"
 
+using tfprof::testing::CheckUsageErrors;
 using tfprof::testing::RunLimited;
 using tfprof::testing::RunTool;
 
@@ -28,33 +30,35 @@ std::string TwelveEvents() {
 
 TEST_CASE("Integer options take whole decimal numbers in range", "[cli][usage]") {
   const std::string path = TwelveEvents();
-  struct Case {
-    std::string args, err;
-  };
-  for (const Case& c : std::vector<Case>{
-           {"info --max-events -5 " + path, "--max-events: '-5' is not a whole number (digits 0-9 only) (see tfprof-analyze info --help)"},
-           {"info --max-events 18446744073709551617 " + path,
-            "--max-events: '18446744073709551617' is out of range (0 to 18446744073709551615) (see tfprof-analyze info --help)"},
-           {"info --max-events 1e3 " + path, "--max-events: '1e3' is not a whole number (digits 0-9 only) (see tfprof-analyze info --help)"},
-           {"info --max-events 0x10 " + path, "--max-events: '0x10' is not a whole number (digits 0-9 only) (see tfprof-analyze info --help)"},
-           {"info --max-inflated-mb 0 " + path, "--max-inflated-mb: '0' is out of range (1 to 16777216) (see tfprof-analyze info --help)"},
-           {"info --max-inflated-mb -1 " + path, "--max-inflated-mb: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze info --help)"},
-           {"info --max-inflated-mb 99999999999999999999 " + path,
-            "--max-inflated-mb: '99999999999999999999' is out of range (1 to 16777216) (see tfprof-analyze info --help)"},
-           {"op-stats --top -1 " + path, "--top: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze op-stats --help)"},
-           {"kernel-stats --top 2x " + path, "--top: '2x' is not a whole number (digits 0-9 only) (see tfprof-analyze kernel-stats --help)"},
-           {"placement --top -3 " + path, "--top: '-3' is not a whole number (digits 0-9 only) (see tfprof-analyze placement --help)"},
-           {"tf-data --execution -1 " + path, "--execution: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze tf-data --help)"},
-           {"diff --top -1 " + path + " " + path, "--top: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze diff --help)"},
-           {"diff --max-events -1 " + path + " " + path,
-            "--max-events: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze diff --help)"},
-       }) {
-    INFO(c.args);
-    auto r = RunTool(c.args);
-    CHECK(r.exit_code == 2);
-    CHECK(r.err == "tfprof-analyze: error: " + c.err + "\n");
-    CHECK(r.out.empty());
-  }
+  CheckUsageErrors({
+      {"info --max-events -5 " + path,
+       "--max-events: '-5' is not a whole number (digits 0-9 only) (see tfprof-analyze info --help)"},
+      {"info --max-events 18446744073709551617 " + path,
+       "--max-events: '18446744073709551617' is out of range (0 to 18446744073709551615) (see tfprof-analyze info "
+       "--help)"},
+      {"info --max-events 1e3 " + path,
+       "--max-events: '1e3' is not a whole number (digits 0-9 only) (see tfprof-analyze info --help)"},
+      {"info --max-events 0x10 " + path,
+       "--max-events: '0x10' is not a whole number (digits 0-9 only) (see tfprof-analyze info --help)"},
+      {"info --max-inflated-mb 0 " + path,
+       "--max-inflated-mb: '0' is out of range (1 to 16777216) (see tfprof-analyze info --help)"},
+      {"info --max-inflated-mb -1 " + path,
+       "--max-inflated-mb: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze info --help)"},
+      {"info --max-inflated-mb 99999999999999999999 " + path,
+       "--max-inflated-mb: '99999999999999999999' is out of range (1 to 16777216) (see tfprof-analyze info --help)"},
+      {"op-stats --top -1 " + path,
+       "--top: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze op-stats --help)"},
+      {"kernel-stats --top 2x " + path,
+       "--top: '2x' is not a whole number (digits 0-9 only) (see tfprof-analyze kernel-stats --help)"},
+      {"placement --top -3 " + path,
+       "--top: '-3' is not a whole number (digits 0-9 only) (see tfprof-analyze placement --help)"},
+      {"tf-data --execution -1 " + path,
+       "--execution: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze tf-data --help)"},
+      {"diff --top -1 " + path + " " + path,
+       "--top: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze diff --help)"},
+      {"diff --max-events -1 " + path + " " + path,
+       "--max-events: '-1' is not a whole number (digits 0-9 only) (see tfprof-analyze diff --help)"},
+  });
 }
 
 TEST_CASE("Leading zeros are decimal, not octal", "[cli][usage]") {
@@ -66,22 +70,14 @@ TEST_CASE("Leading zeros are decimal, not octal", "[cli][usage]") {
 
 TEST_CASE("Every usage error is one line with the prefix", "[cli][usage]") {
   const std::string path = TwelveEvents();
-  struct Case {
-    std::string args, err;
-  };
-  for (const Case& c : std::vector<Case>{
-           {"info", "path is required (see tfprof-analyze info --help)"},
-           {"info --bogus " + path, "The following argument was not expected: --bogus (see tfprof-analyze info --help)"},
-           {"info " + path + " " + path, "The following argument was not expected: " + path + " (see tfprof-analyze info --help)"},
-           {"info --format xml " + path, "--format: xml not in {table,csv,json,dot} (see tfprof-analyze info --help)"},
-           {"", "A subcommand is required (see tfprof-analyze --help)"},
-       }) {
-    INFO(c.args);
-    auto r = RunTool(c.args);
-    CHECK(r.exit_code == 2);
-    CHECK(r.err == "tfprof-analyze: error: " + c.err + "\n");
-    CHECK(r.out.empty());
-  }
+  CheckUsageErrors({
+      {"info", "path is required (see tfprof-analyze info --help)"},
+      {"info --bogus " + path, "The following argument was not expected: --bogus (see tfprof-analyze info --help)"},
+      {"info " + path + " " + path,
+       "The following argument was not expected: " + path + " (see tfprof-analyze info --help)"},
+      {"info --format xml " + path, "--format: xml not in {table,csv,json,dot} (see tfprof-analyze info --help)"},
+      {"", "A subcommand is required (see tfprof-analyze --help)"},
+  });
   // Help is not an error: stdout, exit 0.
   auto help = RunTool("info --help");
   CHECK(help.exit_code == 0);
@@ -96,24 +92,19 @@ TEST_CASE("Rule thresholds must be finite numbers", "[cli][usage][check]") {
   const std::string path = TwelveEvents();
   const std::string dir = tfprof::testing::TempDir();
   std::ofstream(dir + "/big.rules") << "# budget\nrun.hosts <= 1e400\n";
-  struct Case {
-    std::string args, err;
-  };
-  for (const Case& c : std::vector<Case>{
-           // Finite, but not once scaled to bytes.
-           {"check " + path + " --max run.hosts=1e308GiB", "--max run.hosts: '1e308GiB' is out of range for a number"},
-           {"check " + path + " --max run.hosts=1e400", "--max run.hosts: '1e400' is out of range for a number"},
-           {"check " + path + " --min run.hosts=-inf", "--min run.hosts: '-inf' is not a number"},
-           {"check " + path + " --max run.hosts=nan", "--max run.hosts: 'nan' is not a number"},
-           {"check " + path + " --rules " + dir + "/big.rules", dir + "/big.rules:2: '1e400' is out of range for a number"},
-           {"diff " + path + " " + path + " --fail-if 'run.hosts>+1e309%'",
-            "--fail-if 'run.hosts>+1e309%': '+1e309' is out of range for a number"},
-       }) {
-    INFO(c.args);
-    auto r = RunTool(c.args);
-    CHECK(r.exit_code == 2);
-    CHECK(r.err == "tfprof-analyze: error: " + c.err + "\n");
-  }
+  CheckUsageErrors(
+      {
+          // Finite, but not once scaled to bytes.
+          {"check " + path + " --max run.hosts=1e308GiB", "--max run.hosts: '1e308GiB' is out of range for a number"},
+          {"check " + path + " --max run.hosts=1e400", "--max run.hosts: '1e400' is out of range for a number"},
+          {"check " + path + " --min run.hosts=-inf", "--min run.hosts: '-inf' is not a number"},
+          {"check " + path + " --max run.hosts=nan", "--max run.hosts: 'nan' is not a number"},
+          {"check " + path + " --rules " + dir + "/big.rules",
+           dir + "/big.rules:2: '1e400' is out of range for a number"},
+          {"diff " + path + " " + path + " --fail-if 'run.hosts>+1e309%'",
+           "--fail-if 'run.hosts>+1e309%': '+1e309' is out of range for a number"},
+      },
+      /*empty_stdout=*/false);
 }
 
 TEST_CASE("A rules file may start with a UTF-8 byte order mark", "[cli][check]") {

@@ -10,13 +10,6 @@
 
 namespace tfprof::testing {
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 ToolResult RunLimited(const std::string& args, const std::string& redirects) {
   // No address-space limit under ASan: its shadow memory alone reserves
   // terabytes of it.

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "tests/support/files.h"
 #include "tests/support/run_tool.h"
 
 namespace tfprof::testing {
@@ -12,8 +13,5 @@ namespace tfprof::testing {
 // "> /dev/full"; empty: captured), for at most 60 s and, outside ASan
 // builds, 4 GB of address space.
 ToolResult RunLimited(const std::string& args, const std::string& redirects = "");
-
-// A file's bytes ("" when it cannot be read).
-std::string Slurp(const std::string& path);
 
 }  // namespace tfprof::testing
