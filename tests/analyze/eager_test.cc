@@ -12,7 +12,6 @@
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/host_summary.h"
 #include "lib/analyze/overview_analysis.h"
-#include "lib/analyze/run_metrics.h"
 #include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/tf_stats_report.h"
 #include "lib/model/stat_finder.h"
