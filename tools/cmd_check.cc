@@ -11,7 +11,7 @@
 #include "lib/analyze/metric_rules.h"
 #include "lib/analyze/metrics_report.h"
 #include "lib/model/errors.h"
-#include "lib/render/junit.h"
+#include "lib/render/render.h"
 #include "tools/commands.h"
 #include "tools/run_loader.h"
 
@@ -81,9 +81,8 @@ void Run(const CommonOptions& options, const CheckOptions& c) {
   report.diagnostics.Merge(l.diagnostics);
   Emit(report, options);
   if (!c.junit.empty()) {
-    const JUnitSuite suite =
-        OutcomesToJUnit("tfprof-analyze check", "tfprof.check", outcomes, {{"input", options.path}, {"run", l.run.run}});
-    WriteOutput(c.junit, [&](std::ostream& out) { WriteJUnit(suite, out); });
+    const Report junit = BuildOutcomesReport("check", outcomes, {{"input", options.path}, {"run", l.run.run}});
+    WriteOutput(c.junit, [&](std::ostream& out) { Render(junit, {.format = OutputFormat::kJUnit}, out); });
   }
   if (std::string failed = FailureSummary(outcomes, "rule"); !failed.empty())
     throw InputError(options.path, "check failed: " + failed, kExitCheckFailed);

@@ -6,7 +6,7 @@
 #include "lib/analyze/metrics_report.h"
 #include "lib/analyze/run_diff.h"
 #include "lib/model/errors.h"
-#include "lib/render/junit.h"
+#include "lib/render/render.h"
 #include "tools/commands.h"
 #include "tools/run_loader.h"
 
@@ -60,10 +60,10 @@ void Run(const CommonOptions& shared, const DiffOptions& d) {
   // Both sides' inputs are in Guard(): neither is ever written to.
   Emit(report, shared);
   if (!d.junit.empty()) {
-    const JUnitSuite suite =
-        OutcomesToJUnit("tfprof-analyze diff", "tfprof.diff", in.fail_if,
-                        {{"base", d.base}, {"new", d.next}, {"base_run", base.run.run}, {"new_run", next.run.run}});
-    WriteOutput(d.junit, [&](std::ostream& out) { WriteJUnit(suite, out); });
+    const Report junit =
+        BuildOutcomesReport("diff", in.fail_if,
+                            {{"base", d.base}, {"new", d.next}, {"base_run", base.run.run}, {"new_run", next.run.run}});
+    WriteOutput(d.junit, [&](std::ostream& out) { Render(junit, {.format = OutputFormat::kJUnit}, out); });
   }
   if (std::string failed = FailureSummary(in.fail_if, "--fail-if condition"); !failed.empty())
     throw InputError("", "diff: " + failed, kExitCheckFailed);

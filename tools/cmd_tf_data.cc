@@ -4,7 +4,6 @@
 #include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/analyze/tf_data_pipelines_to_report.h"
 #include "lib/model/errors.h"
-#include "lib/render/render_dot.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
 
@@ -16,12 +15,6 @@ struct TfDataCliOptions {
   std::string pipeline;
   int64_t execution = 0;
 };
-
-void WriteDot(const Report& report, const CommonOptions& o) {
-  const Table* nodes = report.FindTable("graph");
-  const Table* edges = report.FindTable("graph_edges");
-  WriteOutput(o.output, [&](std::ostream& out) { RenderDot(*nodes, *edges, TfDataDotStyle(), out); });
-}
 
 void Run(CommonOptions options, const TfDataCliOptions& t) {
   if (MaybeListRuns(options)) return;
@@ -66,10 +59,6 @@ void Run(CommonOptions options, const TfDataCliOptions& t) {
   report.diagnostics.Merge(loaded.diagnostics);
   report.diagnostics.Merge(diagnostics);
 
-  if (options.format == "dot") {
-    WriteDot(report, options);
-    return;
-  }
   if (options.format == "csv" && options.table.empty()) options.table = "pipelines";
   Emit(report, options);
 }
