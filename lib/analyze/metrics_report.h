@@ -38,8 +38,8 @@ Report BuildDiffReport(const DiffInputs& diff, const DiffReportOptions& options)
 
 // The outcomes of `check` or `diff --fail-if` (`command`): table
 // `outcomes` (name, status, message, origin), one row per outcome, and
-// table `properties` (name, value) saying what was checked. The JUnit
-// renderer (lib/render/junit.h) draws it.
+// table `properties` (name, value) saying what was checked; `--junit`
+// renders it as JUnit XML.
 Report BuildOutcomesReport(const std::string& command, const std::vector<CheckOutcome>& outcomes,
                            const std::vector<std::pair<std::string, std::string>>& properties);
 
