@@ -80,7 +80,8 @@ Table RowDeltaTable(std::string name, std::string title, const RowDiff& diff, bo
         .Set("delta_us", r.delta_us());
     // A percentage of nothing means nothing: empty for added rows.
     if (r.base_us > 0) row.Set("delta_percent", 100.0 * r.delta_us() / r.base_us);
-    row.Set("base_occurrences", static_cast<int64_t>(r.base_count)).Set("new_occurrences", static_cast<int64_t>(r.next_count));
+    row.Set("base_occurrences", static_cast<int64_t>(r.base_count))
+        .Set("new_occurrences", static_cast<int64_t>(r.next_count));
   }
   return t;
 }

@@ -129,7 +129,8 @@ void AddEnvironment(const Overview& o, Report& r) {
       .Set("device_type", o.env.device_type)
       .Set("device_core_count", static_cast<int64_t>(o.env.device_core_count))
       .Set("device_name", d.name)
-      .Set("compute_capability", d.compute_cap_major ? fmt::format("{}.{}", d.compute_cap_major, d.compute_cap_minor) : std::string());
+      .Set("compute_capability",
+           d.compute_cap_major ? fmt::format("{}.{}", d.compute_cap_major, d.compute_cap_minor) : std::string());
   r.tables.push_back(std::move(t));
 }
 

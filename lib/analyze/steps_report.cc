@@ -46,9 +46,13 @@ Report BuildStepsReport(const StepSummary& s) {
   for (const StepRow& row : s.rows) longest = std::max(longest, row.step_time_ms);
   for (const StepRow& row : s.rows) {
     Table::RowWriter cells = t.AddRow();
-    cells.Set("step", row.name).Set("step_number", row.number).Set("host", row.host).Set("step_time_ms", row.step_time_ms);
+    cells.Set("step", row.name)
+        .Set("step_number", row.number)
+        .Set("host", row.host)
+        .Set("step_time_ms", row.step_time_ms);
     for (Category c : kOrder) cells.Set(std::string(CategoryKey(c)) + "_ms", row.category_ms[static_cast<size_t>(c)]);
-    cells.Set("input_percent", row.input_percent).Set("bar", StackedBar(row.category_ms, row.step_time_ms, longest, 40));
+    cells.Set("input_percent", row.input_percent)
+        .Set("bar", StackedBar(row.category_ms, row.step_time_ms, longest, 40));
   }
   r.tables.push_back(std::move(t));
   std::string legend = "breakdown letters: ";

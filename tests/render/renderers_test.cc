@@ -24,8 +24,17 @@ Report OpsReport() {
       .Add({"self_us", "self (us)", ColumnType::kDouble, 3}, "us")
       .Add({"share", "share", ColumnType::kDouble, 6, 0, "Share (%)", /*percent=*/true}, "fraction")
       .Add({"bar", "", ColumnType::kString, 0, 0, "", false, /*terminal_only=*/true});
-  t.AddRow().Set("op_name", std::string("MatMul")).Set("calls", int64_t{3}).Set("self_us", 12.5).Set("share", 0.75).Set("bar", std::string("###"));
-  t.AddRow().Set("op_name", std::string("Add, \"x\"")).Set("calls", int64_t{1}).Set("share", 0.25).Set("bar", std::string("#"));
+  t.AddRow()
+      .Set("op_name", std::string("MatMul"))
+      .Set("calls", int64_t{3})
+      .Set("self_us", 12.5)
+      .Set("share", 0.75)
+      .Set("bar", std::string("###"));
+  t.AddRow()
+      .Set("op_name", std::string("Add, \"x\""))
+      .Set("calls", int64_t{1})
+      .Set("share", 0.25)
+      .Set("bar", std::string("#"));
   r.tables.push_back(std::move(t));
   Table d{"detail", "Detail", {}, {}};
   d.detail = true;
@@ -127,13 +136,27 @@ TEST_CASE("DOT: a report graph drawn from its node and edge tables", "[render][d
       .Add({"self_us", "self (us)", ColumnType::kDouble, 3}, "us")
       .Add({"hot", "hot", ColumnType::kBool})
       .Add({"slow", "slow", ColumnType::kBool});
-  nodes.AddRow().Set("id", std::string("a")).Set("name", std::string("Read")).Set("self_us", 1.5).Set("hot", true).Set("slow", false);
-  nodes.AddRow().Set("id", std::string("b")).Set("name", std::string("Map \"x\"")).Set("self_us", 20.0).Set("hot", true).Set("slow", true);
+  nodes.AddRow()
+      .Set("id", std::string("a"))
+      .Set("name", std::string("Read"))
+      .Set("self_us", 1.5)
+      .Set("hot", true)
+      .Set("slow", false);
+  nodes.AddRow()
+      .Set("id", std::string("b"))
+      .Set("name", std::string("Map \"x\""))
+      .Set("self_us", 20.0)
+      .Set("hot", true)
+      .Set("slow", true);
   nodes.AddRow().Set("id", std::string("c")).Set("name", std::string("Batch")).Set("hot", false).Set("slow", false);
   Table edges{"edges", "Edges", {}, {}};
   edges.Add({"from", "from"}).Add({"to", "to"}).Add({"main", "main", ColumnType::kBool}).Add({"note", "note"});
   edges.AddRow().Set("from", std::string("a")).Set("to", std::string("b")).Set("main", true);
-  edges.AddRow().Set("from", std::string("b")).Set("to", std::string("c")).Set("main", false).Set("note", std::string("async"));
+  edges.AddRow()
+      .Set("from", std::string("b"))
+      .Set("to", std::string("c"))
+      .Set("main", false)
+      .Set("note", std::string("async"));
   r.tables.push_back(std::move(nodes));
   r.tables.push_back(std::move(edges));
 
@@ -176,9 +199,21 @@ TEST_CASE("JUnit: a report of outcomes as one suite with properties", "[render][
   r.command = "check";
   Table t{"outcomes", "Outcomes", {}, {}};
   t.Add({"name", "rule"}).Add({"status", "status"}).Add({"message", "message"}).Add({"origin", "from"});
-  t.AddRow().Set("name", std::string("a <= 1")).Set("status", std::string("pass")).Set("message", std::string("a = 0.5")).Set("origin", std::string("--max"));
-  t.AddRow().Set("name", std::string("b >= 2")).Set("status", std::string("FAIL")).Set("message", std::string("b = 1, not >= 2")).Set("origin", std::string());
-  t.AddRow().Set("name", std::string("c & d")).Set("status", std::string("skip")).Set("message", std::string("c is not in this capture")).Set("origin", std::string("rules.txt"));
+  t.AddRow()
+      .Set("name", std::string("a <= 1"))
+      .Set("status", std::string("pass"))
+      .Set("message", std::string("a = 0.5"))
+      .Set("origin", std::string("--max"));
+  t.AddRow()
+      .Set("name", std::string("b >= 2"))
+      .Set("status", std::string("FAIL"))
+      .Set("message", std::string("b = 1, not >= 2"))
+      .Set("origin", std::string());
+  t.AddRow()
+      .Set("name", std::string("c & d"))
+      .Set("status", std::string("skip"))
+      .Set("message", std::string("c is not in this capture"))
+      .Set("origin", std::string("rules.txt"));
   r.tables.push_back(std::move(t));
   Table p{"properties", "Properties", {}, {}};
   p.Add({"name", "name"}).Add({"value", "value"});
