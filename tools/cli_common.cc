@@ -130,11 +130,13 @@ AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
 }
 
 void Emit(const Report& report, const CommonOptions& o) {
-  // Commands that draw a graph render DOT themselves, before reaching here.
-  if (o.format == "dot")
+  if (o.format == "dot" && report.graphs.empty())
     throw InputError("", "--format dot is only available for commands that draw a graph (tf-data)", kExitUsage);
   RenderOptions r;
-  r.format = o.format == "csv" ? OutputFormat::kCsv : o.format == "json" ? OutputFormat::kJson : OutputFormat::kTable;
+  r.format = o.format == "csv"    ? OutputFormat::kCsv
+             : o.format == "json" ? OutputFormat::kJson
+             : o.format == "dot"  ? OutputFormat::kDot
+                                  : OutputFormat::kTable;
   r.verbose = o.verbose;
   r.csv_table = o.table;
   r.csv_safe = o.csv_safe;
@@ -150,7 +152,8 @@ bool MaybeListRuns(const CommonOptions& o) {
   r.command = "list-runs";
   Table t{"runs", "Runs (newest last; the newest is analysed by default)", {}, {}};
   t.Add({"run", "run"}).Add({"hosts", "hosts", ColumnType::kInt}).Add({"path", "path"});
-  for (const ProfileRun& run : d.runs) t.NewRow() = {run.name, static_cast<int64_t>(run.files.size()), run.path};
+  for (const ProfileRun& run : d.runs)
+    t.AddRow().Set("run", run.name).Set("hosts", static_cast<int64_t>(run.files.size())).Set("path", run.path);
   r.tables.push_back(std::move(t));
   Emit(r, o);
   return true;

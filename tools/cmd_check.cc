@@ -11,8 +11,8 @@
 #include "lib/analyze/metric_rules.h"
 #include "lib/analyze/metrics_report.h"
 #include "lib/model/errors.h"
-#include "lib/render/junit.h"
 #include "lib/analyze/run_summary_to_metrics.h"
+#include "lib/render/render.h"
 #include "tools/commands.h"
 
 namespace tfprof::cli {
@@ -99,9 +99,8 @@ class Check final : public RunReportCommand {
   void Write(const Report& report) override {
     Emit(report, options_);
     if (!c_.junit.empty()) {
-      const JUnitSuite suite = OutcomesToJUnit("tfprof-analyze check", "tfprof.check", outcomes_,
-                                               {{"input", options_.path}, {"run", metrics_.run}});
-      WriteOutput(c_.junit, [&](std::ostream& out) { WriteJUnit(suite, out); });
+      const Report junit = BuildOutcomesReport("check", outcomes_, {{"input", options_.path}, {"run", metrics_.run}});
+      WriteOutput(c_.junit, [&](std::ostream& out) { Render(junit, {.format = OutputFormat::kJUnit}, out); });
     }
     if (std::string failed = FailureSummary(outcomes_, "rule"); !failed.empty())
       throw InputError(options_.path, "check failed: " + failed, kExitCheckFailed);

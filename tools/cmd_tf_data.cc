@@ -5,7 +5,6 @@
 
 #include "lib/analyze/tf_data_pipelines_to_report.h"
 #include "lib/model/errors.h"
-#include "lib/render/render_dot.h"
 #include "lib/summary/run_summary_combine.h"
 #include "tools/commands.h"
 
@@ -61,12 +60,6 @@ class TfData final : public RunReportCommand {
     return report;
   }
   void Write(const Report& report) override {
-    if (options_.format == "dot") {
-      const Table* nodes = report.FindTable("graph");
-      const Table* edges = report.FindTable("graph_edges");
-      WriteOutput(options_.output, [&](std::ostream& out) { RenderDot(*nodes, *edges, TfDataDotStyle(), out); });
-      return;
-    }
     if (options_.format == "csv" && options_.table.empty()) options_.table = "pipelines";
     Emit(report, options_);
   }

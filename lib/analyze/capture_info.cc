@@ -109,10 +109,10 @@ Report BuildInfoReport(const std::vector<HostInfo>& hosts) {
   planes.Add({"host", "host"})
       .Add({"plane_id", "id", ColumnType::kInt})
       .Add({"plane", "plane", ColumnType::kString, 0, 48})
-      .Add({"lines", "lines", ColumnType::kInt})
-      .Add({"events", "events", ColumnType::kInt})
-      .Add({"event_names", "names", ColumnType::kInt})
-      .Add({"span_ms", "span ms", ColumnType::kDouble, 3})
+      .Add({"lines", "lines", ColumnType::kInt}, "count")
+      .Add({"events", "events", ColumnType::kInt}, "count")
+      .Add({"event_names", "names", ColumnType::kInt}, "count")
+      .Add({"span_ms", "span ms", ColumnType::kDouble, 3}, "ms")
       .Add({"device", "device"});
   Table host_table{"hosts", "Hosts", {}, {}};
   host_table.Add({"host", "host"})
@@ -120,31 +120,31 @@ Report BuildInfoReport(const std::vector<HostInfo>& hosts) {
       .Add({"file", "file", ColumnType::kString, 0, 60})
       .Add({"format", "format"})
       .Add({"gzipped", "gz", ColumnType::kBool})
-      .Add({"file_bytes", "bytes", ColumnType::kInt})
-      .Add({"planes", "planes", ColumnType::kInt})
-      .Add({"lines", "lines", ColumnType::kInt})
-      .Add({"events", "events", ColumnType::kInt})
-      .Add({"span_ms", "span ms", ColumnType::kDouble, 3})
-      .Add({"errors", "errors", ColumnType::kInt})
-      .Add({"warnings", "warnings", ColumnType::kInt});
+      .Add({"file_bytes", "bytes", ColumnType::kInt}, "bytes")
+      .Add({"planes", "planes", ColumnType::kInt}, "count")
+      .Add({"lines", "lines", ColumnType::kInt}, "count")
+      .Add({"events", "events", ColumnType::kInt}, "count")
+      .Add({"span_ms", "span ms", ColumnType::kDouble, 3}, "ms")
+      .Add({"errors", "errors", ColumnType::kInt}, "count")
+      .Add({"warnings", "warnings", ColumnType::kInt}, "count");
   Table devices{"devices", "Devices", {}, {}};
   devices.Add({"host", "host"})
       .Add({"plane", "plane"})
       .Add({"name", "name"})
       .Add({"vendor", "vendor"})
       .Add({"compute_capability", "cc"})
-      .Add({"core_count", "cores", ColumnType::kInt})
-      .Add({"memory_bytes", "memory bytes", ColumnType::kInt})
-      .Add({"memory_bandwidth_bytes_per_s", "bandwidth B/s", ColumnType::kInt})
-      .Add({"clock_rate_khz", "clock kHz", ColumnType::kInt});
+      .Add({"core_count", "cores", ColumnType::kInt}, "count")
+      .Add({"memory_bytes", "memory bytes", ColumnType::kInt}, "bytes")
+      .Add({"memory_bandwidth_bytes_per_s", "bandwidth B/s", ColumnType::kInt}, "bytes/s")
+      .Add({"clock_rate_khz", "clock kHz", ColumnType::kInt}, "kHz");
   Table lines{"lines", "Lines", {}, {}};
   lines.detail = true;
   lines.Add({"host", "host"})
       .Add({"plane", "plane", ColumnType::kString, 0, 32})
       .Add({"line_id", "id", ColumnType::kInt})
       .Add({"line", "line", ColumnType::kString, 0, 40})
-      .Add({"events", "events", ColumnType::kInt})
-      .Add({"span_ms", "span ms", ColumnType::kDouble, 3});
+      .Add({"events", "events", ColumnType::kInt}, "count")
+      .Add({"span_ms", "span ms", ColumnType::kDouble, 3}, "ms");
 
   for (const HostInfo& h : hosts) {
     uint64_t line_count = 0, event_count = 0;
@@ -156,23 +156,51 @@ Report BuildInfoReport(const std::vector<HostInfo>& hosts) {
         last = event_count ? std::max(last, p.last_ps) : p.last_ps;
       }
       event_count += p.events;
-      auto& row = planes.NewRow();
-      row = {h.name, p.id, p.name, static_cast<int64_t>(p.lines.size()), static_cast<int64_t>(p.events),
-             static_cast<int64_t>(p.event_names), SpanMs(p.events ? p.first_ps : kNoTime, p.last_ps), p.device.name};
+      planes.AddRow()
+          .Set("host", h.name)
+          .Set("plane_id", p.id)
+          .Set("plane", p.name)
+          .Set("lines", static_cast<int64_t>(p.lines.size()))
+          .Set("events", static_cast<int64_t>(p.events))
+          .Set("event_names", static_cast<int64_t>(p.event_names))
+          .Set("span_ms", SpanMs(p.events ? p.first_ps : kNoTime, p.last_ps))
+          .Set("device", p.device.name);
       if (!p.device.empty()) {
-        devices.NewRow() = {h.name, p.name, p.device.name, p.device.vendor, ComputeCapability(p.device),
-                            p.device.core_count, p.device.memory_bytes, p.device.memory_bandwidth, p.device.clock_rate_khz};
+        devices.AddRow()
+            .Set("host", h.name)
+            .Set("plane", p.name)
+            .Set("name", p.device.name)
+            .Set("vendor", p.device.vendor)
+            .Set("compute_capability", ComputeCapability(p.device))
+            .Set("core_count", p.device.core_count)
+            .Set("memory_bytes", p.device.memory_bytes)
+            .Set("memory_bandwidth_bytes_per_s", p.device.memory_bandwidth)
+            .Set("clock_rate_khz", p.device.clock_rate_khz);
       }
       for (const LineInfo& l : p.lines)
-        lines.NewRow() = {h.name, p.name, l.id, l.name, static_cast<int64_t>(l.events),
-                          SpanMs(l.events ? l.first_ps : kNoTime, l.last_ps)};
+        lines.AddRow()
+            .Set("host", h.name)
+            .Set("plane", p.name)
+            .Set("line_id", l.id)
+            .Set("line", l.name)
+            .Set("events", static_cast<int64_t>(l.events))
+            .Set("span_ms", SpanMs(l.events ? l.first_ps : kNoTime, l.last_ps));
     }
     std::string hostname;
     for (const std::string& n : h.hostnames) hostname += (hostname.empty() ? "" : " ") + n;
-    host_table.NewRow() = {h.name, hostname, h.source_path, h.format, h.gzipped, static_cast<int64_t>(h.file_bytes),
-                           static_cast<int64_t>(h.planes.size()), static_cast<int64_t>(line_count),
-                           static_cast<int64_t>(event_count), SpanMs(first, last),
-                           static_cast<int64_t>(h.errors.size()), static_cast<int64_t>(h.warnings.size())};
+    host_table.AddRow()
+        .Set("host", h.name)
+        .Set("hostname", hostname)
+        .Set("file", h.source_path)
+        .Set("format", h.format)
+        .Set("gzipped", h.gzipped)
+        .Set("file_bytes", static_cast<int64_t>(h.file_bytes))
+        .Set("planes", static_cast<int64_t>(h.planes.size()))
+        .Set("lines", static_cast<int64_t>(line_count))
+        .Set("events", static_cast<int64_t>(event_count))
+        .Set("span_ms", SpanMs(first, last))
+        .Set("errors", static_cast<int64_t>(h.errors.size()))
+        .Set("warnings", static_cast<int64_t>(h.warnings.size()));
     for (const PlaneInfo& p : h.planes)
       if (p.events && SpanPsExact(p.first_ps, p.last_ps) > static_cast<uint64_t>(kMaxSpanPs))
         r.notes.push_back(fmt::format("{}: plane {} has events more than 100 days apart (a corrupt clock?): other "

@@ -17,41 +17,40 @@ Table KernelTable(const std::vector<KernelReport>& reports, bool with_precision)
   Table t{"kernel_stats", "GPU kernel stats", {}, {}};
   t.Add({"rank", "rank", ColumnType::kInt, 0, 0, "Rank"})
       .Add({"kernel_name", "kernel", ColumnType::kString, 0, 60, "Kernel Name"})
-      .Add({"registers_per_thread", "regs", ColumnType::kInt, 0, 0, "Registers per thread"})
-      .Add({"shmem_bytes", "shmem B", ColumnType::kInt, 0, 0, "Shared Mem bytes"})
+      .Add({"registers_per_thread", "regs", ColumnType::kInt, 0, 0, "Registers per thread"}, "count")
+      .Add({"shmem_bytes", "shmem B", ColumnType::kInt, 0, 0, "Shared Mem bytes"}, "bytes")
       .Add({"block_dim", "block", ColumnType::kString, 0, 0, "Block dim"})
       .Add({"grid_dim", "grid", ColumnType::kString, 0, 0, "Grid dim"})
-      .Add({"occupancy_pct", "occ %", ColumnType::kDouble, 1, 0, "Theoretical Occupancy %"})
+      .Add({"occupancy_pct", "occ %", ColumnType::kDouble, 1, 0, "Theoretical Occupancy %"}, "%")
       .Add({"is_op_tensor_core_eligible", "TC eligible", ColumnType::kBool, 0, 0, "Op is TensorCore eligible"})
       .Add({"is_kernel_using_tensor_core", "uses TC", ColumnType::kBool, 0, 0, "Kernel uses TensorCore"})
       .Add({"op_name", "op", ColumnType::kString, 0, 48, "Op Name"});
   if (with_precision) t.Add({"precision", "precision", ColumnType::kString, 0, 0, "Precision"});
-  t.Add({"occurrences", "#", ColumnType::kInt, 0, 0, "Occurrences"})
-      .Add({"total_duration_us", "total us", ColumnType::kDouble, 3, 0, "Total Duration (us)"})
-      .Add({"avg_duration_us", "avg us", ColumnType::kDouble, 3, 0, "Avg Duration (us)"})
-      .Add({"min_duration_us", "min us", ColumnType::kDouble, 3, 0, "Min Duration (us)"})
-      .Add({"max_duration_us", "max us", ColumnType::kDouble, 3, 0, "Max Duration (us)"});
+  t.Add({"occurrences", "#", ColumnType::kInt, 0, 0, "Occurrences"}, "count")
+      .Add({"total_duration_us", "total us", ColumnType::kDouble, 3, 0, "Total Duration (us)"}, "us")
+      .Add({"avg_duration_us", "avg us", ColumnType::kDouble, 3, 0, "Avg Duration (us)"}, "us")
+      .Add({"min_duration_us", "min us", ColumnType::kDouble, 3, 0, "Min Duration (us)"}, "us")
+      .Add({"max_duration_us", "max us", ColumnType::kDouble, 3, 0, "Max Duration (us)"}, "us");
   int64_t rank = 0;
   for (const KernelReport& r : reports) {
-    std::vector<Cell>& row = t.NewRow();
-    row.clear();  // Filled in column order below.
-    row.emplace_back(++rank);
-    row.emplace_back(r.name);
-    row.emplace_back(static_cast<int64_t>(r.params.registers_per_thread));
-    row.emplace_back(static_cast<int64_t>(r.params.static_shmem_bytes) + r.params.dynamic_shmem_bytes);
-    row.emplace_back(Dims(r.params.block));
-    row.emplace_back(Dims(r.params.grid));
-    row.emplace_back(r.params.occupancy_pct);
-    row.emplace_back(r.op_tensor_core_eligible);
-    row.emplace_back(r.uses_tensor_core);
-    row.emplace_back(r.op_name);
-    if (with_precision) row.emplace_back(std::string(ComputePrecisionName(r.precision)));
-    row.emplace_back(static_cast<int64_t>(r.occurrences));
-    row.emplace_back(static_cast<double>(r.total_ns) / 1000.0);
-    // The reference divides in integer nanoseconds.
-    row.emplace_back(static_cast<double>(r.occurrences ? r.total_ns / r.occurrences : 0) / 1000.0);
-    row.emplace_back(static_cast<double>(r.min_ns) / 1000.0);
-    row.emplace_back(static_cast<double>(r.max_ns) / 1000.0);
+    Table::RowWriter row = t.AddRow();
+    row.Set("rank", ++rank)
+        .Set("kernel_name", r.name)
+        .Set("registers_per_thread", static_cast<int64_t>(r.params.registers_per_thread))
+        .Set("shmem_bytes", static_cast<int64_t>(r.params.static_shmem_bytes) + r.params.dynamic_shmem_bytes)
+        .Set("block_dim", Dims(r.params.block))
+        .Set("grid_dim", Dims(r.params.grid))
+        .Set("occupancy_pct", r.params.occupancy_pct)
+        .Set("is_op_tensor_core_eligible", r.op_tensor_core_eligible)
+        .Set("is_kernel_using_tensor_core", r.uses_tensor_core)
+        .Set("op_name", r.op_name);
+    if (with_precision) row.Set("precision", std::string(ComputePrecisionName(r.precision)));
+    row.Set("occurrences", static_cast<int64_t>(r.occurrences))
+        .Set("total_duration_us", static_cast<double>(r.total_ns) / 1000.0)
+        // The reference divides in integer nanoseconds.
+        .Set("avg_duration_us", static_cast<double>(r.occurrences ? r.total_ns / r.occurrences : 0) / 1000.0)
+        .Set("min_duration_us", static_cast<double>(r.min_ns) / 1000.0)
+        .Set("max_duration_us", static_cast<double>(r.max_ns) / 1000.0);
   }
   return t;
 }
@@ -79,21 +78,22 @@ Table OpTable(const std::vector<KernelReport>& reports, size_t top) {
   if (top && order.size() > top) order.resize(top);
   Table t{"kernel_stats_by_op", "GPU kernel time per op", {}, {}};
   t.Add({"op_name", "op", ColumnType::kString, 0, 60})
-      .Add({"kernels", "kernels", ColumnType::kInt})
-      .Add({"launches", "launches", ColumnType::kInt})
-      .Add({"total_duration_us", "total us", ColumnType::kDouble, 3})
-      .Add({"tensor_core_duration_us", "TC us", ColumnType::kDouble, 3})
-      .Add({"tensor_core_fraction", "on TC", ColumnType::kDouble, 6, 0, "", true})
+      .Add({"kernels", "kernels", ColumnType::kInt}, "count")
+      .Add({"launches", "launches", ColumnType::kInt}, "count")
+      .Add({"total_duration_us", "total us", ColumnType::kDouble, 3}, "us")
+      .Add({"tensor_core_duration_us", "TC us", ColumnType::kDouble, 3}, "us")
+      .Add({"tensor_core_fraction", "on TC", ColumnType::kDouble, 6, 0, "", true}, "fraction")
       .Add({"is_op_tensor_core_eligible", "TC eligible", ColumnType::kBool});
   for (const std::string& op : order) {
     const OpSum& s = by_op[op];
-    t.NewRow() = {op.empty() ? std::string("(no op)") : op,
-                  static_cast<int64_t>(s.kernels),
-                  static_cast<int64_t>(s.launches),
-                  static_cast<double>(s.total_ns) / 1000.0,
-                  static_cast<double>(s.tc_ns) / 1000.0,
-                  s.total_ns ? static_cast<double>(s.tc_ns) / static_cast<double>(s.total_ns) : 0.0,
-                  s.eligible};
+    t.AddRow()
+        .Set("op_name", op.empty() ? std::string("(no op)") : op)
+        .Set("kernels", static_cast<int64_t>(s.kernels))
+        .Set("launches", static_cast<int64_t>(s.launches))
+        .Set("total_duration_us", static_cast<double>(s.total_ns) / 1000.0)
+        .Set("tensor_core_duration_us", static_cast<double>(s.tc_ns) / 1000.0)
+        .Set("tensor_core_fraction", s.total_ns ? static_cast<double>(s.tc_ns) / static_cast<double>(s.total_ns) : 0.0)
+        .Set("is_op_tensor_core_eligible", s.eligible);
   }
   return t;
 }

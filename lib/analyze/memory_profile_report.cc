@@ -28,11 +28,15 @@ struct SizeFormat {
   }
   Column Col(const std::string& key, const std::string& label_prefix, bool fine = false) const {
     Column c{key + suffix, label_prefix + " " + label, ColumnType::kDouble};
+    c.unit = unit == MemoryUnit::kBytes ? "bytes" : label;
     if (unit == MemoryUnit::kBytes) c.type = ColumnType::kInt, c.precision = 0;
     else if (unit == MemoryUnit::kGiB) c.precision = fine ? 6 : 3;
     else c.precision = fine ? 3 : 2;
     return c;
   }
+  // The key of a column made by Col().
+  std::string Key(const std::string& key) const { return key + suffix; }
+
   Cell Value(int64_t bytes) const {
     switch (unit) {
       case MemoryUnit::kGiB: return static_cast<double>(bytes) / kGiB;
@@ -66,18 +70,18 @@ Table SummaryTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRepo
   Table t{"summary", "Memory profile summary (peak = stack + heap inside the profile window)", {}, {}};
   t.Add({"host", "host"})
       .Add({"memory_id", "memory id"})
-      .Add({"allocations", "#alloc", ColumnType::kInt})
-      .Add({"deallocations", "#dealloc", ColumnType::kInt})
+      .Add({"allocations", "#alloc", ColumnType::kInt}, "count")
+      .Add({"deallocations", "#dealloc", ColumnType::kInt}, "count")
       .Add(f.Col("capacity", "capacity"))
       .Add(f.Col("lifetime_peak_heap", "lifetime peak heap"))
       .Add(f.Col("peak_usage", "window peak"))
-      .Add({"peak_time_ms", "at ms", ColumnType::kDouble, 3})
+      .Add({"peak_time_ms", "at ms", ColumnType::kDouble, 3}, "ms")
       .Add({"peak_step", "step", ColumnType::kInt})
       .Add({"peak_step_name", "step name"})
       .Add(f.Col("stack_at_peak", "stack"))
       .Add(f.Col("heap_at_peak", "heap"))
       .Add(f.Col("free_at_peak", "free"))
-      .Add({"fragmentation_at_peak_pct", "frag %", ColumnType::kDouble, 2});
+      .Add({"fragmentation_at_peak_pct", "frag %", ColumnType::kDouble, 2}, "%");
   for (const HostMemoryProfile& h : hosts)
     for (const AllocatorMemoryProfile& a : h.allocators) {
       if (!Selected(a, o)) continue;
@@ -88,20 +92,21 @@ Table SummaryTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRepo
         for (size_t i : SampleTimeline(a.timeline, o.max_points))
           ++(a.timeline[i].activity == MemoryActivity::kAllocation ? allocs : deallocs);
       }
-      t.NewRow() = {h.host,
-                    ShownId(a.memory_id),
-                    allocs,
-                    deallocs,
-                    f.Value(a.capacity_bytes),
-                    f.Value(a.lifetime_peak_bytes),
-                    f.Value(a.peak_bytes),
-                    Ms(a.peak_time_ps),
-                    a.peak_step,
-                    StepName(h, a.peak_step),
-                    f.Value(a.peak.stack_bytes),
-                    f.Value(a.peak.heap_bytes),
-                    f.Value(a.peak.free_bytes),
-                    a.peak.fragmentation * 100.0};
+      t.AddRow()
+          .Set("host", h.host)
+          .Set("memory_id", ShownId(a.memory_id))
+          .Set("allocations", allocs)
+          .Set("deallocations", deallocs)
+          .Set(f.Key("capacity"), f.Value(a.capacity_bytes))
+          .Set(f.Key("lifetime_peak_heap"), f.Value(a.lifetime_peak_bytes))
+          .Set(f.Key("peak_usage"), f.Value(a.peak_bytes))
+          .Set("peak_time_ms", Ms(a.peak_time_ps))
+          .Set("peak_step", a.peak_step)
+          .Set("peak_step_name", StepName(h, a.peak_step))
+          .Set(f.Key("stack_at_peak"), f.Value(a.peak.stack_bytes))
+          .Set(f.Key("heap_at_peak"), f.Value(a.peak.heap_bytes))
+          .Set(f.Key("free_at_peak"), f.Value(a.peak.free_bytes))
+          .Set("fragmentation_at_peak_pct", a.peak.fragmentation * 100.0);
     }
   return t;
 }
@@ -110,11 +115,11 @@ Table TimelineTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRep
   Table t{"timeline", "Memory timeline (after each allocator event)", {}, {}};
   t.Add({"host", "host"})
       .Add({"memory_id", "memory id"})
-      .Add({"time_ms", "ms", ColumnType::kDouble, 6})
+      .Add({"time_ms", "ms", ColumnType::kDouble, 6}, "ms")
       .Add(f.Col("stack", "stack", true))
       .Add(f.Col("heap", "heap", true))
       .Add(f.Col("free", "free", true))
-      .Add({"fragmentation_pct", "frag %", ColumnType::kDouble, 2})
+      .Add({"fragmentation_pct", "frag %", ColumnType::kDouble, 2}, "%")
       .Add({"activity", "event"})
       .Add({"op_name", "op", ColumnType::kString, 0, 48})
       .Add(f.Col("requested", "requested", true))
@@ -128,21 +133,22 @@ Table TimelineTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRep
       if (!Selected(a, o)) continue;
       for (size_t i : TimelinePoints(a, o)) {
         const MemorySnapshot& s = a.timeline[i];
-        t.NewRow() = {h.host,
-                      ShownId(a.memory_id),
-                      Ms(s.time_ps),
-                      f.Value(s.stack_bytes),
-                      f.Value(s.heap_bytes),
-                      f.Value(s.free_bytes),
-                      s.fragmentation * 100.0,
-                      std::string(s.activity == MemoryActivity::kAllocation ? "allocation" : "deallocation"),
-                      std::string(h.Str(s.op_name)),
-                      f.Value(s.requested_bytes),
-                      f.Value(s.allocation_bytes),
-                      s.step,
-                      std::string(h.Str(s.region_type)),
-                      DataTypeName(s.data_type),
-                      std::string(h.Str(s.shape))};
+        t.AddRow()
+            .Set("host", h.host)
+            .Set("memory_id", ShownId(a.memory_id))
+            .Set("time_ms", Ms(s.time_ps))
+            .Set(f.Key("stack"), f.Value(s.stack_bytes))
+            .Set(f.Key("heap"), f.Value(s.heap_bytes))
+            .Set(f.Key("free"), f.Value(s.free_bytes))
+            .Set("fragmentation_pct", s.fragmentation * 100.0)
+            .Set("activity", std::string(s.activity == MemoryActivity::kAllocation ? "allocation" : "deallocation"))
+            .Set("op_name", std::string(h.Str(s.op_name)))
+            .Set(f.Key("requested"), f.Value(s.requested_bytes))
+            .Set(f.Key("allocation"), f.Value(s.allocation_bytes))
+            .Set("step", s.step)
+            .Set("region_type", std::string(h.Str(s.region_type)))
+            .Set("data_type", DataTypeName(s.data_type))
+            .Set("shape", std::string(h.Str(s.shape)));
       }
     }
   return t;
@@ -156,7 +162,7 @@ Table BreakdownTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRe
       .Add({"op_name", "op", ColumnType::kString, 0, 60})
       .Add(f.Col("allocation", "allocated"))
       .Add(f.Col("requested", "requested"))
-      .Add({"occurrences", "#", ColumnType::kInt})
+      .Add({"occurrences", "#", ColumnType::kInt}, "count")
       .Add({"region_type", "region"})
       .Add({"data_type", "dtype"})
       .Add({"shape", "shape", ColumnType::kString, 0, 40});
@@ -170,15 +176,16 @@ Table BreakdownTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRe
           ++hidden;
           continue;
         }
-        t.NewRow() = {h.host,
-                      ShownId(a.memory_id),
-                      std::string(h.Str(r.op_name)),
-                      f.Value(r.allocation_bytes),
-                      f.Value(r.requested_bytes),
-                      r.occurrences,
-                      std::string(h.Str(r.region_type)),
-                      DataTypeName(r.data_type),
-                      std::string(h.Str(r.shape))};
+        t.AddRow()
+            .Set("host", h.host)
+            .Set("memory_id", ShownId(a.memory_id))
+            .Set("op_name", std::string(h.Str(r.op_name)))
+            .Set(f.Key("allocation"), f.Value(r.allocation_bytes))
+            .Set(f.Key("requested"), f.Value(r.requested_bytes))
+            .Set("occurrences", r.occurrences)
+            .Set("region_type", std::string(h.Str(r.region_type)))
+            .Set("data_type", DataTypeName(r.data_type))
+            .Set("shape", std::string(h.Str(r.shape)));
       }
     }
   return t;
@@ -227,37 +234,38 @@ Table PyTorchSummaryTable(const std::vector<HostMemoryProfile>& hosts, const Mem
   Table t{"summary", "Memory profile summary (PyTorch: peak of memory allocated in the trace)", {}, {}};
   t.Add({"host", "host"})
       .Add({"memory_id", "device"})
-      .Add({"allocations", "#alloc", ColumnType::kInt})
-      .Add({"deallocations", "#free", ColumnType::kInt})
+      .Add({"allocations", "#alloc", ColumnType::kInt}, "count")
+      .Add({"deallocations", "#free", ColumnType::kInt}, "count")
       .Add(f.Col("peak_allocated", "peak allocated"))
-      .Add({"peak_time_ms", "at ms", ColumnType::kDouble, 3})
+      .Add({"peak_time_ms", "at ms", ColumnType::kDouble, 3}, "ms")
       .Add({"peak_step", "step", ColumnType::kInt})
       .Add({"peak_step_name", "step name"})
       .Add(f.Col("reserved_at_peak", "reserved then"))
       .Add(f.Col("peak_reserved", "peak reserved"))
-      .Add({"peak_reserved_time_ms", "at ms", ColumnType::kDouble, 3})
+      .Add({"peak_reserved_time_ms", "at ms", ColumnType::kDouble, 3}, "ms")
       .Add(f.Col("live_at_peak", "live from trace"))
       .Add(f.Col("before_trace_at_peak", "from before"))
-      .Add({"unmatched_frees", "#unmatched frees", ColumnType::kInt});
+      .Add({"unmatched_frees", "#unmatched frees", ColumnType::kInt}, "count");
   for (const HostMemoryProfile& h : hosts)
     for (const AllocatorMemoryProfile& a : h.allocators) {
       if (!Selected(a, o)) continue;
       const PyTorchMemoryDetails& d = a.pytorch;
       const bool matched = d.addresses_known;
-      t.NewRow() = {h.host,
-                    ShownId(a.memory_id),
-                    a.allocations,
-                    a.deallocations,
-                    f.Value(a.peak_bytes),
-                    Ms(a.peak_time_ps),
-                    a.peak_step,
-                    StepName(h, a.peak_step),
-                    Reserved(a, f, a.capacity_bytes),
-                    Reserved(a, f, d.peak_reserved_bytes),
-                    d.reserved_known ? Cell{Ms(d.peak_reserved_time_ps)} : Cell{},
-                    matched ? f.Value(d.live_at_peak_bytes) : Cell{},
-                    matched && d.allocated_known ? f.Value(d.before_trace_bytes) : Cell{},
-                    matched ? Cell{d.unmatched_frees} : Cell{}};
+      t.AddRow()
+          .Set("host", h.host)
+          .Set("memory_id", ShownId(a.memory_id))
+          .Set("allocations", a.allocations)
+          .Set("deallocations", a.deallocations)
+          .Set(f.Key("peak_allocated"), f.Value(a.peak_bytes))
+          .Set("peak_time_ms", Ms(a.peak_time_ps))
+          .Set("peak_step", a.peak_step)
+          .Set("peak_step_name", StepName(h, a.peak_step))
+          .Set(f.Key("reserved_at_peak"), Reserved(a, f, a.capacity_bytes))
+          .Set(f.Key("peak_reserved"), Reserved(a, f, d.peak_reserved_bytes))
+          .Set("peak_reserved_time_ms", d.reserved_known ? Cell{Ms(d.peak_reserved_time_ps)} : Cell{})
+          .Set(f.Key("live_at_peak"), matched ? f.Value(d.live_at_peak_bytes) : Cell{})
+          .Set(f.Key("before_trace_at_peak"), matched && d.allocated_known ? f.Value(d.before_trace_bytes) : Cell{})
+          .Set("unmatched_frees", matched ? Cell{d.unmatched_frees} : Cell{});
     }
   return t;
 }
@@ -267,7 +275,7 @@ Table PyTorchTimelineTable(const std::vector<HostMemoryProfile>& hosts, const Me
   Table t{"timeline", "Memory timeline (after each PyTorch [memory] event)", {}, {}};
   t.Add({"host", "host"})
       .Add({"memory_id", "device"})
-      .Add({"time_ms", "ms", ColumnType::kDouble, 6})
+      .Add({"time_ms", "ms", ColumnType::kDouble, 6}, "ms")
       .Add(f.Col("allocated", "allocated", true))
       .Add(f.Col("reserved", "reserved", true))
       .Add({"activity", "event"})
@@ -279,15 +287,16 @@ Table PyTorchTimelineTable(const std::vector<HostMemoryProfile>& hosts, const Me
       if (!Selected(a, o)) continue;
       for (size_t i : TimelinePoints(a, o)) {
         const MemorySnapshot& s = a.timeline[i];
-        t.NewRow() = {h.host,
-                      ShownId(a.memory_id),
-                      Ms(s.time_ps),
-                      f.Value(s.heap_bytes),
-                      Reserved(a, f, s.heap_bytes + s.free_bytes),
-                      std::string(s.activity == MemoryActivity::kAllocation ? "allocation" : "deallocation"),
-                      std::string(h.Str(s.op_name)),
-                      f.Value(s.allocation_bytes),
-                      s.step};
+        t.AddRow()
+            .Set("host", h.host)
+            .Set("memory_id", ShownId(a.memory_id))
+            .Set("time_ms", Ms(s.time_ps))
+            .Set(f.Key("allocated"), f.Value(s.heap_bytes))
+            .Set(f.Key("reserved"), Reserved(a, f, s.heap_bytes + s.free_bytes))
+            .Set("activity", std::string(s.activity == MemoryActivity::kAllocation ? "allocation" : "deallocation"))
+            .Set("op_name", std::string(h.Str(s.op_name)))
+            .Set(f.Key("size"), f.Value(s.allocation_bytes))
+            .Set("step", s.step);
       }
     }
   return t;
@@ -300,17 +309,27 @@ Table PyTorchBreakdownTable(const std::vector<HostMemoryProfile>& hosts, const M
       .Add({"memory_id", "device"})
       .Add({"op_name", "op", ColumnType::kString, 0, 60})
       .Add(f.Col("allocated", "allocated"))
-      .Add({"allocations", "#", ColumnType::kInt})
+      .Add({"allocations", "#", ColumnType::kInt}, "count")
       .Add(f.Col("largest", "largest"));
   for (const HostMemoryProfile& h : hosts)
     for (const AllocatorMemoryProfile& a : h.allocators) {
       if (!Selected(a, o)) continue;
       for (const OpMemoryAtPeak& r : a.pytorch.ops_at_peak)
-        t.NewRow() = {h.host, ShownId(a.memory_id), OpShown(h, r.op_name), f.Value(r.bytes), r.allocations,
-                      f.Value(r.largest_bytes)};
+        t.AddRow()
+            .Set("host", h.host)
+            .Set("memory_id", ShownId(a.memory_id))
+            .Set("op_name", OpShown(h, r.op_name))
+            .Set(f.Key("allocated"), f.Value(r.bytes))
+            .Set("allocations", r.allocations)
+            .Set(f.Key("largest"), f.Value(r.largest_bytes));
       if (a.pytorch.before_trace_bytes > 0)
-        t.NewRow() = {h.host, ShownId(a.memory_id), std::string("(allocated before the trace)"),
-                      f.Value(a.pytorch.before_trace_bytes), Cell{}, Cell{}};
+        t.AddRow()
+            .Set("host", h.host)
+            .Set("memory_id", ShownId(a.memory_id))
+            .Set("op_name", std::string("(allocated before the trace)"))
+            .Set(f.Key("allocated"), f.Value(a.pytorch.before_trace_bytes))
+            .Set("allocations", Cell{})
+            .Set(f.Key("largest"), Cell{});
     }
   return t;
 }

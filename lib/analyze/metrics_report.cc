@@ -33,13 +33,18 @@ Table MetricDeltaTable(std::string name, std::string title, const std::vector<Me
       .Add({"base_value", "base", ColumnType::kDouble, 3})
       .Add({"new_value", "new", ColumnType::kDouble, 3})
       .Add({"delta", "Δ", ColumnType::kDouble, 3})
-      .Add({"delta_percent", "Δ %", ColumnType::kDouble, 1})
+      .Add({"delta_percent", "Δ %", ColumnType::kDouble, 1}, "%")
       .Add({"change", "change"});
   for (const MetricDelta& d : rows) {
     const std::string_view unit = UnitOf(d.def);
-    t.NewRow() = {d.name, std::string(unit), Optional(d.base, unit), Optional(d.next, unit),
-                  d.base && d.next ? ValueCell(d.delta(), unit) : Cell(), FiniteOrEmpty(d.delta_percent()),
-                  MetricChange(d)};
+    t.AddRow()
+        .Set("metric", d.name)
+        .Set("unit", std::string(unit))
+        .Set("base_value", Optional(d.base, unit))
+        .Set("new_value", Optional(d.next, unit))
+        .Set("delta", d.base && d.next ? ValueCell(d.delta(), unit) : Cell())
+        .Set("delta_percent", FiniteOrEmpty(d.delta_percent()))
+        .Set("change", MetricChange(d));
   }
   return t;
 }
@@ -56,29 +61,27 @@ Table RowDeltaTable(std::string name, std::string title, const RowDiff& diff, bo
   }
   const std::string what = kernels ? "total" : "self_time";
   const std::string label = kernels ? "total" : "self";
-  t.Add({"base_" + what + "_us", "base " + label + " us", ColumnType::kDouble, 3})
-      .Add({"new_" + what + "_us", "new " + label + " us", ColumnType::kDouble, 3})
-      .Add({"delta_us", "Δ us", ColumnType::kDouble, 3})
-      .Add({"delta_percent", "Δ %", ColumnType::kDouble, 1})
-      .Add({"base_occurrences", "base #", ColumnType::kInt})
-      .Add({"new_occurrences", "new #", ColumnType::kInt});
+  t.Add({"base_" + what + "_us", "base " + label + " us", ColumnType::kDouble, 3}, "us")
+      .Add({"new_" + what + "_us", "new " + label + " us", ColumnType::kDouble, 3}, "us")
+      .Add({"delta_us", "Δ us", ColumnType::kDouble, 3}, "us")
+      .Add({"delta_percent", "Δ %", ColumnType::kDouble, 1}, "%")
+      .Add({"base_occurrences", "base #", ColumnType::kInt}, "count")
+      .Add({"new_occurrences", "new #", ColumnType::kInt}, "count");
   size_t n = 0;
   for (const RowDelta& r : diff.rows) {
     if (top && n++ >= top) break;
-    std::vector<Cell>& row = t.NewRow();  // Sized to the columns.
-    size_t i = 0;
-    row[i++] = std::string(RowChangeName(r.change));
-    if (!kernels) row[i++] = r.side;
-    row[i++] = r.name;
-    row[i++] = r.detail;
-    row[i++] = r.base_us;
-    row[i++] = r.next_us;
-    row[i++] = r.delta_us();
+    Table::RowWriter row = t.AddRow();
+    row.Set("change", std::string(RowChangeName(r.change)));
+    if (!kernels) row.Set("side", r.side);
+    row.Set(kernels ? "kernel_name" : "op_name", r.name)
+        .Set(kernels ? "op_name" : "op_type", r.detail)
+        .Set("base_" + what + "_us", r.base_us)
+        .Set("new_" + what + "_us", r.next_us)
+        .Set("delta_us", r.delta_us());
     // A percentage of nothing means nothing: empty for added rows.
-    if (r.base_us > 0) row[i] = 100.0 * r.delta_us() / r.base_us;
-    ++i;
-    row[i++] = static_cast<int64_t>(r.base_count);
-    row[i++] = static_cast<int64_t>(r.next_count);
+    if (r.base_us > 0) row.Set("delta_percent", 100.0 * r.delta_us() / r.base_us);
+    row.Set("base_occurrences", static_cast<int64_t>(r.base_count))
+        .Set("new_occurrences", static_cast<int64_t>(r.next_count));
   }
   return t;
 }
@@ -123,8 +126,12 @@ Report BuildMetricsReport(const RunAnalysis& run) {
       .Add({"meaning", "meaning", ColumnType::kString, 0, 72});
   for (const Metric& m : run.metrics) {
     const std::string_view unit = UnitOf(m.def);
-    t.NewRow() = {m.name, ValueCell(m.value, unit), std::string(unit), std::string(m.def ? m.def->command : ""),
-                  std::string(m.def ? m.def->meaning : "")};
+    t.AddRow()
+        .Set("metric", m.name)
+        .Set("value", ValueCell(m.value, unit))
+        .Set("unit", std::string(unit))
+        .Set("command", std::string(m.def ? m.def->command : ""))
+        .Set("meaning", std::string(m.def ? m.def->meaning : ""));
   }
   r.tables.push_back(std::move(t));
   for (const RunAnalysis::Absent& a : run.absent) r.notes.push_back(a.note);
@@ -152,8 +159,13 @@ Report BuildCheckReport(const RunAnalysis& run, const std::vector<CheckOutcome>&
       .Add({"message", "message", ColumnType::kString, 0, 90});
   for (const CheckOutcome& o : outcomes) {
     const std::string_view unit = UnitOf(FindMetricDef(o.metric));
-    t.NewRow() = {o.name, std::string(OutcomeStatusName(o.status)), Optional(o.actual, unit), std::string(unit), o.origin,
-                  o.message};
+    t.AddRow()
+        .Set("rule", o.name)
+        .Set("status", std::string(OutcomeStatusName(o.status)))
+        .Set("value", Optional(o.actual, unit))
+        .Set("unit", std::string(unit))
+        .Set("origin", o.origin)
+        .Set("message", o.message);
   }
   r.tables.push_back(std::move(t));
   return r;
@@ -206,7 +218,11 @@ Report BuildDiffReport(const DiffInputs& d, const DiffReportOptions& options) {
         .Add({"change", "change", ColumnType::kDouble, 3})
         .Add({"message", "message", ColumnType::kString, 0, 100});
     for (const CheckOutcome& o : d.fail_if)
-      t.NewRow() = {o.name, std::string(OutcomeStatusName(o.status)), o.actual ? Cell(*o.actual) : Cell(), o.message};
+      t.AddRow()
+          .Set("condition", o.name)
+          .Set("status", std::string(OutcomeStatusName(o.status)))
+          .Set("change", o.actual ? Cell(*o.actual) : Cell())
+          .Set("message", o.message);
     r.tables.push_back(std::move(t));
   }
   Table all = MetricDeltaTable("metrics", "Every metric (base → new)", d.metrics);
@@ -215,24 +231,24 @@ Report BuildDiffReport(const DiffInputs& d, const DiffReportOptions& options) {
   return r;
 }
 
-JUnitSuite OutcomesToJUnit(const std::string& suite_name, const std::string& classname,
-                           const std::vector<CheckOutcome>& outcomes,
-                           std::vector<std::pair<std::string, std::string>> properties) {
-  JUnitSuite s;
-  s.name = suite_name;
-  s.properties = std::move(properties);
-  for (const CheckOutcome& o : outcomes) {
-    JUnitCase c;
-    c.classname = classname;
-    c.name = o.name;
-    c.status = o.status == OutcomeStatus::kPass   ? JUnitCase::Status::kPass
-               : o.status == OutcomeStatus::kFail ? JUnitCase::Status::kFail
-                                                  : JUnitCase::Status::kSkip;
-    c.message = o.message;
-    c.detail = o.message + (o.origin.empty() ? "" : "\n(rule from " + o.origin + ")");
-    s.cases.push_back(std::move(c));
-  }
-  return s;
+Report BuildOutcomesReport(const std::string& command, const std::vector<CheckOutcome>& outcomes,
+                           const std::vector<std::pair<std::string, std::string>>& properties) {
+  Report r;
+  r.command = command;
+  Table t{"outcomes", "Outcomes", {}, {}};
+  t.Add({"name", "rule"}).Add({"status", "status"}).Add({"message", "message"}).Add({"origin", "from"});
+  for (const CheckOutcome& o : outcomes)
+    t.AddRow()
+        .Set("name", o.name)
+        .Set("status", std::string(OutcomeStatusName(o.status)))
+        .Set("message", o.message)
+        .Set("origin", o.origin);
+  r.tables.push_back(std::move(t));
+  Table p{"properties", "Properties", {}, {}};
+  p.Add({"name", "name"}).Add({"value", "value"});
+  for (const auto& [name, value] : properties) p.AddRow().Set("name", name).Set("value", value);
+  r.tables.push_back(std::move(p));
+  return r;
 }
 
 std::string FailureSummary(const std::vector<CheckOutcome>& outcomes, const std::string& what) {

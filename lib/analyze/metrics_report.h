@@ -1,6 +1,6 @@
 // The reports of `metrics`, `check` and `diff`: their tables, whose column
-// keys docs/metrics.md and docs/ci.md define, and the JUnit suite of a
-// check's or diff's outcomes.
+// keys docs/metrics.md and docs/ci.md define, and the outcomes of a check
+// or diff as a report of their own (what --junit renders).
 #pragma once
 
 #include <string>
@@ -9,7 +9,6 @@
 #include "lib/analyze/metric_rules.h"
 #include "lib/analyze/run_diff.h"
 #include "lib/analyze/run_summary_to_metrics.h"
-#include "lib/render/junit.h"
 #include "lib/report/report.h"
 
 namespace tfprof {
@@ -37,10 +36,12 @@ struct DiffInputs {
 // kernels), `fail_if` (with --fail-if) and `metrics` (detail: every metric).
 Report BuildDiffReport(const DiffInputs& diff, const DiffReportOptions& options);
 
-// One test case per outcome, classname `classname`.
-JUnitSuite OutcomesToJUnit(const std::string& suite_name, const std::string& classname,
-                           const std::vector<CheckOutcome>& outcomes,
-                           std::vector<std::pair<std::string, std::string>> properties);
+// The outcomes of `check` or `diff --fail-if` (`command`): table
+// `outcomes` (name, status, message, origin), one row per outcome, and
+// table `properties` (name, value) saying what was checked; `--junit`
+// renders it as JUnit XML.
+Report BuildOutcomesReport(const std::string& command, const std::vector<CheckOutcome>& outcomes,
+                           const std::vector<std::pair<std::string, std::string>>& properties);
 
 // "2 of 5 rules failed: overview.input_percent = 53.8 %, not <= 20; ..."
 // for the one-line error; empty when none failed.

@@ -31,15 +31,20 @@ std::string Headline(const Overview& o, const std::string& run) {
 void AddBreakdown(const Overview& o, Report& r) {
   Table t{"step_time_breakdown", "Step-time breakdown (average per step)", {}, {}};
   t.Add({"category", "category"})
-      .Add({"avg_ms", "avg ms", ColumnType::kDouble, 3})
-      .Add({"stddev_ms", "σ ms", ColumnType::kDouble, 3})
-      .Add({"percent", "% of step", ColumnType::kDouble, 1})
+      .Add({"avg_ms", "avg ms", ColumnType::kDouble, 3}, "ms")
+      .Add({"stddev_ms", "σ ms", ColumnType::kDouble, 3}, "ms")
+      .Add({"percent", "% of step", ColumnType::kDouble, 1}, "%")
       .Add({"bar", "", ColumnType::kString, 0, 0, "", false, /*terminal_only=*/true});
   if (o.steps.rows.empty()) {  // No steps: no breakdown, rather than zeros.
     r.tables.push_back(std::move(t));
     return;
   }
-  t.NewRow() = {std::string("Step time"), o.steps.step_time_ms.avg, o.steps.step_time_ms.stddev, 100.0, std::string()};
+  t.AddRow()
+      .Set("category", std::string("Step time"))
+      .Set("avg_ms", o.steps.step_time_ms.avg)
+      .Set("stddev_ms", o.steps.step_time_ms.stddev)
+      .Set("percent", 100.0)
+      .Set("bar", std::string());
   std::vector<Category> order(std::begin(kShown), std::end(kShown));
   std::stable_sort(order.begin(), order.end(), [&](Category a, Category b) {
     return o.steps.category_ms[static_cast<size_t>(a)].avg > o.steps.category_ms[static_cast<size_t>(b)].avg;
@@ -47,7 +52,12 @@ void AddBreakdown(const Overview& o, Report& r) {
   for (Category c : order) {
     const Stats& s = o.steps.category_ms[static_cast<size_t>(c)];
     const double pct = o.steps.category_percent[static_cast<size_t>(c)];
-    t.NewRow() = {std::string(CategoryName(c)), s.avg, s.stddev, pct, Bar(pct / 100, 30)};
+    t.AddRow()
+        .Set("category", std::string(CategoryName(c)))
+        .Set("avg_ms", s.avg)
+        .Set("stddev_ms", s.stddev)
+        .Set("percent", pct)
+        .Set("bar", Bar(pct / 100, 30));
   }
   r.tables.push_back(std::move(t));
 }
@@ -55,7 +65,9 @@ void AddBreakdown(const Overview& o, Report& r) {
 void AddSummary(const Overview& o, Report& r) {
   Table t{"summary", "Summary", {}, {}};
   t.Add({"metric", "metric"}).Add({"value", "value", ColumnType::kDouble, 3}).Add({"unit", "unit"});
-  auto row = [&](std::string k, double v, std::string unit) { t.NewRow() = {std::move(k), v, std::move(unit)}; };
+  auto row = [&](std::string k, double v, std::string unit) {
+    t.AddRow().Set("metric", std::move(k)).Set("value", v).Set("unit", std::move(unit));
+  };
   row("steps", static_cast<double>(o.steps.rows.size()), "count");
   row("step_time_avg", o.steps.step_time_ms.avg, "ms");
   row("step_time_stddev", o.steps.step_time_ms.stddev, "ms");
@@ -87,27 +99,38 @@ void AddTopOps(const Overview& o, Report& r) {
   t.Add({"rank", "rank", ColumnType::kInt})
       .Add({"op_name", "operation", ColumnType::kString, 0, 56})
       .Add({"category", "type", ColumnType::kString, 0, 24})
-      .Add({"self_time_fraction", "self", ColumnType::kDouble, 6, 0, "", true})
-      .Add({"cumulative_time_fraction", "cumulative", ColumnType::kDouble, 6, 0, "", true})
+      .Add({"self_time_fraction", "self", ColumnType::kDouble, 6, 0, "", true}, "fraction")
+      .Add({"cumulative_time_fraction", "cumulative", ColumnType::kDouble, 6, 0, "", true}, "fraction")
       .Add({"tensor_core_eligible", "TC eligible", ColumnType::kBool})
       .Add({"uses_tensor_core", "uses TC", ColumnType::kBool});
   int64_t rank = 0;
   for (const TopDeviceOp& op : o.top_device_ops)
-    t.NewRow() = {++rank, op.name, op.category, op.self_fraction, op.cumulative_fraction, op.tensor_core_eligible,
-                  op.uses_tensor_core};
+    t.AddRow()
+        .Set("rank", ++rank)
+        .Set("op_name", op.name)
+        .Set("category", op.category)
+        .Set("self_time_fraction", op.self_fraction)
+        .Set("cumulative_time_fraction", op.cumulative_fraction)
+        .Set("tensor_core_eligible", op.tensor_core_eligible)
+        .Set("uses_tensor_core", op.uses_tensor_core);
   r.tables.push_back(std::move(t));
 }
 
 void AddEnvironment(const Overview& o, Report& r) {
   Table t{"run_environment", "Run environment", {}, {}};
-  t.Add({"host_count", "hosts", ColumnType::kInt})
+  t.Add({"host_count", "hosts", ColumnType::kInt}, "count")
       .Add({"device_type", "device type"})
-      .Add({"device_core_count", "devices", ColumnType::kInt})
+      .Add({"device_core_count", "devices", ColumnType::kInt}, "count")
       .Add({"device_name", "device"})
       .Add({"compute_capability", "cc"});
   const DeviceProperties& d = o.env.first_device;
-  t.NewRow() = {static_cast<int64_t>(o.env.hosts.size()), o.env.device_type, static_cast<int64_t>(o.env.device_core_count),
-                d.name, d.compute_cap_major ? fmt::format("{}.{}", d.compute_cap_major, d.compute_cap_minor) : std::string()};
+  t.AddRow()
+      .Set("host_count", static_cast<int64_t>(o.env.hosts.size()))
+      .Set("device_type", o.env.device_type)
+      .Set("device_core_count", static_cast<int64_t>(o.env.device_core_count))
+      .Set("device_name", d.name)
+      .Set("compute_capability",
+           d.compute_cap_major ? fmt::format("{}.{}", d.compute_cap_major, d.compute_cap_minor) : std::string());
   r.tables.push_back(std::move(t));
 }
 
@@ -115,16 +138,36 @@ void AddRecommendations(const Overview& o, Report& r) {
   Table t{"recommendation", "Recommendation", {}, {}};
   t.Add({"topic", "topic"}).Add({"classification", "level"}).Add({"statement", "statement"});
   const Bottleneck& b = o.bottleneck;
-  t.NewRow() = {std::string("input"), b.input_classification, b.input_statement};
-  t.NewRow() = {std::string("kernel_launch"), b.kernel_launch_classification, b.kernel_launch_statement};
-  t.NewRow() = {std::string("all_others"), b.all_other_classification, b.all_other_statement};
-  t.NewRow() = {std::string("device_collectives"), b.collectives_classification, b.collectives_statement};
-  t.NewRow() = {std::string("precision"), o.precision_level, o.precision_statement};
+  t.AddRow()
+      .Set("topic", std::string("input"))
+      .Set("classification", b.input_classification)
+      .Set("statement", b.input_statement);
+  t.AddRow()
+      .Set("topic", std::string("kernel_launch"))
+      .Set("classification", b.kernel_launch_classification)
+      .Set("statement", b.kernel_launch_statement);
+  t.AddRow()
+      .Set("topic", std::string("all_others"))
+      .Set("classification", b.all_other_classification)
+      .Set("statement", b.all_other_statement);
+  t.AddRow()
+      .Set("topic", std::string("device_collectives"))
+      .Set("classification", b.collectives_classification)
+      .Set("statement", b.collectives_statement);
+  t.AddRow()
+      .Set("topic", std::string("precision"))
+      .Set("classification", o.precision_level)
+      .Set("statement", o.precision_statement);
   if (o.env.pytorch())
-    t.NewRow() = {std::string("tensor_cores"), std::string(o.tensor_core_statement.empty() ? "no" : "eligible_unused"),
-                  o.tensor_core_statement};
+    t.AddRow()
+        .Set("topic", std::string("tensor_cores"))
+        .Set("classification", std::string(o.tensor_core_statement.empty() ? "no" : "eligible_unused"))
+        .Set("statement", o.tensor_core_statement);
   else
-    t.NewRow() = {std::string("eager"), std::string(o.eager_statement.empty() ? "no" : "high"), o.eager_statement};
+    t.AddRow()
+        .Set("topic", std::string("eager"))
+        .Set("classification", std::string(o.eager_statement.empty() ? "no" : "high"))
+        .Set("statement", o.eager_statement);
   t.detail = true;
   r.tables.push_back(std::move(t));
 }
@@ -208,34 +251,44 @@ Report BuildInputPipelineReport(const Overview& o, const std::string& run) {
 
   Table steps{"input_per_step", "Device side: wait for input per step", {}, {}};
   steps.Add({"step", "step", ColumnType::kString, 0, 24})
-      .Add({"step_time_ms", "step ms", ColumnType::kDouble, 3})
-      .Add({"input_ms", "input ms", ColumnType::kDouble, 3})
-      .Add({"input_percent", "input %", ColumnType::kDouble, 1})
+      .Add({"step_time_ms", "step ms", ColumnType::kDouble, 3}, "ms")
+      .Add({"input_ms", "input ms", ColumnType::kDouble, 3}, "ms")
+      .Add({"input_percent", "input %", ColumnType::kDouble, 1}, "%")
       .Add({"bar", "", ColumnType::kString, 0, 0, "", false, true});
   for (const StepRow& row : s.rows)
-    steps.NewRow() = {row.name, row.step_time_ms, row.category_ms[static_cast<size_t>(Category::kInput)], row.input_percent,
-                      Bar(row.input_percent / 100, 20)};
+    steps.AddRow()
+        .Set("step", row.name)
+        .Set("step_time_ms", row.step_time_ms)
+        .Set("input_ms", row.category_ms[static_cast<size_t>(Category::kInput)])
+        .Set("input_percent", row.input_percent)
+        .Set("bar", Bar(row.input_percent / 100, 20));
 
   Table ops{"input_ops", "Host side: input ops (by self time)", {}, {}};
   ops.Add({"op_name", "input op", ColumnType::kString, 0, 64, "Input Op"})
-      .Add({"count", "count", ColumnType::kInt, 0, 0, "Count"})
-      .Add({"time_ms", "total ms", ColumnType::kDouble, 3, 0, "Total Time (in ms)"})
-      .Add({"time_fraction", "total", ColumnType::kDouble, 6, 0, "Total Time (as % of total input-processing time)", true})
-      .Add({"self_time_ms", "self ms", ColumnType::kDouble, 3, 0, "Total Self Time (in ms)"})
-      .Add({"self_time_fraction", "self", ColumnType::kDouble, 6, 0, "Total Self Time (as % of total input-processing time)", true})
+      .Add({"count", "count", ColumnType::kInt, 0, 0, "Count"}, "count")
+      .Add({"time_ms", "total ms", ColumnType::kDouble, 3, 0, "Total Time (in ms)"}, "ms")
+      .Add({"time_fraction", "total", ColumnType::kDouble, 6, 0, "Total Time (as % of total input-processing time)", true}, "fraction")
+      .Add({"self_time_ms", "self ms", ColumnType::kDouble, 3, 0, "Total Self Time (in ms)"}, "ms")
+      .Add({"self_time_fraction", "self", ColumnType::kDouble, 6, 0, "Total Self Time (as % of total input-processing time)", true}, "fraction")
       .Add({"category", "category", ColumnType::kString, 0, 0, "Category"});
   for (const InputOp& op : o.input.ops)
-    ops.NewRow() = {op.name, static_cast<int64_t>(op.count), op.time_ms, op.time_fraction, op.self_time_ms,
-                    op.self_time_fraction, std::string(InputOpCategoryName(op.category))};
+    ops.AddRow()
+        .Set("op_name", op.name)
+        .Set("count", static_cast<int64_t>(op.count))
+        .Set("time_ms", op.time_ms)
+        .Set("time_fraction", op.time_fraction)
+        .Set("self_time_ms", op.self_time_ms)
+        .Set("self_time_fraction", op.self_time_fraction)
+        .Set("category", std::string(InputOpCategoryName(op.category)));
 
   Table br{"input_time_breakdown", "Host side: input time breakdown", {}, {}};
-  br.Add({"category", "category"}).Add({"time_us", "us", ColumnType::kDouble, 3});
+  br.Add({"category", "category"}).Add({"time_us", "us", ColumnType::kDouble, 3}, "us");
   const InputTimeBreakdown& b = o.input.breakdown;
-  br.NewRow() = {std::string("Enqueue"), b.enqueue_us};
-  br.NewRow() = {std::string("Demanded file read"), b.demanded_file_read_us};
-  br.NewRow() = {std::string("Advanced file read"), b.advanced_file_read_us};
-  br.NewRow() = {std::string("Preprocessing"), b.preprocessing_us};
-  br.NewRow() = {std::string("Unclassified (non-enqueue)"), b.unclassified_non_enqueue_us};
+  br.AddRow().Set("category", std::string("Enqueue")).Set("time_us", b.enqueue_us);
+  br.AddRow().Set("category", std::string("Demanded file read")).Set("time_us", b.demanded_file_read_us);
+  br.AddRow().Set("category", std::string("Advanced file read")).Set("time_us", b.advanced_file_read_us);
+  br.AddRow().Set("category", std::string("Preprocessing")).Set("time_us", b.preprocessing_us);
+  br.AddRow().Set("category", std::string("Unclassified (non-enqueue)")).Set("time_us", b.unclassified_non_enqueue_us);
 
   r.tables = {std::move(steps), std::move(ops), std::move(br)};
   if (o.env.pytorch())

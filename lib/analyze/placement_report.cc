@@ -40,27 +40,28 @@ Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSu
 
   Table t{"placement", pytorch ? "Op placement" : "TF op placement", {}, {}};
   t.Add({"host", "host"})
-      .Add({"host_op_executions", "host ops", ColumnType::kInt})
-      .Add({"device_op_executions", "device ops", ColumnType::kInt})
-      .Add({"host_op_percent", "host %", ColumnType::kDouble, 1})
-      .Add({"device_op_percent", "device %", ColumnType::kDouble, 1})
-      .Add({"host_self_time_ms", "host ms", ColumnType::kDouble, 3})
-      .Add({"device_self_time_ms", "device ms", ColumnType::kDouble, 3})
-      .Add({"host_time_percent", "host time %", ColumnType::kDouble, 1})
-      .Add({"device_time_percent", "device time %", ColumnType::kDouble, 1});
+      .Add({"host_op_executions", "host ops", ColumnType::kInt}, "count")
+      .Add({"device_op_executions", "device ops", ColumnType::kInt}, "count")
+      .Add({"host_op_percent", "host %", ColumnType::kDouble, 1}, "%")
+      .Add({"device_op_percent", "device %", ColumnType::kDouble, 1}, "%")
+      .Add({"host_self_time_ms", "host ms", ColumnType::kDouble, 3}, "ms")
+      .Add({"device_self_time_ms", "device ms", ColumnType::kDouble, 3}, "ms")
+      .Add({"host_time_percent", "host time %", ColumnType::kDouble, 1}, "%")
+      .Add({"device_time_percent", "device time %", ColumnType::kDouble, 1}, "%");
   std::vector<Placement> rows = per_host;
   if (per_host.size() != 1) rows.push_back(all);
   for (const Placement& p : rows) {
     const uint64_t time = p.host_self_time_ps + p.device_self_time_ps;
-    t.NewRow() = {p.host,
-                  static_cast<int64_t>(p.host_op_executions),
-                  static_cast<int64_t>(p.device_op_executions),
-                  p.host_percent(),
-                  p.device_percent(),
-                  static_cast<double>(p.host_self_time_ps) / 1e9,
-                  static_cast<double>(p.device_self_time_ps) / 1e9,
-                  Percent(p.host_self_time_ps, time),
-                  Percent(p.device_self_time_ps, time)};
+    t.AddRow()
+        .Set("host", p.host)
+        .Set("host_op_executions", static_cast<int64_t>(p.host_op_executions))
+        .Set("device_op_executions", static_cast<int64_t>(p.device_op_executions))
+        .Set("host_op_percent", p.host_percent())
+        .Set("device_op_percent", p.device_percent())
+        .Set("host_self_time_ms", static_cast<double>(p.host_self_time_ps) / 1e9)
+        .Set("device_self_time_ms", static_cast<double>(p.device_self_time_ps) / 1e9)
+        .Set("host_time_percent", Percent(p.host_self_time_ps, time))
+        .Set("device_time_percent", Percent(p.device_self_time_ps, time));
   }
   r.tables.push_back(std::move(t));
 
@@ -68,9 +69,9 @@ Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSu
   c.Add({"rank", "rank", ColumnType::kInt})
       .Add({"op_type", "type", ColumnType::kString, 0, 28})
       .Add({"op_name", "operation", ColumnType::kString, 0, 60})
-      .Add({"occurrences", "#", ColumnType::kInt})
-      .Add({"self_time_ms", "self ms", ColumnType::kDouble, 3})
-      .Add({"host_self_time_percent", "of host ops", ColumnType::kDouble, 1});
+      .Add({"occurrences", "#", ColumnType::kInt}, "count")
+      .Add({"self_time_ms", "self ms", ColumnType::kDouble, 3}, "ms")
+      .Add({"host_self_time_percent", "of host ops", ColumnType::kDouble, 1}, "%");
   if (combined.env.has_device()) {
     int64_t rank = 0;
     for (const OpMetrics* m : combined.host_ops.Sorted(0, /*with_idle=*/false)) {
@@ -81,8 +82,13 @@ Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSu
       // A PyTorch op that launched device work already runs there (its
       // host time is the dispatch); bookkeeping has nothing to move.
       if (pytorch && (m->device_launching_occurrences > 0 || IsTorchBookkeepingOp(m->name))) continue;
-      c.NewRow() = {++rank, m->category, m->name, static_cast<int64_t>(m->occurrences),
-                    static_cast<double>(m->self_time_ps) / 1e9, Percent(m->self_time_ps, combined.host_ops.total_op_time_ps)};
+      c.AddRow()
+          .Set("rank", ++rank)
+          .Set("op_type", m->category)
+          .Set("op_name", m->name)
+          .Set("occurrences", static_cast<int64_t>(m->occurrences))
+          .Set("self_time_ms", static_cast<double>(m->self_time_ps) / 1e9)
+          .Set("host_self_time_percent", Percent(m->self_time_ps, combined.host_ops.total_op_time_ps));
     }
     if (pytorch)
       r.notes.push_back("PyTorch candidates: host ops that never launched device work (no kernel, copy or memset "

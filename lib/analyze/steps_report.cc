@@ -37,22 +37,22 @@ Report BuildStepsReport(const StepSummary& s) {
   t.Add({"step", "step", ColumnType::kString, 0, 24})
       .Add({"step_number", "#", ColumnType::kInt})
       .Add({"host", "host", ColumnType::kString, 0, 24})
-      .Add({"step_time_ms", "step", ColumnType::kDouble, 3});
-  for (Category c : kOrder) t.Add({std::string(CategoryKey(c)) + "_ms", std::string(CategoryName(c)), ColumnType::kDouble, 3});
-  t.Add({"input_percent", "input %", ColumnType::kDouble, 1});
+      .Add({"step_time_ms", "step", ColumnType::kDouble, 3}, "ms");
+  for (Category c : kOrder)
+    t.Add({std::string(CategoryKey(c)) + "_ms", std::string(CategoryName(c)), ColumnType::kDouble, 3}, "ms");
+  t.Add({"input_percent", "input %", ColumnType::kDouble, 1}, "%");
   t.Add({"bar", "breakdown", ColumnType::kString, 0, 0, "", false, /*terminal_only=*/true});
   double longest = 0;
   for (const StepRow& row : s.rows) longest = std::max(longest, row.step_time_ms);
   for (const StepRow& row : s.rows) {
-    auto& cells = t.NewRow();
-    size_t i = 0;
-    cells[i++] = row.name;
-    cells[i++] = row.number;
-    cells[i++] = row.host;
-    cells[i++] = row.step_time_ms;
-    for (Category c : kOrder) cells[i++] = row.category_ms[static_cast<size_t>(c)];
-    cells[i++] = row.input_percent;
-    cells[i++] = StackedBar(row.category_ms, row.step_time_ms, longest, 40);
+    Table::RowWriter cells = t.AddRow();
+    cells.Set("step", row.name)
+        .Set("step_number", row.number)
+        .Set("host", row.host)
+        .Set("step_time_ms", row.step_time_ms);
+    for (Category c : kOrder) cells.Set(std::string(CategoryKey(c)) + "_ms", row.category_ms[static_cast<size_t>(c)]);
+    cells.Set("input_percent", row.input_percent)
+        .Set("bar", StackedBar(row.category_ms, row.step_time_ms, longest, 40));
   }
   r.tables.push_back(std::move(t));
   std::string legend = "breakdown letters: ";

@@ -70,23 +70,24 @@ Table SummaryTable(const TfDataAnalysis& a) {
   t.Add({"host", "host", ColumnType::kString, 0, 40})
       .Add({"pipeline", "pipeline"})
       .Add({"root_id", "root id"})
-      .Add({"max_latency_us", "slowest call (us)", ColumnType::kDouble, 3})
+      .Add({"max_latency_us", "slowest call (us)", ColumnType::kDouble, 3}, "us")
       .Add({"bottleneck", "bottleneck"})
       .Add({"long_name", "long name", ColumnType::kString, 0, 60})
-      .Add({"bottleneck_self_us", "bottleneck self (us)", ColumnType::kDouble, 3})
+      .Add({"bottleneck_self_us", "bottleneck self (us)", ColumnType::kDouble, 3}, "us")
       .Add({"advice_kind", "kind"})
       .Add({"advice", "advice", ColumnType::kString, 0, 50});
   for (const TfDataBottleneck& b : a.bottlenecks) {
     TfDataBottleneckKind kind = ClassifyTfDataBottleneck(b.iterator_name);
-    t.NewRow() = {b.host,
-                  b.pipeline,
-                  b.root_id_text,
-                  Us(b.max_latency_ps),
-                  b.iterator_name,
-                  b.iterator_long_name,
-                  Us(b.iterator_self_ps),
-                  std::string(TfDataBottleneckKindName(kind)),
-                  TfDataAdvice(kind)};
+    t.AddRow()
+        .Set("host", b.host)
+        .Set("pipeline", b.pipeline)
+        .Set("root_id", b.root_id_text)
+        .Set("max_latency_us", Us(b.max_latency_ps))
+        .Set("bottleneck", b.iterator_name)
+        .Set("long_name", b.iterator_long_name)
+        .Set("bottleneck_self_us", Us(b.iterator_self_ps))
+        .Set("advice_kind", std::string(TfDataBottleneckKindName(kind)))
+        .Set("advice", TfDataAdvice(kind));
   }
   return t;
 }
@@ -97,11 +98,11 @@ Table PipelinesTable(const TfDataAnalysis& a) {
       .Add({"pipeline", "pipeline"})
       .Add({"type", "type"})
       .Add({"root_id", "root id"})
-      .Add({"calls", "calls", ColumnType::kInt})
-      .Add({"min_us", "min (us)", ColumnType::kDouble, 3})
-      .Add({"avg_us", "avg (us)", ColumnType::kDouble, 3})
-      .Add({"max_us", "max (us)", ColumnType::kDouble, 3})
-      .Add({"slow_calls", "calls > 50 us", ColumnType::kInt})
+      .Add({"calls", "calls", ColumnType::kInt}, "count")
+      .Add({"min_us", "min (us)", ColumnType::kDouble, 3}, "us")
+      .Add({"avg_us", "avg (us)", ColumnType::kDouble, 3}, "us")
+      .Add({"max_us", "max (us)", ColumnType::kDouble, 3}, "us")
+      .Add({"slow_calls", "calls > 50 us", ColumnType::kInt}, "count")
       .Add({"slowest_bottleneck", "bottleneck of slowest"})
       .Add({"source", "capture file host", ColumnType::kString, 0, 40});
   for (const TfDataHost& h : a.hosts)
@@ -110,17 +111,18 @@ Table PipelinesTable(const TfDataAnalysis& a) {
       if (!p.executions.empty() && p.executions.front().has_bottleneck)
         if (auto it = h.iterators.find(p.executions.front().bottleneck_id); it != h.iterators.end())
           bottleneck = it->second.name;
-      t.NewRow() = {h.host,
-                    p.name,
-                    std::string(p.kind == TfDataPipelineKind::kHost ? "host" : "device"),
-                    TfDataIdText(p.root_id, h.signed_ids),
-                    static_cast<int64_t>(p.executions.size()),
-                    Us(p.min_ps),
-                    Us(p.avg_ps),
-                    Us(p.max_ps),
-                    p.slow_calls,
-                    bottleneck,
-                    p.source};
+      t.AddRow()
+          .Set("host", h.host)
+          .Set("pipeline", p.name)
+          .Set("type", std::string(p.kind == TfDataPipelineKind::kHost ? "host" : "device"))
+          .Set("root_id", TfDataIdText(p.root_id, h.signed_ids))
+          .Set("calls", static_cast<int64_t>(p.executions.size()))
+          .Set("min_us", Us(p.min_ps))
+          .Set("avg_us", Us(p.avg_ps))
+          .Set("max_us", Us(p.max_ps))
+          .Set("slow_calls", p.slow_calls)
+          .Set("slowest_bottleneck", bottleneck)
+          .Set("source", p.source);
     }
   return t;
 }
@@ -138,10 +140,10 @@ void GraphTables(const Choice& c, Table& nodes, Table& edges) {
       .Add({"parent_id", "parent id"})
       .Add({"name", "name"})
       .Add({"long_name", "long name", ColumnType::kString, 0, 60})
-      .Add({"start_us", "start (us)", ColumnType::kDouble, 3})
-      .Add({"duration_us", "total (us)", ColumnType::kDouble, 3})
-      .Add({"self_us", "self (us)", ColumnType::kDouble, 3})
-      .Add({"calls", "calls", ColumnType::kInt})
+      .Add({"start_us", "start (us)", ColumnType::kDouble, 3}, "us")
+      .Add({"duration_us", "total (us)", ColumnType::kDouble, 3}, "us")
+      .Add({"self_us", "self (us)", ColumnType::kDouble, 3}, "us")
+      .Add({"calls", "calls", ColumnType::kInt}, "count")
       .Add({"async", "async", ColumnType::kBool})
       .Add({"critical_path", "critical path", ColumnType::kBool})
       .Add({"bottleneck", "bottleneck", ColumnType::kBool});
@@ -214,26 +216,30 @@ void GraphTables(const Choice& c, Table& nodes, Table& edges) {
     const TfDataIterator* m = meta(at.it->id);
     std::string name = m ? m->name : "?";
     bool has_parent = m && m->parent_id != 0;
-    nodes.NewRow() = {c.host->host,
-                      c.pipeline->name,
-                      c.execution,
-                      at.depth,
-                      std::string(2 * at.depth, ' ') + name,
-                      TfDataIdText(at.it->id, c.host->signed_ids),
-                      has_parent ? TfDataIdText(m->parent_id, c.host->signed_ids) : std::string(),
-                      name,
-                      m ? m->long_name : std::string(),
-                      Us(at.it->start_ps),
-                      Us(at.it->duration_ps),
-                      Us(at.it->self_ps),
-                      at.it->calls,
-                      m ? m->is_async : false,
-                      at.it->blocking,
-                      ex.has_bottleneck && at.it->id == ex.bottleneck_id};
+    nodes.AddRow()
+        .Set("host", c.host->host)
+        .Set("pipeline", c.pipeline->name)
+        .Set("execution", c.execution)
+        .Set("depth", at.depth)
+        .Set("tree", std::string(2 * at.depth, ' ') + name)
+        .Set("id", TfDataIdText(at.it->id, c.host->signed_ids))
+        .Set("parent_id", has_parent ? TfDataIdText(m->parent_id, c.host->signed_ids) : std::string())
+        .Set("name", name)
+        .Set("long_name", m ? m->long_name : std::string())
+        .Set("start_us", Us(at.it->start_ps))
+        .Set("duration_us", Us(at.it->duration_ps))
+        .Set("self_us", Us(at.it->self_ps))
+        .Set("calls", at.it->calls)
+        .Set("async", m ? m->is_async : false)
+        .Set("critical_path", at.it->blocking)
+        .Set("bottleneck", ex.has_bottleneck && at.it->id == ex.bottleneck_id);
     if (at.parent) {
       const TfDataIterator* pm = meta(at.parent->id);
-      edges.NewRow() = {TfDataIdText(at.parent->id, c.host->signed_ids), TfDataIdText(at.it->id, c.host->signed_ids),
-                        at.parent->blocking && at.it->blocking, pm != nullptr && pm->is_async};
+      edges.AddRow()
+          .Set("from", TfDataIdText(at.parent->id, c.host->signed_ids))
+          .Set("to", TfDataIdText(at.it->id, c.host->signed_ids))
+          .Set("critical_path", at.parent->blocking && at.it->blocking)
+          .Set("async", pm != nullptr && pm->is_async);
     }
     if (auto k = kids.find(at.it->id); k != kids.end())
       for (auto child = k->second.rbegin(); child != k->second.rend(); ++child)
@@ -241,19 +247,24 @@ void GraphTables(const Choice& c, Table& nodes, Table& edges) {
   }
 }
 
-}  // namespace
-
-DotStyle TfDataDotStyle() {
-  DotStyle s;
-  s.graph_name = "tf.data input pipeline";
-  s.node_id = "id";
-  s.label_columns = {"name", "self_us", "duration_us", "calls"};
-  s.bold_column = "critical_path";
-  s.highlight_column = "bottleneck";
-  s.edge_bold_column = "critical_path";
-  s.edge_dashed_column = "async";
-  return s;
+// The iterator graph as nodes and edges of the report's `graph` and
+// `graph_edges` tables: the critical path bold, the bottleneck singled out,
+// edges made ahead by an asynchronous parent dashed.
+Graph TfDataGraph() {
+  Graph g;
+  g.name = "tf.data input pipeline";
+  g.node_table = "graph";
+  g.node_id = "id";
+  g.label_columns = {"name", "self_us", "duration_us", "calls"};
+  g.bold_column = "critical_path";
+  g.highlight_column = "bottleneck";
+  g.edge_table = "graph_edges";
+  g.edge_bold_column = "critical_path";
+  g.edge_dashed_column = "async";
+  return g;
 }
+
+}  // namespace
 
 Report BuildTfDataReport(const TfDataAnalysis& a, const TfDataReportOptions& o) {
   Report r;
@@ -304,6 +315,7 @@ Report BuildTfDataReport(const TfDataAnalysis& a, const TfDataReportOptions& o) 
   GraphTables(choice, nodes, edges);
   r.tables.push_back(std::move(nodes));
   r.tables.push_back(std::move(edges));
+  r.graphs.push_back(TfDataGraph());
 
   uint64_t unsigned_ids = 0;
   for (const TfDataHost& h : a.hosts) unsigned_ids += h.unsigned_ids;

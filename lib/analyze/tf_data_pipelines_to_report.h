@@ -5,14 +5,14 @@
 //   pipelines    every input pipeline: calls and min/avg/max latency;
 //   graph        the iterators of one execution as a tree, with the
 //                critical path and the bottleneck marked;
-//   graph_edges  parent -> child iterator edges of that graph (for DOT).
+//   graph_edges  parent -> child iterator edges of that graph;
+// and the report graph drawn from the last two (`--format dot`).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "lib/summary/tf_data_events_to_pipelines.h"
-#include "lib/render/render_dot.h"
 #include "lib/report/report.h"
 
 namespace tfprof {
@@ -31,8 +31,5 @@ struct TfDataReportOptions {
 // Throws std::invalid_argument when `pipeline` or `execution` names nothing.
 // `analysis` must be finalized (FinalizeTfData).
 Report BuildTfDataReport(const TfDataAnalysis& analysis, const TfDataReportOptions& options);
-
-// How `--format dot` draws the report's graph (tables graph / graph_edges).
-DotStyle TfDataDotStyle();
 
 }  // namespace tfprof

@@ -142,8 +142,11 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
                   : (options.by_type ? "TensorFlow Stats by op type" : "TensorFlow Stats"),
           {},
           {}};
+  // Precision 6: a fraction shown as a percentage.
   auto col = [&](std::string key, std::string label, ColumnType type, std::string csv, int precision = 3, int width = 0) {
-    t.Add({std::move(key), std::move(label), type, precision, width, std::move(csv), /*percent=*/precision == 6});
+    const bool fraction = precision == 6;
+    std::string unit = fraction ? "fraction" : key.ends_with("_us") ? "us" : key == "occurrences" ? "count" : "";
+    t.Add({std::move(key), std::move(label), type, precision, width, std::move(csv), fraction}, std::move(unit));
   };
   col("rank", "rank", ColumnType::kInt, "Rank");
   col("host_or_device", "side", ColumnType::kString, "Host/device");
@@ -186,23 +189,22 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
   }
 
   for (const TfStatsRecord& r : records) {
-    auto& row = t.NewRow();
-    size_t i = 0;
-    row[i++] = r.rank;
-    row[i++] = std::string(r.on_device ? "Device" : "Host");
-    row[i++] = r.op_type;
-    row[i++] = r.op_name;
-    row[i++] = static_cast<int64_t>(r.occurrences);
-    row[i++] = r.total_time_us;
-    row[i++] = r.avg_time_us;
-    row[i++] = r.total_self_time_us;
-    row[i++] = r.avg_self_time_us;
-    row[i++] = r.device_self_fraction;
-    row[i++] = r.device_cumulative_fraction;
-    row[i++] = r.host_self_fraction;
-    row[i++] = r.host_cumulative_fraction;
-    if (gpu) row[i++] = r.tensor_core_utilization;
-    if (!pytorch) row[i++] = std::string(r.is_eager ? "Eager" : "Function");
+    Table::RowWriter row = t.AddRow();
+    row.Set("rank", r.rank)
+        .Set("host_or_device", std::string(r.on_device ? "Device" : "Host"))
+        .Set("op_type", r.op_type)
+        .Set("op_name", r.op_name)
+        .Set("occurrences", static_cast<int64_t>(r.occurrences))
+        .Set("total_time_us", r.total_time_us)
+        .Set("avg_time_us", r.avg_time_us)
+        .Set("total_self_time_us", r.total_self_time_us)
+        .Set("avg_self_time_us", r.avg_self_time_us)
+        .Set("device_self_time_fraction", r.device_self_fraction)
+        .Set("device_cumulative_self_time_fraction", r.device_cumulative_fraction)
+        .Set("host_self_time_fraction", r.host_self_fraction)
+        .Set("host_cumulative_self_time_fraction", r.host_cumulative_fraction);
+    if (gpu) row.Set("gpu_tensorcore_utilization", r.tensor_core_utilization);
+    if (!pytorch) row.Set("execution_mode", std::string(r.is_eager ? "Eager" : "Function"));
   }
 
   Report report;

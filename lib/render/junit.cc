@@ -1,6 +1,50 @@
 #include "lib/render/junit.h"
 
+#include <stdexcept>
+
 namespace tfprof {
+namespace {
+
+const std::string& TextAt(const Table& t, const std::vector<Cell>& row, const std::string& key) {
+  static const std::string kEmpty;
+  const int i = t.ColumnIndex(key);
+  if (i < 0) throw std::invalid_argument("JUnit: table '" + t.name + "' has no column '" + key + "'");
+  const std::string* text = std::get_if<std::string>(&row[i]);
+  return text ? *text : kEmpty;
+}
+
+JUnitCase::Status StatusOf(const std::string& status) {
+  std::string lower;
+  for (char c : status) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "pass") return JUnitCase::Status::kPass;
+  if (lower == "fail") return JUnitCase::Status::kFail;
+  if (lower == "skip") return JUnitCase::Status::kSkip;
+  throw std::invalid_argument("JUnit: unknown outcome status '" + status + "'");
+}
+
+}  // namespace
+
+void RenderJUnit(const Report& report, std::ostream& out) {
+  const Table* outcomes = report.FindTable("outcomes");
+  if (!outcomes) throw std::invalid_argument("JUnit: the " + report.command + " report has no table 'outcomes'");
+  JUnitSuite suite;
+  suite.name = "tfprof-analyze " + report.command;
+  if (const Table* properties = report.FindTable("properties"))
+    for (const auto& row : properties->rows)
+      suite.properties.emplace_back(TextAt(*properties, row, "name"), TextAt(*properties, row, "value"));
+  for (const auto& row : outcomes->rows) {
+    JUnitCase c;
+    c.classname = "tfprof." + report.command;
+    c.name = TextAt(*outcomes, row, "name");
+    c.status = StatusOf(TextAt(*outcomes, row, "status"));
+    c.message = TextAt(*outcomes, row, "message");
+    const std::string& origin = TextAt(*outcomes, row, "origin");
+    c.detail = c.message + (origin.empty() ? "" : "\n(rule from " + origin + ")");
+    suite.cases.push_back(std::move(c));
+  }
+  WriteJUnit(suite, out);
+}
+
 
 std::string XmlEscape(std::string_view text) {
   std::string out;

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/report/report.h"
+
 namespace tfprof {
 
 struct JUnitCase {
@@ -31,5 +33,13 @@ struct JUnitSuite {
 std::string XmlEscape(std::string_view text);
 
 void WriteJUnit(const JUnitSuite& suite, std::ostream& out);
+
+// A report of check outcomes as JUnit: suite "tfprof-analyze <command>";
+// one test case of class "tfprof.<command>" per row of its table
+// `outcomes` (columns `name`; `status`: pass, fail or skip in any case;
+// `message`; `origin`, where the rule came from, added to the case's text);
+// the rows of its table `properties` (`name`, `value`) as the suite's
+// properties. Throws std::invalid_argument when the report is not one.
+void RenderJUnit(const Report& report, std::ostream& out);
 
 }  // namespace tfprof

@@ -2,12 +2,17 @@
 
 #include <stdexcept>
 
+#include "lib/render/junit.h"
+#include "lib/render/render_dot.h"
+
 namespace tfprof {
 
 void Render(const Report& report, const RenderOptions& options, std::ostream& out) {
   switch (options.format) {
     case OutputFormat::kTable: RenderText(report, options, out); return;
     case OutputFormat::kJson: RenderJson(report, out); return;
+    case OutputFormat::kDot: RenderDot(report, out); return;
+    case OutputFormat::kJUnit: RenderJUnit(report, out); return;
     case OutputFormat::kCsv: {
       if (report.tables.empty()) return;
       const Table* t = options.csv_table.empty() ? &report.tables.front() : report.FindTable(options.csv_table);

@@ -1,4 +1,5 @@
-// Renders a Report as a text table, CSV or JSON.
+// Renders a Report as a text table, CSV, JSON, Graphviz DOT (its graph) or
+// JUnit XML (a report of check outcomes, lib/render/junit.h).
 #pragma once
 
 #include <ostream>
@@ -8,7 +9,7 @@
 
 namespace tfprof {
 
-enum class OutputFormat { kTable, kCsv, kJson };
+enum class OutputFormat { kTable, kCsv, kJson, kDot, kJUnit };
 
 struct RenderOptions {
   OutputFormat format = OutputFormat::kTable;
@@ -18,7 +19,8 @@ struct RenderOptions {
   bool csv_safe = false;   // CSV: text cells a spreadsheet would take for a formula get a leading '.
 };
 
-// Throws std::invalid_argument when csv_table names no table.
+// Throws std::invalid_argument when csv_table names no table, or a DOT
+// report has no graph.
 void Render(const Report& report, const RenderOptions& options, std::ostream& out);
 
 void RenderText(const Report& report, const RenderOptions& options, std::ostream& out);

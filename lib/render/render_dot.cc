@@ -37,7 +37,18 @@ std::string DotQuote(const std::string& s) {
   return out + "\"";
 }
 
-void RenderDot(const Table& nodes, const Table& edges, const DotStyle& style, std::ostream& out) {
+void RenderDot(const Report& report, std::ostream& out) {
+  if (report.graphs.empty()) throw std::invalid_argument("the " + report.command + " report has no graph to draw");
+  const Graph& graph = report.graphs.front();
+  const Table* nodes = report.FindTable(graph.node_table);
+  const Table* edges = report.FindTable(graph.edge_table);
+  if (!nodes || !edges)
+    throw std::invalid_argument("graph '" + graph.name + "' names a table the report lacks ('" +
+                                (nodes ? graph.edge_table : graph.node_table) + "')");
+  RenderDot(graph, *nodes, *edges, out);
+}
+
+void RenderDot(const Graph& style, const Table& nodes, const Table& edges, std::ostream& out) {
   const int id = Require(nodes, style.node_id);
   std::vector<int> labels;
   for (const std::string& key : style.label_columns) labels.push_back(Require(nodes, key));
@@ -48,7 +59,7 @@ void RenderDot(const Table& nodes, const Table& edges, const DotStyle& style, st
   const int edge_dashed = Optional(edges, style.edge_dashed_column);
   const int edge_label = Optional(edges, style.edge_label_column);
 
-  out << "digraph " << DotQuote(style.graph_name) << " {\n";
+  out << "digraph " << DotQuote(style.name) << " {\n";
   if (style.left_to_right) out << "  rankdir=LR;\n";
   out << "  node [shape=box, fontname=\"Helvetica\"];\n";
   for (const auto& row : nodes.rows) {

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 #include "lib/model/diagnostics.h"
+#include "lib/report/graph.h"
 
 namespace tfprof {
 
@@ -30,6 +32,10 @@ struct Column {
   // Bars and other decoration: shown in the text view on a terminal only,
   // never in CSV or JSON.
   bool terminal_only = false;
+  // What a number counts: "us", "ms", "bytes", "%", "count", ... (empty: no
+  // unit, or a string column). Model metadata for readers of the report;
+  // no renderer prints it today (the labels already say it).
+  std::string unit;
 };
 
 using Cell = std::variant<std::monostate, std::string, int64_t, double, bool>;
@@ -43,15 +49,43 @@ struct Table {
   // with --verbose; CSV (--table) and JSON always have them.
   bool detail = false;
 
-  Table& Add(Column c) {
+  // `unit`, when given, is the column's unit (Column::unit).
+  Table& Add(Column c, std::string unit = "") {
+    if (!unit.empty()) c.unit = std::move(unit);
     columns.push_back(std::move(c));
     return *this;
   }
+
+  // A new row, filled by column key: row.Set("self_us", 12.5). Cells left
+  // unset stay empty.
+  class RowWriter {
+   public:
+    RowWriter(Table& table, size_t row) : table_(&table), row_(row) {}
+    // Throws std::logic_error when the table has no column `key`, or when
+    // `value` does not fit the column's type: a typo in a key or a cell of
+    // the wrong type is a bug that must not reach CSV or JSON quietly.
+    // An empty cell fits every column; a kDouble column also takes an
+    // int64_t (a whole number, e.g. a byte count, shown without decimals).
+    RowWriter& Set(std::string_view key, Cell value);
+
+   private:
+    Table* table_;
+    size_t row_;
+    // Where the next key is looked for first: rows are mostly filled in
+    // column order, so a key is found in one comparison.
+    size_t next_column_ = 0;
+  };
+  RowWriter AddRow() {
+    rows.emplace_back(columns.size());
+    return RowWriter(*this, rows.size() - 1);
+  }
+  // A new row filled by position. Prefer AddRow(): a position silently
+  // shifts when a column is added.
   std::vector<Cell>& NewRow() {
     rows.emplace_back(columns.size());
     return rows.back();
   }
-  int ColumnIndex(const std::string& key) const;
+  int ColumnIndex(std::string_view key) const;
 };
 
 struct Report {
@@ -60,6 +94,8 @@ struct Report {
   std::vector<Table> tables;       // The first is the one CSV shows by default.
   std::vector<std::string> notes;  // Caveats shown after the tables.
   Diagnostics diagnostics;
+  // Graphs drawn from the tables (`--format dot` draws the first).
+  std::vector<Graph> graphs;
 
   const Table* FindTable(const std::string& name) const;
 };

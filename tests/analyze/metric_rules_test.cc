@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "lib/analyze/metric_rules.h"
+#include "lib/analyze/metrics_report.h"
 #include "lib/analyze/run_diff.h"
 #include "lib/render/junit.h"
+#include "lib/render/render.h"
 #include "tests/support/corpus.h"
 
 using namespace tfprof;
@@ -199,4 +201,48 @@ TEST_CASE("A rules file's UTF-8 byte order mark is skipped", "[check]") {
   // Only at the start: elsewhere it is part of a (then unknown) name.
   CHECK_THROWS_WITH(ParseRules("overview.steps >= 1\n\xEF\xBB\xBFoverview.steps >= 1\n", "r"),
                     Catch::StartsWith("r:2: unknown metric '\xEF\xBB\xBFoverview.steps'"));
+}
+
+TEST_CASE("Check outcomes are a report of their own, which --junit renders", "[check]") {
+  std::vector<CheckOutcome> outcomes(2);
+  outcomes[0].name = "overview.input_percent <= 20";
+  outcomes[0].origin = "perf.rules:3";
+  outcomes[0].status = OutcomeStatus::kFail;
+  outcomes[0].actual = 53.8;
+  outcomes[0].message = "overview.input_percent = 53.8 %, not <= 20";
+  outcomes[1].name = "kernels.time_ms <= 5";
+  outcomes[1].origin = "--max";
+  outcomes[1].status = OutcomeStatus::kSkip;
+  outcomes[1].missing = true;
+  outcomes[1].message = "kernels.time_ms is not in this capture";
+  const Report r = BuildOutcomesReport("check", outcomes, {{"input", "logs/"}, {"run", "r1"}});
+  CHECK(r.command == "check");
+  const Table* t = r.FindTable("outcomes");
+  REQUIRE(t);
+  REQUIRE(t->rows.size() == 2);
+  CHECK(std::get<std::string>(t->rows[0][t->ColumnIndex("status")]) == "FAIL");
+  CHECK(std::get<std::string>(t->rows[1][t->ColumnIndex("origin")]) == "--max");
+  REQUIRE(r.FindTable("properties"));
+  CHECK(r.FindTable("properties")->rows.size() == 2);
+
+  std::ostringstream out;
+  Render(r, {.format = OutputFormat::kJUnit}, out);
+  // The failure carries the message, then where the rule came from.
+  CHECK(out.str() ==
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<testsuites name=\"tfprof-analyze check\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\">\n"
+        "  <testsuite name=\"tfprof-analyze check\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"0\">\n"
+        "    <properties>\n"
+        "      <property name=\"input\" value=\"logs/\"/>\n"
+        "      <property name=\"run\" value=\"r1\"/>\n"
+        "    </properties>\n"
+        "    <testcase classname=\"tfprof.check\" name=\"overview.input_percent &lt;= 20\" time=\"0\">\n"
+        "      <failure message=\"overview.input_percent = 53.8 %, not &lt;= 20\" type=\"threshold\">"
+        "overview.input_percent = 53.8 %, not &lt;= 20\n(rule from perf.rules:3)</failure>\n"
+        "    </testcase>\n"
+        "    <testcase classname=\"tfprof.check\" name=\"kernels.time_ms &lt;= 5\" time=\"0\">\n"
+        "      <skipped message=\"kernels.time_ms is not in this capture\"/>\n"
+        "    </testcase>\n"
+        "  </testsuite>\n"
+        "</testsuites>\n");
 }

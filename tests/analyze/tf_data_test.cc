@@ -13,7 +13,7 @@
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
 #include "lib/read/xplane_reader.h"
-#include "lib/render/render_dot.h"
+#include "lib/render/render.h"
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/skip.h"
@@ -154,7 +154,7 @@ TEST_CASE("tf-data: synchronous chain, self time and a Map bottleneck", "[tfdata
   const Table* e = r.FindTable("graph_edges");
   REQUIRE(e->rows.size() == 2);
   std::ostringstream dot;
-  RenderDot(*g, *e, TfDataDotStyle(), dot);
+  Render(r, {.format = OutputFormat::kDot}, dot);
   CHECK(dot.str().find("\"2\" [label=\"Map\\nself (us): 60.000") != std::string::npos);
   CHECK(dot.str().find("color=red") != std::string::npos);
   CHECK(dot.str().find("\"1\" -> \"2\" [style=\"bold\"") != std::string::npos);
