@@ -37,15 +37,23 @@ void CombineRunSummaries(RunSummary& into, RunSummary other) {
   if (!(other.parts == into.parts) || !SameOptions(other.options, into.options))
     throw std::invalid_argument("run summaries built with different parts or options do not combine");
   into.input_diagnostics.Merge(other.input_diagnostics);
+  // Hosts read in order (the loader's case): appended, no merge.
+  if (into.hosts.empty() || other.hosts.empty() || into.hosts.back().order < other.hosts.front().order) {
+    into.hosts.insert(into.hosts.end(), std::make_move_iterator(other.hosts.begin()),
+                      std::make_move_iterator(other.hosts.end()));
+    return;
+  }
+  // Checked before anything moves, so a refused combination leaves `into` whole.
+  for (size_t i = 0, j = 0; i < into.hosts.size() && j < other.hosts.size();) {
+    const uint32_t a = into.hosts[i].order, b = other.hosts[j].order;
+    if (a == b) throw std::invalid_argument("two run summaries hold host " + std::to_string(a) + " of the run");
+    (a < b ? i : j) += 1;
+  }
   std::vector<HostPartials> hosts;
   hosts.reserve(into.hosts.size() + other.hosts.size());
-  auto by_order = [](const HostPartials& a, const HostPartials& b) { return a.order < b.order; };
   std::merge(std::make_move_iterator(into.hosts.begin()), std::make_move_iterator(into.hosts.end()),
              std::make_move_iterator(other.hosts.begin()), std::make_move_iterator(other.hosts.end()),
-             std::back_inserter(hosts), by_order);
-  for (size_t i = 1; i < hosts.size(); ++i)
-    if (hosts[i].order == hosts[i - 1].order)
-      throw std::invalid_argument("two run summaries hold host " + std::to_string(hosts[i].order) + " of the run");
+             std::back_inserter(hosts), [](const HostPartials& a, const HostPartials& b) { return a.order < b.order; });
   into.hosts = std::move(hosts);
 }
 

@@ -161,6 +161,12 @@ TEST_CASE("Summaries that cannot be one run do not combine", "[run_summary]") {
   SECTION("the same host twice") {
     std::vector<RunSummary> a = SummariesPerHost(folder, {}), b = SummariesPerHost(folder, {});
     CHECK_THROWS_AS(CombineRunSummaries(a[0], std::move(b[0])), std::invalid_argument);
+    CHECK(HostNames(a[0]) == std::vector<std::string>{"localhost_6101"});  // Left whole.
+    // Out of order, merged rather than appended: the same check.
+    CombineRunSummaries(a[1], std::move(a[0]));
+    CHECK(HostNames(a[1]) == (std::vector<std::string>{"localhost_6101", "localhost_6102"}));
+    CHECK_THROWS_AS(CombineRunSummaries(a[1], std::move(b[1])), std::invalid_argument);
+    CHECK(a[1].hosts.size() == 2);
   }
   SECTION("different options") {
     std::vector<RunSummary> a = SummariesPerHost(folder, {}), b = SummariesPerHost(folder, AnalysisOptions{Compat::kXprof});
