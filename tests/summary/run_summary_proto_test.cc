@@ -10,9 +10,11 @@
 
 #include "lib/analyze/kernel_stats_report.h"
 #include "lib/analyze/memory_profile_report.h"
+#include "lib/analyze/metrics_report.h"
 #include "lib/analyze/overview_analysis.h"
 #include "lib/analyze/overview_report.h"
 #include "lib/analyze/placement_report.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/analyze/steps_report.h"
 #include "lib/analyze/tf_data_pipelines_to_report.h"
@@ -21,7 +23,8 @@
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
 #include "lib/render/render.h"
-#include "lib/summary/event_grouping.h"
+#include "lib/summary/captures_to_run_summary.h"
+#include "lib/summary/run_summary_combine.h"
 #include "lib/summary/run_summary_file.h"
 #include "lib/summary/run_summary_proto.h"
 #include "tests/support/corpus.h"
@@ -31,26 +34,11 @@ namespace {
 
 using testing::SourcePath;
 
-// One capture's summary: every part of every host, as the commands build
-// them (lib/summary/run_summary.h).
+// One capture's summary with every part, as the commands load it.
 RunSummary SummarizeCapture(const std::string& path) {
-  RunSummary run;
-  run.run = path;
-  run.parts = SummaryParts::All();
-  const DiscoveredInput input = DiscoverInput(path);
-  for (const CaptureFile& f : input.selected.files) {
-    HostPartials& h = run.hosts.emplace_back();
-    h.order = static_cast<uint32_t>(run.hosts.size() - 1);
-    Host host = LoadCapture(f, h.read_diagnostics);
-    h.host = host.name;
-    h.format = host.format;
-    EventGroups groups = GroupEvents(host, h.diagnostics, run.options);
-    h.ops = SummarizeHostOps(host, h.diagnostics, run.options, &groups.eager);
-    h.steps = BuildStepDb(host, groups, run.options, h.diagnostics);
-    h.memory = BuildMemoryProfile(host, MemoryProfileOptionsFor(run.options.compat), h.diagnostics);
-    h.tf_data = SummarizeTfData(host, {}, h.diagnostics);
-  }
-  return run;
+  SummaryOptions options;
+  options.parts = SummaryParts::All();
+  return CapturesToRunSummary(DiscoverInput(path), {}, options);
 }
 
 std::string Json(const Report& report) {
@@ -75,9 +63,10 @@ std::string DiagnosticsText(const Diagnostics& diagnostics) {
 // (By value: memory profiles cannot be copied, and the report reads them
 // as one vector.)
 std::string ReportsOf(RunSummary run) {
-  std::string out = run.run + "\n" + DiagnosticsText(run.input_diagnostics);
-  HostSummary combined = run.hosts.front().ops;
-  for (size_t i = 1; i < run.hosts.size(); ++i) CombineHostSummaries(combined, run.hosts[i].ops);
+  std::string out = run.run + "\n" + DiagnosticsText(RunDiagnostics(run));
+  // metrics, check and diff read this.
+  out += Json(BuildMetricsReport(RunSummaryToMetrics(run)));
+  const HostSummary combined = CombineHostOps(run);
   out += Json(BuildTfStatsReport(combined, {}));
   TfStatsOptions by_type;
   by_type.by_type = true;
@@ -94,14 +83,19 @@ std::string ReportsOf(RunSummary run) {
   for (const HostPartials& h : run.hosts) placement.push_back(ComputePlacement(h.ops, h.host));
   out += Json(BuildPlacementReport(placement, combined, 10));
 
-  std::vector<StepDb> per_host;
-  for (const HostPartials& h : run.hosts) per_host.push_back(h.steps);
-  const StepSummary steps = SummarizeSteps(CombineHostSteps(per_host, run.options));
+  const StepSummary steps = SummarizeSteps(CombineRunSteps(run));
   if (!steps.rows.empty()) out += Json(BuildStepsReport(steps));
   const Overview overview = BuildOverview(combined, steps, run.options);
   out += Json(BuildOverviewReport(overview, run.run));
   out += Json(BuildInputPipelineReport(overview, run.run));
 
+  const TfDataAnalysis tf_data = CombineRunTfData(run);
+  bool pipelines = false;
+  for (const TfDataHost& h : tf_data.hosts) pipelines = pipelines || !h.pipelines.empty();
+  if (pipelines) out += Json(BuildTfDataReport(tf_data, {}));
+
+  for (const HostPartials& h : run.hosts)
+    out += h.host + " " + std::to_string(h.order) + " " + std::to_string(static_cast<int>(h.format)) + "\n";
   std::vector<HostMemoryProfile> memory;
   for (HostPartials& h : run.hosts) memory.push_back(std::move(h.memory));
   MemoryReportOptions options;
@@ -110,17 +104,6 @@ std::string ReportsOf(RunSummary run) {
   options.all_points = false;
   options.max_points = 7;  // Sampled: reads the whole timeline too.
   out += Json(BuildMemoryReport(memory, options));
-
-  TfDataAnalysis tf_data;
-  for (const HostPartials& h : run.hosts) CombineTfData(tf_data, h.tf_data);
-  FinalizeTfData(tf_data);
-  bool pipelines = false;
-  for (const TfDataHost& h : tf_data.hosts) pipelines = pipelines || !h.pipelines.empty();
-  if (pipelines) out += Json(BuildTfDataReport(tf_data, {}));
-
-  for (const HostPartials& h : run.hosts)
-    out += h.host + " " + std::to_string(h.order) + " " + std::to_string(static_cast<int>(h.format)) + "\n" +
-           DiagnosticsText(h.read_diagnostics) + DiagnosticsText(h.diagnostics);
   return out;
 }
 
