@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/name_regex.h"
 #include "lib/model/errors.h"
 #include "lib/read/capture_loader.h"
@@ -142,11 +143,9 @@ LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>&
   read.max_events = o.max_events;
   read.max_inflated_bytes = o.max_inflated_mb << 20;
   for (const std::string& dup : result.input.selected.duplicates)
-    result.diagnostics.Add(Severity::kWarning, "input.duplicate_host_file",
-                           "host files that are byte-identical copies of another host's file were read once", dup);
+    result.diagnostics.Add(diag_kind::kInputDuplicateHostFile, dup);
   for (const std::string& skipped : result.input.selected.skipped)
-    result.diagnostics.Add(Severity::kWarning, "input.skipped_file",
-                           "entries named like captures that are not readable files were skipped", skipped);
+    result.diagnostics.Add(diag_kind::kInputSkippedFile, skipped);
   bool matched = o.host.empty();
   std::set<std::string> names;
   for (const CaptureFile& file : result.input.selected.files) {
@@ -164,9 +163,7 @@ LoadResult ForEachHost(const CommonOptions& o, const std::function<void(Host&)>&
     // Two traces of one rank in a run (copies, or two jobs' files mixed):
     // the later keeps its file's name, so hosts stay apart.
     if (!names.insert(host.name).second) {
-      result.diagnostics.Add(Severity::kWarning, "input.duplicate_rank",
-                             "traces that name the same PyTorch rank; the later ones keep their file's name",
-                             host.name + " (" + file.path + ")");
+      result.diagnostics.Add(diag_kind::kInputDuplicateRank, host.name + " (" + file.path + ")");
       host.name = file.host;
       names.insert(host.name);
     }
