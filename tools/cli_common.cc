@@ -12,6 +12,7 @@
 #include "lib/model/errors.h"
 #include "lib/read/capture_loader.h"
 #include "lib/read/kineto_rank.h"
+#include "tools/hints_to_text.h"
 
 namespace tfprof::cli {
 
@@ -127,6 +128,7 @@ AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
   a.step_marker = o.step_marker;
   a.steps_between = o.steps_between;
   a.whole_trace = o.whole_trace;
+  a.word_no_steps_hint = WordNoStepsHint;
   if (o.compat == "xprof") a.compat = Compat::kXprof;
   else if (o.compat == "tf-legacy") a.compat = Compat::kTfLegacy;
   return a;

@@ -385,8 +385,9 @@ ProfileRun PickRun(const std::vector<ProfileRun>& runs, const std::string& path,
     if (r.name == run) return r;  // A full name is never ambiguous.
   for (const ProfileRun& r : runs)
     if (RunNamed(r, run)) hits.push_back(&r);
-  if (hits.empty()) throw InputError(path, "no run named '" + run + "' (see --list-runs)", kExitUsage);
-  if (hits.size() > 1) throw InputError(path, "run name '" + run + "' is ambiguous; use its full name from --list-runs", kExitUsage);
+  if (hits.empty()) throw InputError(path, "no run named '" + run + "'", kExitUsage, InputHint::kListRuns);
+  if (hits.size() > 1)
+    throw InputError(path, "run name '" + run + "' is ambiguous; use its full name", kExitUsage, InputHint::kRunNamesListed);
   return *hits.front();
 }
 

@@ -68,10 +68,13 @@ void MemoryBudget::Exceeded() const {
                                       : "the " + MemorySize(limit_) + " of memory available";
   std::string remedy = limit_from_env_ ? "set TFPROF_MEMORY_LIMIT higher if this machine has the memory"
                                        : "free memory, or read it on a machine with more";
-  // Only events and their stats are what --max-events bounds.
-  if (what == Growth::kEvents || what == Growth::kStats) remedy += ", or read part of it with --max-events N";
-  throw InputError(path_, "reading needs more than " + limit + " (" +
-                              WhatGrew(what, counts_[biggest], bytes_[biggest], format_) + " so far); " + remedy);
+  // Only events and their stats are what a cap on the events read bounds.
+  const bool events = what == Growth::kEvents || what == Growth::kStats;
+  if (events) remedy += ", or read part of it";
+  throw InputError(path_,
+                   "reading needs more than " + limit + " (" + WhatGrew(what, counts_[biggest], bytes_[biggest], format_) +
+                       " so far); " + remedy,
+                   kExitBadInput, events ? InputHint::kReadPartOfTheEvents : InputHint::kNone);
 }
 
 }  // namespace tfprof

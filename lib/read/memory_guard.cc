@@ -166,7 +166,8 @@ void CheckMemoryFor(const std::string& path, CaptureFormat format, ReadOptions& 
   if (need > *available)
     throw InputError(path, "reading this " + MemorySize(file_bytes) + " capture needs about " + MemorySize(need) +
                                " of memory, but only " + MemorySize(*available) +
-                               " is available; read part of it with --max-events N");
+                               " is available; read part of it",
+                     kExitBadInput, InputHint::kReadPartOfTheEvents);
 }
 
 }  // namespace tfprof

@@ -40,8 +40,9 @@ std::optional<uint64_t> CgroupMemoryRoom(const std::string& cgroup_root, std::st
 uint64_t EstimatedReadBytes(CaptureFormat format, uint64_t file_bytes);
 
 // Sets options.memory_limit_bytes to the available memory. Throws
-// InputError (exit 3) naming `path` when the estimate exceeds it, unless
-// --max-events bounds the events (the running budget still applies then).
+// InputError (exit 3) naming `path`, with the hint to read part of the
+// events, when the estimate exceeds it, unless options.max_events bounds
+// the events (the running budget still applies then).
 // Lowers options.max_inflated_bytes for gzip input to what memory allows
 // (the format's row: an XSpace is inflated whole, plus its model: 2.5x;
 // JSON is streamed, its model: 0.5x). --max-events lifts neither of these

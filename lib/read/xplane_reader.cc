@@ -428,60 +428,55 @@ class XSpaceReader {
     }
   }
 
-  std::pair<int64_t, std::string_view> ReadStatMetadataEntry(WireDecoder entry) {
+  // An entry of a map<int64, message> (XPlane's event and stat metadata):
+  // its key; its value's bytes go to `read_value`.
+  template <class ReadValue>
+  static int64_t ReadMapEntry(WireDecoder entry, ReadValue&& read_value) {
     int64_t key = 0;
-    std::string_view name;
     uint32_t field;
     WireType type;
     while (entry.NextField(&field, &type)) {
-      if (field == kMapKey && type == kVarint) {
-        key = entry.Int64();
-      } else if (field == kMapValue && type == kLengthDelimited) {
-        WireDecoder value = entry.Message();
-        uint32_t f;
-        WireType t;
-        while (value.NextField(&f, &t)) {
-          if (f == kStatMetaName && t == kLengthDelimited) name = value.Bytes();
-          else value.Skip(t);
-        }
-      } else {
-        entry.Skip(type);
-      }
+      if (field == kMapKey && type == kVarint) key = entry.Int64();
+      else if (field == kMapValue && type == kLengthDelimited) read_value(entry.Message());
+      else entry.Skip(type);
     }
+    return key;
+  }
+
+  std::pair<int64_t, std::string_view> ReadStatMetadataEntry(WireDecoder entry) {
+    std::string_view name;
+    const int64_t key = ReadMapEntry(entry, [&](WireDecoder value) {
+      uint32_t f;
+      WireType t;
+      while (value.NextField(&f, &t)) {
+        if (f == kStatMetaName && t == kLengthDelimited) name = value.Bytes();
+        else value.Skip(t);
+      }
+    });
     return {key, name};
   }
 
   void ReadEventMetadataEntry(WireDecoder entry, Plane& plane, EventDecoder& decoder, std::vector<int64_t>& ids,
                               ChargedStats& metadata_stats) {
-    int64_t key = 0;
     EventMetadata meta;
-    uint32_t field;
-    WireType type;
-    while (entry.NextField(&field, &type)) {
-      if (field == kMapKey && type == kVarint) {
-        key = entry.Int64();
-      } else if (field == kMapValue && type == kLengthDelimited) {
-        WireDecoder value = entry.Message();
-        meta.stats_begin = static_cast<uint32_t>(plane.metadata_stats.size());
-        uint32_t f;
-        WireType t;
-        while (value.NextField(&f, &t)) {
-          if (f == kEventMetaName && t == kLengthDelimited) {
-            meta.name = host_->strings.Intern(value.Bytes());
-          } else if (f == kEventMetaDisplayName && t == kLengthDelimited) {
-            meta.display_name = host_->strings.Intern(value.Bytes());
-          } else if (f == kEventMetaStats && t == kLengthDelimited) {
-            WireDecoder s = value.Message();
-            decoder.ReadStat(s, metadata_stats);
-          } else {
-            value.Skip(t);  // The opaque `metadata` bytes and child ids are not needed.
-          }
+    const int64_t key = ReadMapEntry(entry, [&](WireDecoder value) {
+      meta.stats_begin = static_cast<uint32_t>(plane.metadata_stats.size());
+      uint32_t f;
+      WireType t;
+      while (value.NextField(&f, &t)) {
+        if (f == kEventMetaName && t == kLengthDelimited) {
+          meta.name = host_->strings.Intern(value.Bytes());
+        } else if (f == kEventMetaDisplayName && t == kLengthDelimited) {
+          meta.display_name = host_->strings.Intern(value.Bytes());
+        } else if (f == kEventMetaStats && t == kLengthDelimited) {
+          WireDecoder s = value.Message();
+          decoder.ReadStat(s, metadata_stats);
+        } else {
+          value.Skip(t);  // The opaque `metadata` bytes and child ids are not needed.
         }
-        meta.stats_end = static_cast<uint32_t>(plane.metadata_stats.size());
-      } else {
-        entry.Skip(type);
       }
-    }
+      meta.stats_end = static_cast<uint32_t>(plane.metadata_stats.size());
+    });
     ids.push_back(key);
     plane.event_metadata.push_back(meta);
   }
