@@ -10,25 +10,33 @@ using tfprof::testing::RunTool;
 using tfprof::testing::SourcePath;
 
 TEST_CASE("The no-steps hint speaks the capture's framework", "[cli][steps]") {
-  // A TensorFlow capture without step markers: TensorFlow's examples, never
-  // PyTorch's DataLoader (which the hint used to show to every capture).
-  auto tf = RunTool("overview " + SourcePath("testdata/captures/tf_no_steps"));
-  REQUIRE(tf.exit_code == 0);
-  CHECK_THAT(tf.out, Catch::Contains("Use --step-marker REGEX (events that mark steps, e.g. '^train$' for "
-                                     "tf.profiler.experimental.Trace('train')), --steps-between REGEX (steps from one "
-                                     "event to the next, e.g. 'IteratorGetNext', which a tf.data loop runs once per "
-                                     "step) or --whole-trace (the capture as one step) to get a breakdown anyway."));
-  CHECK_THAT(tf.out, !Catch::Contains("DataLoader"));
-  CHECK_THAT(tf.out, !Catch::Contains("ProfilerStep"));
-
-  // A PyTorch trace without ProfilerStep#N: PyTorch's examples.
-  auto torch = RunTool("overview " + SourcePath("testdata/captures/torch_gpu_fp32_nosched"));
-  REQUIRE(torch.exit_code == 0);
-  CHECK_THAT(torch.out, Catch::Contains("Use --step-marker REGEX (events that mark steps, e.g. 'ProfilerStep#\\d+'), "
-                                        "--steps-between REGEX (steps from one event to the next, e.g. "
-                                        "'enumerate\\(DataLoader\\)') or --whole-trace (the capture as one step) to "
-                                        "get a breakdown anyway."));
-  CHECK_THAT(torch.out, !Catch::Contains("IteratorGetNext"));
+  // A TensorFlow capture without step markers gets TensorFlow's examples,
+  // never PyTorch's DataLoader (which the hint used to show to every
+  // capture); a PyTorch trace without ProfilerStep#N gets PyTorch's.
+  struct Case {
+    const char* capture;
+    std::string hint;
+    const char* foreign;  // An example of the other framework.
+  };
+  const Case cases[] = {
+      {"tf_no_steps",
+       "Use --step-marker REGEX (events that mark steps, e.g. '^train$' for tf.profiler.experimental.Trace('train')), "
+       "--steps-between REGEX (steps from one event to the next, e.g. 'IteratorGetNext', which a tf.data loop runs "
+       "once per step) or --whole-trace (the capture as one step) to get a breakdown anyway.",
+       "DataLoader"},
+      {"torch_gpu_fp32_nosched",
+       "Use --step-marker REGEX (events that mark steps, e.g. 'ProfilerStep#\\d+'), --steps-between REGEX (steps from "
+       "one event to the next, e.g. 'enumerate\\(DataLoader\\)') or --whole-trace (the capture as one step) to get a "
+       "breakdown anyway.",
+       "IteratorGetNext"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.capture);
+    auto r = RunTool("overview " + SourcePath(std::string("testdata/captures/") + c.capture));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains(c.hint));
+    CHECK_THAT(r.out, !Catch::Contains(c.foreign));
+  }
 
   // What a run already tried is not offered again.
   auto marker = RunTool("overview " + SourcePath("testdata/captures/tf_no_steps") + " --step-marker '^nope$'");
