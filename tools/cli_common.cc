@@ -6,9 +6,11 @@
 #include <iostream>
 #include <vector>
 
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/name_regex.h"
 #include "lib/model/errors.h"
 #include "lib/read/capture_discovery.h"
+#include "tools/hints_to_text.h"
 
 namespace tfprof::cli {
 
@@ -124,6 +126,7 @@ AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
   a.step_marker = o.step_marker;
   a.steps_between = o.steps_between;
   a.whole_trace = o.whole_trace;
+  a.word_no_steps_hint = WordNoStepsHint;
   if (o.compat == "xprof") a.compat = Compat::kXprof;
   else if (o.compat == "tf-legacy") a.compat = Compat::kTfLegacy;
   return a;

@@ -12,6 +12,7 @@
 #include "lib/render/terminal_text.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
+#include "tools/hints_to_text.h"
 
 namespace {
 
@@ -49,7 +50,7 @@ int RunCommand(cli::Command* command) {
     // A failed check whose report was lost: that the report was lost is
     // the one line (and exit 1).
     if (int err = e.code() == kExitCheckFailed ? StdoutError() : 0) return FailStdout(err);
-    return Fail(e.code(), e.what());
+    return Fail(e.code(), std::string(e.what()) + InputHintText(e.hint()));
   } catch (const std::invalid_argument& e) {
     return Fail(kExitUsage, e.what());
   } catch (const std::bad_alloc&) {

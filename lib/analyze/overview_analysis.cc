@@ -164,11 +164,12 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
                           "Profiler currently does not support custom input pipeline (please ignore Section 3 below).";
   else
     o.summary_next_step = "Look at Section 3 for the breakdown of input time on the host.";
-  if (steps.rows.empty())
+  if (steps.rows.empty()) {
+    const std::string hint =
+        options.word_no_steps_hint ? options.word_no_steps_hint(options.StepFallbacks(o.env.pytorch())) : "";
     o.warnings.push_back("No step marker observed and hence the step time is unknown: " + steps.no_steps_reason +
-                         (options.StepFallbackHint().empty() ? std::string(".")
-                                                             : ". Use " + options.StepFallbackHint() +
-                                                                   " to get a breakdown anyway."));
+                         (hint.empty() ? std::string(".") : ". Use " + hint + " to get a breakdown anyway."));
+  }
   o.steps = std::move(steps);
   // Precision, Tensor Cores, eager and input advice in PyTorch's terms.
   if (o.env.pytorch()) AdviseForPyTorch(ops, o);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lib/model/diagnostic_kinds.h"
+
 namespace tfprof {
 
 std::string_view SeverityName(Severity s) {
@@ -13,8 +15,23 @@ std::string_view SeverityName(Severity s) {
   return "unknown";
 }
 
-void Diagnostics::Add(Severity severity, std::string_view kind, std::string_view message, std::string_view example,
-                      uint64_t count) {
+void Diagnostics::Add(const DiagnosticKind& kind, std::string_view example, uint64_t count) {
+  AddWithMessage(kind, kind.meaning, example, count);
+}
+
+void Diagnostics::AddWithMessage(const DiagnosticKind& kind, std::string_view message, std::string_view example,
+                                 uint64_t count) {
+  Insert(kind.severity, kind.id, message, example, count);
+}
+
+void Diagnostics::AddEntry(const DiagnosticEntry& entry) {
+  Insert(entry.severity, entry.kind, entry.message, entry.example, entry.count);
+}
+
+// Readers count some kinds once per event: nothing is copied but on a kind's
+// first occurrence.
+void Diagnostics::Insert(Severity severity, std::string_view kind, std::string_view message, std::string_view example,
+                         uint64_t count) {
   if (count == 0) return;
   auto it = entries_.find(kind);
   if (it == entries_.end()) {
@@ -26,7 +43,7 @@ void Diagnostics::Add(Severity severity, std::string_view kind, std::string_view
 }
 
 void Diagnostics::Merge(const Diagnostics& other) {
-  for (const auto& [kind, e] : other.entries_) Add(e.severity, kind, e.message, e.example, e.count);
+  for (const auto& [kind, e] : other.entries_) AddEntry(e);
 }
 
 std::vector<DiagnosticEntry> Diagnostics::Entries() const {

@@ -13,6 +13,8 @@ namespace tfprof {
 enum class Severity { kInfo, kWarning, kError };
 std::string_view SeverityName(Severity s);
 
+struct DiagnosticKind;  // lib/model/diagnostic_kinds.h: the catalogue of kinds.
+
 struct DiagnosticEntry {
   Severity severity;
   std::string kind;     // Stable machine-readable key, e.g. "json.unmatched_end".
@@ -23,9 +25,16 @@ struct DiagnosticEntry {
 
 class Diagnostics {
  public:
-  // Counts one occurrence of `kind`; the message and first example are kept.
-  void Add(Severity severity, std::string_view kind, std::string_view message, std::string_view example = {},
-           uint64_t count = 1);
+  // Counts `count` occurrences of `kind` (none when 0), with the kind's
+  // meaning as message; the first example is kept.
+  void Add(const DiagnosticKind& kind, std::string_view example = {}, uint64_t count = 1);
+  // The same, worded for the case at hand (a PyTorch or a TensorFlow
+  // variant, a number in the text); the first wording is kept.
+  void AddWithMessage(const DiagnosticKind& kind, std::string_view message, std::string_view example = {},
+                      uint64_t count = 1);
+  // Adds an entry as stored (by Merge, or read back from a saved summary):
+  // its kind need not be in this build's catalogue.
+  void AddEntry(const DiagnosticEntry& entry);
   void Merge(const Diagnostics& other);
 
   std::vector<DiagnosticEntry> Entries() const;  // Most severe first, then by kind.
@@ -33,6 +42,9 @@ class Diagnostics {
   bool empty() const { return entries_.empty(); }
 
  private:
+  void Insert(Severity severity, std::string_view kind, std::string_view message, std::string_view example,
+              uint64_t count);
+
   std::map<std::string, DiagnosticEntry, std::less<>> entries_;
 };
 

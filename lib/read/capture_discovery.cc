@@ -18,6 +18,7 @@
 #include "absl/hash/hash.h"
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
+#include "lib/read/capture_formats.h"
 #include "lib/read/tf1_timeline_files.h"
 #include "lib/read/trace_json_sniff.h"
 
@@ -37,25 +38,14 @@ const char* ToolOutputName(const std::string& file) {
   return nullptr;
 }
 
-// Capture files recognised in a run folder by name, with their host names.
+// Capture files recognised in a run folder by name (the format table's name
+// rules), with their host names; TensorFlow's tool outputs never are.
 std::optional<CaptureFile> CaptureFromName(const fs::path& p) {
   const std::string file = p.filename().string();
-  for (const char* s : {".xplane.pb", ".xplane.pb.gz"})
-    if (EndsWith(file, s)) return CaptureFile{p.string(), file.substr(0, file.size() - std::string(s).size()), CaptureFormat::kXSpace};
   if (ToolOutputName(file)) return std::nullopt;
-  // Longest suffix first: PyTorch's `worker0.pt.trace.json.gz` is host
-  // `worker0`, not `worker0.pt`.
-  for (const char* s : {".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json"})
-    if (EndsWith(file, s)) return CaptureFile{p.string(), file.substr(0, file.size() - std::string(s).size()), CaptureFormat::kChromeTrace};
-  // Bare names that exporters write (torch.profiler's export_chrome_trace
-  // examples, TF1's timeline.json): the file's stem names the host.
-  for (const char* s : {"trace.json", "trace.json.gz", "timeline.json", "timeline.json.gz"})
-    if (file == s) return CaptureFile{p.string(), file.substr(0, file.find('.')), CaptureFormat::kChromeTrace};
-  // TF1 timelines as users named them (timeline_01.json, timeline_xla.ctf.json):
-  // the name without .json(.gz); numbered ones are gathered below.
-  if (IsTf1TimelineName(file))
-    return CaptureFile{p.string(), file.substr(0, file.size() - (file.back() == 'z' ? 8 : 5)), CaptureFormat::kChromeTrace};
-  return std::nullopt;
+  std::optional<NamedCapture> named = CaptureFromFileName(file);
+  if (!named) return std::nullopt;
+  return CaptureFile{p.string(), std::move(named->host), named->format};
 }
 
 // A host name for a file passed directly under a name we do not know
@@ -68,23 +58,27 @@ std::string HostFromUnknownName(const std::string& file) {
   return host;
 }
 
-// A .json or .json.gz file that no name rule claims, read by content: a
-// Chrome trace whatever it is called (`rank0_kineto.json.gz`, `train.json`).
-// Only regular files are opened (never a FIFO, which would block); tool
-// outputs stay out whatever they hold.
+// A file that no name rule claims, read by content: a Chrome trace
+// whatever it is called (`rank0_kineto.json.gz`, `train.json`). Only names
+// a format may hold are opened, only regular files (never a FIFO, which
+// would block); tool outputs stay out whatever they hold. Unreadable or
+// corrupt files are not captures.
 std::optional<CaptureFile> CaptureFromContent(const fs::path& p) {
   const std::string file = p.filename().string();
   std::error_code ec;
-  if (!HasJsonName(file) || ToolOutputName(file) || !fs::is_regular_file(p, ec)) return std::nullopt;
-  if (!LooksLikeTraceJson(p.string())) return std::nullopt;
-  return CaptureFile{p.string(), HostFromUnknownName(file), CaptureFormat::kChromeTrace};
+  if (ToolOutputName(file)) return std::nullopt;
+  for (const CaptureFormatRow& row : CaptureFormats())
+    if (row.name_may_hold && row.name_may_hold(file) && fs::is_regular_file(p, ec) && row.holds_capture(p.string()))
+      return CaptureFile{p.string(), HostFromUnknownName(file), row.format};
+  return std::nullopt;
 }
 
 // What the "no captures found" message lists: the names taken as captures.
-constexpr const char* kRecognisedNames =
-    "<host>.xplane.pb[.gz], <host>[.pt].trace.json[.gz], trace.json[.gz], timeline*.json[.gz], or any .json[.gz] "
-    "holding Chrome trace JSON (\"traceEvents\" or \"ph\" in its first 64 KiB), in this folder or in a logdir's "
-    "plugins/profile/<run>/";
+std::string RecognisedNames() {
+  std::string names;
+  for (const CaptureFormatRow& row : CaptureFormats()) names += (names.empty() ? "" : ", ") + std::string(row.recognised_names);
+  return names + ", in this folder or in a logdir's plugins/profile/<run>/";
+}
 
 std::vector<fs::path> SortedEntries(const fs::path& dir) {
   std::vector<fs::path> out;
@@ -151,15 +145,15 @@ std::vector<CaptureFile> CapturesInFolder(const fs::path& dir, std::vector<std::
       continue;
     }
     auto it = by_host.find(c->host);
-    if (it == by_host.end() || (it->second.format == CaptureFormat::kChromeTrace && c->format == CaptureFormat::kXSpace))
+    if (it == by_host.end() || FormatRow(c->format).host_preference > FormatRow(it->second.format).host_preference)
       by_host[c->host] = *c;
   }
   // Beside an XPlane, JSON traces under other names are views of the same
   // capture (JAX's perfetto_trace.json.gz), not more hosts: only folders
   // without one are searched by content.
-  const bool has_xplane = std::any_of(by_host.begin(), by_host.end(),
-                                      [](const auto& h) { return h.second.format == CaptureFormat::kXSpace; });
-  if (!has_xplane)
+  const bool hidden = std::any_of(by_host.begin(), by_host.end(),
+                                  [](const auto& h) { return FormatRow(h.second.format).hides_unnamed_files; });
+  if (!hidden)
     for (const fs::path& p : unnamed)
       if (auto c = CaptureFromContent(p)) by_host.try_emplace(c->host, std::move(*c));
   std::vector<CaptureFile> out;
@@ -391,8 +385,9 @@ ProfileRun PickRun(const std::vector<ProfileRun>& runs, const std::string& path,
     if (r.name == run) return r;  // A full name is never ambiguous.
   for (const ProfileRun& r : runs)
     if (RunNamed(r, run)) hits.push_back(&r);
-  if (hits.empty()) throw InputError(path, "no run named '" + run + "' (see --list-runs)", kExitUsage);
-  if (hits.size() > 1) throw InputError(path, "run name '" + run + "' is ambiguous; use its full name from --list-runs", kExitUsage);
+  if (hits.empty()) throw InputError(path, "no run named '" + run + "'", kExitUsage, InputHint::kListRuns);
+  if (hits.size() > 1)
+    throw InputError(path, "run name '" + run + "' is ambiguous; use its full name", kExitUsage, InputHint::kRunNamesListed);
   return *hits.front();
 }
 
@@ -404,18 +399,14 @@ CaptureFormat DetectFormat(const std::string& path) {
     throw InputError(path, std::string("is TensorFlow's precomputed '") + tool +
                                "' tool output, not a capture; pass the .xplane.pb beside it");
   bool gz = false;
-  std::string head = PeekContent(path, 4096, &gz);
+  std::string head = PeekContent(path, kFormatSniffBytes, &gz);
   if (head.empty()) throw InputError(path, gz ? "gzip file inflates to nothing" : "file is empty (0 bytes)");
-  size_t i = head.find_first_not_of(" \t\r\n");
-  if (i != std::string::npos && i + 3 <= head.size() && head.compare(i, 3, "\xEF\xBB\xBF") == 0)
-    i = head.find_first_not_of(" \t\r\n", i + 3);  // A UTF-8 byte order mark.
-  if (i != std::string::npos && (head[i] == '{' || head[i] == '[')) return CaptureFormat::kChromeTrace;
-  // An XSpace starts with a length-delimited field 1..4 (planes, errors,
-  // warnings, hostnames): tag byte 0x0a, 0x12, 0x1a or 0x22.
-  unsigned char b = static_cast<unsigned char>(head[0]);
-  if (b == 0x0a || b == 0x12 || b == 0x1a || b == 0x22) return CaptureFormat::kXSpace;
-  if (i == std::string::npos) throw InputError(path, "file holds only whitespace");
-  throw InputError(path, "unknown format: neither an XSpace protobuf (.xplane.pb) nor Chrome trace JSON");
+  if (const CaptureFormatRow* row = FormatFromContent(head)) return row->format;
+  if (TextStart(head) == std::string::npos) throw InputError(path, "file holds only whitespace");
+  std::string formats;
+  for (const CaptureFormatRow& row : CaptureFormats())
+    formats += (formats.empty() ? "neither " : " nor ") + std::string(row.description);
+  throw InputError(path, "unknown format: " + formats);
 }
 
 DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, bool keep_duplicates) {
@@ -465,7 +456,7 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
   // Otherwise a logdir: its plugins/profile folders (found above) and their runs.
   if (profiles.empty()) {
     if (SortedEntries(path).empty()) throw InputError(path, "folder is empty");
-    throw InputError(path, std::string("no captures found: recognised are ") + kRecognisedNames);
+    throw InputError(path, "no captures found: recognised are " + RecognisedNames());
   }
   d.kind = InputKind::kLogdir;
   const fs::path root = fs::path(path);

@@ -86,8 +86,9 @@ struct RawTraceEvent {
   void Clear();
 };
 
-// Problems and notes the reader counts; see kDiagnosticTable in the .cc for
-// the stable keys ("json.unmatched_end", ...) and their severities.
+// Problems and notes the reader counts; kTraceDiagKinds in
+// chrome_trace_finish.cc maps each to its kind in the catalogue
+// (lib/model/diagnostic_kinds.h: "json.unmatched_end", ...).
 enum class TraceDiag : uint8_t {
   kUnmatchedEnd, kUnclosedBegin, kEndArgsIgnored, kMissingTs, kBadFieldType, kMissingDuration, kNegativeDuration,
   kMissingPhase, kUnknownPhase, kUnsupportedPhase, kNonObjectEvent, kFlowEvents, kObjectEvents, kAsyncUnmatchedEnd,

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/read/stat_edit.h"
 #include "lib/read/chrome_trace_kineto_ops.h"
@@ -405,30 +406,12 @@ std::optional<int64_t> DeviceIndex(std::string_view labels, int64_t pid) {
 }
 
 void AddKinetoOpDiagnostics(const KinetoOpCounts& ops, Diagnostics& diag) {
-  diag.Add(Severity::kInfo, "json.kineto_framework_ops",
-           "Kineto cpu_op events read as framework ops (stats tf_op and tf_op_type: name and type are the op, "
-           "e.g. aten::addmm), so op stats count them as TF ops",
-           "", ops.host_ops);
-  diag.Add(Severity::kInfo, "json.kineto_device_ops",
-           "Kineto kernels, memcpys and memsets given the op that launched them (tf_op, tf_op_type: the innermost "
-           "cpu_op around the runtime call with the same correlation_id)",
-           "", ops.device_with_op);
-  diag.Add(Severity::kInfo, "json.kineto_device_ops_by_annotation",
-           "Kineto kernels, memcpys and memsets launched outside any op, counted under the user_annotation "
-           "(record_function scope) around their runtime call",
-           "", ops.device_with_annotation);
-  diag.Add(Severity::kInfo, "json.kineto_device_ops_by_gpu_annotation",
-           "Kineto kernels, memcpys and memsets with neither, counted under the gpu_user_annotation of their device "
-           "around them",
-           "", ops.device_with_gpu_annotation);
-  diag.Add(Severity::kInfo, "json.kineto_device_ops_by_own_name",
-           "Kineto kernels, memcpys and memsets outside any op or annotation (C++ extensions, communication "
-           "kernels), counted as rows of their own name",
-           "", ops.device_named_as_themselves);
-  diag.Add(Severity::kInfo, "json.kineto_op_input_types",
-           "Kineto device events given their op's `Input type` (record_shapes=True) as op_input_types, data type "
-           "evidence for device compute precision",
-           "", ops.device_with_input_types);
+  diag.Add(diag_kind::kJsonKinetoFrameworkOps, "", ops.host_ops);
+  diag.Add(diag_kind::kJsonKinetoDeviceOps, "", ops.device_with_op);
+  diag.Add(diag_kind::kJsonKinetoDeviceOpsByAnnotation, "", ops.device_with_annotation);
+  diag.Add(diag_kind::kJsonKinetoDeviceOpsByGpuAnnotation, "", ops.device_with_gpu_annotation);
+  diag.Add(diag_kind::kJsonKinetoDeviceOpsByOwnName, "", ops.device_named_as_themselves);
+  diag.Add(diag_kind::kJsonKinetoOpInputTypes, "", ops.device_with_input_types);
 }
 
 // Kineto names a process for every GPU of the machine ("python3", labels
@@ -493,21 +476,10 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
     copies += NameCopiesAsXPlane(host, plane);
     correlated += CorrelationAsXPlane(host, plane);
   }
-  diag.Add(Severity::kInfo, "json.kineto_gpu_plane",
-           "Kineto GPU processes read as device planes /device:GPU:<n> (n: the device index), one line per stream",
-           gpu_example, gpu.size());
-  diag.Add(Severity::kInfo, "json.kineto_idle_gpu",
-           "Kineto GPU processes without a single event (GPUs of the machine the program did not use) are not "
-           "devices: their deviceProperties entry was not attached",
-           "", ForgetIdleGpuProcesses(host));
-  diag.Add(Severity::kInfo, "json.kineto_device_annotations",
-           "Kineto GPU-side annotations and waits (gpu_user_annotation, cuda_sync) moved to a derived line of their "
-           "device plane: they are not device activity",
-           "", moved);
-  diag.Add(Severity::kInfo, "json.kineto_memcpy_names",
-           "Kineto memcpy/memset events named as the XPlane names them (MEMCPYHtoD, ..., MEMSET; the Kineto name is "
-           "the display name), so copies count as copies, not compute",
-           "", copies);
+  diag.Add(diag_kind::kJsonKinetoGpuPlane, gpu_example, gpu.size());
+  diag.Add(diag_kind::kJsonKinetoIdleGpu, "", ForgetIdleGpuProcesses(host));
+  diag.Add(diag_kind::kJsonKinetoDeviceAnnotations, "", moved);
+  diag.Add(diag_kind::kJsonKinetoMemcpyNames, "", copies);
 
   if (!cpu.empty()) {
     // The host plane: one already named so, else the first CPU process.
@@ -528,19 +500,14 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
     dst.name = host.strings.Intern(schema::kHostThreadsPlane);
     for (Line& l : dst.lines) l.SortEvents();
     correlated += CorrelationAsXPlane(host, dst);
-    diag.Add(Severity::kInfo, "json.kineto_host_plane",
-             cpu.size() > 1 ? "Kineto CPU processes merged into the host plane /host:CPU (their threads kept apart; "
+    diag.AddWithMessage(diag_kind::kJsonKinetoHostPlane, cpu.size() > 1 ? "Kineto CPU processes merged into the host plane /host:CPU (their threads kept apart; "
                               "plane stat process_name lists them)"
                             : "Kineto CPU process read as the host plane /host:CPU (plane stat process_name keeps "
-                              "its name)",
-             example + " -> /host:CPU", cpu.size());
+                              "its name)", example + " -> /host:CPU", cpu.size());
     uint64_t dims = 0;
     for (Plane& p : host.planes)
       if (&p != &dst && schema::IsGpuPlane(host.PlaneName(p))) dims += LaunchDimsToKernels(host, dst, p);
-    diag.Add(Severity::kInfo, "json.kineto_launch_dims",
-             "kernels given the grid and block of their launch (same correlation_id), where the trace has them only "
-             "on the launch (ROCm)",
-             "", dims);
+    diag.Add(diag_kind::kJsonKinetoLaunchDims, "", dims);
     // After the planes are named and correlation_id is read on both sides.
     AddKinetoOpDiagnostics(MarkKinetoFrameworkOps(host, &dst), diag);
     // Remove the merged planes, keeping the others in order.
@@ -554,9 +521,7 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
     AddKinetoOpDiagnostics(MarkKinetoFrameworkOps(host, nullptr), diag);
   }
   host.framework = Framework::kPyTorch;
-  diag.Add(Severity::kInfo, "json.kineto_correlation",
-           "Kineto `correlation` args read as the correlation_id stat, linking runtime calls to their kernels and copies",
-           "", correlated);
+  diag.Add(diag_kind::kJsonKinetoCorrelation, "", correlated);
 }
 
 }  // namespace
@@ -574,18 +539,9 @@ void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics) {
     ints += IntegersFromStrings(host, plane);
     levels += LevelZeroFromAnnotation(host, plane);
   }
-  diagnostics.Add(Severity::kInfo, "json.tf_long_name",
-                  "events named by their long_name arg, the TF op's full name (scope/op:Type) as the XPlane names "
-                  "them; the short name is kept as display name",
-                  "", long_names);
-  diagnostics.Add(Severity::kInfo, "json.tf_string_ints",
-                  "integer stats written as strings (\"group_id\": \"3\", as TensorFlow's trace viewer JSON has them) "
-                  "read as integers, as the XPlane has them",
-                  "", ints);
-  diagnostics.Add(Severity::kInfo, "json.tf_level0_from_annotation",
-                  "GPU events given the \"level 0\" stat (the op that launched them) from their annotation arg, as the "
-                  "XPlane has it",
-                  "", levels);
+  diagnostics.Add(diag_kind::kJsonTfLongName, "", long_names);
+  diagnostics.Add(diag_kind::kJsonTfStringInts, "", ints);
+  diagnostics.Add(diag_kind::kJsonTfLevel0FromAnnotation, "", levels);
   ApplyKinetoConventions(host, diagnostics);
 }
 

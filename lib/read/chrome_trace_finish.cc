@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/read/chrome_trace_builder.h"
 #include "lib/read/chrome_trace_builder_state.h"
 
@@ -14,43 +15,20 @@ namespace {
 using chrome_trace::kOpenDuration;
 using chrome_trace::kSyntheticIdBase;
 
-struct DiagInfo {
-  Severity severity;
-  const char* kind;
-  const char* message;
+// The catalogue's kind of each TraceDiag, indexed by it: the reader counts
+// into a plain array on its hot path and reports once, at Finish().
+constexpr const DiagnosticKind* kTraceDiagKinds[] = {
+    &diag_kind::kJsonUnmatchedEnd, &diag_kind::kJsonUnclosedBegin, &diag_kind::kJsonEndArgsIgnored,
+    &diag_kind::kJsonMissingTs, &diag_kind::kJsonBadFieldType, &diag_kind::kJsonMissingDuration,
+    &diag_kind::kJsonNegativeDuration, &diag_kind::kJsonMissingPhase, &diag_kind::kJsonUnknownPhase,
+    &diag_kind::kJsonUnsupportedPhase, &diag_kind::kJsonNonObjectEvent, &diag_kind::kJsonFlowEvents,
+    &diag_kind::kJsonObjectEvents, &diag_kind::kJsonAsyncUnmatchedEnd, &diag_kind::kJsonAsyncUnclosedBegin,
+    &diag_kind::kJsonOtherMetadata, &diag_kind::kJsonTimeOutOfRange, &diag_kind::kJsonMissingPid,
+    &diag_kind::kJsonMissingTid, &diag_kind::kJsonNullArg, &diag_kind::kJsonTooDeep, &diag_kind::kJsonInvalidUtf8,
+    &diag_kind::kJsonUnterminatedArray, &diag_kind::kJsonUnsortedLine, &diag_kind::kJsonTooManyStatNames,
+    &diag_kind::kJsonLineTooLarge, &diag_kind::kReadMaxEventsReached, &diag_kind::kJsonNumberOutOfRange,
 };
-// Indexed by TraceDiag.
-constexpr DiagInfo kDiagnosticTable[] = {
-    {Severity::kWarning, "json.unmatched_end", "E events with no open B event on their thread were dropped"},
-    {Severity::kWarning, "json.unclosed_begin", "B events never closed by an E event were dropped"},
-    {Severity::kInfo, "json.end_args_ignored", "args on E events were not kept (only the B event's args are)"},
-    {Severity::kWarning, "json.missing_ts", "events without a ts were dropped"},
-    {Severity::kWarning, "json.bad_field_type", "event fields of an unexpected type were ignored (the event was dropped when it needed the field)"},
-    {Severity::kWarning, "json.missing_duration", "X events without a dur were read with duration 0"},
-    {Severity::kWarning, "json.negative_duration", "events with a negative duration were clamped to 0"},
-    {Severity::kWarning, "json.missing_phase", "events without a ph were dropped"},
-    {Severity::kWarning, "json.unknown_phase", "events with an unknown ph were dropped"},
-    {Severity::kInfo, "json.unsupported_phase", "sample, mark, clock-sync, memory-dump and context events were counted, not read"},
-    {Severity::kWarning, "json.non_object_event", "traceEvents elements that are not objects were dropped"},
-    {Severity::kInfo, "json.flow_events", "flow events (ph s/t/f) were counted, not read; bind_id/flow_in/flow_out on events are kept as stats"},
-    {Severity::kInfo, "json.object_events", "object events (ph N/O/D) were counted, not read"},
-    {Severity::kWarning, "json.async_unmatched_end", "async e events with no open b event (same pid, cat, id and name) were dropped"},
-    {Severity::kWarning, "json.async_unclosed_begin", "async b events never closed by an e event were dropped"},
-    {Severity::kInfo, "json.other_metadata", "metadata (ph M) events other than process/thread names and sort indexes were not read"},
-    {Severity::kError, "json.time_out_of_range", "events whose start or end is more than 50 days from the trace's first event were dropped"},
-    {Severity::kInfo, "json.missing_pid", "events without a pid were placed on pid 0"},
-    {Severity::kInfo, "json.missing_tid", "events without a tid were placed on tid 0 of their process"},
-    {Severity::kInfo, "json.null_arg", "args whose value is null were not kept"},
-    {Severity::kError, "json.too_deep", "events nested deeper than the parser allows were dropped"},
-    {Severity::kWarning, "json.invalid_utf8", "invalid UTF-8 bytes were replaced by '?'"},
-    {Severity::kWarning, "json.unterminated_array", "the trace event array has no closing ']' (the trace was cut short); the complete events were read"},
-    {Severity::kInfo, "json.unsorted_line", "lines whose events were not in time order were sorted"},
-    {Severity::kError, "json.too_many_stat_names", "args beyond 16 million distinct names in one process were dropped"},
-    {Severity::kError, "json.line_too_large", "events beyond 4 billion args on one thread were dropped"},
-    {Severity::kWarning, "read.max_events_reached", "events beyond --max-events were not read; the analysis covers only part of the capture"},
-    {Severity::kWarning, "json.number_out_of_range", "numbers beyond a double's range (such as 1e400) were read as the largest double of their sign (a pid or tid: as its text)"},
-};
-static_assert(std::size(kDiagnosticTable) == static_cast<size_t>(TraceDiag::kCount));
+static_assert(std::size(kTraceDiagKinds) == static_cast<size_t>(TraceDiag::kCount));
 
 // Large model vectors are filled once, front to back: with huge pages that
 // costs one page fault per 2 MB instead of one per 4 KB. Only advice: the
@@ -266,8 +244,7 @@ void ChromeTraceBuilder::Finish() {
   for (size_t k = 0; k < static_cast<size_t>(TraceDiag::kCount); ++k) {
     const DiagCount& c = diag_counts_[k];
     if (c.count == 0) continue;
-    const DiagInfo& info = kDiagnosticTable[k];
-    diagnostics_.Add(info.severity, info.kind, info.message, c.example, c.count);
+    diagnostics_.Add(*kTraceDiagKinds[k], c.example, c.count);
   }
 }
 

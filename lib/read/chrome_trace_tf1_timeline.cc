@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/read/event_copy.h"
@@ -311,20 +312,12 @@ void ApplyTf1TimelineConventions(Host& host, Diagnostics& diagnostics) {
   }
   host.planes = std::move(planes);
 
-  diagnostics.Add(Severity::kInfo, "json.tf1_timeline",
-                  "TensorFlow 1 timeline: each device's executor ops read as lines of the host plane /host:CPU, the "
+  diagnostics.AddWithMessage(diag_kind::kJsonTf1Timeline, "TensorFlow 1 timeline: each device's executor ops read as lines of the host plane /host:CPU, the "
                   "GPU tracer's streams as device planes /device:GPU:<n> (one line per stream), ops' name and op args "
                   "as tf_op and tf_op_type stats, the timeline as one session.run step; its " +
-                      std::to_string(tensors) + " 'Tensors' processes (tensor lifetimes) are not read",
-                  example, counts.mapped);
-  diagnostics.Add(Severity::kInfo, "json.tf1_duplicate_events",
-                  "events of the GPU tracer's stream:all and memcpy processes not read: they repeat the per-stream "
-                  "events (memcpy only tells which stream events are copies)",
-                  "", counts.duplicates);
-  diagnostics.Add(Severity::kInfo, "json.tf1_op_copies",
-                  "copies issued by an op itself have no direction in the timeline: named MEMCPY (display name: the op "
-                  "type) and counted as device compute",
-                  "", counts.op_copies);
+                      std::to_string(tensors) + " 'Tensors' processes (tensor lifetimes) are not read", example, counts.mapped);
+  diagnostics.Add(diag_kind::kJsonTf1DuplicateEvents, "", counts.duplicates);
+  diagnostics.Add(diag_kind::kJsonTf1OpCopies, "", counts.op_copies);
 }
 
 }  // namespace tfprof

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "lib/model/errors.h"
+#include "lib/read/capture_formats.h"
 
 namespace tfprof {
 namespace {
@@ -19,14 +20,15 @@ std::string WithCommas(uint64_t n) {
 }
 
 std::string WhatGrew(Growth what, uint64_t count, uint64_t bytes, CaptureFormat format) {
-  const bool json = format == CaptureFormat::kChromeTrace;
+  const GrowthNouns& nouns = FormatRow(format).growth_nouns;
+  auto counted = [&](std::string_view noun) { return WithCommas(count) + " " + std::string(noun); };
   switch (what) {
-    case Growth::kPlanes: return WithCommas(count) + (json ? " processes" : " planes");
-    case Growth::kLines: return WithCommas(count) + (json ? " threads" : " lines");
+    case Growth::kPlanes: return counted(nouns.planes);
+    case Growth::kLines: return counted(nouns.lines);
     case Growth::kEventNames: return WithCommas(count) + " event names";
-    case Growth::kStatNames: return WithCommas(count) + (json ? " arg names" : " stat names");
+    case Growth::kStatNames: return counted(nouns.stat_names);
     case Growth::kEvents: return WithCommas(count) + " events";
-    case Growth::kStats: return WithCommas(count) + (json ? " args" : " stats");
+    case Growth::kStats: return counted(nouns.stats);
     case Growth::kText: return WithCommas(count) + " distinct strings";
     case Growth::kInflated: return MemorySize(bytes) + " of inflated capture";
     case Growth::kCount: break;
@@ -66,10 +68,13 @@ void MemoryBudget::Exceeded() const {
                                       : "the " + MemorySize(limit_) + " of memory available";
   std::string remedy = limit_from_env_ ? "set TFPROF_MEMORY_LIMIT higher if this machine has the memory"
                                        : "free memory, or read it on a machine with more";
-  // Only events and their stats are what --max-events bounds.
-  if (what == Growth::kEvents || what == Growth::kStats) remedy += ", or read part of it with --max-events N";
-  throw InputError(path_, "reading needs more than " + limit + " (" +
-                              WhatGrew(what, counts_[biggest], bytes_[biggest], format_) + " so far); " + remedy);
+  // Only events and their stats are what a cap on the events read bounds.
+  const bool events = what == Growth::kEvents || what == Growth::kStats;
+  if (events) remedy += ", or read part of it";
+  throw InputError(path_,
+                   "reading needs more than " + limit + " (" + WhatGrew(what, counts_[biggest], bytes_[biggest], format_) +
+                       " so far); " + remedy,
+                   kExitBadInput, events ? InputHint::kReadPartOfTheEvents : InputHint::kNone);
 }
 
 }  // namespace tfprof

@@ -10,6 +10,7 @@
 
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
+#include "lib/read/capture_formats.h"
 #include "lib/read/memory_budget.h"
 
 namespace tfprof {
@@ -131,7 +132,7 @@ std::optional<uint64_t> AvailableMemoryBytes(bool* from_env) {
 }
 
 uint64_t EstimatedReadBytes(CaptureFormat format, uint64_t file_bytes) {
-  return format == CaptureFormat::kXSpace ? file_bytes + file_bytes / 2 : file_bytes / 2;
+  return FormatRow(format).estimated_read_bytes(file_bytes);
 }
 
 void CheckMemoryFor(const std::string& path, CaptureFormat format, ReadOptions& options) {
@@ -153,7 +154,7 @@ void CheckMemoryFor(const std::string& path, CaptureFormat format, ReadOptions& 
   }
   if (gzipped) {
     // Inflated size unknown: bound the inflation by what memory allows.
-    uint64_t room = format == CaptureFormat::kXSpace ? *available / 5 * 2 : *available * 2;
+    uint64_t room = FormatRow(format).inflate_room(*available);
     if (room < options.max_inflated_bytes) {
       options.max_inflated_bytes = room;
       options.inflate_limit_from_memory = true;
@@ -165,7 +166,8 @@ void CheckMemoryFor(const std::string& path, CaptureFormat format, ReadOptions& 
   if (need > *available)
     throw InputError(path, "reading this " + MemorySize(file_bytes) + " capture needs about " + MemorySize(need) +
                                " of memory, but only " + MemorySize(*available) +
-                               " is available; read part of it with --max-events N");
+                               " is available; read part of it",
+                     kExitBadInput, InputHint::kReadPartOfTheEvents);
 }
 
 }  // namespace tfprof

@@ -32,18 +32,21 @@ std::optional<uint64_t> AvailableMemoryBytes(bool* from_env = nullptr);
 // container, are skipped). nullopt when no limit is set.
 std::optional<uint64_t> CgroupMemoryRoom(const std::string& cgroup_root, std::string_view proc_self_cgroup);
 
-// What reading `path` in `format` is estimated to need, from its size on
-// disk: the model built from an XSpace is about 1.5x the file; from Chrome
-// JSON about 0.5x. Gzip content is unknown until inflated: bounded by the
-// inflate limit instead (see CheckMemoryFor).
+// What reading a file in `format` is estimated to need, from its size on
+// disk (the format's row in capture_formats.h: the model built from an
+// XSpace is about 1.5x the file; from Chrome JSON about 0.5x). Gzip content
+// is unknown until inflated: bounded by the inflate limit instead (see
+// CheckMemoryFor).
 uint64_t EstimatedReadBytes(CaptureFormat format, uint64_t file_bytes);
 
 // Sets options.memory_limit_bytes to the available memory. Throws
-// InputError (exit 3) naming `path` when the estimate exceeds it, unless
-// --max-events bounds the events (the running budget still applies then).
-// Lowers options.max_inflated_bytes for gzip input to what memory allows:
-// an XSpace is inflated whole (plus its model: 2.5x), JSON is streamed (its
-// model: 0.5x). --max-events lifts neither of these bounds.
+// InputError (exit 3) naming `path`, with the hint to read part of the
+// events, when the estimate exceeds it, unless options.max_events bounds
+// the events (the running budget still applies then).
+// Lowers options.max_inflated_bytes for gzip input to what memory allows
+// (the format's row: an XSpace is inflated whole, plus its model: 2.5x;
+// JSON is streamed, its model: 0.5x). --max-events lifts neither of these
+// bounds.
 void CheckMemoryFor(const std::string& path, CaptureFormat format, ReadOptions& options);
 
 }  // namespace tfprof

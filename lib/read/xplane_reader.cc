@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/memory_budget.h"
@@ -141,15 +142,13 @@ class EventDecoder {
       // Such a stat names nothing, so it is left out (as the reference's
       // visitor reads it: a stat of no known name); on events a dangling id
       // still means corruption.
-      diag.Add(Severity::kInfo, "xplane.plane_stat_without_metadata",
-               "plane or event-metadata stats whose metadata id the plane does not define (JAX's scope-range "
-               "parent links) were skipped");
+      diag.Add(diag_kind::kXplanePlaneStatWithoutMetadata);
       return;
     }
     if (key == IdMap::kMissing)
       Dangling(*ctx_.path, d, "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
     if (key > kMaxStatKey) throw InputError(*ctx_.path, "a plane has more than 16 million stat names; not supported");
-    if (!has_value) diag.Add(Severity::kInfo, "xplane.stat_without_value", "stats with no value were read as integer 0");
+    if (!has_value) diag.Add(diag_kind::kXplaneStatWithoutValue);
     out.push_back(Stat::Make(key, value.type(), value.bits));
   }
 
@@ -175,16 +174,15 @@ class EventDecoder {
     if (meta == IdMap::kMissing)
       Dangling(*ctx_.path, e, "an event refers to event metadata id " + std::to_string(meta_id) + ", which its plane does not define");
     if (aggregated)
-      diag.Add(Severity::kInfo, "xplane.aggregated_event", "aggregated events (num_occurrences) were placed at their line's start");
+      diag.Add(diag_kind::kXplaneAggregatedEvent);
     if (duration_ps < 0) {
-      diag.Add(Severity::kWarning, "xplane.negative_duration", "events with a negative duration were clamped to 0");
+      diag.Add(diag_kind::kXplaneNegativeDuration);
       duration_ps = 0;
     }
     int64_t start_ps, end_ps;
     if (__builtin_add_overflow(line_base_ps, offset_ps, &start_ps) ||
         __builtin_add_overflow(start_ps, duration_ps, &end_ps)) {
-      diag.Add(Severity::kError, "xplane.event_time_out_of_range",
-               "events whose time does not fit in 64-bit picoseconds were clamped to the line's start");
+      diag.Add(diag_kind::kXplaneEventTimeOutOfRange);
       start_ps = line_base_ps;
       duration_ps = 0;
     }
@@ -250,8 +248,7 @@ class EventDecoder {
     if (field <= max_known_field)
       d.Fail(std::string(message) + " field " + std::to_string(field) + " has unexpected wire type " +
              std::to_string(static_cast<int>(type)));
-    diag.Add(Severity::kInfo, "xplane.unknown_field", "fields this reader does not know were skipped",
-             std::string(message) + " field " + std::to_string(field));
+    diag.Add(diag_kind::kXplaneUnknownField, std::string(message) + " field " + std::to_string(field));
     d.Skip(type);
   }
 
@@ -308,8 +305,7 @@ class XSpaceReader {
   }
 
   void Unknown(const char* message, uint32_t field) {
-    diag_.Add(Severity::kInfo, "xplane.unknown_field", "fields this reader does not know were skipped",
-              std::string(message) + " field " + std::to_string(field));
+    diag_.Add(diag_kind::kXplaneUnknownField, std::string(message) + " field " + std::to_string(field));
   }
 
   void ReadPlane(WireDecoder plane_bytes, Plane& plane) {
@@ -432,60 +428,55 @@ class XSpaceReader {
     }
   }
 
-  std::pair<int64_t, std::string_view> ReadStatMetadataEntry(WireDecoder entry) {
+  // An entry of a map<int64, message> (XPlane's event and stat metadata):
+  // its key; its value's bytes go to `read_value`.
+  template <class ReadValue>
+  static int64_t ReadMapEntry(WireDecoder entry, ReadValue&& read_value) {
     int64_t key = 0;
-    std::string_view name;
     uint32_t field;
     WireType type;
     while (entry.NextField(&field, &type)) {
-      if (field == kMapKey && type == kVarint) {
-        key = entry.Int64();
-      } else if (field == kMapValue && type == kLengthDelimited) {
-        WireDecoder value = entry.Message();
-        uint32_t f;
-        WireType t;
-        while (value.NextField(&f, &t)) {
-          if (f == kStatMetaName && t == kLengthDelimited) name = value.Bytes();
-          else value.Skip(t);
-        }
-      } else {
-        entry.Skip(type);
-      }
+      if (field == kMapKey && type == kVarint) key = entry.Int64();
+      else if (field == kMapValue && type == kLengthDelimited) read_value(entry.Message());
+      else entry.Skip(type);
     }
+    return key;
+  }
+
+  std::pair<int64_t, std::string_view> ReadStatMetadataEntry(WireDecoder entry) {
+    std::string_view name;
+    const int64_t key = ReadMapEntry(entry, [&](WireDecoder value) {
+      uint32_t f;
+      WireType t;
+      while (value.NextField(&f, &t)) {
+        if (f == kStatMetaName && t == kLengthDelimited) name = value.Bytes();
+        else value.Skip(t);
+      }
+    });
     return {key, name};
   }
 
   void ReadEventMetadataEntry(WireDecoder entry, Plane& plane, EventDecoder& decoder, std::vector<int64_t>& ids,
                               ChargedStats& metadata_stats) {
-    int64_t key = 0;
     EventMetadata meta;
-    uint32_t field;
-    WireType type;
-    while (entry.NextField(&field, &type)) {
-      if (field == kMapKey && type == kVarint) {
-        key = entry.Int64();
-      } else if (field == kMapValue && type == kLengthDelimited) {
-        WireDecoder value = entry.Message();
-        meta.stats_begin = static_cast<uint32_t>(plane.metadata_stats.size());
-        uint32_t f;
-        WireType t;
-        while (value.NextField(&f, &t)) {
-          if (f == kEventMetaName && t == kLengthDelimited) {
-            meta.name = host_->strings.Intern(value.Bytes());
-          } else if (f == kEventMetaDisplayName && t == kLengthDelimited) {
-            meta.display_name = host_->strings.Intern(value.Bytes());
-          } else if (f == kEventMetaStats && t == kLengthDelimited) {
-            WireDecoder s = value.Message();
-            decoder.ReadStat(s, metadata_stats);
-          } else {
-            value.Skip(t);  // The opaque `metadata` bytes and child ids are not needed.
-          }
+    const int64_t key = ReadMapEntry(entry, [&](WireDecoder value) {
+      meta.stats_begin = static_cast<uint32_t>(plane.metadata_stats.size());
+      uint32_t f;
+      WireType t;
+      while (value.NextField(&f, &t)) {
+        if (f == kEventMetaName && t == kLengthDelimited) {
+          meta.name = host_->strings.Intern(value.Bytes());
+        } else if (f == kEventMetaDisplayName && t == kLengthDelimited) {
+          meta.display_name = host_->strings.Intern(value.Bytes());
+        } else if (f == kEventMetaStats && t == kLengthDelimited) {
+          WireDecoder s = value.Message();
+          decoder.ReadStat(s, metadata_stats);
+        } else {
+          value.Skip(t);  // The opaque `metadata` bytes and child ids are not needed.
         }
-        meta.stats_end = static_cast<uint32_t>(plane.metadata_stats.size());
-      } else {
-        entry.Skip(type);
       }
-    }
+      meta.stats_end = static_cast<uint32_t>(plane.metadata_stats.size());
+    });
     ids.push_back(key);
     plane.event_metadata.push_back(meta);
   }
@@ -534,17 +525,13 @@ class XSpaceReader {
     int64_t base_ps;
     if (__builtin_sub_overflow(line.timestamp_ns, host_->time_origin_ns, &base_ps) ||
         __builtin_mul_overflow(base_ps, int64_t{1000}, &base_ps)) {
-      diag_.Add(Severity::kError, "xplane.line_time_out_of_range",
-                "lines whose start time is too far from the rest of the capture were dropped",
-                std::string(host_->LineName(line)), event_count);
+      diag_.Add(diag_kind::kXplaneLineTimeOutOfRange, std::string(host_->LineName(line)), event_count);
       return;
     }
     if (options_.max_events) {
       uint64_t room = options_.max_events > events_planned_ ? options_.max_events - events_planned_ : 0;
       if (event_count > room) {
-        diag_.Add(Severity::kWarning, "read.max_events_reached",
-                  "events beyond --max-events were not read; the analysis covers only part of the capture", "",
-                  event_count - room);
+        diag_.Add(diag_kind::kReadMaxEventsReached, "", event_count - room);
         event_count = room;
       }
     }
@@ -639,8 +626,7 @@ class XSpaceReader {
       if (job.line != last) {
         last = job.line;
         if (!last->IsSorted()) {
-          diag_.Add(Severity::kInfo, "xplane.unsorted_line", "lines whose events were not in time order were sorted",
-                    std::string(host_->LineName(*last)));
+          diag_.Add(diag_kind::kXplaneUnsortedLine, std::string(host_->LineName(*last)));
           // Sorting copies the line (and an index per event) beside itself.
           uint64_t copy = last->events.size() * (sizeof(Event) + sizeof(uint32_t)) + last->stats.size() * sizeof(Stat);
           budget_.Charge(Growth::kEvents, copy, 0);

@@ -1,6 +1,7 @@
 // Which reference an analysis reproduces where references disagree.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace tfprof {
@@ -17,6 +18,19 @@ enum class Compat {
   kTfLegacy,
 };
 
+// What a run that found no step can try instead. The library names no
+// flag: the command line words the hint (tools/hints_to_text.cc).
+struct NoStepsHint {
+  enum Kind {
+    kNone,                 // --whole-trace was used: nothing is left to try.
+    kAnyFallback,          // Nothing was given: a step marker, steps between events, or the whole capture.
+    kAnotherMarker,        // A step marker matched nothing: another one, steps between events, or the whole capture.
+    kAnotherStepsBetween,  // A steps-between pattern matched nothing: another one, or the whole capture.
+  };
+  Kind kind = kNone;
+  bool pytorch = false;  // Examples in PyTorch's terms (ProfilerStep#N, the DataLoader), else TensorFlow's.
+};
+
 struct AnalysisOptions {
   Compat compat = Compat::kDefault;
   // Fallbacks when a capture has no step markers: events whose name matches
@@ -29,17 +43,15 @@ struct AnalysisOptions {
   bool whole_trace = false;
   bool xprof() const { return compat == Compat::kXprof; }
   // What to try when no step was found: the fallbacks not already in use
-  // (never --whole-trace to a run that used it). Empty when none is left.
-  std::string StepFallbackHint() const {
-    if (whole_trace) return "";
-    if (!steps_between.empty())
-      return "another --steps-between REGEX, or --whole-trace (the capture as one step)";
-    return step_marker.empty() ? "--step-marker REGEX (events that mark steps, e.g. 'ProfilerStep#\\d+'), "
-                                 "--steps-between REGEX (steps from one event to the next, e.g. "
-                                 "'enumerate\\(DataLoader\\)') or --whole-trace (the capture as one step)"
-                               : "another --step-marker REGEX, --steps-between REGEX, or --whole-trace (the capture "
-                                 "as one step)";
+  // (never the whole capture to a run that asked for it).
+  NoStepsHint StepFallbacks(bool pytorch) const {
+    if (whole_trace) return {NoStepsHint::kNone, pytorch};
+    if (!steps_between.empty()) return {NoStepsHint::kAnotherStepsBetween, pytorch};
+    return {step_marker.empty() ? NoStepsHint::kAnyFallback : NoStepsHint::kAnotherMarker, pytorch};
   }
+  // Words a NoStepsHint for people ("" when there is nothing to try); the
+  // command line sets it, naming its flags. Unset: analyses give no hint.
+  std::function<std::string(const NoStepsHint&)> word_no_steps_hint;
   bool tf_legacy() const { return compat == Compat::kTfLegacy; }
 };
 

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "lib/model/errors.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/read/capture_loader.h"
 #include "lib/read/kineto_rank.h"
 #include "lib/summary/host_to_run_summary.h"
@@ -27,11 +28,9 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
   run.parts = options.parts;
   run.options = options.analysis;
   for (const std::string& dup : input.selected.duplicates)
-    run.input_diagnostics.Add(Severity::kWarning, "input.duplicate_host_file",
-                              "host files that are byte-identical copies of another host's file were read once", dup);
+    run.input_diagnostics.Add(diag_kind::kInputDuplicateHostFile, dup);
   for (const std::string& skipped : input.selected.skipped)
-    run.input_diagnostics.Add(Severity::kWarning, "input.skipped_file",
-                              "entries named like captures that are not readable files were skipped", skipped);
+    run.input_diagnostics.Add(diag_kind::kInputSkippedFile, skipped);
   bool matched = r.host.empty();
   std::set<std::string> names;
   const std::vector<CaptureFile>& files = input.selected.files;
@@ -47,9 +46,7 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     // Two traces of one rank in a run (copies, or two jobs' files mixed):
     // the later keeps its file's name, so hosts stay apart.
     if (!names.insert(host.name).second) {
-      read_diagnostics.Add(Severity::kWarning, "input.duplicate_rank",
-                           "traces that name the same PyTorch rank; the later ones keep their file's name",
-                           host.name + " (" + file.path + ")");
+      read_diagnostics.Add(diag_kind::kInputDuplicateRank, host.name + " (" + file.path + ")");
       host.name = file.host;
       names.insert(host.name);
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/tf_op_name.h"
 #include "lib/summary/xla_ops_to_op_metrics.h"
 #include "lib/summary/time_span.h"
@@ -70,14 +71,8 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
   db.SetTotalTime(last ? static_cast<uint64_t>(SpanPs(first, last, &span_cut)) : 0);
   db.AddIdle();
   xla.Report(host.PlaneName(plane), diagnostics);
-  diagnostics.Add(Severity::kWarning, "op_stats.span_cut",
-                  "threads or devices whose ops are more than 100 days apart (a corrupt clock) had their time span, and "
-                  "so their IDLE time, cut to 100 days",
-                  std::string(host.PlaneName(plane)), span_cut ? 1 : 0);
-  diagnostics.Add(Severity::kWarning, "op_stats.xla_device_ops_skipped",
-                  "device events of XLA ops (hlo_op) were left out of the op stats, as the reference does without "
-                  "the HLO protos (--compat); by default they are counted per HLO op",
-                  std::string(host.PlaneName(plane)), xla_events);
+  diagnostics.Add(diag_kind::kOpStatsSpanCut, std::string(host.PlaneName(plane)), span_cut ? 1 : 0);
+  diagnostics.Add(diag_kind::kOpStatsXlaDeviceOpsSkipped, std::string(host.PlaneName(plane)), xla_events);
   return db;
 }
 

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/name_regex.h"
 #include "lib/summary/steps_between.h"
 #include "lib/summary/tf1_timeline_steps.h"
@@ -211,10 +212,7 @@ void Forest::Build() {
     if (auto it = launch_by_correlation.find(corr); it != launch_by_correlation.end()) AddEdge(it->second, n);
     else ++unmatched;
   }
-  diag_.Add(Severity::kInfo, "grouping.kernel_without_launch",
-            "device events whose launch (same correlation_id) is not on the host plane; they get the step of the "
-            "device events before them",
-            "", unmatched);
+  diag_.Add(diag_kind::kGroupingKernelWithoutLaunch, "", unmatched);
   // A context's producers are parents of its consumers (skipped when both
   // sides are large, as the reference does, to bound the edges).
   for (const auto& [key, sides] : contexts) {
@@ -645,10 +643,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     out.from_marker = true;
     out.note = "steps: PyTorch's ProfilerStep#N annotations (no TensorFlow step markers), as with --step-marker "
                "'^ProfilerStep#\\d+$'";
-    diagnostics.Add(Severity::kInfo, "steps.profiler_step_marker",
-                    "the capture has no TensorFlow step markers; PyTorch's ProfilerStep#N annotations were taken as "
-                    "the steps (as with --step-marker '^ProfilerStep#\\d+$')",
-                    "", out.groups.size());
+    diagnostics.Add(diag_kind::kStepsProfilerStepMarker, "", out.groups.size());
     return out;
   }
   if (out.groups.empty() && marker)

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/tf_op_name.h"
 #include "lib/summary/xla_ops_to_op_metrics.h"
 #include "lib/summary/time_span.h"
@@ -271,18 +272,9 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     line_db.AddIdle();
     result.Combine(line_db, /*count_cores=*/false);
   }
-  diagnostics.Add(Severity::kInfo, "op_stats.xla_host_ops",
-                  "host events of XLA:CPU ops (hlo_op stats, e.g. JAX on CPU) were counted as host ops, named "
-                  "<hlo_module>/<hlo_op> and typed by a category read from the op's name",
-                  "", xla_events);
-  diagnostics.Add(Severity::kInfo, "op_stats.host_op_not_closed",
-                  "host ops still open when an enclosing op ended (e.g. ending at the same instant) were not counted, as "
-                  "the TensorFlow Profiler does",
-                  "", dropped);
-  diagnostics.Add(Severity::kWarning, "op_stats.span_cut",
-                  "threads or devices whose ops are more than 100 days apart (a corrupt clock) had their time span, and "
-                  "so their IDLE time, cut to 100 days",
-                  std::string(host.PlaneName(plane)), cut_spans);
+  diagnostics.Add(diag_kind::kOpStatsXlaHostOps, "", xla_events);
+  diagnostics.Add(diag_kind::kOpStatsHostOpNotClosed, "", dropped);
+  diagnostics.Add(diag_kind::kOpStatsSpanCut, std::string(host.PlaneName(plane)), cut_spans);
   return result;
 }
 

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
@@ -109,10 +110,7 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
     d.addresses_known = d.addresses_known && e.has_address;
   }
   if (!d.allocated_known)
-    diag.Add(Severity::kInfo, "memory.pytorch_running_total",
-             "PyTorch [memory] events without \"Total Allocated\" (2021 builds): memory allocated is counted from 0 at "
-             "the start of the trace, as the running sum of their Bytes",
-             p.memory_id);
+    diag.Add(diag_kind::kMemoryPytorchRunningTotal, p.memory_id);
 
   p.timeline.reserve(events.size());
   int64_t allocated = 0;
@@ -158,10 +156,8 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
       auto [it, fresh] = live.try_emplace(s.address, i);
       if (!fresh) {
         // Its free is missing: the newer block is the one at the address.
-        diag.Add(Severity::kWarning, "memory.address_reused_without_free",
-                 "allocations at an address whose earlier allocation was never freed in the capture; for PyTorch "
-                 "traces the later allocation replaces the earlier one",
-                 fmt::format("{} address {}", p.memory_id, s.address));
+        diag.AddWithMessage(diag_kind::kMemoryAddressReusedWithoutFree, "allocations at an address whose earlier allocation was never freed in the capture; for PyTorch "
+                 "traces the later allocation replaces the earlier one", fmt::format("{} address {}", p.memory_id, s.address));
         it->second = i;
       }
     } else if (auto it = live.find(s.address); it != live.end()) {
@@ -184,10 +180,8 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
     }
   }
   if (d.unmatched_frees)
-    diag.Add(Severity::kInfo, "memory.unmatched_deallocation",
-             "frees of memory allocated before the profile window (or whose allocation event is missing); they keep "
-             "their own sizes but have no op",
-             p.memory_id, static_cast<uint64_t>(d.unmatched_frees));
+    diag.AddWithMessage(diag_kind::kMemoryUnmatchedDeallocation, "frees of memory allocated before the profile window (or whose allocation event is missing); they keep "
+             "their own sizes but have no op", p.memory_id, static_cast<uint64_t>(d.unmatched_frees));
   for (auto& [op, row] : by_op) d.ops_at_peak.push_back(row);
   std::sort(d.ops_at_peak.begin(), d.ops_at_peak.end(), [&](const OpMemoryAtPeak& a, const OpMemoryAtPeak& b) {
     return a.bytes != b.bytes ? a.bytes > b.bytes : out.Str(a.op_name) < out.Str(b.op_name);
@@ -308,9 +302,7 @@ HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag, 
     }
   }
   if (missing)
-    diag.Add(Severity::kWarning, "memory.missing_stats",
-             "PyTorch [memory] events without a numeric Bytes or Device Type arg (left out of the profile)", "",
-             missing);
+    diag.AddWithMessage(diag_kind::kMemoryMissingStats, "PyTorch [memory] events without a numeric Bytes or Device Type arg (left out of the profile)", "", missing);
   for (auto& [id, events] : by_device) out.allocators.push_back(ProfileDevice(id, events, out, diag));
   if (out.allocators.empty()) out.no_profile_reason = "the trace's PyTorch [memory] events lack Bytes or Device Type";
   return out;

@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/kineto_memory_events_to_profile.h"
 #include "lib/summary/time_span.h"
@@ -184,10 +185,8 @@ void DescribeDeallocations(std::vector<MemorySnapshot>& timeline, const std::str
     if (s.activity == MemoryActivity::kDeallocation) {
       auto it = live.find(s.address);
       if (it == live.end()) {
-        diag.Add(Severity::kInfo, "memory.unmatched_deallocation",
-                 "frees of memory allocated before the profile window (or whose allocation event is missing); "
-                 "they keep their own sizes but have no op, region, dtype or shape",
-                 fmt::format("{} address {}", memory_id, s.address));
+        diag.AddWithMessage(diag_kind::kMemoryUnmatchedDeallocation, "frees of memory allocated before the profile window (or whose allocation event is missing); "
+                 "they keep their own sizes but have no op, region, dtype or shape", fmt::format("{} address {}", memory_id, s.address));
         continue;
       }
       const MemorySnapshot& a = timeline[it->second];
@@ -197,10 +196,8 @@ void DescribeDeallocations(std::vector<MemorySnapshot>& timeline, const std::str
       s.shape = a.shape;
       live.erase(it);
     } else if (!live.try_emplace(s.address, i).second) {
-      diag.Add(Severity::kWarning, "memory.address_reused_without_free",
-               "allocations at an address whose earlier allocation was never freed in the capture; the first one "
-               "describes the next free, as in the TensorFlow Profiler",
-               fmt::format("{} address {}", memory_id, s.address));
+      diag.AddWithMessage(diag_kind::kMemoryAddressReusedWithoutFree, "allocations at an address whose earlier allocation was never freed in the capture; the first one "
+               "describes the next free, as in the TensorFlow Profiler", fmt::format("{} address {}", memory_id, s.address));
     }
   }
 }
@@ -370,10 +367,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   }
   if (earliest_ns != std::numeric_limits<int64_t>::max()) out.time_zero_ps = (earliest_ns - host.time_origin_ns) * 1000;
   if (lines_differ && options.line_offsets)
-    diag.Add(Severity::kWarning, "memory.line_starts_differ",
-             "host threads start at different times; as in the TensorFlow Profiler, each allocator event's time is "
-             "its offset within its own thread, so times from different threads are not comparable (run without "
-             "--compat for one clock)");
+    diag.Add(diag_kind::kMemoryLineStartsDiffer);
 
   SnapshotReader reader(host, plane, options, out);
   std::map<std::string, Collecting> by_id;  // Byte order, as the reference lists memory ids.
@@ -397,14 +391,11 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       s.time_ps = SaturatingSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
       s.step = GroupOf(groups, plane_index, l, e);
       if (seen != kSeenAll)
-        diag.Add(Severity::kWarning, "memory.missing_stats",
-                 "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
-                 "or allocation_bytes (read as empty or 0)",
-                 fmt::format("{} on {} at {} ps", host.Str(plane.event_metadata[event.metadata].name),
+        diag.AddWithMessage(diag_kind::kMemoryMissingStats, "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
+                 "or allocation_bytes (read as empty or 0)", fmt::format("{} on {} at {} ps", host.Str(plane.event_metadata[event.metadata].name),
                              host.LineName(line), event.start_ps));
       if (s.stack_bytes < 0 || s.heap_bytes < 0 || s.free_bytes < 0 || s.requested_bytes < 0 || s.allocation_bytes < 0)
-        diag.Add(Severity::kWarning, "memory.negative_size", "allocator events with a negative byte count (kept as is)",
-                 fmt::format("{} {} at {} ps", memory_id, host.Str(plane.event_metadata[event.metadata].name),
+        diag.Add(diag_kind::kMemoryNegativeSize, fmt::format("{} {} at {} ps", memory_id, host.Str(plane.event_metadata[event.metadata].name),
                              event.start_ps));
       Collecting& c = by_id[memory_id];
       UpdateSummary(c, s, options);

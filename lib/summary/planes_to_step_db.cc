@@ -4,6 +4,7 @@
 #include <climits>
 #include <map>
 
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/tf1_timeline.h"
@@ -253,10 +254,7 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
     r.max_duration_ps = r.duration_ps;
     db.steps.push_back(std::move(r));
   }
-  diagnostics.Add(Severity::kInfo, "steps.dropped_incomplete",
-                  "groups without device compute (GPU) or host compute (CPU) in their step were not counted as steps, "
-                  "as the TensorFlow Profiler does",
-                  "", db.dropped_steps);
+  diagnostics.Add(diag_kind::kStepsDroppedIncomplete, "", db.dropped_steps);
   if (db.steps.empty() && groups.whole_trace)
     db.no_steps_reason = std::string("--whole-trace makes one step of the capture, but it has no ") +
                          (db.has_device ? "device compute (GPU kernel)" : "host compute") + " event to measure";

@@ -599,8 +599,8 @@ void ToProto(const Diagnostics& in, summary::Diagnostics* out) {
 Diagnostics FromProto(const summary::Diagnostics& in) {
   Diagnostics out;
   for (const auto& e : in.entries())
-    out.Add(CheckedEnum(e.severity(), Severity::kError, "diagnostic severity"), e.kind(), e.message(), e.example(),
-            e.count());
+    out.AddEntry({CheckedEnum(e.severity(), Severity::kError, "diagnostic severity"), e.kind(), e.message(), e.count(),
+                  e.example()});
   return out;
 }
 

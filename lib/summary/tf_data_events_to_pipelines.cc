@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/time_span.h"
 
 namespace tfprof {
@@ -426,18 +427,11 @@ TfDataHost SummarizeTfData(const Host& host, const TfDataOptions& options, Diagn
   }
 
   if (out.visit_limit_hits)
-    diagnostics.Add(Severity::kWarning, "tfdata.walk_limit",
-                    "input pipeline executions nested deeper than 100 iterators were cut short there, as the "
-                    "TensorFlow Profiler does", host.name, out.visit_limit_hits);
+    diagnostics.Add(diag_kind::kTfdataWalkLimit, host.name, out.visit_limit_hits);
   if (out.shared_producer_links)
-    diagnostics.Add(Severity::kWarning, "tfdata.shared_producer",
-                    "producer iterator events that several consumers claim (repeated or looping element ids) were "
-                    "linked to the first consumer only", host.name, out.shared_producer_links);
+    diagnostics.Add(diag_kind::kTfdataSharedProducer, host.name, out.shared_producer_links);
   if (out.unmatched_consumes)
-    diagnostics.Add(Severity::kInfo, "tfdata.unmatched_consume",
-                    "elements consumed by an asynchronous iterator whose producing call is not in the capture "
-                    "(made before the trace began, or its producer events were dropped)",
-                    host.name, out.unmatched_consumes);
+    diagnostics.Add(diag_kind::kTfdataUnmatchedConsume, host.name, out.unmatched_consumes);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/summary/tf_op_name.h"
 #include "lib/model/xplane_schema.h"
 
@@ -175,14 +176,8 @@ bool XlaDeviceOpsBuilder::Add(size_t line, const Event& event, std::span<const S
 void XlaDeviceOpsBuilder::Break(size_t line) { last_[line] = {}; }
 
 void XlaDeviceOpsBuilder::Report(std::string_view plane_name, Diagnostics& diagnostics) const {
-  diagnostics.Add(Severity::kInfo, "op_stats.xla_ops",
-                  "device events of XLA ops (hlo_op stats, e.g. JAX) were counted per HLO op, named "
-                  "<hlo_module>/<hlo_op> and typed by a category read from the op's name (the HLO protos are not read)",
-                  plane_name, events_);
-  diagnostics.Add(Severity::kWarning, "op_stats.xla_command_buffer",
-                  "device events whose hlo_op is an XLA command buffer (several HLO ops run as one CUDA graph) count "
-                  "for the command buffer as a whole: which op inside it ran a kernel is not recorded",
-                  plane_name, command_buffer_events_);
+  diagnostics.Add(diag_kind::kOpStatsXlaOps, plane_name, events_);
+  diagnostics.Add(diag_kind::kOpStatsXlaCommandBuffer, plane_name, command_buffer_events_);
 }
 
 }  // namespace tfprof

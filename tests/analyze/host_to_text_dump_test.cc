@@ -119,8 +119,8 @@ TEST_CASE("The dump's diagnostics include info-level ones, most severe first", "
   std::ostringstream none;
   DiagnosticsToTextDump(diagnostics, none);
   CHECK(none.str() == "diagnostics: none\n");
-  diagnostics.Add(Severity::kInfo, "json.a", "info one", "", 2);
-  diagnostics.Add(Severity::kWarning, "json.b", "warning one", "ex");
+  diagnostics.AddEntry({Severity::kInfo, "json.a", "info one", 2, ""});
+  diagnostics.AddEntry({Severity::kWarning, "json.b", "warning one", 1, "ex"});
   std::ostringstream out;
   DiagnosticsToTextDump(diagnostics, out);
   CHECK(out.str() ==

@@ -44,7 +44,7 @@ TEST_CASE("The table view escapes every string it prints", "[render][escape]") {
   t.NewRow() = {std::string("evil\n  fake row 99"), int64_t{1}};
   r.tables.push_back(t);
   r.notes = {"note\x1b[31m"};
-  r.diagnostics.Add(Severity::kWarning, "kind\x1b", "message\n", "example\x1b[H");
+  r.diagnostics.AddEntry(DiagnosticEntry{Severity::kWarning, "kind\x1b", "message\n", 1, "example\x1b[H"});
   std::ostringstream out;
   RenderText(r, RenderOptions{}, out);
   const std::string text = out.str();

@@ -23,7 +23,7 @@ RunSummary SmallSummary() {
   run.parts = SummaryPart::kOps | SummaryPart::kMemory;
   run.options.compat = Compat::kXprof;
   run.options.step_marker = "^train$";
-  run.input_diagnostics.Add(Severity::kWarning, "input.duplicate", "a duplicate", "b.xplane.pb");
+  run.input_diagnostics.AddEntry({Severity::kWarning, "input.duplicate", "a duplicate", 1, "b.xplane.pb"});
   for (uint32_t order : {0u, 3u}) {
     HostPartials& h = run.hosts.emplace_back();
     h.order = order;
@@ -44,7 +44,7 @@ RunSummary SmallSummary() {
     s.op_name = h.memory.strings.Intern("MatMul");
     s.heap_bytes = 4096;
     a.timeline.push_back(s);
-    h.diagnostics.Add(Severity::kInfo, "memory.unmatched_deallocation", "frees", "GPU_0_bfc address 7", 2);
+    h.diagnostics.AddEntry({Severity::kInfo, "memory.unmatched_deallocation", "frees", 2, "GPU_0_bfc address 7"});
   }
   return run;
 }
