@@ -195,10 +195,10 @@ TEST_CASE("Kineto trace without a host process: device events are rows of their 
   CHECK(d.Count("json.kineto_device_ops_by_own_name") == 1);
   RunAnalysis a = Metrics(host, d);
   OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
-  REQUIRE(Row(tf, "region"));
-  REQUIRE(Row(tf, "b"));
-  CHECK(Row(tf, "region")->self_time_ps == 10000000);
-  CHECK(Row(tf, "b")->self_time_ps == 5000000);
+  REQUIRE(OpRow(tf, "region"));
+  REQUIRE(OpRow(tf, "b"));
+  CHECK(OpRow(tf, "region")->self_time_ps == 10000000);
+  CHECK(OpRow(tf, "b")->self_time_ps == 5000000);
 }
 
 TEST_CASE("Kineto launch after its op ended, inside an annotation that outlives the op: the annotation's", "[op_stats][kineto]") {
@@ -218,7 +218,7 @@ TEST_CASE("Kineto launch after its op ended, inside an annotation that outlives 
   CHECK(d.Count("json.kineto_device_ops_by_annotation") == 1);
   RunAnalysis a = Metrics(host, d);
   OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
-  REQUIRE(Row(tf, "late"));
-  CHECK(Row(tf, "late")->self_time_ps == 4000000);
-  CHECK(Row(tf, "aten::a") == nullptr);
+  REQUIRE(OpRow(tf, "late"));
+  CHECK(OpRow(tf, "late")->self_time_ps == 4000000);
+  CHECK(OpRow(tf, "aten::a") == nullptr);
 }
