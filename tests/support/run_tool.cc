@@ -33,18 +33,4 @@ ToolResult RunToolIn(const std::string& cwd, const std::string& args) {
   return r;
 }
 
-std::string DiffWithGolden(const std::string& golden_path, const std::string& actual) {
-  if (const char* u = std::getenv("TFPROF_UPDATE_GOLDEN"); u && std::string(u) == "1") {
-    std::ofstream(golden_path, std::ios::binary) << actual;
-    return "";
-  }
-  if (Slurp(golden_path) == actual) return "";
-  std::string dir = TempDir();
-  std::ofstream(dir + "/actual", std::ios::binary) << actual;
-  std::string cmd = "diff -u '" + golden_path + "' " + dir + "/actual > " + dir + "/diff";
-  Shell(cmd);
-  std::string diff = Slurp(dir + "/diff");
-  return diff.empty() ? "(golden file missing or unreadable: " + golden_path + ")" : diff;
-}
-
 }  // namespace tfprof::testing

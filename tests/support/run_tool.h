@@ -17,8 +17,5 @@ ToolResult RunTool(const std::string& args);
 // The same, run from `dir` (so paths in the output are relative to it).
 ToolResult RunToolIn(const std::string& dir, const std::string& args);
 
-// Compares `actual` with the golden file; on a difference, returns the
-// `diff -u` text (empty when equal). TFPROF_UPDATE_GOLDEN=1 rewrites it.
-std::string DiffWithGolden(const std::string& golden_path, const std::string& actual);
 
 }  // namespace tfprof::testing
