@@ -10,9 +10,9 @@
 #include "fuzz/fuzz_common.h"
 #include "fuzz/host_check.h"
 #include "lib/analyze/run_summary_to_metrics.h"
-#include "lib/summary/host_to_run_summary.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/host_to_run_summary.h"
 
 namespace tfprof::fuzz {
 

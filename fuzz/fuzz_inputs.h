@@ -91,12 +91,18 @@ class ByteTaker {
 inline void FuzzDiscovery(std::string_view bytes) {
   namespace fs = std::filesystem;
   static const char* const kDirs[] = {
-      "", "plugins", "plugins/profile", "plugins/profile/2024_01_01_00_00_00", "plugins/profile/2024_01_02_00_00_00",
-      "fit/train/plugins/profile/2024_01_01_00_00_00", "run", "a/b/c/d/e/plugins/profile/r",
+      "",
+      "plugins",
+      "plugins/profile",
+      "plugins/profile/2024_01_01_00_00_00",
+      "plugins/profile/2024_01_02_00_00_00",
+      "fit/train/plugins/profile/2024_01_01_00_00_00",
+      "run",
+      "a/b/c/d/e/plugins/profile/r",
   };
   static const char* const kNames[] = {
-      "h.xplane.pb", "h.xplane.pb.gz", "h.trace.json", "h.trace.json.gz", "g.pt.trace.json",
-      "h.overview_page.pb", "g.xplane.pb", "notes.txt", "plugins", "profile",
+      "h.xplane.pb",        "h.xplane.pb.gz", "h.trace.json", "h.trace.json.gz", "g.pt.trace.json",
+      "h.overview_page.pb", "g.xplane.pb",    "notes.txt",    "plugins",         "profile",
   };
   static const char* const kLinks[] = {"nowhere", ".", "..", "h.xplane.pb", "/dev/null", "g.xplane.pb", "plugins"};
   static const char* const kRuns[] = {"", "2024_01_01_00_00_00", "train/2024_01_01_00_00_00", "nope", "r"};

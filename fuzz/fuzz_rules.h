@@ -18,8 +18,8 @@
 
 #include "fuzz/fuzz_inputs.h"
 #include "lib/analyze/metric_rules.h"
-#include "lib/summary/name_regex.h"
 #include "lib/analyze/run_diff.h"
+#include "lib/summary/name_regex.h"
 
 namespace tfprof::fuzz {
 
@@ -73,7 +73,8 @@ inline void FuzzRules(std::string_view bytes) {
           std::vector<CheckOutcome> out = EvaluateRules(rules, empty, p);
           Require(out.size() == rules.size(), "one outcome per rule");
           for (size_t i = 0; i < out.size(); ++i)
-            Require(out[i].missing && (out[i].status == OutcomeStatus::kSkip) == (rules[i].optional || p == MissingPolicy::kSkip),
+            Require(out[i].missing &&
+                        (out[i].status == OutcomeStatus::kSkip) == (rules[i].optional || p == MissingPolicy::kSkip),
                     "a rule on a missing metric fails unless optional or --missing skip");
         }
         break;

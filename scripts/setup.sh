@@ -9,6 +9,7 @@ packages=(
   libabsl-dev libcli11-dev libfmt-dev nlohmann-json3-dev catch2
   zlib1g-dev libsimdjson-dev libisal-dev
   libre2-dev
+  clang-format python3
 )
 
 missing=()

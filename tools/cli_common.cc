@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "lib/model/diagnostic_kinds.h"
-#include "lib/summary/name_regex.h"
 #include "lib/model/errors.h"
 #include "lib/read/capture_discovery.h"
+#include "lib/summary/name_regex.h"
 #include "tools/hints_to_text.h"
 
 namespace tfprof::cli {
@@ -32,7 +32,8 @@ std::vector<OutputOption>& OutputOptions() {
 
 }  // namespace
 
-CLI::Option* AddOutputOption(CLI::App* cmd, const std::string& name, std::string& path, const std::string& description) {
+CLI::Option* AddOutputOption(CLI::App* cmd, const std::string& name, std::string& path,
+                             const std::string& description) {
   OutputOptions().push_back({cmd, &path});
   return cmd->add_option(name, path, description);
 }
@@ -71,7 +72,8 @@ void WriteOutput(const std::string& path, const std::function<void(std::ostream&
 
 void AddCommonOptions(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("path", o.path, "Logdir, run folder (plugins/profile/<run>) or capture file")->required();
-  cmd->add_option("--format,-f", o.format, "Output format: table (default), csv, json, or dot (commands that draw a graph)")
+  cmd->add_option("--format,-f", o.format,
+                  "Output format: table (default), csv, json, or dot (commands that draw a graph)")
       ->check(CLI::IsMember({"table", "csv", "json", "dot"}));
   AddOutputOption(cmd, "--output,-o", o.output,
                   "Write the output to this file instead of stdout (replaced whole, never an input or inside an input "
@@ -112,8 +114,8 @@ void AddStepOptions(CLI::App* cmd, CommonOptions& o) {
                       "contains a match of this regular expression (RE2 syntax) to the start of the next, the last to "
                       "the end of the trace; device work goes with its launch (e.g. 'enumerate\\(DataLoader\\)' "
                       "for a PyTorch loop without ProfilerStep#N)");
-  CLI::Option* whole =
-      cmd->add_flag("--whole-trace", o.whole_trace, "When the capture has no step markers: treat the whole capture as one step");
+  CLI::Option* whole = cmd->add_flag("--whole-trace", o.whole_trace,
+                                     "When the capture has no step markers: treat the whole capture as one step");
   // Each replaces the capture's steps in its own way: one at a time.
   marker->excludes(between)->excludes(whole);
   between->excludes(whole);

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "lib/summary/analysis_options.h"
 #include "lib/model/diagnostics.h"
 #include "lib/read/read_options.h"
 #include "lib/render/output_file.h"
 #include "lib/render/render.h"
+#include "lib/summary/analysis_options.h"
 
 namespace tfprof::cli {
 
@@ -22,15 +22,15 @@ struct CommonOptions {
   std::string output;
   std::string host;
   std::string run;
-  std::string table;  // CSV: which table.
+  std::string table;      // CSV: which table.
   bool csv_safe = false;  // --csv-safe: defuse text cells a spreadsheet would run as formulas.
   bool list_runs = false;
   bool verbose = false;
   uint64_t max_events = 0;
   uint64_t max_inflated_mb = 64 << 10;  // --max-inflated-mb: gzip bomb guard.
-  std::string compat;  // "" (TensorFlow Profiler as documented) or "xprof".
-  std::string step_marker;  // --step-marker (commands with steps).
-  std::string steps_between;  // --steps-between (commands with steps).
+  std::string compat;                   // "" (TensorFlow Profiler as documented) or "xprof".
+  std::string step_marker;              // --step-marker (commands with steps).
+  std::string steps_between;            // --steps-between (commands with steps).
   bool whole_trace = false;
 };
 

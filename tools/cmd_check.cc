@@ -10,8 +10,8 @@
 
 #include "lib/analyze/metric_rules.h"
 #include "lib/analyze/metrics_report.h"
-#include "lib/model/errors.h"
 #include "lib/analyze/run_summary_to_metrics.h"
+#include "lib/model/errors.h"
 #include "lib/render/render.h"
 #include "tools/commands.h"
 
@@ -32,7 +32,8 @@ std::string ReadRulesFile(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat on the
   // open file then refuses it, with devices and sockets, before any read.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) throw InputError(path, std::string("cannot read the rules file (") + std::strerror(errno) + ")", kExitUsage);
+  if (fd < 0)
+    throw InputError(path, std::string("cannot read the rules file (") + std::strerror(errno) + ")", kExitUsage);
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
@@ -47,7 +48,8 @@ std::string ReadRulesFile(const std::string& path) {
   for (;;) {
     const ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw InputError(path, std::string("cannot read the rules file (") + std::strerror(errno) + ")", kExitUsage);
+    if (n < 0)
+      throw InputError(path, std::string("cannot read the rules file (") + std::strerror(errno) + ")", kExitUsage);
     if (n == 0) return text;
     text.append(chunk, static_cast<size_t>(n));
     // Also when the file grew after fstat.
@@ -65,7 +67,8 @@ std::vector<MetricRule> CollectRules(const CheckOptions& c) {
   for (const std::string& m : c.max) rules.push_back(ParseBoundFlag(m, /*is_max=*/true));
   for (const std::string& m : c.min) rules.push_back(ParseBoundFlag(m, /*is_max=*/false));
   if (rules.empty())
-    throw InputError("", "check needs at least one rule: --max METRIC=VALUE, --min METRIC=VALUE or --rules FILE", kExitUsage);
+    throw InputError("", "check needs at least one rule: --max METRIC=VALUE, --min METRIC=VALUE or --rules FILE",
+                     kExitUsage);
   return rules;
 }
 

@@ -5,8 +5,8 @@
 // regression into exit code 5 (docs/ci.md).
 #include "lib/analyze/metrics_report.h"
 #include "lib/analyze/run_diff.h"
-#include "lib/model/errors.h"
 #include "lib/analyze/run_summary_to_metrics.h"
+#include "lib/model/errors.h"
 #include "lib/render/render.h"
 #include "lib/summary/run_summary_combine.h"
 #include "tools/commands.h"
@@ -100,9 +100,8 @@ class Diff final : public Command {
     // Both sides' inputs are in Guard(): neither is ever written to.
     Emit(report, shared_);
     if (!d_.junit.empty()) {
-      const Report junit =
-          BuildOutcomesReport("diff", in.fail_if,
-                              {{"base", d_.base}, {"new", d_.next}, {"base_run", base.run}, {"new_run", next.run}});
+      const Report junit = BuildOutcomesReport(
+          "diff", in.fail_if, {{"base", d_.base}, {"new", d_.next}, {"base_run", base.run}, {"new_run", next.run}});
       WriteOutput(d_.junit, [&](std::ostream& out) { Render(junit, {.format = OutputFormat::kJUnit}, out); });
     }
     if (std::string failed = FailureSummary(in.fail_if, "--fail-if condition"); !failed.empty())

@@ -19,7 +19,8 @@ class KernelStats final : public RunReportCommand {
  private:
   void AddCommandOptions(CLI::App* cmd) override {
     cmd->add_option("--top", ks_.top, "At most N rows")->transform(WholeNumber(0, SIZE_MAX));
-    cmd->add_option("--op", ks_.op_regex, "Only kernels whose op name contains a match of this regular expression (RE2 syntax)");
+    cmd->add_option("--op", ks_.op_regex,
+                    "Only kernels whose op name contains a match of this regular expression (RE2 syntax)");
     cmd->add_option("--kernel", ks_.kernel_regex,
                     "Only kernels whose name contains a match of this regular expression (RE2 syntax)");
     cmd->add_option("--by", by_, "'op': one row per op (kernel count, total time, fraction on Tensor Cores)")
@@ -35,8 +36,8 @@ class KernelStats final : public RunReportCommand {
     const HostSummary ops = CombineHostOps(run);
     if (std::string why = NoKernelsReason(ops); !why.empty()) throw InputError(options_.path, why, kExitUnavailable);
     Report report = BuildKernelStatsReport(ops, ks_);
-    report.lines.insert(report.lines.begin(),
-                        "run " + run.run + " · " + ops.env.device_type + " ×" + std::to_string(ops.env.device_core_count));
+    report.lines.insert(report.lines.begin(), "run " + run.run + " · " + ops.env.device_type + " ×" +
+                                                  std::to_string(ops.env.device_core_count));
     return report;
   }
 

@@ -18,10 +18,11 @@ std::string Join(const std::vector<std::string>& items) {
 class Memory final : public RunReportCommand {
  public:
   Memory()
-      : RunReportCommand("memory",
-                         "Memory profile: peak memory per allocator, when it happened and which ops held it (TensorFlow "
-                         "BFC allocators from the .xplane.pb; PyTorch traces recorded with profile_memory=True)",
-                         SummaryPart::kMemory, /*finds_steps=*/false) {}
+      : RunReportCommand(
+            "memory",
+            "Memory profile: peak memory per allocator, when it happened and which ops held it (TensorFlow "
+            "BFC allocators from the .xplane.pb; PyTorch traces recorded with profile_memory=True)",
+            SummaryPart::kMemory, /*finds_steps=*/false) {}
 
  private:
   void AddCommandOptions(CLI::App* cmd) override {
@@ -45,8 +46,8 @@ class Memory final : public RunReportCommand {
   Report BuildReport(RunSummary& run) override {
     std::vector<HostMemoryProfile> profiles;
     for (HostPartials& h : run.hosts) profiles.push_back(std::move(h.memory));
-    const bool any = std::any_of(profiles.begin(), profiles.end(),
-                                 [](const HostMemoryProfile& p) { return !p.allocators.empty(); });
+    const bool any =
+        std::any_of(profiles.begin(), profiles.end(), [](const HostMemoryProfile& p) { return !p.allocators.empty(); });
     if (!any) {
       std::string why = profiles.empty() ? "no host was read" : profiles.front().no_profile_reason;
       throw InputError(options_.path, "no memory profile: " + why, kExitUnavailable);
@@ -54,7 +55,8 @@ class Memory final : public RunReportCommand {
     if (!report_options_.memory_id.empty()) {
       std::vector<std::string> ids = MemoryIds(profiles);
       if (std::find(ids.begin(), ids.end(), report_options_.memory_id) == ids.end())
-        throw InputError(options_.path, "no allocator '" + report_options_.memory_id + "' (memory ids: " + Join(ids) + ")",
+        throw InputError(options_.path,
+                         "no allocator '" + report_options_.memory_id + "' (memory ids: " + Join(ids) + ")",
                          kExitUsage);
     }
     // CSV writes one table: the one asked for when it is a single one, so

@@ -16,7 +16,8 @@ class OpStats final : public RunReportCommand {
   void AddCommandOptions(CLI::App* cmd) override {
     cmd->add_flag("--no-idle", no_idle_, "Leave out the IDLE rows (the TensorFlow Profiler's 'Include IDLE' off)");
     cmd->add_option("--side", stats_.side, "Only host or device rows")->check(CLI::IsMember({"host", "device"}));
-    cmd->add_option("--by", by_, "Aggregate rows: 'type' gives one row per op type")->check(CLI::IsMember({"op", "type"}));
+    cmd->add_option("--by", by_, "Aggregate rows: 'type' gives one row per op type")
+        ->check(CLI::IsMember({"op", "type"}));
     cmd->add_option("--top", stats_.top, "At most N rows per side (default: 500, as the TensorFlow Profiler)")
         ->transform(WholeNumber(0, SIZE_MAX));
     cmd->add_option("--sort", stats_.sort,
@@ -31,8 +32,9 @@ class OpStats final : public RunReportCommand {
   Report BuildReport(RunSummary& run) override {
     const HostSummary ops = CombineHostOps(run);
     Report report = BuildTfStatsReport(ops, stats_);
-    report.lines.insert(report.lines.begin(), "run " + run.run + " · " + ops.env.device_type +
-                                                  (ops.env.has_device() ? " ×" + std::to_string(ops.env.device_core_count) : ""));
+    report.lines.insert(report.lines.begin(),
+                        "run " + run.run + " · " + ops.env.device_type +
+                            (ops.env.has_device() ? " ×" + std::to_string(ops.env.device_core_count) : ""));
     return report;
   }
 

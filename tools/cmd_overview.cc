@@ -25,8 +25,8 @@ class OverviewPage final : public RunReportCommand {
 }  // namespace
 
 std::unique_ptr<Command> OverviewCommand() {
-  return std::make_unique<OverviewPage>("overview", "Step-time breakdown, input-bound verdict, placement, top device ops",
-                                        BuildOverviewReport);
+  return std::make_unique<OverviewPage>(
+      "overview", "Step-time breakdown, input-bound verdict, placement, top device ops", BuildOverviewReport);
 }
 
 std::unique_ptr<Command> InputPipelineCommand() {

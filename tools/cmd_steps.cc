@@ -20,12 +20,14 @@ class Steps final : public RunReportCommand {
   std::string Hint() const {
     if (options_.whole_trace) return "";
     if (!options_.steps_between.empty()) return " (try another --steps-between REGEX or --whole-trace)";
-    return options_.step_marker.empty() ? " (try --step-marker REGEX or --whole-trace, or --steps-between REGEX)"
-                                        : " (try another --step-marker REGEX or --whole-trace, or --steps-between REGEX)";
+    return options_.step_marker.empty()
+               ? " (try --step-marker REGEX or --whole-trace, or --steps-between REGEX)"
+               : " (try another --step-marker REGEX or --whole-trace, or --steps-between REGEX)";
   }
   Report BuildReport(RunSummary& run) override {
     const StepSummary summary = SummarizeSteps(CombineRunSteps(run));
-    if (summary.rows.empty()) throw InputError(options_.path, "no steps: " + summary.no_steps_reason + Hint(), kExitUnavailable);
+    if (summary.rows.empty())
+      throw InputError(options_.path, "no steps: " + summary.no_steps_reason + Hint(), kExitUnavailable);
     Report report = BuildStepsReport(summary);
     if (!summary.intersection_note.empty()) report.notes.push_back(summary.intersection_note);
     if (!summary.note.empty()) report.notes.push_back(summary.note);

@@ -14,8 +14,8 @@ std::vector<std::unique_ptr<Command>> AllCommands() {
   using MakeCommand = std::unique_ptr<Command> (*)();
   // The order `--help` lists them in.
   constexpr MakeCommand kCommands[] = {
-      InfoCommand, OverviewCommand, OpStatsCommand, PlacementCommand, KernelStatsCommand, StepsCommand,
-      InputPipelineCommand, MemoryCommand, TfDataCommand, MetricsCommand, CheckCommand, DiffCommand,
+      InfoCommand,          OverviewCommand, OpStatsCommand, PlacementCommand, KernelStatsCommand, StepsCommand,
+      InputPipelineCommand, MemoryCommand,   TfDataCommand,  MetricsCommand,   CheckCommand,       DiffCommand,
   };
   std::vector<std::unique_ptr<Command>> commands;
   for (MakeCommand make : kCommands) commands.push_back(make());

@@ -50,8 +50,9 @@ std::string Headline(const std::vector<HostInfo>& hosts) {
     }
   }
   std::string out = fmt::format("{} host{} ({})", hosts.size(), hosts.size() == 1 ? "" : "s", names);
-  if (devices) out += fmt::format(" · {} device plane{}{}", devices, devices == 1 ? "" : "s",
-                                  device_desc.empty() ? "" : " (" + device_desc + ")");
+  if (devices)
+    out += fmt::format(" · {} device plane{}{}", devices, devices == 1 ? "" : "s",
+                       device_desc.empty() ? "" : " (" + device_desc + ")");
   else out += " · no device plane (host only)";
   out += fmt::format(" · {} events", events);
   if (first != kNoTime) out += fmt::format(" over {:.3f} ms", SpanMs(first, last));
@@ -203,11 +204,14 @@ Report BuildInfoReport(const std::vector<HostInfo>& hosts) {
         .Set("warnings", static_cast<int64_t>(h.warnings.size()));
     for (const PlaneInfo& p : h.planes)
       if (p.events && SpanPsExact(p.first_ps, p.last_ps) > static_cast<uint64_t>(kMaxSpanPs))
-        r.notes.push_back(fmt::format("{}: plane {} has events more than 100 days apart (a corrupt clock?): other "
-                                      "commands cut its time spans to 100 days",
-                                      h.name, p.name));
-    for (const std::string& e : h.errors) r.notes.push_back(fmt::format("{}: the profiler reported an error: {}", h.name, e));
-    for (const std::string& w : h.warnings) r.notes.push_back(fmt::format("{}: the profiler reported a warning: {}", h.name, w));
+        r.notes.push_back(
+            fmt::format("{}: plane {} has events more than 100 days apart (a corrupt clock?): other "
+                        "commands cut its time spans to 100 days",
+                        h.name, p.name));
+    for (const std::string& e : h.errors)
+      r.notes.push_back(fmt::format("{}: the profiler reported an error: {}", h.name, e));
+    for (const std::string& w : h.warnings)
+      r.notes.push_back(fmt::format("{}: the profiler reported a warning: {}", h.name, w));
   }
   r.lines.push_back(Headline(hosts));
   r.tables = {std::move(planes), std::move(host_table), std::move(devices), std::move(lines)};

@@ -91,7 +91,8 @@ void DumpMetadata(const Host& host, const Plane& plane, uint64_t limit, std::ost
 
 void DumpLine(const Host& host, const Plane& plane, const Line& line, uint64_t limit, std::ostream& out) {
   out << fmt::format("    line {} ", line.id) << QuoteForDump(host.Str(line.name));
-  if (line.display_name != StringPool::kEmpty && line.display_name != line.name) out << " (display " << QuoteForDump(host.Str(line.display_name)) << ")";
+  if (line.display_name != StringPool::kEmpty && line.display_name != line.name)
+    out << " (display " << QuoteForDump(host.Str(line.display_name)) << ")";
   if (line.display_id != 0) out << fmt::format(" display id {}", line.display_id);
   out << fmt::format(": timestamp ns {}, duration ps {}, {} events\n", line.timestamp_ns, line.duration_ps,
                      line.events.size());

@@ -21,7 +21,7 @@
 namespace tfprof {
 
 struct TextDumpLimits {
-  uint64_t events_per_line = 20;    // 0: all.
+  uint64_t events_per_line = 20;     // 0: all.
   uint64_t metadata_per_plane = 50;  // 0: all.
 };
 

@@ -12,7 +12,9 @@ bool EqualsNoCase(std::string_view a, std::string_view b) {
     if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
   return true;
 }
-bool EndsWith(std::string_view s, std::string_view x) { return s.size() >= x.size() && s.substr(s.size() - x.size()) == x; }
+bool EndsWith(std::string_view s, std::string_view x) {
+  return s.size() >= x.size() && s.substr(s.size() - x.size()) == x;
+}
 bool Contains(std::string_view s, std::string_view x) { return s.find(x) != std::string_view::npos; }
 
 // Input ops: tf.data iterators, host-to-device copies and infeed, and the
@@ -34,7 +36,8 @@ InputOpCategory Classify(const OpMetrics& m) {
   // A dataset that reads files: reading ahead (behind a prefetch,
   // interleave, parallel map or in-memory cache) or on demand.
   const std::string& n = m.name;
-  for (std::string_view reader : {"::TFRecord", "::TextLine", "::FixedLengthRecord", "::SSTable", "::RecordIO", "::ArrayRecord"})
+  for (std::string_view reader :
+       {"::TFRecord", "::TextLine", "::FixedLengthRecord", "::SSTable", "::RecordIO", "::ArrayRecord"})
     if (EndsWith(n, reader)) {
       for (std::string_view ahead : {"::MemoryReader", "::MemoryWriter", "::Interleave", "::Prefetch", "::ParallelMap"})
         if (Contains(n, ahead)) return InputOpCategory::kAdvancedFileRead;
@@ -87,7 +90,8 @@ InputPipelineAnalysis AnalyzeInputPipeline(const OpMetricsDb& host_ops, const St
   // estimated from the share of the step spent copying to the device;
   // otherwise it is the file reading and preprocessing measured.
   const double classified = demanded + advanced + preprocessing;
-  const double ratio = steps.step_time_ms.avg > 0 ? std::min(1.0, steps.host_to_device_ms.avg / steps.step_time_ms.avg) : 0.0;
+  const double ratio =
+      steps.step_time_ms.avg > 0 ? std::min(1.0, steps.host_to_device_ms.avg / steps.step_time_ms.avg) : 0.0;
   const double non_enqueue = ratio != 0 ? enqueue * (1 - ratio) / ratio : classified;
   InputTimeBreakdown& b = a.breakdown;
   b.enqueue_us = enqueue;

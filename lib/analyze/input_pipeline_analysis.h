@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/summary/op_metrics_db.h"
 #include "lib/analyze/step_summary.h"
+#include "lib/summary/op_metrics_db.h"
 
 namespace tfprof {
 

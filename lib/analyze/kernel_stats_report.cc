@@ -129,9 +129,9 @@ Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptio
     launches += r.occurrences;
     if (r.uses_tensor_core) tc += r.total_ns;
   }
-  report.lines.push_back(fmt::format("{} kernel rows · {} launches · {:.3f} ms of kernel time · {:.1f}% on Tensor Cores",
-                                     kept.size(), launches, static_cast<double>(total) / 1e6,
-                                     total ? 100.0 * static_cast<double>(tc) / static_cast<double>(total) : 0.0));
+  report.lines.push_back(fmt::format(
+      "{} kernel rows · {} launches · {:.3f} ms of kernel time · {:.1f}% on Tensor Cores", kept.size(), launches,
+      static_cast<double>(total) / 1e6, total ? 100.0 * static_cast<double>(tc) / static_cast<double>(total) : 0.0));
   if (options.by_op) {
     report.tables.push_back(OpTable(kept, options.top));
   } else {
@@ -139,8 +139,9 @@ Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptio
     report.tables.push_back(KernelTable(kept, summary.env.pytorch()));
   }
   if (summary.kernels.size() > 1000)
-    report.notes.push_back(fmt::format("{} kernel rows in the capture; the 1000 longest are kept, as the TensorFlow Profiler does",
-                                       summary.kernels.size()));
+    report.notes.push_back(
+        fmt::format("{} kernel rows in the capture; the 1000 longest are kept, as the TensorFlow Profiler does",
+                    summary.kernels.size()));
   return report;
 }
 

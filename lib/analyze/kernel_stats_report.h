@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "lib/summary/host_summary.h"
 #include "lib/report/report.h"
+#include "lib/summary/host_summary.h"
 
 namespace tfprof {
 

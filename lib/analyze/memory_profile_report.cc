@@ -381,8 +381,9 @@ void AddPyTorchNotes(const std::vector<HostMemoryProfile>& hosts, const MemoryRe
                                ": the trace has no \"Total Allocated\" (PyTorch before 1.10): allocated is the net "
                                "of the trace's own allocations and frees, counted from 0 at its start.");
       if (!a.pytorch.addresses_known)
-        report.notes.push_back(who + ": the trace has no \"Addr\": frees cannot be matched with allocations, so "
-                                     "there is no breakdown.");
+        report.notes.push_back(who +
+                               ": the trace has no \"Addr\": frees cannot be matched with allocations, so "
+                               "there is no breakdown.");
     }
 }
 

@@ -6,16 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "lib/report/report.h"
 #include "lib/summary/analysis_options.h"
 #include "lib/summary/memory_events_to_profile.h"
-#include "lib/report/report.h"
 
 namespace tfprof {
 
 enum class MemoryUnit { kGiB, kMiB, kBytes };
 
 struct MemoryReportOptions {
-  std::string memory_id;   // Only this allocator (empty: all).
+  std::string memory_id;  // Only this allocator (empty: all).
   bool timeline = false;
   bool all_points = false;  // Timeline without sampling.
   bool breakdown = false;

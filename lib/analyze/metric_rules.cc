@@ -20,8 +20,8 @@ struct OpSpelling {
   std::string_view text;
   RuleOp op;
 };
-constexpr OpSpelling kOps[] = {{"<=", RuleOp::kLe}, {">=", RuleOp::kGe}, {"==", RuleOp::kEq}, {"!=", RuleOp::kNe},
-                               {"<", RuleOp::kLt},  {">", RuleOp::kGt}};
+constexpr OpSpelling kOps[] = {{"<=", RuleOp::kLe}, {">=", RuleOp::kGe}, {"==", RuleOp::kEq},
+                               {"!=", RuleOp::kNe}, {"<", RuleOp::kLt},  {">", RuleOp::kGt}};
 
 bool Holds(double v, RuleOp op, double t) {
   switch (op) {
@@ -79,9 +79,9 @@ double ParseThreshold(std::string_view text, const std::string& context) {
     std::string_view suffix;
     double factor;
   };
-  static constexpr Scale kScales[] = {{"", 1},       {"%", 1},         {"KiB", 1024.0},      {"MiB", 1048576.0},
-                                      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"KB", 1e3}, {"MB", 1e6},
-                                      {"GB", 1e9},    {"TB", 1e12}};
+  static constexpr Scale kScales[] = {
+      {"", 1},     {"%", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+      {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9},     {"TB", 1e12}};
   for (const Scale& sc : kScales) {
     if (suffix != sc.suffix) continue;
     // 1e308GiB is a finite number times a unit, but no finite threshold.
@@ -97,10 +97,12 @@ MetricRule ParseBoundFlag(std::string_view arg, bool is_max) {
   const std::string flag = is_max ? "--max" : "--min";
   const size_t eq = arg.find('=');
   if (eq == std::string_view::npos || Trim(arg.substr(0, eq)).empty())
-    throw std::invalid_argument(fmt::format("{} {}: expected METRIC=VALUE, e.g. {} overview.input_percent=20", flag, arg, flag));
+    throw std::invalid_argument(
+        fmt::format("{} {}: expected METRIC=VALUE, e.g. {} overview.input_percent=20", flag, arg, flag));
   const std::string metric(Trim(arg.substr(0, eq)));
   const std::string_view value = arg.substr(eq + 1);
-  return MakeRule(metric, is_max ? RuleOp::kLe : RuleOp::kGe, ParseThreshold(value, flag + " " + metric), value, false, flag);
+  return MakeRule(metric, is_max ? RuleOp::kLe : RuleOp::kGe, ParseThreshold(value, flag + " " + metric), value, false,
+                  flag);
 }
 
 std::vector<MetricRule> ParseRules(std::string_view text, const std::string& source) {
@@ -124,7 +126,8 @@ std::vector<MetricRule> ParseRules(std::string_view text, const std::string& sou
     }
     const size_t at = line.find_first_of("<>=!");
     if (at == std::string_view::npos)
-      throw std::invalid_argument(fmt::format("{}: expected 'METRIC OP VALUE' (OP: <=, <, >=, >, ==, !=), got '{}'", where, line));
+      throw std::invalid_argument(
+          fmt::format("{}: expected 'METRIC OP VALUE' (OP: <=, <, >=, >, ==, !=), got '{}'", where, line));
     const OpSpelling* op = nullptr;
     for (const OpSpelling& s : kOps)
       if (line.substr(at, s.text.size()) == s.text) {
@@ -133,7 +136,8 @@ std::vector<MetricRule> ParseRules(std::string_view text, const std::string& sou
       }
     const std::string metric(Trim(line.substr(0, at)));
     if (!op || metric.empty() || metric.find_first_of(" \t") != std::string::npos)
-      throw std::invalid_argument(fmt::format("{}: expected 'METRIC OP VALUE' (OP: <=, <, >=, >, ==, !=), got '{}'", where, line));
+      throw std::invalid_argument(
+          fmt::format("{}: expected 'METRIC OP VALUE' (OP: <=, <, >=, >, ==, !=), got '{}'", where, line));
     const std::string_view value = line.substr(at + op->text.size());
     rules.push_back(MakeRule(metric, op->op, ParseThreshold(value, where), value, optional, where));
   }
@@ -142,9 +146,10 @@ std::vector<MetricRule> ParseRules(std::string_view text, const std::string& sou
 
 void ValidateMetricName(const std::string& metric, const std::string& origin) {
   if (FindMetricDef(metric)) return;
-  throw std::invalid_argument(fmt::format("{}: unknown metric '{}' (docs/metrics.md lists them; `tfprof-analyze metrics "
-                                          "PATH` prints a capture's)",
-                                          origin, metric));
+  throw std::invalid_argument(
+      fmt::format("{}: unknown metric '{}' (docs/metrics.md lists them; `tfprof-analyze metrics "
+                  "PATH` prints a capture's)",
+                  origin, metric));
 }
 
 std::string FormatMetricValue(double value, std::string_view unit) {
@@ -162,7 +167,8 @@ std::string MissingReason(const RunAnalysis& run, const std::string& metric) {
   return note.empty() ? "not in this capture" : "not in this capture (" + note + ")";
 }
 
-std::vector<CheckOutcome> EvaluateRules(const std::vector<MetricRule>& rules, const RunAnalysis& run, MissingPolicy missing) {
+std::vector<CheckOutcome> EvaluateRules(const std::vector<MetricRule>& rules, const RunAnalysis& run,
+                                        MissingPolicy missing) {
   std::vector<CheckOutcome> out;
   for (const MetricRule& r : rules) {
     CheckOutcome o;
@@ -179,8 +185,9 @@ std::vector<CheckOutcome> EvaluateRules(const std::vector<MetricRule>& rules, co
       o.actual = m->value;
       const bool ok = Holds(m->value, r.op, r.threshold);
       o.status = ok ? OutcomeStatus::kPass : OutcomeStatus::kFail;
-      o.message = fmt::format("{} = {} {}{}", r.metric, FormatMetricValue(m->value, unit), unit,
-                              ok ? "" : fmt::format(", not {} {}", RuleOpText(r.op), FormatMetricValue(r.threshold, unit)));
+      o.message =
+          fmt::format("{} = {} {}{}", r.metric, FormatMetricValue(m->value, unit), unit,
+                      ok ? "" : fmt::format(", not {} {}", RuleOpText(r.op), FormatMetricValue(r.threshold, unit)));
     }
     out.push_back(std::move(o));
   }

@@ -41,13 +41,13 @@ std::string_view OutcomeStatusName(OutcomeStatus s);  // "pass", "FAIL", "skip"
 // The result of one rule (check) or one --fail-if condition (diff); the
 // shape JUnit and the tables share.
 struct CheckOutcome {
-  std::string name;    // The rule as written, normalised.
+  std::string name;  // The rule as written, normalised.
   std::string metric;
   std::string origin;
   OutcomeStatus status = OutcomeStatus::kPass;
-  bool missing = false;         // The metric was not in the capture.
-  std::optional<double> actual; // The value compared (check: the metric; diff: the delta).
-  std::string message;          // One line: why it passed, failed or was skipped.
+  bool missing = false;          // The metric was not in the capture.
+  std::optional<double> actual;  // The value compared (check: the metric; diff: the delta).
+  std::string message;           // One line: why it passed, failed or was skipped.
 };
 
 // A number with an optional unit suffix: `%` (ignored), KiB/MiB/GiB/TiB
@@ -68,7 +68,8 @@ std::vector<MetricRule> ParseRules(std::string_view text, const std::string& sou
 // have (a typo should not pass as "missing").
 void ValidateMetricName(const std::string& metric, const std::string& origin);
 
-std::vector<CheckOutcome> EvaluateRules(const std::vector<MetricRule>& rules, const RunAnalysis& run, MissingPolicy missing);
+std::vector<CheckOutcome> EvaluateRules(const std::vector<MetricRule>& rules, const RunAnalysis& run,
+                                        MissingPolicy missing);
 
 // Why the run has no `metric`: "not in this capture", with the collector's
 // note for its group when there is one.

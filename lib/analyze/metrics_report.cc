@@ -10,7 +10,8 @@ namespace {
 // Counts and bytes as integers (CSV and JSON too: a byte count must not
 // read 6442450944.000), everything else as a double.
 Cell ValueCell(double v, std::string_view unit) {
-  if (IsIntegerUnit(unit) && std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e18) return static_cast<int64_t>(v);
+  if (IsIntegerUnit(unit) && std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e18)
+    return static_cast<int64_t>(v);
   return v;
 }
 
@@ -106,8 +107,9 @@ std::string RunLine(const std::string& side, const RunAnalysis& run, const std::
   const Metric* step = run.Find("overview.step_time_ms.avg");
   return fmt::format("{}: {} · run {} · {} host{} · {}{}", side, label, run.run, run.ops.env.hosts.size(),
                      run.ops.env.hosts.size() == 1 ? "" : "s",
-                     run.ops.env.has_device() ? fmt::format("{} × {}", run.ops.env.device_core_count, run.ops.env.device_type)
-                                              : std::string("CPU only"),
+                     run.ops.env.has_device()
+                         ? fmt::format("{} × {}", run.ops.env.device_core_count, run.ops.env.device_type)
+                         : std::string("CPU only"),
                      steps && step ? fmt::format(" · {:.0f} step{}", steps->value, steps->value == 1 ? "" : "s")
                                    : std::string(" · no steps"));
 }
@@ -194,21 +196,24 @@ Report BuildDiffReport(const DiffInputs& d, const DiffReportOptions& options) {
     overview.push_back(m);
   }
   r.tables.push_back(MetricDeltaTable("overview", "Overview (base → new)", overview));
-  if (zero) r.notes.push_back(fmt::format("{} overview metric{} 0 in both runs not shown (--table metrics, or -v, lists every metric)",
-                                          zero, zero == 1 ? "" : "s"));
+  if (zero)
+    r.notes.push_back(
+        fmt::format("{} overview metric{} 0 in both runs not shown (--table metrics, or -v, lists every metric)", zero,
+                    zero == 1 ? "" : "s"));
 
   r.tables.push_back(RowDeltaTable("ops", "TF ops by change in self time (op-stats)", d.ops, false, options.top));
   auto more = [&](const RowDiff& diff, const char* what) {
     if (options.top && diff.rows.size() > options.top)
-      r.notes.push_back(fmt::format("{}: {} more changed row{} (--top 0 shows all)", what, diff.rows.size() - options.top,
-                                    diff.rows.size() - options.top == 1 ? "" : "s"));
+      r.notes.push_back(fmt::format("{}: {} more changed row{} (--top 0 shows all)", what,
+                                    diff.rows.size() - options.top, diff.rows.size() - options.top == 1 ? "" : "s"));
     if (diff.unchanged)
       r.notes.push_back(fmt::format("{}: {} row{} unchanged", what, diff.unchanged, diff.unchanged == 1 ? "" : "s"));
   };
   more(d.ops, "ops");
   const bool any_kernels = !d.base->ops.kernels.empty() || !d.next->ops.kernels.empty();
   if (any_kernels) {
-    r.tables.push_back(RowDeltaTable("kernels", "GPU kernels by change in total time (kernel-stats)", d.kernels, true, options.top));
+    r.tables.push_back(
+        RowDeltaTable("kernels", "GPU kernels by change in total time (kernel-stats)", d.kernels, true, options.top));
     more(d.kernels, "kernels");
   }
   if (!d.fail_if.empty()) {
@@ -260,7 +265,8 @@ std::string FailureSummary(const std::vector<CheckOutcome>& outcomes, const std:
     details += (details.empty() ? "" : "; ") + (o.missing ? o.name + ": " + o.message : o.message);
   }
   if (!failed) return "";
-  return fmt::format("{} of {} {}{} failed: {}", failed, outcomes.size(), what, outcomes.size() == 1 ? "" : "s", details);
+  return fmt::format("{} of {} {}{} failed: {}", failed, outcomes.size(), what, outcomes.size() == 1 ? "" : "s",
+                     details);
 }
 
 }  // namespace tfprof

@@ -3,8 +3,8 @@
 #include <map>
 
 #include "fmt/format.h"
-#include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/analyze/pytorch_advice.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/run_summary_combine.h"
 
 namespace tfprof {
@@ -49,43 +49,51 @@ Bottleneck AnalyzeBottleneck(const StepSummary& s, bool tf_data_in_use) {
     b.verdict = "HIGHLY input-bound";
     b.input_statement = fmt::format(
         "Your program is HIGHLY input-bound because {:.1f}% of the total step time sampled is waiting for input. "
-        "Therefore, you should first focus on reducing the input time.", b.input_percent);
+        "Therefore, you should first focus on reducing the input time.",
+        b.input_percent);
   } else if (b.input_percent >= kModeratelyInputBound) {
     b.input_classification = "both";
     b.verdict = "MODERATELY input-bound";
     b.input_statement = fmt::format(
         "Your program is MODERATELY input-bound because {:.1f}% of the total step time sampled is waiting for input. "
-        "Therefore, you would need to reduce both the input time and other time.", b.input_percent);
+        "Therefore, you would need to reduce both the input time and other time.",
+        b.input_percent);
   } else if (b.all_other_percent >= kAllOthersPotential) {
     b.input_classification = "both";
     b.verdict = "POTENTIALLY input-bound";
     b.input_statement = fmt::format(
         "Your program is POTENTIALLY input-bound because {:.1f}% of the total step time sampled is spent on 'All "
-        "Others' time (which could be due to I/O or Python execution or both).", b.all_other_percent);
+        "Others' time (which could be due to I/O or Python execution or both).",
+        b.all_other_percent);
     all_others_reported = true;
   } else {
     b.input_classification = "device";
     b.verdict = "NOT input-bound";
     b.input_statement = fmt::format(
         "Your program is NOT input-bound because only {:.1f}% of the total step time sampled is waiting for input. "
-        "Therefore, you should focus on reducing other time.", b.input_percent);
+        "Therefore, you should focus on reducing other time.",
+        b.input_percent);
   }
   if (!s.rows.empty())
-    b.idle_percent = std::max(0.0, 100 - b.input_percent - b.output_percent - b.compute_percent - b.collectives_percent);
+    b.idle_percent =
+        std::max(0.0, 100 - b.input_percent - b.output_percent - b.compute_percent - b.collectives_percent);
   Classify(b.kernel_launch_percent, "Kernel Launch", b.kernel_launch_classification, b.kernel_launch_statement);
   if (!b.kernel_launch_statement.empty()) {
     b.kernel_launch_statement += ".";
     if (tf_data_in_use)
-      b.kernel_launch_statement += " It could be due to CPU contention with tf.data. In this case, you may try to set the "
-                                   "environment variable TF_GPU_THREAD_MODE=gpu_private.";
+      b.kernel_launch_statement +=
+          " It could be due to CPU contention with tf.data. In this case, you may try to set the "
+          "environment variable TF_GPU_THREAD_MODE=gpu_private.";
   }
   if (all_others_reported) {
     b.all_other_classification = "no";
   } else {
     Classify(b.all_other_percent, "All Others", b.all_other_classification, b.all_other_statement);
-    if (!b.all_other_statement.empty()) b.all_other_statement += " time. This could be due to Python execution overhead.";
+    if (!b.all_other_statement.empty())
+      b.all_other_statement += " time. This could be due to Python execution overhead.";
   }
-  Classify(b.collectives_percent, "Device Collective Communication", b.collectives_classification, b.collectives_statement);
+  Classify(b.collectives_percent, "Device Collective Communication", b.collectives_classification,
+           b.collectives_statement);
   if (!b.collectives_statement.empty()) b.collectives_statement += ".";
   return b;
 }
@@ -103,8 +111,10 @@ double EagerPercent(const OpMetricsDb& db) {
 std::string EagerStatement(double host_percent, double device_percent) {
   constexpr double kThreshold = 10;  // The reference's: above it, say so.
   std::string s;
-  if (host_percent > kThreshold) s += fmt::format("{:.1f}% of Op time on the host used eager execution. ", host_percent);
-  if (device_percent > kThreshold) s += fmt::format("{:.1f}% of Op time on the device used eager execution. ", device_percent);
+  if (host_percent > kThreshold)
+    s += fmt::format("{:.1f}% of Op time on the host used eager execution. ", host_percent);
+  if (device_percent > kThreshold)
+    s += fmt::format("{:.1f}% of Op time on the device used eager execution. ", device_percent);
   // The reference links "tf.function." to https://www.tensorflow.org/guide/function.
   if (!s.empty()) s += "Performance could be improved with tf.function.";
   return s;
@@ -122,7 +132,8 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
     if (o.compute_16bit_percent < 10)
       o.precision_statement = fmt::format(
           "Only {:.1f}% of device computation is 16 bit. So you might want to replace more 32-bit Ops by 16-bit Ops to "
-          "improve performance (if the reduced accuracy is acceptable).", o.compute_16bit_percent);
+          "improve performance (if the reduced accuracy is acceptable).",
+          o.compute_16bit_percent);
     if (!o.precision_statement.empty()) o.precision_level = "low_16bit";
   }
   o.placement = ComputePlacement(ops, "(all)");
@@ -143,7 +154,8 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
     TopDeviceOp t;
     t.name = m->name;
     t.category = m->category;
-    t.self_fraction = tf.total_op_time_ps ? static_cast<double>(m->self_time_ps) / static_cast<double>(tf.total_op_time_ps) : 0;
+    t.self_fraction =
+        tf.total_op_time_ps ? static_cast<double>(m->self_time_ps) / static_cast<double>(tf.total_op_time_ps) : 0;
     cumulative += t.self_fraction;
     t.cumulative_fraction = cumulative;
     if (auto it = tc.find(m->name); it != tc.end()) {
@@ -157,13 +169,12 @@ Overview BuildOverview(const HostSummary& ops, StepSummary steps, const Analysis
   // is input-bound (highly, moderately or potentially); otherwise the page
   // has nothing more to say, whether tf.data is used or not.
   const std::string& cls = o.bottleneck.input_classification;
-  if (cls != "host" && cls != "both")
-    o.summary_next_step = "You may skip the rest of this page.";
+  if (cls != "host" && cls != "both") o.summary_next_step = "You may skip the rest of this page.";
   else if (!o.input.tf_data_in_use)
-    o.summary_next_step = "Consider using the tf.data API to enable profiler's host-side analysis for input pipeline. "
-                          "Profiler currently does not support custom input pipeline (please ignore Section 3 below).";
-  else
-    o.summary_next_step = "Look at Section 3 for the breakdown of input time on the host.";
+    o.summary_next_step =
+        "Consider using the tf.data API to enable profiler's host-side analysis for input pipeline. "
+        "Profiler currently does not support custom input pipeline (please ignore Section 3 below).";
+  else o.summary_next_step = "Look at Section 3 for the breakdown of input time on the host.";
   if (steps.rows.empty()) {
     const std::string hint =
         options.word_no_steps_hint ? options.word_no_steps_hint(options.StepFallbacks(o.env.pytorch())) : "";

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/summary/host_summary.h"
-#include "lib/summary/run_summary.h"
 #include "lib/analyze/input_pipeline_analysis.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/step_summary.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/run_summary.h"
 
 namespace tfprof {
 

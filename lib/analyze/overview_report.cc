@@ -16,8 +16,8 @@ std::string Headline(const Overview& o, const std::string& run) {
   std::string hosts;
   for (const std::string& h : o.env.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
   std::string device = o.env.has_device()
-                           ? fmt::format("{} GPU{} ({}{})", o.env.device_core_count, o.env.device_core_count == 1 ? "" : "s",
-                                         o.env.device_type,
+                           ? fmt::format("{} GPU{} ({}{})", o.env.device_core_count,
+                                         o.env.device_core_count == 1 ? "" : "s", o.env.device_type,
                                          o.env.first_device.compute_cap_major
                                              ? fmt::format(", sm_{}{}", o.env.first_device.compute_cap_major,
                                                            o.env.first_device.compute_cap_minor)
@@ -204,24 +204,27 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
     r.lines.push_back(fmt::format("step time {:.2f} ms (σ {:.2f} · min {:.2f} · max {:.2f})", o.steps.step_time_ms.avg,
                                   o.steps.step_time_ms.stddev, o.steps.step_time_ms.min, o.steps.step_time_ms.max));
   if (o.placement.host_op_executions + o.placement.device_op_executions == 0) {
-    r.lines.push_back(o.env.pytorch() ? "op placement: no PyTorch op executions found (the trace has no cpu_op events "
-                                        "and no kernels)"
-                                      : "op placement: no TensorFlow op executions found (eager ops run through "
-                                        "EagerExecute are not TF op events, and JAX/XLA device ops need the HLO protos)");
+    r.lines.push_back(o.env.pytorch()
+                          ? "op placement: no PyTorch op executions found (the trace has no cpu_op events "
+                            "and no kernels)"
+                          : "op placement: no TensorFlow op executions found (eager ops run through "
+                            "EagerExecute are not TF op events, and JAX/XLA device ops need the HLO protos)");
   } else if (o.env.pytorch()) {
     r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of op executions",
                                   o.placement.host_percent(), o.placement.device_percent()));
   } else {
     r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of TF op executions",
                                   o.placement.host_percent(), o.placement.device_percent()));
-    r.lines.push_back(fmt::format("eager execution (op by op, outside tf.function): host {:.1f}% · device {:.1f}% of op "
-                                  "self time", o.host_eager_percent, o.device_eager_percent));
+    r.lines.push_back(
+        fmt::format("eager execution (op by op, outside tf.function): host {:.1f}% · device {:.1f}% of op "
+                    "self time",
+                    o.host_eager_percent, o.device_eager_percent));
   }
   if (o.env.has_device() && o.env.pytorch())
-    r.lines.push_back(fmt::format("device compute precision: {:.1f}% 8-bit · {:.1f}% 16-bit · {:.1f}% 32-bit · {:.1f}% "
-                                  "unknown",
-                                  o.compute_8bit_percent, o.compute_16bit_percent, o.compute_32bit_percent,
-                                  o.compute_unknown_precision_percent));
+    r.lines.push_back(fmt::format(
+        "device compute precision: {:.1f}% 8-bit · {:.1f}% 16-bit · {:.1f}% 32-bit · {:.1f}% "
+        "unknown",
+        o.compute_8bit_percent, o.compute_16bit_percent, o.compute_32bit_percent, o.compute_unknown_precision_percent));
   else if (o.env.has_device())
     r.lines.push_back(fmt::format("device compute precision: {:.1f}% 16-bit · {:.1f}% 32-bit", o.compute_16bit_percent,
                                   o.compute_32bit_percent));
@@ -245,9 +248,10 @@ Report BuildInputPipelineReport(const Overview& o, const std::string& run) {
   const StepSummary& s = o.steps;
   const Stats& in = s.category_ms[static_cast<size_t>(Category::kInput)];
   if (!s.rows.empty())
-    r.lines.push_back(fmt::format("device waits for input {:.3f} ms per step on average (σ {:.3f} · min {:.3f} · max {:.3f}); "
-                                  "{:.1f}% of step time on average",
-                                  in.avg, in.stddev, in.min, in.max, s.input_percent.avg));
+    r.lines.push_back(
+        fmt::format("device waits for input {:.3f} ms per step on average (σ {:.3f} · min {:.3f} · max {:.3f}); "
+                    "{:.1f}% of step time on average",
+                    in.avg, in.stddev, in.min, in.max, s.input_percent.avg));
 
   Table steps{"input_per_step", "Device side: wait for input per step", {}, {}};
   steps.Add({"step", "step", ColumnType::kString, 0, 24})
@@ -267,9 +271,13 @@ Report BuildInputPipelineReport(const Overview& o, const std::string& run) {
   ops.Add({"op_name", "input op", ColumnType::kString, 0, 64, "Input Op"})
       .Add({"count", "count", ColumnType::kInt, 0, 0, "Count"}, "count")
       .Add({"time_ms", "total ms", ColumnType::kDouble, 3, 0, "Total Time (in ms)"}, "ms")
-      .Add({"time_fraction", "total", ColumnType::kDouble, 6, 0, "Total Time (as % of total input-processing time)", true}, "fraction")
+      .Add({"time_fraction", "total", ColumnType::kDouble, 6, 0, "Total Time (as % of total input-processing time)",
+            true},
+           "fraction")
       .Add({"self_time_ms", "self ms", ColumnType::kDouble, 3, 0, "Total Self Time (in ms)"}, "ms")
-      .Add({"self_time_fraction", "self", ColumnType::kDouble, 6, 0, "Total Self Time (as % of total input-processing time)", true}, "fraction")
+      .Add({"self_time_fraction", "self", ColumnType::kDouble, 6, 0,
+            "Total Self Time (as % of total input-processing time)", true},
+           "fraction")
       .Add({"category", "category", ColumnType::kString, 0, 0, "Category"});
   for (const InputOp& op : o.input.ops)
     ops.AddRow()
@@ -292,13 +300,15 @@ Report BuildInputPipelineReport(const Overview& o, const std::string& run) {
 
   r.tables = {std::move(steps), std::move(ops), std::move(br)};
   if (o.env.pytorch())
-    r.notes.push_back(PyTorchInputAdvice() + " (The host-side input tables need tf.data's iterator events: empty for "
-                                             "PyTorch; the DataLoader's wait counts as input time above.)");
+    r.notes.push_back(PyTorchInputAdvice() +
+                      " (The host-side input tables need tf.data's iterator events: empty for "
+                      "PyTorch; the DataLoader's wait counts as input time above.)");
   else
-    r.notes.push_back("Recommendations: enqueuing data on the host: use more host threads or a faster host; preprocessing: "
-                      "parallelize it (num_parallel_calls in map), cache it, or do it offline; reading files in advance: "
-                      "prefetch, interleave reads, use a larger buffer; reading files on demand: read ahead with prefetch "
-                      "and interleave; other input code: move it into tf.data.");
+    r.notes.push_back(
+        "Recommendations: enqueuing data on the host: use more host threads or a faster host; preprocessing: "
+        "parallelize it (num_parallel_calls in map), cache it, or do it offline; reading files in advance: "
+        "prefetch, interleave reads, use a larger buffer; reading files on demand: read ahead with prefetch "
+        "and interleave; other input code: move it into tf.data.");
   for (const std::string& w : o.warnings) r.notes.push_back(w);
   if (!o.steps.note.empty()) r.notes.push_back(o.steps.note);
   return r;

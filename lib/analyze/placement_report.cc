@@ -7,12 +7,18 @@
 namespace tfprof {
 namespace {
 
-double Percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0; }
+double Percent(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
 
 }  // namespace
 
-double Placement::host_percent() const { return Percent(host_op_executions, host_op_executions + device_op_executions); }
-double Placement::device_percent() const { return Percent(device_op_executions, host_op_executions + device_op_executions); }
+double Placement::host_percent() const {
+  return Percent(host_op_executions, host_op_executions + device_op_executions);
+}
+double Placement::device_percent() const {
+  return Percent(device_op_executions, host_op_executions + device_op_executions);
+}
 
 Placement ComputePlacement(const HostSummary& summary, const std::string& host_name) {
   Placement p;
@@ -29,14 +35,15 @@ Placement ComputePlacement(const HostSummary& summary, const std::string& host_n
   return p;
 }
 
-Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSummary& combined, size_t top_candidates) {
+Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSummary& combined,
+                            size_t top_candidates) {
   Report r;
   r.command = "placement";
   Placement all = ComputePlacement(combined, "(all)");
   const bool pytorch = combined.env.pytorch();
-  r.lines.push_back(fmt::format("op placement: host {:.1f}% · device {:.1f}% of {} executions ({} on host, {} on device)",
-                                all.host_percent(), all.device_percent(), pytorch ? "op" : "TF op",
-                                all.host_op_executions, all.device_op_executions));
+  r.lines.push_back(fmt::format(
+      "op placement: host {:.1f}% · device {:.1f}% of {} executions ({} on host, {} on device)", all.host_percent(),
+      all.device_percent(), pytorch ? "op" : "TF op", all.host_op_executions, all.device_op_executions));
 
   Table t{"placement", pytorch ? "Op placement" : "TF op placement", {}, {}};
   t.Add({"host", "host"})
@@ -65,7 +72,8 @@ Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSu
   }
   r.tables.push_back(std::move(t));
 
-  Table c{"host_op_candidates", "Ops on the host of a GPU run, by host self time (candidates to move to the GPU)", {}, {}};
+  Table c{
+      "host_op_candidates", "Ops on the host of a GPU run, by host self time (candidates to move to the GPU)", {}, {}};
   c.Add({"rank", "rank", ColumnType::kInt})
       .Add({"op_type", "type", ColumnType::kString, 0, 28})
       .Add({"op_name", "operation", ColumnType::kString, 0, 60})
@@ -91,9 +99,10 @@ Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSu
           .Set("host_self_time_percent", Percent(m->self_time_ps, combined.host_ops.total_op_time_ps));
     }
     if (pytorch)
-      r.notes.push_back("PyTorch candidates: host ops that never launched device work (no kernel, copy or memset "
-                        "from them or the ops inside them), leaving out tensor allocation and views, the autograd "
-                        "engine and backward nodes, and record_function scopes");
+      r.notes.push_back(
+          "PyTorch candidates: host ops that never launched device work (no kernel, copy or memset "
+          "from them or the ops inside them), leaving out tensor allocation and views, the autograd "
+          "engine and backward nodes, and record_function scopes");
   } else {
     r.notes.push_back("no GPU device plane: every op ran on the host, so there are no candidates to move");
   }

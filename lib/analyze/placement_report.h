@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/summary/host_summary.h"
 #include "lib/report/report.h"
+#include "lib/summary/host_summary.h"
 
 namespace tfprof {
 
@@ -15,7 +15,7 @@ struct Placement {
   std::string host;  // "(all)" for the combined row.
   uint64_t host_op_executions = 0, device_op_executions = 0;
   uint64_t host_self_time_ps = 0, device_self_time_ps = 0;
-  double host_percent() const;    // Of executions, as the overview shows.
+  double host_percent() const;  // Of executions, as the overview shows.
   double device_percent() const;
 };
 

@@ -34,7 +34,8 @@ void SetPrecision(const std::vector<KernelReport>& kernels, Overview& o) {
   o.precision_statement.clear();
   o.precision_level = "no";
   if (total == 0) return;
-  const uint64_t low = ns[static_cast<size_t>(ComputePrecision::k8Bit)] + ns[static_cast<size_t>(ComputePrecision::k16Bit)];
+  const uint64_t low =
+      ns[static_cast<size_t>(ComputePrecision::k8Bit)] + ns[static_cast<size_t>(ComputePrecision::k16Bit)];
   const uint64_t known = low + ns[static_cast<size_t>(ComputePrecision::k32Bit)];
   if (known == 0) {
     o.precision_level = "unknown";
@@ -74,7 +75,8 @@ void SetTensorCores(const std::vector<KernelReport>& kernels, const DeviceProper
     if (r.op_tensor_core_eligible && !r.uses_tensor_core) {
       unused += r.total_ns;
       unused_by_op[r.op_name] += r.total_ns;
-      if (r.precision == ComputePrecision::k8Bit || r.precision == ComputePrecision::k16Bit) unused_narrow += r.total_ns;
+      if (r.precision == ComputePrecision::k8Bit || r.precision == ComputePrecision::k16Bit)
+        unused_narrow += r.total_ns;
     }
   }
   o.tensor_core_eligible_unused_percent = Pct(unused, total);
@@ -82,18 +84,19 @@ void SetTensorCores(const std::vector<KernelReport>& kernels, const DeviceProper
   std::string remedy = TensorCoreRemedy(device);
   // Mostly 16- or 8-bit already: precision is not what keeps them off.
   if (!remedy.empty() && 2 * unused_narrow > unused)
-    remedy = "Most of them already work in 16 or 8 bits: Tensor Core kernels also need matrix dimensions that are "
-             "multiples of 8 and layouts the library supports (or the kernels are hand-written ones whose names do "
-             "not say).";
+    remedy =
+        "Most of them already work in 16 or 8 bits: Tensor Core kernels also need matrix dimensions that are "
+        "multiples of 8 and layouts the library supports (or the kernels are hand-written ones whose names do "
+        "not say).";
   if (o.tensor_core_eligible_unused_percent < kTensorCoreUnusedThreshold || remedy.empty()) return;
   std::vector<std::pair<std::string, uint64_t>> top(unused_by_op.begin(), unused_by_op.end());
   std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string ops;
   for (size_t i = 0; i < top.size() && i < 3; ++i)
     ops += fmt::format("{}{} {:.1f}%", i ? ", " : "", top[i].first, Pct(top[i].second, total));
-  o.tensor_core_statement = fmt::format(
-      "{:.1f}% of kernel time is in ops that can use Tensor Cores but whose kernels do not ({}). {}",
-      o.tensor_core_eligible_unused_percent, ops, remedy);
+  o.tensor_core_statement =
+      fmt::format("{:.1f}% of kernel time is in ops that can use Tensor Cores but whose kernels do not ({}). {}",
+                  o.tensor_core_eligible_unused_percent, ops, remedy);
 }
 
 }  // namespace
@@ -113,13 +116,14 @@ void AdviseForPyTorch(const HostSummary& ops, Overview& o) {
   o.eager_statement.clear();
   const std::string& verdict = o.bottleneck.verdict;
   if (verdict == "HIGHLY input-bound" || verdict == "MODERATELY input-bound")
-    o.summary_next_step = "The steps wait for their input: see the recommendations below (DataLoader workers, "
-                          "prefetching, pinned memory).";
+    o.summary_next_step =
+        "The steps wait for their input: see the recommendations below (DataLoader workers, "
+        "prefetching, pinned memory).";
   else if (verdict == "POTENTIALLY input-bound")
-    o.summary_next_step = "Time no traced op covers ('All Others') may be input work on the training loop's thread "
-                          "(loading or preprocessing batches): see the recommendations below.";
-  else
-    o.summary_next_step = "You may skip the rest of this page.";
+    o.summary_next_step =
+        "Time no traced op covers ('All Others') may be input work on the training loop's thread "
+        "(loading or preprocessing batches): see the recommendations below.";
+  else o.summary_next_step = "You may skip the rest of this page.";
 }
 
 }  // namespace tfprof

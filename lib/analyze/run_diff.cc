@@ -156,8 +156,9 @@ RowDiff DiffKernelRows(const HostSummary& base, const HostSummary& next) {
 DeltaCondition ParseDeltaCondition(std::string_view text) {
   const std::string context = fmt::format("--fail-if '{}'", text);
   const std::string usage =
-      context + ": expected METRIC OP CHANGE with OP one of > >= < <= and CHANGE a signed number, '%' for a relative "
-                "change (e.g. 'overview.step_time_ms.avg>+5%', 'overview.input_percent>+2')";
+      context +
+      ": expected METRIC OP CHANGE with OP one of > >= < <= and CHANGE a signed number, '%' for a relative "
+      "change (e.g. 'overview.step_time_ms.avg>+5%', 'overview.input_percent>+2')";
   const size_t at = text.find_first_of("<>");
   if (at == std::string_view::npos) throw std::invalid_argument(usage);
   DeltaCondition c;
@@ -205,9 +206,10 @@ std::vector<CheckOutcome> EvaluateDeltaConditions(const std::vector<DeltaConditi
       const bool regressed = Holds(change, c.op, c.amount);
       o.status = regressed ? OutcomeStatus::kFail : OutcomeStatus::kPass;
       const std::string suffix = c.relative ? "%" : " " + std::string(DeltaUnit(unit));
-      o.message = fmt::format("{} {} -> {} {} ({}{}){}", c.metric, FormatMetricValue(*it->base, unit),
-                              FormatMetricValue(*it->next, unit), unit, SignedValue(change, c.relative ? "" : unit), suffix,
-                              regressed ? fmt::format(", {} {}{}", RuleOpText(c.op), SignedValue(c.amount, ""), suffix) : "");
+      o.message =
+          fmt::format("{} {} -> {} {} ({}{}){}", c.metric, FormatMetricValue(*it->base, unit),
+                      FormatMetricValue(*it->next, unit), unit, SignedValue(change, c.relative ? "" : unit), suffix,
+                      regressed ? fmt::format(", {} {}{}", RuleOpText(c.op), SignedValue(c.amount, ""), suffix) : "");
     }
     out.push_back(std::move(o));
   }

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
-#include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/analyze/kernel_stats_report.h"
-#include "lib/summary/memory_events_to_profile.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/step_summary.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "lib/summary/run_summary_combine.h"
 
 namespace tfprof {
@@ -20,13 +20,15 @@ constexpr std::string_view kMemoryIdPlaceholder = "<memory_id>";
 const std::vector<MetricDef> kCatalogue = {
     {"run.hosts", "count", "info", "host capture files analysed"},
     {"run.devices", "count", "info", "GPU devices (device planes) over all hosts"},
-    {"overview.steps", "count", "overview", "steps profiled (after dropping the first and last of a host with more than five)"},
+    {"overview.steps", "count", "overview",
+     "steps profiled (after dropping the first and last of a host with more than five)"},
     {"overview.step_time_ms.avg", "ms", "overview", "average step time"},
     {"overview.step_time_ms.stddev", "ms", "overview", "sample standard deviation of the step time"},
     {"overview.step_time_ms.min", "ms", "overview", "shortest step"},
     {"overview.step_time_ms.max", "ms", "overview", "longest step"},
     {"overview.input_ms.avg", "ms", "overview", "average time per step waiting for input (Input category)"},
-    {"overview.input_percent", "%", "overview", "Input: total over the steps as % of the total step time (the input-bound verdict's number)"},
+    {"overview.input_percent", "%", "overview",
+     "Input: total over the steps as % of the total step time (the input-bound verdict's number)"},
     {"overview.host_compute_ms.avg", "ms", "overview", "average Host compute time per step"},
     {"overview.host_compute_percent", "%", "overview", "Host compute as % of the total step time"},
     {"overview.device_compute_ms.avg", "ms", "overview", "average Device compute time per step"},
@@ -41,12 +43,17 @@ const std::vector<MetricDef> kCatalogue = {
     {"overview.device_collectives_percent", "%", "overview", "Device collectives as % of the total step time"},
     {"overview.compilation_ms.avg", "ms", "overview", "average Compilation time per step"},
     {"overview.compilation_percent", "%", "overview", "Compilation as % of the total step time"},
-    {"overview.all_others_ms.avg", "ms", "overview", "average All others time per step (no event covers it: Python, I/O, ...)"},
+    {"overview.all_others_ms.avg", "ms", "overview",
+     "average All others time per step (no event covers it: Python, I/O, ...)"},
     {"overview.all_others_percent", "%", "overview", "All others as % of the total step time"},
-    {"overview.device_compute_16bit_percent", "%", "overview", "share of device compute time in 16-bit kernels (GPU runs)"},
-    {"overview.device_compute_32bit_percent", "%", "overview", "share of device compute time in 32-bit kernels (GPU runs)"},
-    {"overview.device_compute_8bit_percent", "%", "overview", "share of device compute time in 8-bit (FP8, FP4, int8) kernels (GPU runs; TensorFlow captures: 0)"},
-    {"overview.device_compute_unknown_precision_percent", "%", "overview", "share of device compute time in kernels whose data type nothing names (PyTorch GPU runs)"},
+    {"overview.device_compute_16bit_percent", "%", "overview",
+     "share of device compute time in 16-bit kernels (GPU runs)"},
+    {"overview.device_compute_32bit_percent", "%", "overview",
+     "share of device compute time in 32-bit kernels (GPU runs)"},
+    {"overview.device_compute_8bit_percent", "%", "overview",
+     "share of device compute time in 8-bit (FP8, FP4, int8) kernels (GPU runs; TensorFlow captures: 0)"},
+    {"overview.device_compute_unknown_precision_percent", "%", "overview",
+     "share of device compute time in kernels whose data type nothing names (PyTorch GPU runs)"},
     {"placement.host_op_percent", "%", "placement", "TF op executions on the host, % of all TF op executions"},
     {"placement.device_op_percent", "%", "placement", "TF op executions on the device, % of all TF op executions"},
     {"placement.host_op_executions", "count", "placement", "TF op executions on the host"},
@@ -54,21 +61,29 @@ const std::vector<MetricDef> kCatalogue = {
     {"op_stats.host.self_time_ms", "ms", "op-stats", "host TF ops' total self time (IDLE excluded)"},
     {"op_stats.host.idle_percent", "%", "op-stats", "host IDLE row: % of the host's profiled time no TF op ran"},
     {"op_stats.host.ops", "count", "op-stats", "distinct host TF ops (rows, IDLE excluded)"},
-    {"op_stats.host.eager_percent", "%", "op-stats", "host ops' self time in eager execution (op by op, outside tf.function), % of all host ops' self time"},
+    {"op_stats.host.eager_percent", "%", "op-stats",
+     "host ops' self time in eager execution (op by op, outside tf.function), % of all host ops' self time"},
     {"op_stats.device.self_time_ms", "ms", "op-stats", "device TF ops' total self time (IDLE excluded; GPU runs)"},
-    {"op_stats.device.idle_percent", "%", "op-stats", "device IDLE row: % of the device's profiled time no kernel ran (GPU runs)"},
+    {"op_stats.device.idle_percent", "%", "op-stats",
+     "device IDLE row: % of the device's profiled time no kernel ran (GPU runs)"},
     {"op_stats.device.ops", "count", "op-stats", "distinct TF ops that ran on the device (GPU runs)"},
-    {"op_stats.device.eager_percent", "%", "op-stats", "device TF ops' self time in eager execution, % of all device TF ops' self time (GPU runs)"},
+    {"op_stats.device.eager_percent", "%", "op-stats",
+     "device TF ops' self time in eager execution, % of all device TF ops' self time (GPU runs)"},
     {"kernels.rows", "count", "kernel-stats", "kernel-stats rows (unique kernel, launch parameters and op)"},
     {"kernels.launches", "count", "kernel-stats", "kernel launches"},
     {"kernels.time_ms", "ms", "kernel-stats", "total GPU kernel time"},
     {"kernels.tensor_core_time_percent", "%", "kernel-stats", "% of kernel time in kernels that use Tensor Cores"},
-    {"kernels.tensor_core_eligible_time_percent", "%", "kernel-stats", "% of kernel time in kernels whose op could use Tensor Cores"},
-    {"kernels.tensor_core_eligible_unused_percent", "%", "kernel-stats", "% of kernel time in kernels whose op could use Tensor Cores but that do not"},
-    {"memory.<memory_id>.peak_usage_bytes", "bytes", "memory", "window peak of memory in use (stack + heap) of the allocator"},
+    {"kernels.tensor_core_eligible_time_percent", "%", "kernel-stats",
+     "% of kernel time in kernels whose op could use Tensor Cores"},
+    {"kernels.tensor_core_eligible_unused_percent", "%", "kernel-stats",
+     "% of kernel time in kernels whose op could use Tensor Cores but that do not"},
+    {"memory.<memory_id>.peak_usage_bytes", "bytes", "memory",
+     "window peak of memory in use (stack + heap) of the allocator"},
     {"memory.<memory_id>.peak_heap_bytes", "bytes", "memory", "heap in use at that peak"},
-    {"memory.<memory_id>.lifetime_peak_heap_bytes", "bytes", "memory", "the allocator's own high-water mark of heap since the program started"},
-    {"memory.<memory_id>.capacity_bytes", "bytes", "memory", "stack + heap + free at the peak: the allocator's memory limit"},
+    {"memory.<memory_id>.lifetime_peak_heap_bytes", "bytes", "memory",
+     "the allocator's own high-water mark of heap since the program started"},
+    {"memory.<memory_id>.capacity_bytes", "bytes", "memory",
+     "stack + heap + free at the peak: the allocator's memory limit"},
     {"memory.<memory_id>.fragmentation_at_peak_percent", "%", "memory", "BFC fragmentation at the peak"},
     {"memory.<memory_id>.allocations", "count", "memory", "allocation events in the capture"},
     {"tf_data.pipelines", "count", "tf-data", "host input pipelines (tf.data root iterators) seen"},
@@ -125,9 +140,10 @@ void AddOverview(const Overview& o, MetricList& m) {
   m.Add("overview.step_time_ms.stddev", s.step_time_ms.stddev);
   m.Add("overview.step_time_ms.min", s.step_time_ms.min);
   m.Add("overview.step_time_ms.max", s.step_time_ms.max);
-  constexpr Category kOrder[] = {Category::kInput,          Category::kHostCompute,   Category::kDeviceCompute,
-                                 Category::kKernelLaunch,   Category::kOutput,        Category::kDeviceToDevice,
-                                 Category::kDeviceCollectives, Category::kCompilation, Category::kAllOthers};
+  constexpr Category kOrder[] = {
+      Category::kInput,    Category::kHostCompute,    Category::kDeviceCompute,     Category::kKernelLaunch,
+      Category::kOutput,   Category::kDeviceToDevice, Category::kDeviceCollectives, Category::kCompilation,
+      Category::kAllOthers};
   for (Category c : kOrder) {
     if (DeviceOnly(c) && !o.env.has_device()) continue;
     const std::string key(CategoryKey(c));
@@ -138,7 +154,8 @@ void AddOverview(const Overview& o, MetricList& m) {
     m.Add("overview.device_compute_16bit_percent", o.compute_16bit_percent);
     m.Add("overview.device_compute_32bit_percent", o.compute_32bit_percent);
     m.Add("overview.device_compute_8bit_percent", o.compute_8bit_percent);
-    if (o.env.pytorch()) m.Add("overview.device_compute_unknown_precision_percent", o.compute_unknown_precision_percent);
+    if (o.env.pytorch())
+      m.Add("overview.device_compute_unknown_precision_percent", o.compute_unknown_precision_percent);
   }
 }
 
@@ -163,7 +180,8 @@ void AddOpStats(const HostSummary& ops, MetricList& m) {
     if (!ops.env.pytorch()) m.Add(prefix + ".eager_percent", EagerPercent(tf_ops));
   };
   if (ops.has_host_plane) side("op_stats.host", ops.host_ops, ops.host_ops);
-  if (ops.env.has_device()) side("op_stats.device", ops.device_ops, DeviceOpsToTfOps(ops.device_ops, /*with_idle=*/false));
+  if (ops.env.has_device())
+    side("op_stats.device", ops.device_ops, DeviceOpsToTfOps(ops.device_ops, /*with_idle=*/false));
 }
 
 void AddKernels(const HostSummary& ops, MetricList& m) {
@@ -201,14 +219,22 @@ std::vector<AllocatorPeak> AllocatorPeaks(const RunSummary& run, std::string& no
     const HostMemoryProfile& memory = h.memory;
     if (memory.allocators.empty() && no_memory_reason.empty()) no_memory_reason = memory.no_profile_reason;
     for (const AllocatorMemoryProfile& a : memory.allocators) {
-      AllocatorPeak p{Segment(a.memory_id), a.peak_bytes, a.peak.heap_bytes, a.lifetime_peak_bytes, a.capacity_bytes,
-                      a.allocations, a.peak.fragmentation * 100.0, memory.source == MemorySource::kPyTorch};
-      auto it = std::find_if(peaks.begin(), peaks.end(), [&](const AllocatorPeak& x) { return x.memory_id == p.memory_id; });
+      AllocatorPeak p{Segment(a.memory_id),
+                      a.peak_bytes,
+                      a.peak.heap_bytes,
+                      a.lifetime_peak_bytes,
+                      a.capacity_bytes,
+                      a.allocations,
+                      a.peak.fragmentation * 100.0,
+                      memory.source == MemorySource::kPyTorch};
+      auto it =
+          std::find_if(peaks.begin(), peaks.end(), [&](const AllocatorPeak& x) { return x.memory_id == p.memory_id; });
       if (it == peaks.end()) peaks.push_back(p);
       else if (p.peak_usage > it->peak_usage) *it = p;
     }
   }
-  std::sort(peaks.begin(), peaks.end(), [](const AllocatorPeak& a, const AllocatorPeak& b) { return a.memory_id < b.memory_id; });
+  std::sort(peaks.begin(), peaks.end(),
+            [](const AllocatorPeak& a, const AllocatorPeak& b) { return a.memory_id < b.memory_id; });
   return peaks;
 }
 
@@ -247,9 +273,10 @@ RunAnalysis RunSummaryToMetrics(const RunSummary& run) {
   m.Add("run.devices", static_cast<double>(out.ops.env.device_core_count));
   AddOverview(out.overview, m);
   if (out.overview.steps.rows.empty())
-    out.absent.push_back({{"overview."}, "no overview.* metrics: " + (out.overview.steps.no_steps_reason.empty()
-                                                                          ? std::string("no steps found")
-                                                                          : out.overview.steps.no_steps_reason)});
+    out.absent.push_back({{"overview."},
+                          "no overview.* metrics: " + (out.overview.steps.no_steps_reason.empty()
+                                                           ? std::string("no steps found")
+                                                           : out.overview.steps.no_steps_reason)});
   AddOpStats(out.ops, m);
   if (out.ops.env.pytorch())
     out.absent.push_back({{"op_stats.host.eager_percent", "op_stats.device.eager_percent"},
@@ -259,7 +286,8 @@ RunAnalysis RunSummaryToMetrics(const RunSummary& run) {
     out.absent.push_back({{"overview.device_", "overview.output_", "overview.kernel_launch_", "op_stats.device."},
                           "no device metrics (overview.device_*, overview.output_*, overview.kernel_launch_*, "
                           "op_stats.device.*): the capture has no GPU device plane"});
-  if (out.ops.kernels.empty()) out.absent.push_back({{"kernels."}, "no kernels.* metrics: " + NoKernelsReason(out.ops)});
+  if (out.ops.kernels.empty())
+    out.absent.push_back({{"kernels."}, "no kernels.* metrics: " + NoKernelsReason(out.ops)});
 
   std::string no_memory_reason;
   const std::vector<AllocatorPeak> memory = AllocatorPeaks(run, no_memory_reason);
@@ -273,8 +301,9 @@ RunAnalysis RunSummaryToMetrics(const RunSummary& run) {
     m.Add(base + ".allocations", static_cast<double>(p.allocations));
   }
   if (memory.empty())
-    out.absent.push_back({{"memory."}, "no memory.* metrics: " + (no_memory_reason.empty() ? std::string("no allocator events")
-                                                                                           : no_memory_reason)});
+    out.absent.push_back(
+        {{"memory."},
+         "no memory.* metrics: " + (no_memory_reason.empty() ? std::string("no allocator events") : no_memory_reason)});
 
   const TfDataAnalysis tf_data = CombineRunTfData(run);
   size_t host_pipelines = 0;

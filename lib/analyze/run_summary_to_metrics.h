@@ -16,14 +16,14 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/summary/analysis_options.h"
-#include "lib/summary/host_summary.h"
-#include "lib/summary/run_summary.h"
 #include "lib/analyze/overview_analysis.h"
-#include "lib/summary/planes_to_step_db.h"
-#include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/planes_to_step_db.h"
+#include "lib/summary/run_summary.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
 
 namespace tfprof {
 

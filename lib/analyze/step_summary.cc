@@ -50,7 +50,8 @@ StepSummary SummarizeSteps(const StepDb& db) {
       cat_total[c] += r.category_ms[c];
     }
     r.host_to_device_ms = static_cast<double>(s.type_ps[static_cast<size_t>(EventType::kHostToDevice)] +
-                                              s.type_ps[static_cast<size_t>(EventType::kDeviceWaitHost)]) / 1e9;
+                                              s.type_ps[static_cast<size_t>(EventType::kDeviceWaitHost)]) /
+                          1e9;
     h2d.push_back(r.host_to_device_ms);
     const double input = r.category_ms[static_cast<size_t>(Category::kInput)];
     r.input_percent = r.step_time_ms > 0 ? 100.0 * input / r.step_time_ms : 0.0;

@@ -27,7 +27,7 @@ struct StepRow {
   std::string host;
   double step_time_ms = 0;
   std::array<double, kCategories> category_ms{};
-  double input_percent = 0;  // Input of the step time.
+  double input_percent = 0;      // Input of the step time.
   double host_to_device_ms = 0;  // The part of input spent copying to the device.
 };
 

@@ -31,8 +31,9 @@ std::string StackedBar(const std::array<double, kCategories>& ms, double total_m
 Report BuildStepsReport(const StepSummary& s) {
   Report r;
   r.command = "steps";
-  r.lines.push_back(fmt::format("{} steps · step time {:.2f} ms average (σ {:.2f}, min {:.2f}, max {:.2f})", s.rows.size(),
-                                s.step_time_ms.avg, s.step_time_ms.stddev, s.step_time_ms.min, s.step_time_ms.max));
+  r.lines.push_back(fmt::format("{} steps · step time {:.2f} ms average (σ {:.2f}, min {:.2f}, max {:.2f})",
+                                s.rows.size(), s.step_time_ms.avg, s.step_time_ms.stddev, s.step_time_ms.min,
+                                s.step_time_ms.max));
   Table t{"steps", "Steps (times in ms)", {}, {}};
   t.Add({"step", "step", ColumnType::kString, 0, 24})
       .Add({"step_number", "#", ColumnType::kInt})

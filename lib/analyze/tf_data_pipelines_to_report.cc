@@ -45,15 +45,19 @@ Choice Choose(const TfDataAnalysis& a, const TfDataReportOptions& o) {
     std::vector<Choice> found;
     for (const TfDataHost& h : a.hosts)
       for (const TfDataPipeline& p : h.pipelines)
-        if (o.pipeline == h.host + "/" + p.name || o.pipeline == p.name || o.pipeline == TfDataIdText(p.root_id, h.signed_ids))
+        if (o.pipeline == h.host + "/" + p.name || o.pipeline == p.name ||
+            o.pipeline == TfDataIdText(p.root_id, h.signed_ids))
           found.push_back({&h, &p, 0});
     std::string all;
     for (const TfDataHost& h : a.hosts)
       for (const TfDataPipeline& p : h.pipelines)
-        all += (all.empty() ? "" : ", ") + h.host + "/" + p.name + " (root id " + TfDataIdText(p.root_id, h.signed_ids) + ")";
-    if (found.empty()) throw std::invalid_argument("--pipeline " + o.pipeline + " names no input pipeline (pipelines: " + all + ")");
+        all += (all.empty() ? "" : ", ") + h.host + "/" + p.name + " (root id " +
+               TfDataIdText(p.root_id, h.signed_ids) + ")";
+    if (found.empty())
+      throw std::invalid_argument("--pipeline " + o.pipeline + " names no input pipeline (pipelines: " + all + ")");
     if (found.size() > 1)
-      throw std::invalid_argument("--pipeline " + o.pipeline + " names several input pipelines; give a root id (pipelines: " + all + ")");
+      throw std::invalid_argument("--pipeline " + o.pipeline +
+                                  " names several input pipelines; give a root id (pipelines: " + all + ")");
     c = found.front();
   }
   if (c.pipeline == nullptr) return c;
@@ -158,10 +162,10 @@ void GraphTables(const Choice& c, Table& nodes, Table& edges) {
     return;
   }
   const TfDataExecution& ex = c.pipeline->executions[c.execution];
-  nodes.title = fmt::format("Iterator graph of {}/{}, execution {} of {} ({}; {} total){}", c.host->host,
-                            c.pipeline->name, c.execution, c.pipeline->executions.size(),
-                            c.execution == 0 ? "the slowest" : "0 = slowest", UsText(ex.duration_ps),
-                            "; critical path = blocking the root");
+  nodes.title =
+      fmt::format("Iterator graph of {}/{}, execution {} of {} ({}; {} total){}", c.host->host, c.pipeline->name,
+                  c.execution, c.pipeline->executions.size(), c.execution == 0 ? "the slowest" : "0 = slowest",
+                  UsText(ex.duration_ps), "; critical path = blocking the root");
 
   std::map<uint64_t, const TfDataIteratorCall*> by_id;
   for (const TfDataIteratorCall& it : ex.iterators) by_id[it.id] = &it;
@@ -290,10 +294,11 @@ Report BuildTfDataReport(const TfDataAnalysis& a, const TfDataReportOptions& o) 
                           : "Verdict: not input bound - no tf.data input pipeline call took longer than 50 us "
                             "(the job could still be input bound on workers this profile did not capture).");
     if (p)
-      r.lines.push_back(fmt::format("Most input-bound: host {}, pipeline {} (root iterator {}): slowest call {}; "
-                                    "{} call(s), average {}, {} slower than 50 us.",
-                                    top.host, top.pipeline, top.root_id_text, UsText(top.max_latency_ps),
-                                    p->executions.size(), UsText(p->avg_ps), p->slow_calls));
+      r.lines.push_back(
+          fmt::format("Most input-bound: host {}, pipeline {} (root iterator {}): slowest call {}; "
+                      "{} call(s), average {}, {} slower than 50 us.",
+                      top.host, top.pipeline, top.root_id_text, UsText(top.max_latency_ps), p->executions.size(),
+                      UsText(p->avg_ps), p->slow_calls));
     if (!top.iterator_name.empty()) {
       TfDataBottleneckKind kind = ClassifyTfDataBottleneck(top.iterator_name);
       r.lines.push_back(fmt::format("Bottleneck: {} ({}), {} of its own time in the slowest call ({}).",

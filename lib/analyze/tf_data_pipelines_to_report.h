@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <string>
 
-#include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/report/report.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
 
 namespace tfprof {
 

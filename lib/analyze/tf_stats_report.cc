@@ -143,7 +143,8 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
           {},
           {}};
   // Precision 6: a fraction shown as a percentage.
-  auto col = [&](std::string key, std::string label, ColumnType type, std::string csv, int precision = 3, int width = 0) {
+  auto col = [&](std::string key, std::string label, ColumnType type, std::string csv, int precision = 3,
+                 int width = 0) {
     const bool fraction = precision == 6;
     std::string unit = fraction ? "fraction" : key.ends_with("_us") ? "us" : key == "occurrences" ? "count" : "";
     t.Add({std::move(key), std::move(label), type, precision, width, std::move(csv), fraction}, std::move(unit));
@@ -158,19 +159,22 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
   col("total_self_time_us", "self us", ColumnType::kDouble, "Total self-time (us)");
   col("avg_self_time_us", "avg self us", ColumnType::kDouble, "Avg. self-time (us)");
   col("device_self_time_fraction", "dev self", ColumnType::kDouble, "Total self-time on Device (%)", 6);
-  col("device_cumulative_self_time_fraction", "dev cum", ColumnType::kDouble, "Cumulative total-self time on Device (%)", 6);
+  col("device_cumulative_self_time_fraction", "dev cum", ColumnType::kDouble,
+      "Cumulative total-self time on Device (%)", 6);
   col("host_self_time_fraction", "host self", ColumnType::kDouble, "Total self-time on Host (%)", 6);
-  col("host_cumulative_self_time_fraction", "host cum", ColumnType::kDouble, "Cumulative total-self time on Host (%)", 6);
+  col("host_cumulative_self_time_fraction", "host cum", ColumnType::kDouble, "Cumulative total-self time on Host (%)",
+      6);
   if (gpu) col("gpu_tensorcore_utilization", "TC util", ColumnType::kDouble, "GPU TensorCore utilization", 6);
   if (!pytorch) col("execution_mode", "mode", ColumnType::kString, "Execution mode");
 
   if (!options.sort.empty()) {
     int k = t.ColumnIndex(options.sort);
-    static const std::vector<std::string> kSortable = {"occurrences", "total_time_us", "avg_time_us", "total_self_time_us",
-                                                       "avg_self_time_us", "op_name", "op_type"};
+    static const std::vector<std::string> kSortable = {
+        "occurrences", "total_time_us", "avg_time_us", "total_self_time_us", "avg_self_time_us", "op_name", "op_type"};
     if (k < 0 || std::find(kSortable.begin(), kSortable.end(), options.sort) == kSortable.end())
-      throw std::invalid_argument("--sort: unknown or unsortable column '" + options.sort +
-                                  "' (use occurrences, total_time_us, avg_time_us, total_self_time_us, avg_self_time_us, op_name, op_type)");
+      throw std::invalid_argument(
+          "--sort: unknown or unsortable column '" + options.sort +
+          "' (use occurrences, total_time_us, avg_time_us, total_self_time_us, avg_self_time_us, op_name, op_type)");
     auto key = [&](const TfStatsRecord& r) -> std::pair<double, std::string> {
       if (options.sort == "occurrences") return {static_cast<double>(r.occurrences), ""};
       if (options.sort == "total_time_us") return {r.total_time_us, ""};

@@ -4,17 +4,17 @@
 
 #include <string>
 
-#include "lib/summary/host_summary.h"
 #include "lib/report/report.h"
+#include "lib/summary/host_summary.h"
 
 namespace tfprof {
 
 struct TfStatsOptions {
-  bool with_idle = true;     // The reference's "Include IDLE".
-  std::string side;          // "", "host" or "device".
-  bool by_type = false;      // One row per op type.
-  size_t top = 0;            // Rows per side (0: the reference's 500).
-  std::string sort;          // A column key to sort by, descending (default: self time).
+  bool with_idle = true;  // The reference's "Include IDLE".
+  std::string side;       // "", "host" or "device".
+  bool by_type = false;   // One row per op type.
+  size_t top = 0;         // Rows per side (0: the reference's 500).
+  std::string sort;       // A column key to sort by, descending (default: self time).
   AnalysisOptions analysis;
 };
 

@@ -68,15 +68,17 @@ struct Line {
 // What the capture says about a device (all optional: older captures and
 // Chrome traces often lack them).
 struct DeviceProperties {
-  std::string name;         // e.g. "Tesla T4"
-  std::string vendor;       // e.g. "Nvidia"
+  std::string name;    // e.g. "Tesla T4"
+  std::string vendor;  // e.g. "Nvidia"
   int compute_cap_major = 0;
   int compute_cap_minor = 0;
-  int64_t core_count = 0;        // SMs / CUs
+  int64_t core_count = 0;  // SMs / CUs
   int64_t memory_bytes = 0;
   int64_t memory_bandwidth = 0;  // bytes per second
   int64_t clock_rate_khz = 0;
-  bool empty() const { return name.empty() && vendor.empty() && compute_cap_major == 0 && core_count == 0 && memory_bytes == 0; }
+  bool empty() const {
+    return name.empty() && vendor.empty() && compute_cap_major == 0 && core_count == 0 && memory_bytes == 0;
+  }
 };
 
 struct Plane {

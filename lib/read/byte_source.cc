@@ -72,8 +72,7 @@ class PlainChunkReader : public ChunkReader {
 // docs/performance.md). Handles multi-member gzip files.
 class GzipChunkReader : public ChunkReader {
  public:
-  GzipChunkReader(std::string path, int fd, uint64_t size)
-      : path_(std::move(path)), fd_(fd), in_(kInputBlock) {
+  GzipChunkReader(std::string path, int fd, uint64_t size) : path_(std::move(path)), fd_(fd), in_(kInputBlock) {
     file_size_ = size;
     ResetMember();
   }
@@ -88,7 +87,8 @@ class GzipChunkReader : public ChunkReader {
       uint32_t before = state_.avail_out;
       int rc = isal_inflate(&state_);
       produced += before - state_.avail_out;
-      if (rc < 0 || rc == ISAL_NEED_DICT) throw InputError(path_, "gzip data is corrupt (inflate error " + std::to_string(rc) + ")");
+      if (rc < 0 || rc == ISAL_NEED_DICT)
+        throw InputError(path_, "gzip data is corrupt (inflate error " + std::to_string(rc) + ")");
       if (state_.block_state == ISAL_BLOCK_FINISH) {
         // End of one gzip member: another may follow (concatenated gzip).
         if (state_.avail_in == 0 && !eof_) Refill();
@@ -162,7 +162,8 @@ void OnSigbus(int signal, siginfo_t* info, void* context) {
     // then explains. (mmap is a plain system call: safe in a handler.)
     uintptr_t page = addr & ~(uintptr_t{g_page_size} - 1);
     uintptr_t end = (begin + size + g_page_size - 1) & ~(uintptr_t{g_page_size} - 1);
-    void* p = ::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    void* p =
+        ::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (p != MAP_FAILED) {
       m.shrank.store(true, std::memory_order_release);
       return;  // The faulting read is retried, and now reads zeros.
@@ -189,7 +190,8 @@ void InstallSigbusHandler() {
   }();
   g_page_size = page;
   struct sigaction current {};
-  if (::sigaction(SIGBUS, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == OnSigbus)
+  if (::sigaction(SIGBUS, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+      current.sa_sigaction == OnSigbus)
     return;
   struct sigaction action {};
   action.sa_sigaction = OnSigbus;
@@ -285,12 +287,14 @@ std::unique_ptr<ChunkReader> ChunkReader::Open(const std::string& path) {
   return std::make_unique<PlainChunkReader>(path, fd, size);
 }
 
-std::string ReadWholeFile(const std::string& path, uint64_t max_bytes, bool* was_gzipped, const std::string& limit_problem) {
+std::string ReadWholeFile(const std::string& path, uint64_t max_bytes, bool* was_gzipped,
+                          const std::string& limit_problem) {
   auto reader = ChunkReader::Open(path);
   if (was_gzipped) *was_gzipped = reader->gzipped();
   std::string out;
   if (!reader->gzipped()) {
-    if (reader->file_size() > max_bytes) throw InputError(path, "file is larger than the " + std::to_string(max_bytes >> 20) + " MiB limit");
+    if (reader->file_size() > max_bytes)
+      throw InputError(path, "file is larger than the " + std::to_string(max_bytes >> 20) + " MiB limit");
     out.resize(reader->file_size());
     out.resize(reader->Read(out.data(), out.size()));
     return out;

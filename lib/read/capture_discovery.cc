@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <utility>
 #include <system_error>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -32,8 +32,9 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 
 // TensorFlow's per-tool outputs that sit beside captures: results, not captures.
 const char* ToolOutputName(const std::string& file) {
-  for (const char* s : {".overview_page.pb", ".input_pipeline.pb", ".tensorflow_stats.pb", ".kernel_stats.pb",
-                        ".memory_profile.json.gz", ".memory_profile.json", ".pod_viewer.json", ".tf_data_bottleneck_analysis.json"})
+  for (const char* s :
+       {".overview_page.pb", ".input_pipeline.pb", ".tensorflow_stats.pb", ".kernel_stats.pb",
+        ".memory_profile.json.gz", ".memory_profile.json", ".pod_viewer.json", ".tf_data_bottleneck_analysis.json"})
     if (EndsWith(file, s)) return s + 1;
   return nullptr;
 }
@@ -76,7 +77,8 @@ std::optional<CaptureFile> CaptureFromContent(const fs::path& p) {
 // What the "no captures found" message lists: the names taken as captures.
 std::string RecognisedNames() {
   std::string names;
-  for (const CaptureFormatRow& row : CaptureFormats()) names += (names.empty() ? "" : ", ") + std::string(row.recognised_names);
+  for (const CaptureFormatRow& row : CaptureFormats())
+    names += (names.empty() ? "" : ", ") + std::string(row.recognised_names);
   return names + ", in this folder or in a logdir's plugins/profile/<run>/";
 }
 
@@ -387,7 +389,8 @@ ProfileRun PickRun(const std::vector<ProfileRun>& runs, const std::string& path,
     if (RunNamed(r, run)) hits.push_back(&r);
   if (hits.empty()) throw InputError(path, "no run named '" + run + "'", kExitUsage, InputHint::kListRuns);
   if (hits.size() > 1)
-    throw InputError(path, "run name '" + run + "' is ambiguous; use its full name", kExitUsage, InputHint::kRunNamesListed);
+    throw InputError(path, "run name '" + run + "' is ambiguous; use its full name", kExitUsage,
+                     InputHint::kRunNamesListed);
   return *hits.front();
 }
 
@@ -439,8 +442,9 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
   std::vector<fs::path> profiles;
   if (here.empty() && skipped_here.empty()) profiles = FindProfileFolders(path, d.work);
   if (here.empty() && !skipped_here.empty())
-    throw InputError(path, "no readable capture: " + skipped_here.front() +
-                               (skipped_here.size() > 1 ? " and " + std::to_string(skipped_here.size() - 1) + " more" : ""));
+    throw InputError(path,
+                     "no readable capture: " + skipped_here.front() +
+                         (skipped_here.size() > 1 ? " and " + std::to_string(skipped_here.size() - 1) + " more" : ""));
   if (!here.empty()) {
     d.kind = InputKind::kRunFolder;
     ProfileRun folder{fs::path(path).lexically_normal().filename().string(), path, here};

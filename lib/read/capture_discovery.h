@@ -25,8 +25,8 @@ struct CaptureFile {
 };
 
 struct ProfileRun {
-  std::string name;  // "<run>" or "<tb_run>/<run>" when the logdir has several TensorBoard runs.
-  std::string path;  // The run folder.
+  std::string name;                // "<run>" or "<tb_run>/<run>" when the logdir has several TensorBoard runs.
+  std::string path;                // The run folder.
   std::vector<CaptureFile> files;  // One per host, xplane.pb preferred.
   // Host files dropped because they are byte-identical copies of another
   // host's file (as in some published demo runs): "dropped (copy of kept)".

@@ -31,7 +31,8 @@ bool StartsLikeXSpace(std::string_view head) {
 constexpr std::string_view kChromeTraceSuffixes[] = {".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz",
                                                      ".trace.json"};
 // torch.profiler's export_chrome_trace examples, TF1's timeline.json.
-constexpr std::string_view kChromeTraceBareNames[] = {"trace.json", "trace.json.gz", "timeline.json", "timeline.json.gz"};
+constexpr std::string_view kChromeTraceBareNames[] = {"trace.json", "trace.json.gz", "timeline.json",
+                                                      "timeline.json.gz"};
 
 // TF1 timelines as users named them (timeline_01.json,
 // timeline_xla.ctf.json): the host is the name without .json(.gz);

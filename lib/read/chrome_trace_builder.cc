@@ -28,7 +28,8 @@ constexpr uint64_t kLineBytes = sizeof(ChromeTraceBuilder::LineState) + sizeof(L
 // the index entry; the name's text is the string pool's.
 constexpr uint64_t kEventNameBytes =
     sizeof(EventMetadata) * 3 / 2 + HashEntryBytes(sizeof(std::string_view) + sizeof(EventMetadataId));
-constexpr uint64_t kStatNameBytes = sizeof(StatMetadata) * 3 / 2 + HashEntryBytes(sizeof(std::string_view) + sizeof(StatKey));
+constexpr uint64_t kStatNameBytes =
+    sizeof(StatMetadata) * 3 / 2 + HashEntryBytes(sizeof(std::string_view) + sizeof(StatKey));
 
 // "123" or "-7" written as a string (older Kineto writes tids so): read as the
 // number, so that it names the same thread as the numeric form.
@@ -104,8 +105,10 @@ int64_t ChromeTraceBuilder::ResolveId(const TraceId& id, bool is_pid) {
   synthetic_ids_.emplace(host_.strings.Get(name), synthetic);
   synthetic_names_.emplace(synthetic, name);
   ChargeStrings();
-  budget_.Charge(is_pid ? Growth::kPlanes : Growth::kLines,
-                 HashEntryBytes(sizeof(std::string_view) + sizeof(int64_t)) + HashEntryBytes(sizeof(int64_t) + sizeof(StringId)), 0);
+  budget_.Charge(
+      is_pid ? Growth::kPlanes : Growth::kLines,
+      HashEntryBytes(sizeof(std::string_view) + sizeof(int64_t)) + HashEntryBytes(sizeof(int64_t) + sizeof(StringId)),
+      0);
   return synthetic;
 }
 
@@ -227,8 +230,9 @@ bool ChromeTraceBuilder::StartPs(const TraceField& ts, int64_t* out) {
     origin_set_ = true;
   }
   int64_t rel;
-  if (!CheckedAdd(ts.time.us, -origin_us_, &rel) || !CheckedMul(rel, kPsPerUs, &rel) || !CheckedAdd(rel, ts.time.frac_ps, out) ||
-      *out < -chrome_trace::kMaxTimeOffsetPs || *out > chrome_trace::kMaxTimeOffsetPs) {
+  if (!CheckedAdd(ts.time.us, -origin_us_, &rel) || !CheckedMul(rel, kPsPerUs, &rel) ||
+      !CheckedAdd(rel, ts.time.frac_ps, out) || *out < -chrome_trace::kMaxTimeOffsetPs ||
+      *out > chrome_trace::kMaxTimeOffsetPs) {
     Count(TraceDiag::kTimeOutOfRange);
     return false;
   }
@@ -320,7 +324,8 @@ uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& line, const RawT
   line.events.push_back(Event{start_ps, duration_ps, Metadata(plane, name), static_cast<uint32_t>(line.stats.size())});
   ++events_added_;
   budget_.Charge(Growth::kEvents, sizeof(Event));
-  if (const size_t added = line.stats.size() - stats_before) budget_.Charge(Growth::kStats, added * sizeof(Stat), added);
+  if (const size_t added = line.stats.size() - stats_before)
+    budget_.Charge(Growth::kStats, added * sizeof(Stat), added);
   return static_cast<uint32_t>(line.events.size() - 1);
 }
 
@@ -332,19 +337,34 @@ void ChromeTraceBuilder::Add(const RawTraceEvent& event) {
   }
   switch (event.ph[0]) {
     case 'X': AddComplete(event, false); break;
-    case 'i': case 'I': AddComplete(event, true); break;
+    case 'i':
+    case 'I': AddComplete(event, true); break;
     case 'B': AddBegin(event); break;
     case 'E': AddEnd(event); break;
     case 'C': AddCounter(event); break;
     case 'M': AddMetadata(event); break;
-    case 'b': case 'e': case 'n': AddAsync(event); break;
-    case 's': case 't': case 'f': Count(TraceDiag::kFlowEvents, event.name); break;
-    case 'N': case 'O': case 'D': Count(TraceDiag::kObjectEvents, event.name); break;
+    case 'b':
+    case 'e':
+    case 'n': AddAsync(event); break;
+    case 's':
+    case 't':
+    case 'f': Count(TraceDiag::kFlowEvents, event.name); break;
+    case 'N':
+    case 'O':
+    case 'D': Count(TraceDiag::kObjectEvents, event.name); break;
     // Samples, marks, clock syncs, memory dumps, contexts, and the
     // deprecated async step phases.
-    case 'P': case 'R': case 'c': case 'V': case 'v': case '(': case ')': case 'S': case 'T': case 'F': case 'p':
-      Count(TraceDiag::kUnsupportedPhase, event.ph);
-      break;
+    case 'P':
+    case 'R':
+    case 'c':
+    case 'V':
+    case 'v':
+    case '(':
+    case ')':
+    case 'S':
+    case 'T':
+    case 'F':
+    case 'p': Count(TraceDiag::kUnsupportedPhase, event.ph); break;
     default: Count(TraceDiag::kUnknownPhase, event.ph);
   }
 }
@@ -458,7 +478,8 @@ void ChromeTraceBuilder::AddAsync(const RawTraceEvent& event) {
   if (ph == 'e') {
     auto it = plane.open_async.find(key);
     if (it == plane.open_async.end() || it->second.empty()) {
-      if (options_.max_events == 0 || events_added_ < options_.max_events) Count(TraceDiag::kAsyncUnmatchedEnd, event.name);
+      if (options_.max_events == 0 || events_added_ < options_.max_events)
+        Count(TraceDiag::kAsyncUnmatchedEnd, event.name);
       return;
     }
     auto [line, index] = it->second.back();
@@ -479,8 +500,10 @@ void ChromeTraceBuilder::AddAsync(const RawTraceEvent& event) {
     ++line.open_count;
     // The key's copy and its list, besides the event itself.
     if (added)
-      budget_.Charge(Growth::kEvents, HashEntryBytes(sizeof(std::string) + sizeof(open->second)) +
-                                          StringBytes(open->first.size()) + kMallocOverhead + 2 * sizeof(uint64_t), 0);
+      budget_.Charge(Growth::kEvents,
+                     HashEntryBytes(sizeof(std::string) + sizeof(open->second)) + StringBytes(open->first.size()) +
+                         kMallocOverhead + 2 * sizeof(uint64_t),
+                     0);
   }
 }
 
@@ -526,7 +549,8 @@ void ChromeTraceBuilder::AddMetadata(const RawTraceEvent& event) {
       plane.labels = *s;
       if (auto key = Key(plane, "labels")) {
         auto& stats = plane.plane.plane_stats;
-        stats.erase(std::remove_if(stats.begin(), stats.end(), [&](const Stat& st) { return st.key() == *key; }), stats.end());
+        stats.erase(std::remove_if(stats.begin(), stats.end(), [&](const Stat& st) { return st.key() == *key; }),
+                    stats.end());
         stats.push_back(Stat::String(*key, *s));
       }
     }

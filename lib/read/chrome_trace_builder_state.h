@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <new>
-#include <type_traits>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -29,7 +29,6 @@ inline constexpr int64_t kOpenDuration = -1;
 // Ids given to string pids/tids ("Spans", "stream 7") and to the reader's own
 // lines (counters, async): far above any real process or thread id.
 inline constexpr int64_t kSyntheticIdBase = int64_t{1} << 48;
-
 
 // A small direct-mapped cache in front of a hash map from names to ids:
 // traces repeat the same few hundred names and arg keys millions of times,

@@ -13,9 +13,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/xplane_schema.h"
-#include "lib/read/stat_edit.h"
 #include "lib/read/chrome_trace_kineto_ops.h"
 #include "lib/read/chrome_trace_tf1_timeline.h"
+#include "lib/read/stat_edit.h"
 
 namespace tfprof {
 namespace {
@@ -111,9 +111,9 @@ uint64_t LevelZeroFromAnnotation(Host& host, Plane& plane) {
 }
 
 // The stats the analyses read as integers (grouping, op metrics, tf.data).
-constexpr std::string_view kIntegerStats[] = {"group_id", "correlation_id", "id",  "parent_id", "iter_num", "step_num",
-                                              "_r",       "_a",             "_p",  "_c",        "_pt",      "_ct",
-                                              "is_eager", "_ipl_stage_id",  "_pid", "step_id"};
+constexpr std::string_view kIntegerStats[] = {
+    "group_id", "correlation_id", "id",   "parent_id", "iter_num", "step_num", "_r", "_a", "_p", "_c", "_pt", "_ct",
+    "is_eager", "_ipl_stage_id",  "_pid", "step_id"};
 
 uint64_t IntegersFromStrings(Host& host, Plane& plane) {
   std::vector<bool> integer(plane.stat_metadata.size());
@@ -198,10 +198,12 @@ std::string Describe(const Host& host, const Plane& plane) {
 // stats at `dst`'s tables; a thread id already in `dst` gets a fresh one.
 void MergePlaneInto(Host& host, Plane& src, Plane& dst) {
   std::vector<StatKey> key_map(src.stat_metadata.size());
-  for (size_t k = 0; k < src.stat_metadata.size(); ++k) key_map[k] = StatKeyFor(host, dst, host.Str(src.stat_metadata[k].name));
+  for (size_t k = 0; k < src.stat_metadata.size(); ++k)
+    key_map[k] = StatKeyFor(host, dst, host.Str(src.stat_metadata[k].name));
   absl::flat_hash_map<std::pair<StringId, StringId>, EventMetadataId> existing;
   for (size_t m = 0; m < dst.event_metadata.size(); ++m)
-    existing.try_emplace({dst.event_metadata[m].name, dst.event_metadata[m].display_name}, static_cast<EventMetadataId>(m));
+    existing.try_emplace({dst.event_metadata[m].name, dst.event_metadata[m].display_name},
+                         static_cast<EventMetadataId>(m));
   std::vector<EventMetadataId> meta_map(src.event_metadata.size());
   for (size_t m = 0; m < src.event_metadata.size(); ++m) {
     const EventMetadata& sm = src.event_metadata[m];
@@ -383,7 +385,8 @@ uint64_t LaunchDimsToKernels(Host& host, const Plane& cpu, Plane& gpu) {
       stats.insert(stats.end(), own.begin(), own.end());
       auto c = FindStatIn(own, gpu_corr), k = FindStatIn(own, cat);
       if (c && k && k->type() == StatType::kString && KindOfCat(host.Str(k->AsString())) == CatKind::kDevice &&
-          host.Str(k->AsString()) != "gpu_memcpy" && host.Str(k->AsString()) != "gpu_memset" && !FindStatIn(own, gpu_grid))
+          host.Str(k->AsString()) != "gpu_memcpy" && host.Str(k->AsString()) != "gpu_memset" &&
+          !FindStatIn(own, gpu_grid))
         if (auto it = dims.find(c->AsInt()); it != dims.end()) {
           stats.push_back(Stat::Make(to_grid, it->second.first.type(), it->second.first.bits));
           stats.push_back(Stat::Make(to_block, it->second.second.type(), it->second.second.bits));
@@ -500,10 +503,13 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
     dst.name = host.strings.Intern(schema::kHostThreadsPlane);
     for (Line& l : dst.lines) l.SortEvents();
     correlated += CorrelationAsXPlane(host, dst);
-    diag.AddWithMessage(diag_kind::kJsonKinetoHostPlane, cpu.size() > 1 ? "Kineto CPU processes merged into the host plane /host:CPU (their threads kept apart; "
+    diag.AddWithMessage(diag_kind::kJsonKinetoHostPlane,
+                        cpu.size() > 1
+                            ? "Kineto CPU processes merged into the host plane /host:CPU (their threads kept apart; "
                               "plane stat process_name lists them)"
                             : "Kineto CPU process read as the host plane /host:CPU (plane stat process_name keeps "
-                              "its name)", example + " -> /host:CPU", cpu.size());
+                              "its name)",
+                        example + " -> /host:CPU", cpu.size());
     uint64_t dims = 0;
     for (Plane& p : host.planes)
       if (&p != &dst && schema::IsGpuPlane(host.PlaneName(p))) dims += LaunchDimsToKernels(host, dst, p);

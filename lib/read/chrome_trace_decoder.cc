@@ -1,8 +1,8 @@
 #include "lib/read/chrome_trace_decoder.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -19,7 +19,8 @@ using simdjson::error_code;
 using simdjson::SUCCESS;
 
 std::string_view TrimRight(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -69,7 +70,8 @@ const char* FindQuoteOrBackslash(const char* p, const char* end) {
   const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
   for (; p < end; p += 16) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash))));
+    unsigned mask =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash))));
     if (mask) return std::min(p + __builtin_ctz(mask), end);
   }
   return end;
@@ -179,9 +181,13 @@ error_code TraceEventParser::Token(od_value& value, std::string_view* out) const
   // its iterator can drift, so a token is only trusted inside the document
   // and when it starts like a JSON value.
   std::string_view token = value.raw_json_token();
-  if (token.empty() || token.data() < json_begin_ || token.data() + token.size() > json_end_) return simdjson::TAPE_ERROR;
+  if (token.empty() || token.data() < json_begin_ || token.data() + token.size() > json_end_)
+    return simdjson::TAPE_ERROR;
   switch (token[0]) {
-    case ',': case ':': case ']': case '}': return simdjson::TAPE_ERROR;
+    case ',':
+    case ':':
+    case ']':
+    case '}': return simdjson::TAPE_ERROR;
   }
   *out = token;
   return SUCCESS;
@@ -368,9 +374,8 @@ error_code TraceEventParser::DecodeText(od_value& value, std::string_view* out) 
   SIMDJSON_TRY(Token(value, &token));
   switch (token[0]) {
     case '"': *out = StringToken(token); return SUCCESS;
-    case '{': case '[':
-      builder_.Count(TraceDiag::kBadFieldType, "a name, ph or cat that is not a string");
-      return SUCCESS;
+    case '{':
+    case '[': builder_.Count(TraceDiag::kBadFieldType, "a name, ph or cat that is not a string"); return SUCCESS;
     default: *out = TrimRight(token); return SUCCESS;  // A number or literal: its text.
   }
 }
@@ -495,10 +500,10 @@ error_code TraceEventParser::DecodeValue(od_value& value, TraceArg* arg) {
       arg->kind = TraceArg::kString;
       arg->s = StringToken(token);
       return SUCCESS;
-    case '{': case '[':
-      arg->kind = TraceArg::kString;
-      return RawContainer(value, &arg->s);
-    case 't': case 'f': {
+    case '{':
+    case '[': arg->kind = TraceArg::kString; return RawContainer(value, &arg->s);
+    case 't':
+    case 'f': {
       bool b;
       SIMDJSON_TRY(value.get_bool().get(b));
       arg->kind = TraceArg::kInt;

@@ -56,7 +56,7 @@ class TraceEventParser {
   const char* json_begin_ = nullptr;  // The document being parsed.
   const char* json_end_ = nullptr;
   RawTraceEvent event_;
-  std::deque<std::string> unescaped_;   // Strings with escapes, for this document.
+  std::deque<std::string> unescaped_;    // Strings with escapes, for this document.
   std::deque<std::string> value_names_;  // "value", "value2", ... (packed counters).
   std::vector<char> validation_stack_;
 };

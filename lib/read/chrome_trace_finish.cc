@@ -18,15 +18,16 @@ using chrome_trace::kSyntheticIdBase;
 // The catalogue's kind of each TraceDiag, indexed by it: the reader counts
 // into a plain array on its hot path and reports once, at Finish().
 constexpr const DiagnosticKind* kTraceDiagKinds[] = {
-    &diag_kind::kJsonUnmatchedEnd, &diag_kind::kJsonUnclosedBegin, &diag_kind::kJsonEndArgsIgnored,
-    &diag_kind::kJsonMissingTs, &diag_kind::kJsonBadFieldType, &diag_kind::kJsonMissingDuration,
-    &diag_kind::kJsonNegativeDuration, &diag_kind::kJsonMissingPhase, &diag_kind::kJsonUnknownPhase,
-    &diag_kind::kJsonUnsupportedPhase, &diag_kind::kJsonNonObjectEvent, &diag_kind::kJsonFlowEvents,
-    &diag_kind::kJsonObjectEvents, &diag_kind::kJsonAsyncUnmatchedEnd, &diag_kind::kJsonAsyncUnclosedBegin,
-    &diag_kind::kJsonOtherMetadata, &diag_kind::kJsonTimeOutOfRange, &diag_kind::kJsonMissingPid,
-    &diag_kind::kJsonMissingTid, &diag_kind::kJsonNullArg, &diag_kind::kJsonTooDeep, &diag_kind::kJsonInvalidUtf8,
-    &diag_kind::kJsonUnterminatedArray, &diag_kind::kJsonUnsortedLine, &diag_kind::kJsonTooManyStatNames,
-    &diag_kind::kJsonLineTooLarge, &diag_kind::kReadMaxEventsReached, &diag_kind::kJsonNumberOutOfRange,
+    &diag_kind::kJsonUnmatchedEnd,     &diag_kind::kJsonUnclosedBegin,     &diag_kind::kJsonEndArgsIgnored,
+    &diag_kind::kJsonMissingTs,        &diag_kind::kJsonBadFieldType,      &diag_kind::kJsonMissingDuration,
+    &diag_kind::kJsonNegativeDuration, &diag_kind::kJsonMissingPhase,      &diag_kind::kJsonUnknownPhase,
+    &diag_kind::kJsonUnsupportedPhase, &diag_kind::kJsonNonObjectEvent,    &diag_kind::kJsonFlowEvents,
+    &diag_kind::kJsonObjectEvents,     &diag_kind::kJsonAsyncUnmatchedEnd, &diag_kind::kJsonAsyncUnclosedBegin,
+    &diag_kind::kJsonOtherMetadata,    &diag_kind::kJsonTimeOutOfRange,    &diag_kind::kJsonMissingPid,
+    &diag_kind::kJsonMissingTid,       &diag_kind::kJsonNullArg,           &diag_kind::kJsonTooDeep,
+    &diag_kind::kJsonInvalidUtf8,      &diag_kind::kJsonUnterminatedArray, &diag_kind::kJsonUnsortedLine,
+    &diag_kind::kJsonTooManyStatNames, &diag_kind::kJsonLineTooLarge,      &diag_kind::kReadMaxEventsReached,
+    &diag_kind::kJsonNumberOutOfRange,
 };
 static_assert(std::size(kTraceDiagKinds) == static_cast<size_t>(TraceDiag::kCount));
 
@@ -160,7 +161,8 @@ void ChromeTraceBuilder::MatchDevices() {
 void ChromeTraceBuilder::Finish() {
   ChargeStrings();
   for (auto& plane : planes_) {
-    for (auto& [key, open] : plane->open_async) Count(TraceDiag::kAsyncUnclosedBegin, key.substr(key.rfind('\x1f') + 1), open.size());
+    for (auto& [key, open] : plane->open_async)
+      Count(TraceDiag::kAsyncUnclosedBegin, key.substr(key.rfind('\x1f') + 1), open.size());
     plane->open_async.clear();
     for (auto& line : plane->lines) {
       if (!line->open_begins.empty()) {

@@ -119,7 +119,8 @@ absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoO
       const Kind kind = c && c->type() == StatType::kString ? kinds.Of(e.metadata, c->AsString()) : Kind::kOther;
       if (kind == Kind::kOp) {
         op_of[i].name = cpu.event_metadata[e.metadata].name;
-        if (auto t = FindStatIn(stats, input_type); t && t->type() == StatType::kString) op_of[i].input_types = t->AsString();
+        if (auto t = FindStatIn(stats, input_type); t && t->type() == StatType::kString)
+          op_of[i].input_types = t->AsString();
         ops.push_back({e.end_ps(), op_of[i]});
       } else if (kind == Kind::kAnnotation) {
         annotations.push_back({e.end_ps(), {cpu.event_metadata[e.metadata].name, StringPool::kEmpty}});
@@ -140,7 +141,8 @@ bool IsDeviceActivity(std::string_view cat) {
 
 // Device side: names every kernel, memcpy and memset of a GPU plane (rules
 // 1-4 of the header).
-void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, Launch>& launches, KinetoOpCounts& counts) {
+void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, Launch>& launches,
+                   KinetoOpCounts& counts) {
   const auto cat = plane.FindStatKey(host.strings, "cat");
   if (!cat || plane.FindStatKey(host.strings, "tf_op")) return;
   const auto corr = plane.FindStatKey(host.strings, "correlation_id");
@@ -166,12 +168,12 @@ void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, 
       std::string_view name = host.Str(plane.event_metadata[line.events[i].metadata].name);
       if (c && c->type() == StatType::kString && host.Str(c->AsString()) == "gpu_user_annotation" && !name.empty() &&
           !IsStepMarker(name))
-        annotations.push_back({line.events[i].start_ps, line.events[i].end_ps(), plane.event_metadata[line.events[i].metadata].name});
+        annotations.push_back(
+            {line.events[i].start_ps, line.events[i].end_ps(), plane.event_metadata[line.events[i].metadata].name});
     }
   }
-  std::sort(annotations.begin(), annotations.end(), [](const Span& a, const Span& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
-  });
+  std::sort(annotations.begin(), annotations.end(),
+            [](const Span& a, const Span& b) { return a.begin != b.begin ? a.begin < b.begin : a.end > b.end; });
 
   // Each activity's row, decided in start order so one sweep finds the
   // innermost annotation open at its start.

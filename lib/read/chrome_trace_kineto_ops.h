@@ -41,9 +41,9 @@
 namespace tfprof {
 
 struct KinetoOpCounts {
-  uint64_t host_ops = 0;                // cpu_op events typed as framework ops.
-  uint64_t device_with_op = 0;          // Device events given the op that launched them (1.).
-  uint64_t device_with_annotation = 0;  // ... the user annotation around their launch (2.).
+  uint64_t host_ops = 0;                    // cpu_op events typed as framework ops.
+  uint64_t device_with_op = 0;              // Device events given the op that launched them (1.).
+  uint64_t device_with_annotation = 0;      // ... the user annotation around their launch (2.).
   uint64_t device_with_gpu_annotation = 0;  // ... the GPU annotation around them (3.).
   uint64_t device_named_as_themselves = 0;  // ... their own name (4.).
   uint64_t device_with_input_types = 0;     // Device events given their op's Input type.

@@ -50,8 +50,7 @@ class LimitedChunkReader : public ChunkReader {
   size_t Read(char* out, size_t capacity) override {
     size_t n = inner_->Read(out, capacity);
     produced_ += n;
-    if (limit_ && produced_ > limit_)
-      throw InputError(path_, problem_);
+    if (limit_ && produced_ > limit_) throw InputError(path_, problem_);
     return n;
   }
   bool gzipped() const override { return inner_->gzipped(); }
@@ -227,7 +226,8 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 std::string HostNameFromPath(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') + 1);
-  for (const char* suffix : {".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json", ".json.gz", ".json", ".gz"})
+  for (const char* suffix :
+       {".pt.trace.json.gz", ".pt.trace.json", ".trace.json.gz", ".trace.json", ".json.gz", ".json", ".gz"})
     if (EndsWith(base, suffix)) return base.substr(0, base.size() - std::strlen(suffix));
   return base;
 }
@@ -255,8 +255,9 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
 
 Host ReadChromeTraceFile(const std::string& path, Diagnostics& diagnostics, const ReadOptions& options) {
   std::unique_ptr<ChunkReader> input = ChunkReader::Open(path);
-  if (input->gzipped()) input = std::make_unique<LimitedChunkReader>(std::move(input), options.max_inflated_bytes, path,
-                                                                     options.InflateLimitProblem());
+  if (input->gzipped())
+    input = std::make_unique<LimitedChunkReader>(std::move(input), options.max_inflated_bytes, path,
+                                                 options.InflateLimitProblem());
   return Read(*input, path, diagnostics, options);
 }
 

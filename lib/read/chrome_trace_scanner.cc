@@ -97,8 +97,10 @@ class BlockScanner {
       switch (p[i]) {
         case '"': q |= m; break;
         case '\\': b |= m; break;
-        case '{': case '[': o |= m; break;
-        case '}': case ']': c |= m; break;
+        case '{':
+        case '[': o |= m; break;
+        case '}':
+        case ']': c |= m; break;
       }
     }
     *quote = q, *backslash = b, *open = o, *close = c;
@@ -124,7 +126,8 @@ std::string Printable(int c) {
 
 }  // namespace
 
-TraceJsonScanner::TraceJsonScanner(std::string path, ChunkReader& input, TraceScanConsumer& consumer, size_t block_bytes)
+TraceJsonScanner::TraceJsonScanner(std::string path, ChunkReader& input, TraceScanConsumer& consumer,
+                                   size_t block_bytes)
     : path_(std::move(path)), input_(input), consumer_(consumer), block_bytes_(std::max<size_t>(block_bytes, 64)) {
   cap_ = block_bytes_;
   buf_.reset(new char[cap_ + TraceScanConsumer::kPaddingAfter]);
@@ -183,7 +186,8 @@ int TraceJsonScanner::NextNonSpace() {
 void TraceJsonScanner::Expect(char c, const char* what) {
   int got = NextNonSpace();
   if (got != c) {
-    Invalid(Offset(pos_), std::string("expected ") + what + (got < 0 ? ", found the end of the file" : ", found " + Printable(got)));
+    Invalid(Offset(pos_),
+            std::string("expected ") + what + (got < 0 ? ", found the end of the file" : ", found " + Printable(got)));
   }
   ++pos_;
 }
@@ -208,7 +212,9 @@ std::string TraceJsonScanner::ReadKey() {
         case 'r': key += '\r'; break;
         case 'b': key += '\b'; break;
         case 'f': key += '\f'; break;
-        case '"': case '\\': case '/': key += static_cast<char>(e); break;
+        case '"':
+        case '\\':
+        case '/': key += static_cast<char>(e); break;
         default: key += '\\'; key += static_cast<char>(e);
       }
       continue;
@@ -248,7 +254,8 @@ void TraceJsonScanner::SkipValue(std::string* capture, bool* overflow) {
     for (;;) {
       if (pos_ == end_ && !more()) break;
       char c = buf_[pos_];
-      bool scalar_char = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '.' || c == '-' || c == '+' || c == 'E';
+      bool scalar_char =
+          (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '.' || c == '-' || c == '+' || c == 'E';
       if (!scalar_char) break;
       ++pos_;
     }
@@ -283,7 +290,8 @@ void TraceJsonScanner::SkipValue(std::string* capture, bool* overflow) {
       closers.push_back(']');
     } else if (c == '}' || c == ']') {
       if (closers.empty() || closers.back() != c)
-        Invalid(Offset(pos_ - 1), "mismatched " + Printable(c) + (closers.empty() ? "" : ", expected " + Printable(closers.back())));
+        Invalid(Offset(pos_ - 1),
+                "mismatched " + Printable(c) + (closers.empty() ? "" : ", expected " + Printable(closers.back())));
       closers.pop_back();
       if (closers.empty()) break;
     }
@@ -328,7 +336,8 @@ void TraceJsonScanner::ScanEventArray(bool bare) {
     while (i < slice.size() && IsSpace(static_cast<unsigned char>(slice[i]))) ++i;
     bool comma = i < slice.size() && slice[i] == ',';
     if (comma && first_slice) Invalid(Offset(begin + i), "empty element (extra comma) at the start of traceEvents");
-    if (!comma && !first_slice && i < slice.size()) Invalid(Offset(begin + i), "missing ',' between traceEvents elements");
+    if (!comma && !first_slice && i < slice.size())
+      Invalid(Offset(begin + i), "missing ',' between traceEvents elements");
     if (comma) ++i;
     while (i < slice.size() && IsSpace(static_cast<unsigned char>(slice[i]))) ++i;
     slice.remove_prefix(i);
@@ -414,8 +423,9 @@ void TraceJsonScanner::ScanEventArray(bool bare) {
       result_.unterminated_array = true;
       return;
     }
-    Invalid(Offset(end_), blocks.in_string() ? "unexpected end of the file inside a string in traceEvents (truncated file?)"
-                                             : "unexpected end of the file inside traceEvents (truncated file?)");
+    Invalid(Offset(end_), blocks.in_string()
+                              ? "unexpected end of the file inside a string in traceEvents (truncated file?)"
+                              : "unexpected end of the file inside traceEvents (truncated file?)");
   }
 }
 
@@ -428,7 +438,9 @@ TraceScanResult TraceJsonScanner::Run() {
     }
     c = NextNonSpace();
   }
-  if (c < 0) throw InputError(path_, result_.content_bytes == 0 ? "file is empty, not a Chrome trace" : "file holds only whitespace, not a Chrome trace");
+  if (c < 0)
+    throw InputError(path_, result_.content_bytes == 0 ? "file is empty, not a Chrome trace"
+                                                       : "file holds only whitespace, not a Chrome trace");
 
   if (c == '[') {
     ++pos_;
@@ -480,7 +492,8 @@ TraceScanResult TraceJsonScanner::Run() {
   }
 
   int trailing = NextNonSpace();
-  if (trailing >= 0) Invalid(Offset(pos_), "unexpected data after the end of the JSON document (" + Printable(trailing) + ")");
+  if (trailing >= 0)
+    Invalid(Offset(pos_), "unexpected data after the end of the JSON document (" + Printable(trailing) + ")");
   if (result_.trace_event_arrays == 0) NotATrace("no traceEvents array");
   return result_;
 }

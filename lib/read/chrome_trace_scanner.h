@@ -58,8 +58,8 @@ class TraceJsonScanner {
  private:
   // Buffer: bytes [0, end_) hold content from offset base_; bytes before
   // keep_ may be discarded on the next refill.
-  bool Fill();       // Reads more; false at end of input.
-  int Peek();        // The next byte without consuming, or -1 at the end.
+  bool Fill();         // Reads more; false at end of input.
+  int Peek();          // The next byte without consuming, or -1 at the end.
   int NextNonSpace();  // Skips whitespace, then Peek().
   void Expect(char c, const char* what);
   std::string ReadKey();

@@ -276,7 +276,9 @@ void ApplyTf1TimelineConventions(Host& host, Diagnostics& diagnostics) {
     if (!ordinal) continue;
     auto it = std::find_if(devices.begin(), devices.end(), [&](const Device& d) { return d.name == procs[p]->device; });
     if (it == devices.end()) it = devices.insert(devices.end(), Device{procs[p]->device, ordinal, {}, {}, {}});
-    (procs[p]->source == Source::kStream ? it->streams : procs[p]->source == Source::kStreamAll ? it->all : it->memcpy)
+    (procs[p]->source == Source::kStream      ? it->streams
+     : procs[p]->source == Source::kStreamAll ? it->all
+                                              : it->memcpy)
         .push_back(p);
   }
   std::vector<std::pair<int64_t, Plane>> built;  // (ordinal, plane)
@@ -312,10 +314,13 @@ void ApplyTf1TimelineConventions(Host& host, Diagnostics& diagnostics) {
   }
   host.planes = std::move(planes);
 
-  diagnostics.AddWithMessage(diag_kind::kJsonTf1Timeline, "TensorFlow 1 timeline: each device's executor ops read as lines of the host plane /host:CPU, the "
-                  "GPU tracer's streams as device planes /device:GPU:<n> (one line per stream), ops' name and op args "
-                  "as tf_op and tf_op_type stats, the timeline as one session.run step; its " +
-                      std::to_string(tensors) + " 'Tensors' processes (tensor lifetimes) are not read", example, counts.mapped);
+  diagnostics.AddWithMessage(
+      diag_kind::kJsonTf1Timeline,
+      "TensorFlow 1 timeline: each device's executor ops read as lines of the host plane /host:CPU, the "
+      "GPU tracer's streams as device planes /device:GPU:<n> (one line per stream), ops' name and op args "
+      "as tf_op and tf_op_type stats, the timeline as one session.run step; its " +
+          std::to_string(tensors) + " 'Tensors' processes (tensor lifetimes) are not read",
+      example, counts.mapped);
   diagnostics.Add(diag_kind::kJsonTf1DuplicateEvents, "", counts.duplicates);
   diagnostics.Add(diag_kind::kJsonTf1OpCopies, "", counts.op_copies);
 }

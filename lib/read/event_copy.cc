@@ -15,7 +15,8 @@ EventCopier::EventCopier(const Host& from_host, const Plane& from, Host& to_host
       same_pool_(&from_host == &to_host),
       keys_(from.stat_metadata.size(), -1) {
   for (size_t m = 0; m < to.event_metadata.size(); ++m)
-    metadata_.try_emplace({to.event_metadata[m].name, to.event_metadata[m].display_name}, static_cast<EventMetadataId>(m));
+    metadata_.try_emplace({to.event_metadata[m].name, to.event_metadata[m].display_name},
+                          static_cast<EventMetadataId>(m));
 }
 
 void EventCopier::RenameStat(std::string_view from, std::string_view to) {
@@ -52,8 +53,8 @@ EventMetadataId EventCopier::Metadata(EventMetadataId source, StringId name, Str
     m.stats_begin = static_cast<uint32_t>(to_.metadata_stats.size());
     for (uint32_t s = sm.stats_begin; s < sm.stats_end; ++s) {
       const Stat& st = from_.metadata_stats[s];
-      to_.metadata_stats.push_back(Stat::Make(Key(st.key()), st.type(),
-                                              st.type() == StatType::kString ? ToDest(st.AsString()) : st.bits));
+      to_.metadata_stats.push_back(
+          Stat::Make(Key(st.key()), st.type(), st.type() == StatType::kString ? ToDest(st.AsString()) : st.bits));
     }
     m.stats_end = static_cast<uint32_t>(to_.metadata_stats.size());
     to_.event_metadata.push_back(m);
@@ -62,10 +63,12 @@ EventMetadataId EventCopier::Metadata(EventMetadataId source, StringId name, Str
   return it->second;
 }
 
-void EventCopier::Copy(const Line& line, size_t index, Line& out, int64_t shift_ps, StringId name, StringId display_name) {
+void EventCopier::Copy(const Line& line, size_t index, Line& out, int64_t shift_ps, StringId name,
+                       StringId display_name) {
   Event e = line.events[index];
   for (const Stat& s : line.EventStats(index))
-    out.stats.push_back(Stat::Make(Key(s.key()), s.type(), s.type() == StatType::kString ? ToDest(s.AsString()) : s.bits));
+    out.stats.push_back(
+        Stat::Make(Key(s.key()), s.type(), s.type() == StatType::kString ? ToDest(s.AsString()) : s.bits));
   e.start_ps += shift_ps;
   e.metadata = Metadata(e.metadata, name, display_name);
   e.stats_end = static_cast<uint32_t>(out.stats.size());

@@ -40,8 +40,10 @@ std::string WhatGrew(Growth what, uint64_t count, uint64_t bytes, CaptureFormat 
 
 std::string MemorySize(uint64_t bytes) {
   char text[32];
-  if (bytes >= (uint64_t{1} << 30)) std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
-  else if (bytes >= (uint64_t{1} << 20)) std::snprintf(text, sizeof text, "%llu MiB", static_cast<unsigned long long>(bytes >> 20));
+  if (bytes >= (uint64_t{1} << 30))
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
+  else if (bytes >= (uint64_t{1} << 20))
+    std::snprintf(text, sizeof text, "%llu MiB", static_cast<unsigned long long>(bytes >> 20));
   else std::snprintf(text, sizeof text, "%llu KiB", static_cast<unsigned long long>(bytes >> 10));
   return text;
 }
@@ -72,8 +74,8 @@ void MemoryBudget::Exceeded() const {
   const bool events = what == Growth::kEvents || what == Growth::kStats;
   if (events) remedy += ", or read part of it";
   throw InputError(path_,
-                   "reading needs more than " + limit + " (" + WhatGrew(what, counts_[biggest], bytes_[biggest], format_) +
-                       " so far); " + remedy,
+                   "reading needs more than " + limit + " (" +
+                       WhatGrew(what, counts_[biggest], bytes_[biggest], format_) + " so far); " + remedy,
                    kExitBadInput, events ? InputHint::kReadPartOfTheEvents : InputHint::kNone);
 }
 

@@ -28,9 +28,9 @@ enum class Growth : uint8_t {
   kEventNames,  // Event metadata: one per distinct event name of a plane.
   kStatNames,   // Stat metadata: one per distinct stat (arg) name of a plane.
   kEvents,
-  kStats,       // Stats of events, of event metadata and of planes (JSON args).
-  kText,        // The host's string pool: names and string values.
-  kInflated,    // A gzip XSpace inflated into memory.
+  kStats,     // Stats of events, of event metadata and of planes (JSON args).
+  kText,      // The host's string pool: names and string values.
+  kInflated,  // A gzip XSpace inflated into memory.
   kCount
 };
 
@@ -93,7 +93,9 @@ inline constexpr uint64_t kMallocOverhead = 16;
 
 // A std::string of `size` characters: its heap block beyond the inline
 // 15-character buffer.
-constexpr uint64_t StringBytes(uint64_t size) { return sizeof(std::string) + (size > 15 ? size + 1 + kMallocOverhead : 0); }
+constexpr uint64_t StringBytes(uint64_t size) {
+  return sizeof(std::string) + (size > 15 ? size + 1 + kMallocOverhead : 0);
+}
 
 // "1.5 GiB", "200 MiB", "96 KiB".
 std::string MemorySize(uint64_t bytes);

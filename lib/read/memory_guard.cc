@@ -83,7 +83,8 @@ std::optional<uint64_t> CgroupMemoryRoom(const std::string& cgroup_root, std::st
     // the limit kills anything (what container runtimes call the working
     // set). v1 names the hierarchical counter total_inactive_file.
     const bool v1 = std::string_view(limit_file) == "memory.limit_in_bytes";
-    std::optional<uint64_t> inactive = ReadCgroupStat(dir + "/memory.stat", v1 ? "total_inactive_file" : "inactive_file");
+    std::optional<uint64_t> inactive =
+        ReadCgroupStat(dir + "/memory.stat", v1 ? "total_inactive_file" : "inactive_file");
     if (inactive) usage -= std::min(usage, *inactive);
     uint64_t r = *limit > usage ? *limit - usage : 0;
     if (!room || r < *room) room = r;
@@ -164,9 +165,9 @@ void CheckMemoryFor(const std::string& path, CaptureFormat format, ReadOptions& 
   if (options.max_events) return;  // The estimate assumes every event is read.
   uint64_t need = EstimatedReadBytes(format, file_bytes);
   if (need > *available)
-    throw InputError(path, "reading this " + MemorySize(file_bytes) + " capture needs about " + MemorySize(need) +
-                               " of memory, but only " + MemorySize(*available) +
-                               " is available; read part of it",
+    throw InputError(path,
+                     "reading this " + MemorySize(file_bytes) + " capture needs about " + MemorySize(need) +
+                         " of memory, but only " + MemorySize(*available) + " is available; read part of it",
                      kExitBadInput, InputHint::kReadPartOfTheEvents);
 }
 

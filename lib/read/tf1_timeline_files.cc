@@ -49,7 +49,8 @@ std::vector<CaptureFile> GatherTf1TimelineSeries(std::vector<CaptureFile> files)
   for (size_t i = 0; i < files.size(); ++i) {
     const std::string name = FileName(files[i].path);
     if (!IsTf1TimelineName(name)) continue;
-    if (auto n = SplitNumber(name)) series[{n->base, n->tail}].emplace_back(std::strtoull(n->number.c_str(), nullptr, 10), i);
+    if (auto n = SplitNumber(name))
+      series[{n->base, n->tail}].emplace_back(std::strtoull(n->number.c_str(), nullptr, 10), i);
   }
   std::vector<bool> absorbed(files.size());
   std::vector<CaptureFile> gathered;
@@ -71,8 +72,9 @@ std::vector<CaptureFile> GatherTf1TimelineSeries(std::vector<CaptureFile> files)
     // A series must not take the name of a lone file ("timeline.json" beside
     // "timeline_1.json", ...): then it is named by its first and last files.
     bool taken = std::any_of(out.begin(), out.end(), [&](const CaptureFile& o) { return o.host == c.host; });
-    if (taken) c.host = FileName(c.path).substr(0, FileName(c.path).find('.', 8)) + ".." +
-                        FileName(c.more_steps.back()).substr(0, FileName(c.more_steps.back()).find('.', 8));
+    if (taken)
+      c.host = FileName(c.path).substr(0, FileName(c.path).find('.', 8)) + ".." +
+               FileName(c.more_steps.back()).substr(0, FileName(c.more_steps.back()).find('.', 8));
     out.push_back(std::move(c));
   }
   std::sort(out.begin(), out.end(), [](const CaptureFile& a, const CaptureFile& b) { return a.host < b.host; });
@@ -84,8 +86,9 @@ void AppendTf1TimelineStep(Host& into, const Host& step) {
     throw InputError(step.source_path, "is numbered as a step of a TensorFlow 1 timeline series (" +
                                            FileName(into.source_path) + ", ...) but is not a TF1 timeline");
   if (!Tf1SessionRunLine(into))
-    throw InputError(into.source_path, "is numbered as the first step of a TensorFlow 1 timeline series but is not "
-                                       "a TF1 timeline");
+    throw InputError(into.source_path,
+                     "is numbered as the first step of a TensorFlow 1 timeline series but is not "
+                     "a TF1 timeline");
   // Every time of a host stays within 50 days of its origin (as the Chrome
   // trace reader keeps them), so that differences fit in int64 picoseconds.
   constexpr int64_t kMaxOffsetNs = int64_t{50} * 86'400 * 1'000'000'000;

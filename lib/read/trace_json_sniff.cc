@@ -9,13 +9,15 @@ namespace tfprof {
 
 bool HasJsonName(const std::string& file_name) {
   for (std::string_view ext : {".json", ".json.gz"})
-    if (file_name.size() > ext.size() && std::string_view(file_name).substr(file_name.size() - ext.size()) == ext) return true;
+    if (file_name.size() > ext.size() && std::string_view(file_name).substr(file_name.size() - ext.size()) == ext)
+      return true;
   return false;
 }
 
 size_t TextStart(std::string_view head) {
   size_t i = head.find_first_not_of(" \t\r\n");
-  if (i != std::string_view::npos && head.compare(i, 3, "\xEF\xBB\xBF") == 0) i = head.find_first_not_of(" \t\r\n", i + 3);
+  if (i != std::string_view::npos && head.compare(i, 3, "\xEF\xBB\xBF") == 0)
+    i = head.find_first_not_of(" \t\r\n", i + 3);
   return i;
 }
 
@@ -36,7 +38,7 @@ bool LooksLikeTraceJson(const std::string& path) {
   std::string head;
   try {
     head = PeekContent(path, kTraceSniffBytes);  // Inflates no further than it reads.
-  } catch (const std::runtime_error&) {  // InputError and the inflater's errors.
+  } catch (const std::runtime_error&) {          // InputError and the inflater's errors.
     return false;  // Discovery only looks; reading reports what is wrong with a file it was given.
   }
   return HoldsTraceJson(head);

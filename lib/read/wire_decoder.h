@@ -21,7 +21,14 @@ class WireError : public std::runtime_error {
   uint64_t offset_;
 };
 
-enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kStartGroup = 3, kEndGroup = 4, kFixed32 = 5 };
+enum WireType : uint32_t {
+  kVarint = 0,
+  kFixed64 = 1,
+  kLengthDelimited = 2,
+  kStartGroup = 3,
+  kEndGroup = 4,
+  kFixed32 = 5
+};
 
 class WireDecoder {
  public:
@@ -82,15 +89,14 @@ class WireDecoder {
   // A length-delimited payload (string, bytes or sub-message).
   inline __attribute__((always_inline)) std::string_view Bytes() {
     uint64_t n = Varint();
-    if (__builtin_expect(n > static_cast<uint64_t>(end_ - p_), 0))
-      FailLength(n);
+    if (__builtin_expect(n > static_cast<uint64_t>(end_ - p_), 0)) FailLength(n);
     std::string_view out(reinterpret_cast<const char*>(p_), n);
     p_ += n;
     return out;
   }
   [[noreturn]] __attribute__((noinline)) void FailLength(uint64_t n) const {
-    Fail("length " + std::to_string(n) + " runs past the end of its message (" +
-           std::to_string(end_ - p_) + " bytes left)");
+    Fail("length " + std::to_string(n) + " runs past the end of its message (" + std::to_string(end_ - p_) +
+         " bytes left)");
   }
   // The part of this message between two offsets (as offset() reports them),
   // e.g. to hand a run of fields to another thread.
@@ -118,8 +124,9 @@ class WireDecoder {
   // Checks a field has the wire type its schema says, so a corrupted byte
   // can't make us misread a length as a number or the reverse.
   inline void Expect(WireType got, WireType want, const char* what) {
-    if (__builtin_expect(got != want, 0)) Fail(std::string("field '") + what + "' has wire type " + std::to_string(static_cast<int>(got)) +
-                          ", expected " + std::to_string(static_cast<int>(want)));
+    if (__builtin_expect(got != want, 0))
+      Fail(std::string("field '") + what + "' has wire type " + std::to_string(static_cast<int>(got)) + ", expected " +
+           std::to_string(static_cast<int>(want)));
   }
 
   [[noreturn]] void Fail(const std::string& what) const { throw WireError(what, offset()); }

@@ -42,7 +42,7 @@ struct ChunkJob {
   size_t event_count = 0;
   size_t first_stat = 0;  // Index in line->stats of the chunk's first stat.
   size_t stat_count = 0;  // Counted before decoding, so no stat is copied twice.
-  int64_t base_ps = 0;  // The line's start relative to the host's time origin.
+  int64_t base_ps = 0;    // The line's start relative to the host's time origin.
   // String stat values met while decoding, interned afterwards in order
   // (interning is not thread-safe). The text is copied, so the file pages
   // can be released behind the decoder: (index into line->stats, length).
@@ -113,7 +113,8 @@ class EventDecoder {
           if (strings_) {
             value = Stat::String(0, strings_->Intern(text));
           } else {
-            pending->pending_strings.emplace_back(static_cast<uint32_t>(out.size()), static_cast<uint32_t>(text.size()));
+            pending->pending_strings.emplace_back(static_cast<uint32_t>(out.size()),
+                                                  static_cast<uint32_t>(text.size()));
             pending->pending_text.append(text);
             value = Stat::String(0, StringPool::kEmpty);
           }
@@ -126,8 +127,9 @@ class EventDecoder {
           int64_t ref = static_cast<int64_t>(d.Varint());
           uint32_t k = ctx_.stat_map.Find(ref);
           if (k == IdMap::kMissing)
-            Dangling(*ctx_.path, d, "a string stat refers to stat metadata id " + std::to_string(ref) +
-                                        ", which its plane does not define");
+            Dangling(*ctx_.path, d,
+                     "a string stat refers to stat metadata id " + std::to_string(ref) +
+                         ", which its plane does not define");
           value = Stat::String(0, ctx_.plane->stat_metadata[k].name);
           break;
         }
@@ -146,7 +148,8 @@ class EventDecoder {
       return;
     }
     if (key == IdMap::kMissing)
-      Dangling(*ctx_.path, d, "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
+      Dangling(*ctx_.path, d,
+               "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
     if (key > kMaxStatKey) throw InputError(*ctx_.path, "a plane has more than 16 million stat names; not supported");
     if (!has_value) diag.Add(diag_kind::kXplaneStatWithoutValue);
     out.push_back(Stat::Make(key, value.type(), value.bits));
@@ -166,15 +169,18 @@ class EventDecoder {
           ReadStat(s, stats);
           break;
         }
-        case (kEventNumOccurrences << 3) | kVarint: e.Varint(); aggregated = true; break;
+        case (kEventNumOccurrences << 3) | kVarint:
+          e.Varint();
+          aggregated = true;
+          break;
         default: OtherTag(e, tag, "XEvent", kEventNumOccurrences);
       }
     }
     uint32_t meta = ctx_.event_map.Find(meta_id);
     if (meta == IdMap::kMissing)
-      Dangling(*ctx_.path, e, "an event refers to event metadata id " + std::to_string(meta_id) + ", which its plane does not define");
-    if (aggregated)
-      diag.Add(diag_kind::kXplaneAggregatedEvent);
+      Dangling(*ctx_.path, e,
+               "an event refers to event metadata id " + std::to_string(meta_id) + ", which its plane does not define");
+    if (aggregated) diag.Add(diag_kind::kXplaneAggregatedEvent);
     if (duration_ps < 0) {
       diag.Add(diag_kind::kXplaneNegativeDuration);
       duration_ps = 0;
@@ -286,11 +292,10 @@ class XSpaceReader {
         case kSpaceHostnames:
           space.Expect(type, kLengthDelimited, "XSpace.hostnames");
           host.hostnames.emplace_back(space.Bytes());
-          budget_.Charge(Growth::kText, StringBytes(host.hostnames.back().size()) + sizeof(std::string));  // And growth slack.
+          budget_.Charge(Growth::kText,
+                         StringBytes(host.hostnames.back().size()) + sizeof(std::string));  // And growth slack.
           break;
-        default:
-          Unknown("XSpace", field);
-          space.Skip(type);
+        default: Unknown("XSpace", field); space.Skip(type);
       }
     }
     if (!host.hostnames.empty()) host.name = host.hostnames.front();
@@ -300,7 +305,8 @@ class XSpaceReader {
   // Keeps the first of equal messages, in order. The set makes it linear: a
   // scan of the list per message took 20 s for 160k distinct errors. Its
   // views point into the capture's bytes, which outlive the read.
-  static void AddUnique(std::vector<std::string>& list, absl::flat_hash_set<std::string_view>& seen, std::string_view s) {
+  static void AddUnique(std::vector<std::string>& list, absl::flat_hash_set<std::string_view>& seen,
+                        std::string_view s) {
     if (seen.insert(s).second) list.emplace_back(s);
   }
 
@@ -361,9 +367,7 @@ class XSpaceReader {
           budget_.ChargeAppend(Growth::kStats, stats, stats_charged, 0);
           stats.push_back(plane_bytes.Message());
           break;
-        default:
-          Unknown("XPlane", field);
-          plane_bytes.Skip(type);
+        default: Unknown("XPlane", field); plane_bytes.Skip(type);
       }
     }
 
@@ -491,15 +495,30 @@ class XSpaceReader {
     WireType type;
     for (uint64_t at = scan.offset(); scan.NextField(&field, &type); at = scan.offset()) {
       switch (field) {
-        case kLineId: scan.Expect(type, kVarint, "XLine.id"); line.id = scan.Int64(); break;
-        case kLineDisplayId: scan.Expect(type, kVarint, "XLine.display_id"); line.display_id = scan.Int64(); break;
-        case kLineName: scan.Expect(type, kLengthDelimited, "XLine.name"); line.name = host_->strings.Intern(scan.Bytes()); break;
+        case kLineId:
+          scan.Expect(type, kVarint, "XLine.id");
+          line.id = scan.Int64();
+          break;
+        case kLineDisplayId:
+          scan.Expect(type, kVarint, "XLine.display_id");
+          line.display_id = scan.Int64();
+          break;
+        case kLineName:
+          scan.Expect(type, kLengthDelimited, "XLine.name");
+          line.name = host_->strings.Intern(scan.Bytes());
+          break;
         case kLineDisplayName:
           scan.Expect(type, kLengthDelimited, "XLine.display_name");
           line.display_name = host_->strings.Intern(scan.Bytes());
           break;
-        case kLineTimestampNs: scan.Expect(type, kVarint, "XLine.timestamp_ns"); line.timestamp_ns = scan.Int64(); break;
-        case kLineDurationPs: scan.Expect(type, kVarint, "XLine.duration_ps"); line.duration_ps = scan.Int64(); break;
+        case kLineTimestampNs:
+          scan.Expect(type, kVarint, "XLine.timestamp_ns");
+          line.timestamp_ns = scan.Int64();
+          break;
+        case kLineDurationPs:
+          scan.Expect(type, kVarint, "XLine.duration_ps");
+          line.duration_ps = scan.Int64();
+          break;
         case kLineEvents:
           scan.Expect(type, kLengthDelimited, "XLine.events");
           if (event_count % kChunkEvents == 0) {
@@ -590,7 +609,9 @@ class XSpaceReader {
   void DecodeChunks(const PlaneContext& ctx, std::vector<ChunkJob>& chunks) {
     uint64_t total_bytes = 0;
     for (const ChunkJob& c : chunks) total_bytes += c.bytes.size();
-    ParallelFor(chunks.size(), total_bytes, [&](size_t k, EventDecoder&) { EventDecoder::CountStats(chunks[k], release_); }, ctx);
+    ParallelFor(
+        chunks.size(), total_bytes, [&](size_t k, EventDecoder&) { EventDecoder::CountStats(chunks[k], release_); },
+        ctx);
     for (size_t c = 0; c < chunks.size();) {
       Line& line = *chunks[c].line;
       size_t total = 0;
@@ -602,7 +623,8 @@ class XSpaceReader {
       budget_.Charge(Growth::kStats, total * sizeof(Stat), total);
       line.stats.resize(total);
     }
-    ParallelFor(chunks.size(), total_bytes, [&](size_t k, EventDecoder& d) { d.DecodeChunk(chunks[k], release_); }, ctx);
+    ParallelFor(
+        chunks.size(), total_bytes, [&](size_t k, EventDecoder& d) { d.DecodeChunk(chunks[k], release_); }, ctx);
     // The string values copied aside by the decoding threads, until they
     // are interned below.
     uint64_t pending = 0;
@@ -641,7 +663,8 @@ class XSpaceReader {
     DeviceProperties& d = plane.device;
     for (const Stat& s : plane.plane_stats) {
       std::string_view name = host_->strings.Get(plane.stat_metadata[s.key()].name);
-      if (name == "gpu_device_name" || name == "device_type_string") d.name = std::string(host_->strings.Get(s.AsString()));
+      if (name == "gpu_device_name" || name == "device_type_string")
+        d.name = std::string(host_->strings.Get(s.AsString()));
       else if (name == "device_vendor") d.vendor = std::string(host_->strings.Get(s.AsString()));
       else if (name == "compute_cap_major") d.compute_cap_major = static_cast<int>(s.AsInt());
       else if (name == "compute_cap_minor") d.compute_cap_minor = static_cast<int>(s.AsInt());
@@ -657,8 +680,8 @@ class XSpaceReader {
   const ReadOptions& options_;
   ReleaseFn release_;
   MemoryBudget& budget_;
-  uint64_t planes_charged_ = 0;  // host.planes' capacity charged.
-  uint64_t chunks_charged_ = 0;  // The current plane's chunk list's capacity charged.
+  uint64_t planes_charged_ = 0;                         // host.planes' capacity charged.
+  uint64_t chunks_charged_ = 0;                         // The current plane's chunk list's capacity charged.
   uint64_t strings_charged_ = 0, strings_counted_ = 0;  // The string pool's memory and size charged.
   Host* host_ = nullptr;
   absl::flat_hash_set<std::string_view> errors_seen_, warnings_seen_;
@@ -676,8 +699,8 @@ std::string HostNameFromPath(const std::string& path) {
   return base;
 }
 
-Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics, const ReadOptions& options,
-                    ReleaseFn release, MemoryBudget& budget) {
+Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
+                    const ReadOptions& options, ReleaseFn release, MemoryBudget& budget) {
   Host host;
   host.source_path = path;
   host.format = CaptureFormat::kXSpace;
@@ -695,7 +718,8 @@ Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics
 
 }  // namespace
 
-Host ReadXSpaceBytes(std::string_view bytes, const std::string& path, Diagnostics& diagnostics, const ReadOptions& options) {
+Host ReadXSpaceBytes(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
+                     const ReadOptions& options) {
   MemoryBudget budget(path, options, CaptureFormat::kXSpace);
   return ReadWithReader(bytes, path, diagnostics, options, nullptr, budget);
 }
@@ -713,14 +737,16 @@ Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const Rea
   const MappedFile* mapped = file.get();
   std::optional<Host> host;
   try {
-    host = ReadWithReader(file->bytes(), path, diagnostics, options,
-                          [mapped](uint64_t begin, uint64_t end) { mapped->Release(begin, end); }, budget);
+    host = ReadWithReader(
+        file->bytes(), path, diagnostics, options,
+        [mapped](uint64_t begin, uint64_t end) { mapped->Release(begin, end); }, budget);
   } catch (const InputError&) {
     if (!file->Shrank()) throw;  // Else the error is what the zeros in place of the lost pages caused.
   }
   if (file->Shrank())
-    throw InputError(path, "the file shrank while it was being read (another process truncated or rewrote it); "
-                           "read it again once it is complete");
+    throw InputError(path,
+                     "the file shrank while it was being read (another process truncated or rewrote it); "
+                     "read it again once it is complete");
   return std::move(*host);
 }
 

@@ -45,7 +45,6 @@ void RenderJUnit(const Report& report, std::ostream& out) {
   WriteJUnit(suite, out);
 }
 
-
 std::string XmlEscape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -85,7 +84,8 @@ void WriteJUnit(const JUnitSuite& suite, std::ostream& out) {
     out << "    </properties>\n";
   }
   for (const JUnitCase& c : suite.cases) {
-    out << "    <testcase classname=\"" << XmlEscape(c.classname) << "\" name=\"" << XmlEscape(c.name) << "\" time=\"0\"";
+    out << "    <testcase classname=\"" << XmlEscape(c.classname) << "\" name=\"" << XmlEscape(c.name)
+        << "\" time=\"0\"";
     switch (c.status) {
       case JUnitCase::Status::kPass:
         if (c.detail.empty()) {
@@ -98,9 +98,7 @@ void WriteJUnit(const JUnitSuite& suite, std::ostream& out) {
         out << ">\n      <failure message=\"" << XmlEscape(c.message) << "\" type=\"threshold\">" << XmlEscape(c.detail)
             << "</failure>\n";
         break;
-      case JUnitCase::Status::kSkip:
-        out << ">\n      <skipped message=\"" << XmlEscape(c.message) << "\"/>\n";
-        break;
+      case JUnitCase::Status::kSkip: out << ">\n      <skipped message=\"" << XmlEscape(c.message) << "\"/>\n"; break;
     }
     out << "    </testcase>\n";
   }

@@ -17,12 +17,12 @@ struct JUnitCase {
   std::string classname;  // Groups cases in CI views, e.g. "tfprof.check".
   std::string name;       // The rule, e.g. "overview.input_percent <= 20".
   Status status = Status::kPass;
-  std::string message;    // Short: the failure/skip attribute.
-  std::string detail;     // Longer text inside the element (or system-out for passes).
+  std::string message;  // Short: the failure/skip attribute.
+  std::string detail;   // Longer text inside the element (or system-out for passes).
 };
 
 struct JUnitSuite {
-  std::string name;  // e.g. "tfprof-analyze check".
+  std::string name;                                             // e.g. "tfprof-analyze check".
   std::vector<std::pair<std::string, std::string>> properties;  // e.g. {"input", path}.
   std::vector<JUnitCase> cases;
 };

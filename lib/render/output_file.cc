@@ -46,8 +46,8 @@ void OutputGuard::AddOutput(const std::string& path) {
   const fs::path destination = Destination(path);
   for (const std::string& other : outputs_)
     if (Destination(other) == destination)
-      throw InputError(path, fmt::format("is also the file of another output of this command ({}); give each its own",
-                                         other),
+      throw InputError(path,
+                       fmt::format("is also the file of another output of this command ({}); give each its own", other),
                        kExitUsage);
   outputs_.push_back(path);
 }
@@ -118,8 +118,9 @@ OutputFile::OutputFile(const std::string& path, const OutputGuard& guard) : path
     // O_NONBLOCK keeps open() from waiting for a FIFO's reader forever.
     fd_ = ::open(destination_.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd_ < 0)
-      throw InputError(path, S_ISFIFO(st.st_mode) && errno == ENXIO ? std::string("is a FIFO nobody reads")
-                                            : "cannot open for writing (" + ErrnoText(errno) + ")",
+      throw InputError(path,
+                       S_ISFIFO(st.st_mode) && errno == ENXIO ? std::string("is a FIFO nobody reads")
+                                                              : "cannot open for writing (" + ErrnoText(errno) + ")",
                        kExitUsage);
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
   } else {

@@ -13,10 +13,10 @@ enum class OutputFormat { kTable, kCsv, kJson, kDot, kJUnit };
 
 struct RenderOptions {
   OutputFormat format = OutputFormat::kTable;
-  bool verbose = false;    // Text: also show info-level diagnostics.
-  std::string csv_table;   // CSV: which table (default: the report's first).
-  bool terminal = false;   // Text goes to a terminal: show bars.
-  bool csv_safe = false;   // CSV: text cells a spreadsheet would take for a formula get a leading '.
+  bool verbose = false;   // Text: also show info-level diagnostics.
+  std::string csv_table;  // CSV: which table (default: the report's first).
+  bool terminal = false;  // Text goes to a terminal: show bars.
+  bool csv_safe = false;  // CSV: text cells a spreadsheet would take for a formula get a leading '.
 };
 
 // Throws std::invalid_argument when csv_table names no table, or a DOT

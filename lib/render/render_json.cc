@@ -44,8 +44,11 @@ void RenderJson(const Report& report, std::ostream& out) {
   doc["notes"] = report.notes;
   nlohmann::ordered_json diags = nlohmann::ordered_json::array();
   for (const DiagnosticEntry& e : report.diagnostics.Entries()) {
-    diags.push_back({{"severity", SeverityName(e.severity)}, {"kind", e.kind}, {"count", e.count},
-                     {"message", e.message}, {"example", e.example}});
+    diags.push_back({{"severity", SeverityName(e.severity)},
+                     {"kind", e.kind},
+                     {"count", e.count},
+                     {"message", e.message},
+                     {"example", e.example}});
   }
   doc["diagnostics"] = std::move(diags);
   out << doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";

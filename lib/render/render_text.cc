@@ -102,7 +102,9 @@ void RenderText(const Report& report, const RenderOptions& options, std::ostream
     first = false;
     RenderTable(t, options.terminal, out);
   }
-  if (hidden_tables) out << "\n(" << hidden_tables << " detail table" << (hidden_tables > 1 ? "s" : "") << " hidden; --verbose shows them)\n";
+  if (hidden_tables)
+    out << "\n(" << hidden_tables << " detail table" << (hidden_tables > 1 ? "s" : "")
+        << " hidden; --verbose shows them)\n";
   if (!report.notes.empty()) out << "\n";
   for (const std::string& n : report.notes) out << "note: " << EscapeForTerminal(n) << "\n";
   bool any = false;

@@ -37,11 +37,11 @@ int Table::ColumnIndex(std::string_view key) const {
 Table::RowWriter& Table::RowWriter::Set(std::string_view key, Cell value) {
   const std::vector<Column>& columns = table_->columns;
   const int i = next_column_ < columns.size() && columns[next_column_].key == key ? static_cast<int>(next_column_)
-                                                                                   : table_->ColumnIndex(key);
+                                                                                  : table_->ColumnIndex(key);
   if (i < 0) throw std::logic_error("table '" + table_->name + "' has no column '" + std::string(key) + "'");
   if (!Fits(value, table_->columns[i].type))
-    throw std::logic_error("table '" + table_->name + "', column '" + std::string(key) + "': a " +
-                           CellTypeName(value) + " cell in a column of another type");
+    throw std::logic_error("table '" + table_->name + "', column '" + std::string(key) + "': a " + CellTypeName(value) +
+                           " cell in a column of another type");
   table_->rows[row_][i] = std::move(value);
   next_column_ = static_cast<size_t>(i) + 1;
   return *this;

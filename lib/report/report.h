@@ -89,7 +89,7 @@ struct Table {
 };
 
 struct Report {
-  std::string command;            // e.g. "info".
+  std::string command;             // e.g. "info".
   std::vector<std::string> lines;  // Headline statements, shown first.
   std::vector<Table> tables;       // The first is the one CSV shows by default.
   std::vector<std::string> notes;  // Caveats shown after the tables.

@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "lib/model/errors.h"
 #include "lib/model/diagnostic_kinds.h"
+#include "lib/model/errors.h"
 #include "lib/read/capture_loader.h"
 #include "lib/read/kineto_rank.h"
 #include "lib/summary/host_to_run_summary.h"
@@ -17,7 +17,8 @@ namespace {
 bool MayHoldRank(const CaptureFile& file, const std::string& wanted) {
   if (!IsRankHostName(wanted) || file.format != CaptureFormat::kChromeTrace) return false;
   const PeekedRank peeked = PeekRank(file.path);
-  return !(peeked.state == PeekedRank::kNone || (peeked.state == PeekedRank::kRank && RankHostName(peeked.rank) != wanted));
+  return !(peeked.state == PeekedRank::kNone ||
+           (peeked.state == PeekedRank::kRank && RankHostName(peeked.rank) != wanted));
 }
 
 }  // namespace

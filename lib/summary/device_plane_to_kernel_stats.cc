@@ -7,11 +7,11 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
-#include "lib/summary/tf_op_name.h"
-#include "lib/summary/xla_ops_to_op_metrics.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/summary/tf_op_name.h"
+#include "lib/summary/xla_ops_to_op_metrics.h"
 #include "lib/util/split.h"
 
 namespace tfprof {
@@ -69,20 +69,43 @@ KernelLaunchParams ParseKernelDetails(std::string_view details, bool xprof_compa
 }
 
 bool IsKernelUsingTensorCore(std::string_view name) {
-  static constexpr std::string_view kPatterns[] = {
-      "16816", "c1688", "conv1x1", "conv2d_c1_k1", "dgrad_1x1_stride_2x2", "direct_group", "first_layer_wgrad_kernel",
-      "h1688", "h884", "hmma", "i16832", "i8816", "s884", "s1688", "xmma_gemm", "xmma_implicit_gemm",
-      "xmma_sparse_conv", "xmma_sparse_gemm", "xmma_warp_specialized_implicit_gemm"};
+  static constexpr std::string_view kPatterns[] = {"16816",
+                                                   "c1688",
+                                                   "conv1x1",
+                                                   "conv2d_c1_k1",
+                                                   "dgrad_1x1_stride_2x2",
+                                                   "direct_group",
+                                                   "first_layer_wgrad_kernel",
+                                                   "h1688",
+                                                   "h884",
+                                                   "hmma",
+                                                   "i16832",
+                                                   "i8816",
+                                                   "s884",
+                                                   "s1688",
+                                                   "xmma_gemm",
+                                                   "xmma_implicit_gemm",
+                                                   "xmma_sparse_conv",
+                                                   "xmma_sparse_gemm",
+                                                   "xmma_warp_specialized_implicit_gemm"};
   for (std::string_view p : kPatterns)
     if (name.find(p) != std::string_view::npos) return true;
   return false;
 }
 
 bool IsOpTensorCoreEligible(std::string_view op) {
-  static constexpr std::string_view kSuffixes[] = {
-      "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput", "Conv3D", "DepthwiseConv2dNative",
-      "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropInput", "/MatMul", "FusedMatMul",
-      "/CudnnRNN", "XlaDot", "XlaDotV2"};
+  static constexpr std::string_view kSuffixes[] = {"Conv2D",
+                                                   "Conv2DBackpropFilter",
+                                                   "Conv2DBackpropInput",
+                                                   "Conv3D",
+                                                   "DepthwiseConv2dNative",
+                                                   "DepthwiseConv2dNativeBackpropFilter",
+                                                   "DepthwiseConv2dNativeBackpropInput",
+                                                   "/MatMul",
+                                                   "FusedMatMul",
+                                                   "/CudnnRNN",
+                                                   "XlaDot",
+                                                   "XlaDotV2"};
   static constexpr std::string_view kInfixes[] = {"BatchMatMul", "CudnnRNNV", "CudnnRNNForward", "CudnnRNNBackprop"};
   for (std::string_view s : kSuffixes)
     if (EndsWith(op, s)) return true;
@@ -131,7 +154,8 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
   // JAX's kernels are named by their XLA op (not with --compat: see below).
   std::optional<XlaOpNamer> xla;
   if (options.compat == Compat::kDefault) xla.emplace(host, plane);
-  const StatFinder details(host, plane, "kernel_details"), tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), equation(host, plane, "equation");
+  const StatFinder details(host, plane, "kernel_details"), tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"),
+      equation(host, plane, "equation");
   const StatFinder tf_op_type(host, plane, "tf_op_type"), input_types(host, plane, "op_input_types");
   const StatFinder grid(host, plane, "grid"), block(host, plane, "block"), regs(host, plane, "registers per thread"),
       shmem(host, plane, "shared memory"), occupancy(host, plane, "est. achieved occupancy %");
@@ -183,10 +207,10 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
         const StringId types_id = types && types->type() == StatType::kString ? types->AsString() : StringPool::kEmpty;
         auto [it, fresh] = kineto_facts.try_emplace({e.metadata, types_id}, KinetoFacts{});
         if (fresh)
-          it->second = {IsTorchKernelUsingTensorCore(r.name),
-                        Narrower(PrecisionNamedIn(r.name), types_id != StringPool::kEmpty
-                                                               ? PrecisionNamedIn(host.Str(types_id))
-                                                               : ComputePrecision::kUnknown)};
+          it->second = {
+              IsTorchKernelUsingTensorCore(r.name),
+              Narrower(PrecisionNamedIn(r.name), types_id != StringPool::kEmpty ? PrecisionNamedIn(host.Str(types_id))
+                                                                                : ComputePrecision::kUnknown)};
         r.uses_tensor_core = it->second.uses_tensor_core;
         r.precision = it->second.precision;
       } else {
@@ -205,18 +229,19 @@ void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const Analysi
                                     (x->command_buffer && IsXlaOpTensorCoreEligible(r.name, ""));
       } else if (op && !host.Str(op->AsString()).empty()) {
         auto type = tf_op_type.In(stats);
-        r.op_name = std::string(
-            OpFromStats(host.Str(op->AsString()), type ? host.Str(type->AsString()) : std::string_view(), options.tf_legacy())
-                .name);
+        r.op_name = std::string(OpFromStats(host.Str(op->AsString()),
+                                            type ? host.Str(type->AsString()) : std::string_view(), options.tf_legacy())
+                                    .name);
         auto eq = equation.In(stats);
-        r.op_tensor_core_eligible = (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||
-                                    (kineto ? IsTorchOpTensorCoreEligible(r.op_name) : IsOpTensorCoreEligible(r.op_name)) ||
-                                    r.uses_tensor_core;
+        r.op_tensor_core_eligible =
+            (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||
+            (kineto ? IsTorchOpTensorCoreEligible(r.op_name) : IsOpTensorCoreEligible(r.op_name)) || r.uses_tensor_core;
       }
       // The reference stores nanoseconds truncated from the picoseconds.
       const uint64_t ns = static_cast<uint64_t>(static_cast<double>(e.duration_ps) / 1000.0);
       auto& candidates = by_name[r.name];
-      auto hit = std::find_if(candidates.begin(), candidates.end(), [&](size_t k) { return KeyOf(reports_[k]) == KeyOf(r); });
+      auto hit =
+          std::find_if(candidates.begin(), candidates.end(), [&](size_t k) { return KeyOf(reports_[k]) == KeyOf(r); });
       if (hit == candidates.end()) {
         candidates.push_back(reports_.size());
         r.occurrences = 1;

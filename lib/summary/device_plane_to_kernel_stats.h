@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/model/model.h"
 #include "lib/summary/analysis_options.h"
 #include "lib/summary/pytorch_kernel_rules.h"
-#include "lib/model/model.h"
 
 namespace tfprof {
 

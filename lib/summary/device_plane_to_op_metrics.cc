@@ -4,17 +4,18 @@
 #include <limits>
 
 #include "lib/model/diagnostic_kinds.h"
-#include "lib/summary/tf_op_name.h"
-#include "lib/summary/xla_ops_to_op_metrics.h"
-#include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/summary/tf_op_name.h"
+#include "lib/summary/time_span.h"
+#include "lib/summary/xla_ops_to_op_metrics.h"
 
 namespace tfprof {
 
 OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnostics& diagnostics,
                                    const AnalysisOptions& options, const std::vector<std::vector<bool>>* eager_marks) {
-  const StatFinder tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), hlo_op(host, plane, "hlo_op"), is_eager(host, plane, "is_eager");
+  const StatFinder tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"), hlo_op(host, plane, "hlo_op"),
+      is_eager(host, plane, "is_eager");
   const StatFinder tf_op_type(host, plane, "tf_op_type");
   OpMetricsDb db;
   // XLA ops (hlo_op): counted per HLO op by default; the references name
@@ -50,7 +51,8 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
       std::string_view full = op_stat ? host.Str(op_stat->AsString()) : std::string_view();
       if (full.empty()) continue;
       auto type_stat = tf_op_type.In(stats);
-      TfOp op = OpFromStats(full, type_stat ? host.Str(type_stat->AsString()) : std::string_view(), options.tf_legacy());
+      TfOp op =
+          OpFromStats(full, type_stat ? host.Str(type_stat->AsString()) : std::string_view(), options.tf_legacy());
       std::string name = std::string(op.name) + "/" + std::string(host.Str(plane.event_metadata[e.metadata].name));
       OpMetrics& m = db.Lookup(0, name);
       auto eager = is_eager.In(stats);

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "lib/summary/analysis_options.h"
-#include "lib/summary/op_metrics_db.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/op_metrics_db.h"
 
 namespace tfprof {
 

@@ -11,20 +11,31 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/diagnostic_kinds.h"
+#include "lib/model/stat_finder.h"
+#include "lib/model/xplane_schema.h"
 #include "lib/summary/name_regex.h"
 #include "lib/summary/steps_between.h"
 #include "lib/summary/tf1_timeline_steps.h"
 #include "lib/summary/tf_op_name.h"
-#include "lib/model/stat_finder.h"
-#include "lib/model/xplane_schema.h"
 
 namespace tfprof {
 namespace {
 
 // The event kinds grouping treats specially.
 enum class Kind : uint8_t {
-  kOther, kTraceContext, kFunctionRun, kSessionRun, kRunGraph, kExecutorProcess, kIteratorGetNext,
-  kEagerExecute, kCapturedFunction, kKernelLaunch, kKernelExecute, kProcessBatch, kBatchingSessionRun
+  kOther,
+  kTraceContext,
+  kFunctionRun,
+  kSessionRun,
+  kRunGraph,
+  kExecutorProcess,
+  kIteratorGetNext,
+  kEagerExecute,
+  kCapturedFunction,
+  kKernelLaunch,
+  kKernelExecute,
+  kProcessBatch,
+  kBatchingSessionRun
 };
 
 Kind KindOfName(std::string_view n) {
@@ -33,7 +44,8 @@ Kind KindOfName(std::string_view n) {
   if (n == "SessionRun") return Kind::kSessionRun;
   if (n == "RunGraph") return Kind::kRunGraph;
   if (n == "ExecutorState::Process") return Kind::kExecutorProcess;
-  if (n == "IteratorGetNextOp::DoCompute" || n == "IteratorGetNextAsOptionalOp::DoCompute") return Kind::kIteratorGetNext;
+  if (n == "IteratorGetNextOp::DoCompute" || n == "IteratorGetNextAsOptionalOp::DoCompute")
+    return Kind::kIteratorGetNext;
   if (n == "EagerExecute") return Kind::kEagerExecute;
   if (n.rfind("InstantiatedCapturedFunction::Run", 0) == 0) return Kind::kCapturedFunction;
   if (n == "ProcessBatch" || n == "OrbaxServing::ProcessBatch") return Kind::kProcessBatch;
@@ -46,7 +58,8 @@ bool IsImplicitRoot(Kind k) {
 }
 
 bool IsLoopOp(std::string_view n) {
-  return n == "WhileOp-EvalCond" || n == "WhileOp-StartBody" || n == "ForOp" || n == "ParallelForOp" || n == "ForeverOp";
+  return n == "WhileOp-EvalCond" || n == "WhileOp-StartBody" || n == "ForOp" || n == "ParallelForOp" ||
+         n == "ForeverOp";
 }
 
 // Which event names are step roots (--step-marker, or PyTorch's
@@ -84,7 +97,8 @@ struct Node {
 // from the links between threads and to the device.
 class Forest {
  public:
-  Forest(const Host& host, Diagnostics& diag, MarkerTest marker) : host_(host), diag_(diag), marker_(std::move(marker)) {}
+  Forest(const Host& host, Diagnostics& diag, MarkerTest marker)
+      : host_(host), diag_(diag), marker_(std::move(marker)) {}
 
   void Build();
   void Group(EventGroups& out);
@@ -117,9 +131,19 @@ class Forest {
   struct PlaneStats {
     StatFinder r, a, id, iter_num, step_num, graph_type, corr, pt, p, ct, c, pid, is_func;
     PlaneStats(const Host& h, const Plane& pl)
-        : r(h, pl, "_r"), a(h, pl, "_a"), id(h, pl, "id"), iter_num(h, pl, "iter_num"), step_num(h, pl, "step_num"),
-          graph_type(h, pl, "graph_type"), corr(h, pl, "correlation_id"), pt(h, pl, "_pt"), p(h, pl, "_p"),
-          ct(h, pl, "_ct"), c(h, pl, "_c"), pid(h, pl, "_pid"), is_func(h, pl, "is_func") {}
+        : r(h, pl, "_r"),
+          a(h, pl, "_a"),
+          id(h, pl, "id"),
+          iter_num(h, pl, "iter_num"),
+          step_num(h, pl, "step_num"),
+          graph_type(h, pl, "graph_type"),
+          corr(h, pl, "correlation_id"),
+          pt(h, pl, "_pt"),
+          p(h, pl, "_p"),
+          ct(h, pl, "_ct"),
+          c(h, pl, "_c"),
+          pid(h, pl, "_pid"),
+          is_func(h, pl, "is_func") {}
   };
   std::vector<PlaneStats> stats_;
 };
@@ -127,7 +151,7 @@ class Forest {
 void Forest::Build() {
   for (const Plane& pl : host_.planes) stats_.emplace_back(host_, pl);
   // Links between threads and to the device, collected while walking.
-  std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;   // (id, iter_num) -> ExecutorState::Process
+  std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;        // (id, iter_num) -> ExecutorState::Process
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
   absl::flat_hash_map<uint64_t, uint32_t> launch_by_correlation;
   std::vector<std::pair<uint32_t, uint64_t>> kernels;  // device nodes with a correlation id
@@ -238,7 +262,8 @@ void Forest::MakeAdjacency() {
   }
   children_.resize(edges_.size());
   parents_.resize(edges_.size());
-  std::vector<uint32_t> cfill(child_begin_.begin(), child_begin_.end() - 1), pfill(parent_begin_.begin(), parent_begin_.end() - 1);
+  std::vector<uint32_t> cfill(child_begin_.begin(), child_begin_.end() - 1),
+      pfill(parent_begin_.begin(), parent_begin_.end() - 1);
   for (const auto& [p, c] : edges_) {
     children_[cfill[p]++] = c;
     parents_[pfill[c]++] = p;
@@ -320,7 +345,8 @@ void Forest::MarkEager(EventBits& out) const {
       out.resize(host_.planes.size());
       for (size_t p = 0; p < host_.planes.size(); ++p) {
         out[p].resize(host_.planes[p].lines.size());
-        for (size_t l = 0; l < host_.planes[p].lines.size(); ++l) out[p][l].assign(host_.planes[p].lines[l].events.size(), false);
+        for (size_t l = 0; l < host_.planes[p].lines.size(); ++l)
+          out[p][l].assign(host_.planes[p].lines[l].events.size(), false);
       }
     }
     out[nodes_[i].plane][nodes_[i].line][nodes_[i].event] = true;
@@ -338,7 +364,8 @@ std::vector<uint32_t> Forest::Roots() {
     std::vector<uint32_t> roots;
     for (uint32_t i = 0; i < nodes_.size(); ++i)
       if (nodes_[i].root_level > 0) roots.push_back(i);
-    std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
+    std::stable_sort(roots.begin(), roots.end(),
+                     [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
     return roots;
   }
   // TensorFlow 1 loops: the iterations of ExecutorState::Process
@@ -357,11 +384,13 @@ std::vector<uint32_t> Forest::Roots() {
     std::vector<uint32_t> roots;
     for (auto& [key, v] : iterations) {
       if (!looping.contains(key.first)) continue;
-      auto first = *std::min_element(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
+      auto first = *std::min_element(v.begin(), v.end(),
+                                     [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
       roots.push_back(first);
       loop_members_.emplace_back(first, v);
     }
-    std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
+    std::stable_sort(roots.begin(), roots.end(),
+                     [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
     return roots;
   }
 
@@ -439,7 +468,8 @@ void Forest::Group(EventGroups& out) {
     }
     const int32_t id = next++;
     queue.assign({root});
-    if (auto it = members.find(root); it != members.end()) queue.insert(queue.end(), it->second->begin(), it->second->end());
+    if (auto it = members.find(root); it != members.end())
+      queue.insert(queue.end(), it->second->begin(), it->second->end());
     while (!queue.empty()) {
       uint32_t x = queue.front();
       queue.pop_front();
@@ -451,7 +481,8 @@ void Forest::Group(EventGroups& out) {
     StepGroup g;
     g.id = id;
     g.name = GroupName(root, id, &g.step_number, &g.numbered_by_name);
-    if (!IsImplicitRoot(nodes_[root].kind)) g.named_root = EventRef{nodes_[root].plane, nodes_[root].line, nodes_[root].event};
+    if (!IsImplicitRoot(nodes_[root].kind))
+      g.named_root = EventRef{nodes_[root].plane, nodes_[root].line, nodes_[root].event};
     out.groups.push_back(std::move(g));
   }
 
@@ -561,9 +592,10 @@ EventBits MarkEagerEvents(const Host& host, bool even_if_grouped) {
   if (FindLoopOp(host) || (!even_if_grouped && GroupedWhenTaken(host))) return out;
   bool eager_execute = false;
   for (const Plane& plane : host.planes)
-    for (const EventMetadata& m : plane.event_metadata) eager_execute = eager_execute || KindOfName(host.Str(m.name)) == Kind::kEagerExecute;
+    for (const EventMetadata& m : plane.event_metadata)
+      eager_execute = eager_execute || KindOfName(host.Str(m.name)) == Kind::kEagerExecute;
   if (!eager_execute) return out;  // The usual case, found without building the forest.
-  Diagnostics unused;  // Build's diagnostics are GroupEvents' to report.
+  Diagnostics unused;              // Build's diagnostics are GroupEvents' to report.
   Forest forest(host, unused, nullptr);
   forest.Build();
   forest.MarkEager(out);
@@ -594,7 +626,8 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     return out;
   }
   if (!options.steps_between.empty()) {
-    EventGroups out = GroupStepsBetween(host, NameRegex(options.steps_between, "--steps-between"), options.steps_between);
+    EventGroups out =
+        GroupStepsBetween(host, NameRegex(options.steps_between, "--steps-between"), options.steps_between);
     // The steps are ours, but op stats still need the reference's marks.
     out.eager = MarkEagerEvents(host);
     return out;
@@ -641,17 +674,19 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     steps.Group(out);
     if (ReferenceMarksEager(host)) steps.MarkEager(out.eager);
     out.from_marker = true;
-    out.note = "steps: PyTorch's ProfilerStep#N annotations (no TensorFlow step markers), as with --step-marker "
-               "'^ProfilerStep#\\d+$'";
+    out.note =
+        "steps: PyTorch's ProfilerStep#N annotations (no TensorFlow step markers), as with --step-marker "
+        "'^ProfilerStep#\\d+$'";
     diagnostics.Add(diag_kind::kStepsProfilerStepMarker, "", out.groups.size());
     return out;
   }
   if (out.groups.empty() && marker)
     out.no_groups_reason = "no event matches --step-marker '" + options.step_marker + "'";
   else if (out.groups.empty() && host.framework == Framework::kPyTorch)
-    out.no_groups_reason = "no step markers: no ProfilerStep#N annotation (torch.profiler.profile writes one for each "
-                           "prof.step() call; for a DataLoader loop without them: --steps-between "
-                           "'enumerate\\(DataLoader\\)')";
+    out.no_groups_reason =
+        "no step markers: no ProfilerStep#N annotation (torch.profiler.profile writes one for each "
+        "prof.step() call; for a DataLoader loop without them: --steps-between "
+        "'enumerate\\(DataLoader\\)')";
   else if (out.groups.empty())
     out.no_groups_reason =
         "no step markers: no event has a root stat (_r, as tf.profiler.experimental.Trace(..., _r=1), Keras and "

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "lib/summary/analysis_options.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
+#include "lib/summary/analysis_options.h"
 
 namespace tfprof {
 
@@ -32,8 +32,8 @@ struct EventRef {
 
 struct StepGroup {
   int64_t id = 0;
-  std::string name;        // "train 5", or the group id when unnamed.
-  int64_t step_number = 0; // iter_num, step_num or the group id; N of a "<name>#<N>" marker.
+  std::string name;               // "train 5", or the group id when unnamed.
+  int64_t step_number = 0;        // iter_num, step_num or the group id; N of a "<name>#<N>" marker.
   bool numbered_by_name = false;  // step_number is the N of its marker's name (ProfilerStep#12 -> 12).
   // The step's root event, when it names the step (a user or Keras step
   // marker, not an implicit root such as FunctionRun): the reference gives
@@ -47,7 +47,7 @@ struct EventGroups {
   std::vector<StepGroup> groups;  // By id (groups[i].id == i when grouped here).
   bool from_capture = false;      // The capture carried group_id stats.
   bool whole_trace = false;       // --whole-trace: one step of everything.
-  bool from_marker = false;       // Steps from named markers (--step-marker, --steps-between, or PyTorch's ProfilerStep#N).
+  bool from_marker = false;  // Steps from named markers (--step-marker, --steps-between, or PyTorch's ProfilerStep#N).
   // Why there are no groups (empty when there are): no step roots, TF loop
   // ops present, ...
   std::string no_groups_reason;

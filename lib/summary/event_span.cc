@@ -11,7 +11,8 @@ namespace {
 bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
   return true;
 }
 
@@ -20,11 +21,12 @@ size_t Index(EventType t) { return static_cast<size_t>(t); }
 }  // namespace
 
 std::string_view EventTypeName(EventType t) {
-  static constexpr std::string_view kNames[] = {
-      "unknown", "host_compute", "host_preprocess", "host_postprocess", "host_batch_formation", "host_runtime",
-      "host_compile", "host_to_host", "host_to_device", "host_prepare", "device_collectives", "host_wait_input",
-      "device_to_device", "device_to_host", "device_compute_32", "device_compute_16", "device_wait_device",
-      "device_wait_host"};
+  static constexpr std::string_view kNames[] = {"unknown",           "host_compute",         "host_preprocess",
+                                                "host_postprocess",  "host_batch_formation", "host_runtime",
+                                                "host_compile",      "host_to_host",         "host_to_device",
+                                                "host_prepare",      "device_collectives",   "host_wait_input",
+                                                "device_to_device",  "device_to_host",       "device_compute_32",
+                                                "device_compute_16", "device_wait_device",   "device_wait_host"};
   return Index(t) < kEventTypes ? kNames[Index(t)] : "?";
 }
 
@@ -74,9 +76,11 @@ std::vector<TypedSpan> ToNonOverlapped(std::vector<TypedSpan> spans) {
 
 EventType ClassifyHostEvent(std::string_view name, bool has_device, bool has_correlation_id) {
   TfOp op = ParseTfOpFullname(name);
-  if (op.type.substr(0, 13) == "InfeedEnqueue" || op.category == OpCategory::kMemcpyHToD) return EventType::kHostToDevice;
+  if (op.type.substr(0, 13) == "InfeedEnqueue" || op.category == OpCategory::kMemcpyHToD)
+    return EventType::kHostToDevice;
   if (op.category == OpCategory::kMemcpyHToH) return EventType::kHostToHost;
-  if (has_device && (has_correlation_id || StartsWithNoCase(name, "ExecutorState::Process"))) return EventType::kHostPrepare;
+  if (has_device && (has_correlation_id || StartsWithNoCase(name, "ExecutorState::Process")))
+    return EventType::kHostPrepare;
   // tf.data's GetNext, and PyTorch's DataLoader.__next__ (the user
   // annotation "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"):
   // the step waiting for its input.
@@ -100,15 +104,15 @@ EventType ClassifyDeviceEvent(std::string_view name, std::string_view shape) {
 }
 
 std::string_view CategoryName(Category c) {
-  static constexpr std::string_view kNames[] = {"Compilation",       "Input",          "Output",
-                                                "Kernel launch",     "Host compute",   "Device to device",
+  static constexpr std::string_view kNames[] = {"Compilation",        "Input",          "Output",
+                                                "Kernel launch",      "Host compute",   "Device to device",
                                                 "Device collectives", "Device compute", "All others"};
   return kNames[static_cast<size_t>(c)];
 }
 
 std::string_view CategoryKey(Category c) {
-  static constexpr std::string_view kKeys[] = {"compilation",      "input",        "output",
-                                               "kernel_launch",    "host_compute", "device_to_device",
+  static constexpr std::string_view kKeys[] = {"compilation",        "input",          "output",
+                                               "kernel_launch",      "host_compute",   "device_to_device",
                                                "device_collectives", "device_compute", "all_others"};
   return kKeys[static_cast<size_t>(c)];
 }
@@ -117,7 +121,8 @@ std::array<uint64_t, kCategories> CategoriesOf(const std::array<uint64_t, kEvent
   std::array<uint64_t, kCategories> c{};
   auto at = [&](EventType e) { return t[Index(e)]; };
   c[static_cast<size_t>(Category::kCompilation)] = at(EventType::kHostCompile);
-  c[static_cast<size_t>(Category::kInput)] = at(EventType::kHostWaitInput) + at(EventType::kHostToDevice) + at(EventType::kDeviceWaitHost);
+  c[static_cast<size_t>(Category::kInput)] =
+      at(EventType::kHostWaitInput) + at(EventType::kHostToDevice) + at(EventType::kDeviceWaitHost);
   c[static_cast<size_t>(Category::kOutput)] = at(EventType::kDeviceToHost);
   c[static_cast<size_t>(Category::kKernelLaunch)] = at(EventType::kHostPrepare);
   c[static_cast<size_t>(Category::kHostCompute)] = at(EventType::kHostCompute);

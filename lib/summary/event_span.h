@@ -12,7 +12,7 @@ namespace tfprof {
 
 // Larger value = higher priority when events overlap.
 enum class EventType : uint8_t {
-  kUnknown = 0,          // "All others"
+  kUnknown = 0,  // "All others"
   kHostCompute,
   kHostPreprocess,
   kHostPostprocess,
@@ -21,11 +21,11 @@ enum class EventType : uint8_t {
   kHostCompile,
   kHostToHost,
   kHostToDevice,
-  kHostPrepare,          // "Kernel launch"
+  kHostPrepare,  // "Kernel launch"
   kDeviceCollectives,
-  kHostWaitInput,        // "Input"
+  kHostWaitInput,  // "Input"
   kDeviceToDevice,
-  kDeviceToHost,         // "Output"
+  kDeviceToHost,  // "Output"
   kDeviceCompute32,
   kDeviceCompute16,
   kDeviceWaitDevice,
@@ -51,8 +51,16 @@ EventType ClassifyDeviceEvent(std::string_view name, std::string_view shape);
 
 // The overview's categories and how the event types map onto them.
 enum class Category : uint8_t {
-  kCompilation, kInput, kOutput, kKernelLaunch, kHostCompute, kDeviceToDevice, kDeviceCollectives, kDeviceCompute,
-  kAllOthers, kCount
+  kCompilation,
+  kInput,
+  kOutput,
+  kKernelLaunch,
+  kHostCompute,
+  kDeviceToDevice,
+  kDeviceCollectives,
+  kDeviceCompute,
+  kAllOthers,
+  kCount
 };
 inline constexpr size_t kCategories = static_cast<size_t>(Category::kCount);
 std::string_view CategoryName(Category c);  // "Device compute", ...

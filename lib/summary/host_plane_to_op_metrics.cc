@@ -8,11 +8,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/diagnostic_kinds.h"
-#include "lib/summary/tf_op_name.h"
-#include "lib/summary/xla_ops_to_op_metrics.h"
-#include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/summary/tf_op_name.h"
+#include "lib/summary/time_span.h"
+#include "lib/summary/xla_ops_to_op_metrics.h"
 
 namespace tfprof {
 namespace {
@@ -146,7 +146,8 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     if (op.category != OpCategory::kUnknown) by_metadata[m] = OpIdentity{op.name, op.type};
   }
   const StatFinder stage_id(host, plane, "_ipl_stage_id"), stage_cat(host, plane, "_ipl_stage_cat");
-  const StatFinder is_eager(host, plane, "is_eager"), tf_op(host, plane, "tf_op"), tf_op_type(host, plane, "tf_op_type");
+  const StatFinder is_eager(host, plane, "is_eager"), tf_op(host, plane, "tf_op"),
+      tf_op_type(host, plane, "tf_op_type");
   const StatFinder correlation(host, plane, "correlation_id");
   std::vector<bool> is_memory_event(plane.event_metadata.size());
   for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
@@ -220,9 +221,9 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
         if (auto cat = stage_cat.In(stats)) {
           auto [it, fresh] = stages.try_emplace(sid->AsInt(), nullptr);
           if (fresh) {
-            extra.push_back(std::make_unique<OpIdentity>(
-                OpIdentity{host.Str(plane.event_metadata[e.metadata].name), host.Str(cat->AsString()),
-                           static_cast<uint64_t>(sid->AsInt())}));
+            extra.push_back(std::make_unique<OpIdentity>(OpIdentity{host.Str(plane.event_metadata[e.metadata].name),
+                                                                    host.Str(cat->AsString()),
+                                                                    static_cast<uint64_t>(sid->AsInt())}));
             it->second = extra.back().get();
           }
           op = it->second;
@@ -244,7 +245,8 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
       // host-bound in the placement (55.7% instead of 14.4% on a corpus T4
       // run); we don't, unless --compat xprof.
       const bool allocation = !options.xprof() && is_memory_event[e.metadata];
-      if (auto s = tf_op.In(stats); s && !jax && !allocation && !options.tf_legacy() && !host.Str(s->AsString()).empty()) {
+      if (auto s = tf_op.In(stats);
+          s && !jax && !allocation && !options.tf_legacy() && !host.Str(s->AsString()).empty()) {
         TfOp parsed = ParseTfOpFullname(host.Str(s->AsString()));
         extra.push_back(std::make_unique<OpIdentity>(OpIdentity{parsed.name, parsed.type, 0}));
         ++op_id;

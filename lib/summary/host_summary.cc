@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "lib/model/xplane_schema.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/host_plane_to_op_metrics.h"
-#include "lib/model/xplane_schema.h"
 
 namespace tfprof {
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "lib/model/diagnostics.h"
+#include "lib/model/model.h"
 #include "lib/summary/analysis_options.h"
 #include "lib/summary/device_plane_to_kernel_stats.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/op_metrics_db.h"
-#include "lib/model/diagnostics.h"
-#include "lib/model/model.h"
 
 namespace tfprof {
 
@@ -22,9 +22,9 @@ struct RunEnvironment {
   // processes on one machine are two hosts above but one here, which is
   // what the reference's host count counts.
   std::vector<std::string> hostnames;
-  std::string device_type = "CPU";  // e.g. "Nvidia GPU (Turing)".
-  DeviceProperties first_device;    // Properties of the first GPU plane.
-  int device_core_count = 0;        // GPU planes (devices) over all hosts.
+  std::string device_type = "CPU";            // e.g. "Nvidia GPU (Turing)".
+  DeviceProperties first_device;              // Properties of the first GPU plane.
+  int device_core_count = 0;                  // GPU planes (devices) over all hosts.
   Framework framework = Framework::kUnknown;  // The first host's that says (Host::framework).
   bool pytorch() const { return framework == Framework::kPyTorch; }
   bool has_device() const { return device_core_count > 0; }

@@ -9,10 +9,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "lib/model/diagnostic_kinds.h"
-#include "lib/summary/event_grouping.h"
-#include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/time_span.h"
 
 namespace tfprof {
 namespace {
@@ -22,11 +22,13 @@ constexpr std::string_view kMemoryEvent = "[memory]";
 // c10::DeviceType (c10/core/DeviceType.h) names, by enum value, as
 // torch.device prints them.
 constexpr std::array<std::string_view, 21> kDeviceTypes = {
-    "cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fpga", "maia", "xla", "vulkan",
-    "metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu", "mtia", "privateuseone"};
+    "cpu",   "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip",  "fpga", "maia", "xla",          "vulkan",
+    "metal", "xpu",  "mps",    "meta",   "hpu",    "ve",    "lazy", "ipu",  "mtia", "privateuseone"};
 
 // |v|, INT64_MIN saturating (a corrupt trace must not negate it).
-int64_t Magnitude(int64_t v) { return v >= 0 ? v : v == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -v; }
+int64_t Magnitude(int64_t v) {
+  return v >= 0 ? v : v == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -v;
+}
 
 // A numeric arg (Kineto writes numbers; a string is not one).
 std::optional<int64_t> Number(const std::optional<Stat>& s) {
@@ -109,8 +111,7 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
     d.reserved_known = d.reserved_known && e.reserved.has_value();
     d.addresses_known = d.addresses_known && e.has_address;
   }
-  if (!d.allocated_known)
-    diag.Add(diag_kind::kMemoryPytorchRunningTotal, p.memory_id);
+  if (!d.allocated_known) diag.Add(diag_kind::kMemoryPytorchRunningTotal, p.memory_id);
 
   p.timeline.reserve(events.size());
   int64_t allocated = 0;
@@ -156,8 +157,11 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
       auto [it, fresh] = live.try_emplace(s.address, i);
       if (!fresh) {
         // Its free is missing: the newer block is the one at the address.
-        diag.AddWithMessage(diag_kind::kMemoryAddressReusedWithoutFree, "allocations at an address whose earlier allocation was never freed in the capture; for PyTorch "
-                 "traces the later allocation replaces the earlier one", fmt::format("{} address {}", p.memory_id, s.address));
+        diag.AddWithMessage(
+            diag_kind::kMemoryAddressReusedWithoutFree,
+            "allocations at an address whose earlier allocation was never freed in the capture; for PyTorch "
+            "traces the later allocation replaces the earlier one",
+            fmt::format("{} address {}", p.memory_id, s.address));
         it->second = i;
       }
     } else if (auto it = live.find(s.address); it != live.end()) {
@@ -180,8 +184,11 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
     }
   }
   if (d.unmatched_frees)
-    diag.AddWithMessage(diag_kind::kMemoryUnmatchedDeallocation, "frees of memory allocated before the profile window (or whose allocation event is missing); they keep "
-             "their own sizes but have no op", p.memory_id, static_cast<uint64_t>(d.unmatched_frees));
+    diag.AddWithMessage(
+        diag_kind::kMemoryUnmatchedDeallocation,
+        "frees of memory allocated before the profile window (or whose allocation event is missing); they keep "
+        "their own sizes but have no op",
+        p.memory_id, static_cast<uint64_t>(d.unmatched_frees));
   for (auto& [op, row] : by_op) d.ops_at_peak.push_back(row);
   std::sort(d.ops_at_peak.begin(), d.ops_at_peak.end(), [&](const OpMemoryAtPeak& a, const OpMemoryAtPeak& b) {
     return a.bytes != b.bytes ? a.bytes > b.bytes : out.Str(a.op_name) < out.Str(b.op_name);
@@ -241,9 +248,10 @@ HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag, 
   for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
   const StepByTime step_by_time(host, groups);
 
-  const StatFinder bytes(host, *plane, "Bytes"), addr(host, *plane, "Addr"), total_allocated(host, *plane, "Total Allocated"),
-      total_reserved(host, *plane, "Total Reserved"), device_type(host, *plane, "Device Type"),
-      device_id(host, *plane, "Device Id"), tf_op(host, *plane, "tf_op"), tf_op_type(host, *plane, "tf_op_type");
+  const StatFinder bytes(host, *plane, "Bytes"), addr(host, *plane, "Addr"),
+      total_allocated(host, *plane, "Total Allocated"), total_reserved(host, *plane, "Total Reserved"),
+      device_type(host, *plane, "Device Type"), device_id(host, *plane, "Device Id"), tf_op(host, *plane, "tf_op"),
+      tf_op_type(host, *plane, "tf_op_type");
 
   // Time zero: the earliest start of a host thread, as for TensorFlow.
   int64_t earliest_ps = std::numeric_limits<int64_t>::max();
@@ -302,7 +310,9 @@ HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag, 
     }
   }
   if (missing)
-    diag.AddWithMessage(diag_kind::kMemoryMissingStats, "PyTorch [memory] events without a numeric Bytes or Device Type arg (left out of the profile)", "", missing);
+    diag.AddWithMessage(diag_kind::kMemoryMissingStats,
+                        "PyTorch [memory] events without a numeric Bytes or Device Type arg (left out of the profile)",
+                        "", missing);
   for (auto& [id, events] : by_device) out.allocators.push_back(ProfileDevice(id, events, out, diag));
   if (out.allocators.empty()) out.no_profile_reason = "the trace's PyTorch [memory] events lack Bytes or Device Type";
   return out;

@@ -15,9 +15,9 @@
 // that made them (docs/memory.md, "PyTorch traces").
 #pragma once
 
-#include "lib/summary/memory_events_to_profile.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
+#include "lib/summary/memory_events_to_profile.h"
 
 namespace tfprof {
 

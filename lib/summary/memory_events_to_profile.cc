@@ -10,10 +10,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "lib/model/diagnostic_kinds.h"
+#include "lib/model/xplane_schema.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/kineto_memory_events_to_profile.h"
 #include "lib/summary/time_span.h"
-#include "lib/model/xplane_schema.h"
 
 namespace tfprof {
 namespace {
@@ -45,13 +45,20 @@ enum class Field : uint8_t {
 
 Field FieldOf(std::string_view name) {
   static const std::map<std::string_view, Field> kFields = {
-      {"allocator_name", Field::kAllocatorName},     {"index_on_host", Field::kDeviceIndex},
-      {"device_ordinal", Field::kDeviceIndex},       {"bytes_reserved", Field::kBytesReserved},
-      {"bytes_allocated", Field::kBytesAllocated},   {"bytes_available", Field::kBytesAvailable},
-      {"fragmentation", Field::kFragmentation},      {"peak_bytes_in_use", Field::kPeakBytesInUse},
-      {"requested_bytes", Field::kRequestedBytes},   {"allocation_bytes", Field::kAllocationBytes},
-      {"addr", Field::kAddress},                     {"tf_op", Field::kTfOp},
-      {"region_type", Field::kRegionType},           {"data_type", Field::kDataType},
+      {"allocator_name", Field::kAllocatorName},
+      {"index_on_host", Field::kDeviceIndex},
+      {"device_ordinal", Field::kDeviceIndex},
+      {"bytes_reserved", Field::kBytesReserved},
+      {"bytes_allocated", Field::kBytesAllocated},
+      {"bytes_available", Field::kBytesAvailable},
+      {"fragmentation", Field::kFragmentation},
+      {"peak_bytes_in_use", Field::kPeakBytesInUse},
+      {"requested_bytes", Field::kRequestedBytes},
+      {"allocation_bytes", Field::kAllocationBytes},
+      {"addr", Field::kAddress},
+      {"tf_op", Field::kTfOp},
+      {"region_type", Field::kRegionType},
+      {"data_type", Field::kDataType},
       {"shape", Field::kShape},
   };
   auto it = kFields.find(name);
@@ -185,8 +192,11 @@ void DescribeDeallocations(std::vector<MemorySnapshot>& timeline, const std::str
     if (s.activity == MemoryActivity::kDeallocation) {
       auto it = live.find(s.address);
       if (it == live.end()) {
-        diag.AddWithMessage(diag_kind::kMemoryUnmatchedDeallocation, "frees of memory allocated before the profile window (or whose allocation event is missing); "
-                 "they keep their own sizes but have no op, region, dtype or shape", fmt::format("{} address {}", memory_id, s.address));
+        diag.AddWithMessage(
+            diag_kind::kMemoryUnmatchedDeallocation,
+            "frees of memory allocated before the profile window (or whose allocation event is missing); "
+            "they keep their own sizes but have no op, region, dtype or shape",
+            fmt::format("{} address {}", memory_id, s.address));
         continue;
       }
       const MemorySnapshot& a = timeline[it->second];
@@ -196,8 +206,11 @@ void DescribeDeallocations(std::vector<MemorySnapshot>& timeline, const std::str
       s.shape = a.shape;
       live.erase(it);
     } else if (!live.try_emplace(s.address, i).second) {
-      diag.AddWithMessage(diag_kind::kMemoryAddressReusedWithoutFree, "allocations at an address whose earlier allocation was never freed in the capture; the first one "
-               "describes the next free, as in the TensorFlow Profiler", fmt::format("{} address {}", memory_id, s.address));
+      diag.AddWithMessage(
+          diag_kind::kMemoryAddressReusedWithoutFree,
+          "allocations at an address whose earlier allocation was never freed in the capture; the first one "
+          "describes the next free, as in the TensorFlow Profiler",
+          fmt::format("{} address {}", memory_id, s.address));
     }
   }
 }
@@ -286,7 +299,8 @@ void ActiveAtPeak(AllocatorMemoryProfile& p, const MemoryProfileOptions& options
   }
 }
 
-void Finish(AllocatorMemoryProfile& p, const MemoryProfileOptions& options, HostMemoryProfile& host, Diagnostics& diag) {
+void Finish(AllocatorMemoryProfile& p, const MemoryProfileOptions& options, HostMemoryProfile& host,
+            Diagnostics& diag) {
   // Capture order within equal times, so the result does not depend on the
   // sort (the reference's sort is not stable).
   std::stable_sort(p.timeline.begin(), p.timeline.end(),
@@ -366,8 +380,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     earliest_ns = std::min(earliest_ns, line.timestamp_ns);
   }
   if (earliest_ns != std::numeric_limits<int64_t>::max()) out.time_zero_ps = (earliest_ns - host.time_origin_ns) * 1000;
-  if (lines_differ && options.line_offsets)
-    diag.Add(diag_kind::kMemoryLineStartsDiffer);
+  if (lines_differ && options.line_offsets) diag.Add(diag_kind::kMemoryLineStartsDiffer);
 
   SnapshotReader reader(host, plane, options, out);
   std::map<std::string, Collecting> by_id;  // Byte order, as the reference lists memory ids.
@@ -391,11 +404,15 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       s.time_ps = SaturatingSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
       s.step = GroupOf(groups, plane_index, l, e);
       if (seen != kSeenAll)
-        diag.AddWithMessage(diag_kind::kMemoryMissingStats, "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
-                 "or allocation_bytes (read as empty or 0)", fmt::format("{} on {} at {} ps", host.Str(plane.event_metadata[event.metadata].name),
-                             host.LineName(line), event.start_ps));
+        diag.AddWithMessage(
+            diag_kind::kMemoryMissingStats,
+            "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
+            "or allocation_bytes (read as empty or 0)",
+            fmt::format("{} on {} at {} ps", host.Str(plane.event_metadata[event.metadata].name), host.LineName(line),
+                        event.start_ps));
       if (s.stack_bytes < 0 || s.heap_bytes < 0 || s.free_bytes < 0 || s.requested_bytes < 0 || s.allocation_bytes < 0)
-        diag.Add(diag_kind::kMemoryNegativeSize, fmt::format("{} {} at {} ps", memory_id, host.Str(plane.event_metadata[event.metadata].name),
+        diag.Add(diag_kind::kMemoryNegativeSize,
+                 fmt::format("{} {} at {} ps", memory_id, host.Str(plane.event_metadata[event.metadata].name),
                              event.start_ps));
       Collecting& c = by_id[memory_id];
       UpdateSummary(c, s, options);
@@ -447,12 +464,37 @@ std::vector<size_t> SampleTimeline(const std::vector<MemorySnapshot>& timeline, 
 }
 
 std::string DataTypeName(int64_t dt) {
-  static constexpr std::array<std::string_view, 31> kNames = {
-      "INVALID",  "float",       "double",        "int32",          "uint8",           "int16",     "int8",
-      "string",   "complex64",   "int64",         "bool",           "qint8",           "quint8",    "qint32",
-      "bfloat16", "qint16",      "quint16",       "uint16",         "complex128",      "half",      "resource",
-      "variant",  "uint32",      "uint64",        "float8_e5m2",    "float8_e4m3fn",   "float8_e4m3fnuz",
-      "float8_e4m3b11fnuz",      "float8_e5m2fnuz", "int4",         "uint4"};
+  static constexpr std::array<std::string_view, 31> kNames = {"INVALID",
+                                                              "float",
+                                                              "double",
+                                                              "int32",
+                                                              "uint8",
+                                                              "int16",
+                                                              "int8",
+                                                              "string",
+                                                              "complex64",
+                                                              "int64",
+                                                              "bool",
+                                                              "qint8",
+                                                              "quint8",
+                                                              "qint32",
+                                                              "bfloat16",
+                                                              "qint16",
+                                                              "quint16",
+                                                              "uint16",
+                                                              "complex128",
+                                                              "half",
+                                                              "resource",
+                                                              "variant",
+                                                              "uint32",
+                                                              "uint64",
+                                                              "float8_e5m2",
+                                                              "float8_e4m3fn",
+                                                              "float8_e4m3fnuz",
+                                                              "float8_e4m3b11fnuz",
+                                                              "float8_e5m2fnuz",
+                                                              "int4",
+                                                              "uint4"};
   if (dt >= 0 && dt < static_cast<int64_t>(kNames.size())) return std::string(kNames[dt]);
   // Reference types are the base type + 100.
   if (dt > 100 && dt - 100 < static_cast<int64_t>(kNames.size())) return std::string(kNames[dt - 100]) + "_ref";

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/summary/analysis_options.h"
-#include "lib/summary/event_grouping.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 #include "lib/model/string_pool.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/event_grouping.h"
 
 namespace tfprof {
 
@@ -36,10 +36,10 @@ struct MemorySnapshot {
   double fragmentation = 0;       // 0..1, as BFC computes it
   int64_t peak_bytes_in_use = 0;  // The allocator's high-water mark since it started.
   int64_t requested_bytes = 0;
-  int64_t allocation_bytes = 0;   // The chunk size (requested rounded up).
+  int64_t allocation_bytes = 0;  // The chunk size (requested rounded up).
   uint64_t address = 0;
-  int64_t data_type = 0;          // TensorFlow DataType enum; see DataTypeName.
-  int64_t step = 0;               // Step (group) id after the reference's fix-ups.
+  int64_t data_type = 0;  // TensorFlow DataType enum; see DataTypeName.
+  int64_t step = 0;       // Step (group) id after the reference's fix-ups.
   StringId op_name = StringPool::kEmpty;
   StringId region_type = StringPool::kEmpty;
   StringId shape = StringPool::kEmpty;
@@ -83,8 +83,8 @@ struct PyTorchMemoryDetails {
   bool addresses_known = true;  // "Addr" present: allocations and frees can be matched.
   int64_t peak_reserved_bytes = 0;
   int64_t peak_reserved_time_ps = 0;
-  int64_t unmatched_frees = 0;      // Frees of memory allocated before the trace.
-  int64_t live_at_peak_bytes = 0;   // Allocations made in the trace and alive at the peak.
+  int64_t unmatched_frees = 0;     // Frees of memory allocated before the trace.
+  int64_t live_at_peak_bytes = 0;  // Allocations made in the trace and alive at the peak.
   int64_t live_at_peak_allocations = 0;
   // Allocated at the peak minus live_at_peak_bytes: allocated before the
   // trace began and still held (0 when negative or unknown).
@@ -93,21 +93,21 @@ struct PyTorchMemoryDetails {
 };
 
 struct AllocatorMemoryProfile {
-  std::string memory_id;                  // e.g. "GPU_0_bfc", "gpu_host_bfc".
-  std::vector<MemorySnapshot> timeline;   // Every event, in time order.
+  std::string memory_id;                 // e.g. "GPU_0_bfc", "gpu_host_bfc".
+  std::vector<MemorySnapshot> timeline;  // Every event, in time order.
   int64_t allocations = 0;
   int64_t deallocations = 0;
-  int64_t lifetime_peak_bytes = 0;        // The allocator's peak_bytes_in_use (see options).
+  int64_t lifetime_peak_bytes = 0;  // The allocator's peak_bytes_in_use (see options).
   // The allocator at the window peak: the event with the most stack + heap
   // (the last one in capture order among equals).
   MemorySnapshot peak;
-  int64_t peak_bytes = 0;                 // stack + heap at the peak.
+  int64_t peak_bytes = 0;  // stack + heap at the peak.
   int64_t peak_time_ps = 0;
-  int64_t capacity_bytes = 0;             // stack + heap + free at the peak.
+  int64_t capacity_bytes = 0;  // stack + heap + free at the peak.
   int64_t peak_step = 0;
-  std::vector<ActiveAllocation> active;   // The breakdown, largest first.
-  std::vector<ActiveAllocation> specials; // The made-up rows, by special index.
-  PyTorchMemoryDetails pytorch;           // MemorySource::kPyTorch only.
+  std::vector<ActiveAllocation> active;    // The breakdown, largest first.
+  std::vector<ActiveAllocation> specials;  // The made-up rows, by special index.
+  PyTorchMemoryDetails pytorch;            // MemorySource::kPyTorch only.
 };
 
 // Where a host's profile comes from: TensorFlow's allocator events

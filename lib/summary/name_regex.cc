@@ -31,8 +31,8 @@ NameRegex::NameRegex(std::string_view pattern, std::string_view option) {
   if (!re_->ok()) {
     // RE2's message quotes the offending part, which may be long: keep the
     // code's wording and the start of that part.
-    throw std::invalid_argument(fmt::format("{}: bad regular expression '{}': {} (RE2 syntax)", option, Quoted(pattern),
-                                            Quoted(re_->error())));
+    throw std::invalid_argument(
+        fmt::format("{}: bad regular expression '{}': {} (RE2 syntax)", option, Quoted(pattern), Quoted(re_->error())));
   }
 }
 

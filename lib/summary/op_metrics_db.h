@@ -17,14 +17,14 @@ namespace tfprof {
 inline constexpr std::string_view kIdleOp = "IDLE";
 
 struct OpMetrics {
-  uint64_t module_id = 0;   // 0 for TensorFlow ops (the XLA module id otherwise).
-  std::string name;         // Op name, e.g. "sequential/dense/MatMul".
-  std::string category;     // Op type, e.g. "MatMul"; "IDLE" for idle time.
-  std::string provenance;   // Device ops: the full TF op ("name:type") they ran for.
+  uint64_t module_id = 0;  // 0 for TensorFlow ops (the XLA module id otherwise).
+  std::string name;        // Op name, e.g. "sequential/dense/MatMul".
+  std::string category;    // Op type, e.g. "MatMul"; "IDLE" for idle time.
+  std::string provenance;  // Device ops: the full TF op ("name:type") they ran for.
   // The provenance is the op's name as is and the category its type (ops
   // the capture types explicitly, tf_op_type: PyTorch's aten::addmm).
   bool provenance_is_name = false;
-  bool is_eager = false;    // Ran op by op, not inside a tf.function.
+  bool is_eager = false;  // Ran op by op, not inside a tf.function.
   uint64_t occurrences = 0;
   uint64_t time_ps = 0;       // Total (inclusive) time.
   uint64_t self_time_ps = 0;  // Time minus nested ops' time.

@@ -5,10 +5,10 @@
 #include <map>
 
 #include "lib/model/diagnostic_kinds.h"
-#include "lib/summary/time_span.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/summary/time_span.h"
 
 namespace tfprof {
 namespace {
@@ -65,12 +65,14 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool ha
         named_root = step_name.In(stats).has_value();
       } else if (static_cast<size_t>(g) < groups.groups.size()) {
         const auto& root = groups.groups[g].named_root;
-        named_root = root && *root == EventRef{static_cast<uint32_t>(p), static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
+        named_root =
+            root && *root == EventRef{static_cast<uint32_t>(p), static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
       }
       if (IsExplicitHostMarker(name) || named_root) {
         steps[g].host_markers.push_back(span);
       } else if (IsRealCpuCompute(name)) {
-        steps[g].events.push_back({ClassifyHostEvent(name, has_device, corr.In(stats).has_value()), span.begin, span.end});
+        steps[g].events.push_back(
+            {ClassifyHostEvent(name, has_device, corr.In(stats).has_value()), span.begin, span.end});
       }
     }
   }
@@ -106,7 +108,8 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepM
       if (!corr.In(stats) && !tf1) continue;
       auto sh = shape.In(stats);
       std::string_view name = host.Str(plane.event_metadata[ev.metadata].name);
-      local[g].events.push_back({ClassifyDeviceEvent(name, sh ? host.Str(sh->AsString()) : ""), ev.start_ps, ev.end_ps()});
+      local[g].events.push_back(
+          {ClassifyDeviceEvent(name, sh ? host.Str(sh->AsString()) : ""), ev.start_ps, ev.end_ps()});
     }
   }
   if (!groups.from_capture) {
@@ -140,7 +143,8 @@ Span LongestOf(const std::vector<Span>& v) {
 
 }  // namespace
 
-StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOptions& options, Diagnostics& diagnostics) {
+StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOptions& options,
+                   Diagnostics& diagnostics) {
   StepDb db;
   db.origin_ns = host.time_origin_ns;
   db.hosts.push_back(host.name);
@@ -189,7 +193,8 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
     // step's events stay its device span, and the step spans both
     // (from_marker), as the device finishes a step after the host moved on.
     for (size_t g = 0; g < groups.marker_windows.size(); ++g)
-      host_steps[static_cast<int32_t>(g)].host_markers.push_back({groups.marker_windows[g].first, groups.marker_windows[g].second});
+      host_steps[static_cast<int32_t>(g)].host_markers.push_back(
+          {groups.marker_windows[g].first, groups.marker_windows[g].second});
   }
 
   StepMap steps;
@@ -259,10 +264,10 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
     db.no_steps_reason = std::string("--whole-trace makes one step of the capture, but it has no ") +
                          (db.has_device ? "device compute (GPU kernel)" : "host compute") + " event to measure";
   else if (db.steps.empty())
-    db.no_steps_reason = db.dropped_steps
-                             ? "step markers were found, but no step had both a step time and compute in it (incomplete "
-                               "steps: try profiling longer)"
-                             : "no step had a step marker on the host or a grouped event on the device";
+    db.no_steps_reason =
+        db.dropped_steps ? "step markers were found, but no step had both a step time and compute in it (incomplete "
+                           "steps: try profiling longer)"
+                         : "no step had a step marker on the host or a grouped event on the device";
   return db;
 }
 
@@ -354,9 +359,11 @@ StepDb CombineHostSteps(std::vector<StepDb> hosts, const AnalysisOptions& option
       int64_t best = 0;
       __int128 best_score = -1;
       for (int64_t k = 0; k < n_chief; ++k)
-        if (similarity[static_cast<size_t>(k + n - 1)] > best_score) best = k, best_score = similarity[static_cast<size_t>(k + n - 1)];
+        if (similarity[static_cast<size_t>(k + n - 1)] > best_score)
+          best = k, best_score = similarity[static_cast<size_t>(k + n - 1)];
       for (int64_t k = -1; k >= -(n - 1); --k)
-        if (similarity[static_cast<size_t>(k + n - 1)] > best_score) best = k, best_score = similarity[static_cast<size_t>(k + n - 1)];
+        if (similarity[static_cast<size_t>(k + n - 1)] > best_score)
+          best = k, best_score = similarity[static_cast<size_t>(k + n - 1)];
       if (best_score <= 0) unmatched.push_back(kept[h].hosts.empty() ? "?" : kept[h].hosts[0]);
       begin_host[h] = best >= 0 ? 0 : -best;
       begin_chief[h] = best >= 0 ? best : 0;
@@ -397,8 +404,8 @@ StepDb CombineHostSteps(std::vector<StepDb> hosts, const AnalysisOptions& option
   if (!unmatched.empty()) {
     std::string names;
     for (const std::string& u : unmatched) names += (names.empty() ? "" : ", ") + u;
-    out.intersection_note += "; the steps of " + names +
-                             " overlap none of the chief host's steps in time, so they were aligned by position";
+    out.intersection_note +=
+        "; the steps of " + names + " overlap none of the chief host's steps in time, so they were aligned by position";
   }
   return out;
 }

@@ -7,34 +7,34 @@
 #include <string>
 #include <vector>
 
+#include "lib/model/diagnostics.h"
+#include "lib/model/model.h"
 #include "lib/summary/analysis_options.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/event_span.h"
-#include "lib/model/diagnostics.h"
-#include "lib/model/model.h"
 
 namespace tfprof {
 
 struct StepRecord {
   int64_t group_id = 0;
-  std::string name;          // The step's group name ("train 5").
+  std::string name;  // The step's group name ("train 5").
   // N of a step marker named "<name>#<N>" (PyTorch's ProfilerStep#12: 12),
   // when the step was found from such a marker.
   std::optional<int64_t> marker_number;
-  int64_t begin_ps = 0;      // Relative to the host's time origin.
-  uint64_t duration_ps = 0;  // The step time.
+  int64_t begin_ps = 0;                         // Relative to the host's time origin.
+  uint64_t duration_ps = 0;                     // The step time.
   std::array<uint64_t, kEventTypes> type_ps{};  // Sums to duration_ps.
-  std::string host;          // The host it was measured on.
-  uint64_t max_duration_ps = 0;  // The longest step time over hosts (one host: duration_ps).
+  std::string host;                             // The host it was measured on.
+  uint64_t max_duration_ps = 0;                 // The longest step time over hosts (one host: duration_ps).
 };
 
 struct StepDb {
   std::vector<StepRecord> steps;  // By group id.
   bool has_device = false;
   uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;  // Device compute by precision.
-  uint64_t dropped_steps = 0;     // Groups without a well-formed step.
-  std::string no_steps_reason;    // Why there are none, when there are none.
-  int64_t origin_ns = 0;          // The host's time origin (Host::time_origin_ns).
+  uint64_t dropped_steps = 0;                           // Groups without a well-formed step.
+  std::string no_steps_reason;                          // Why there are none, when there are none.
+  int64_t origin_ns = 0;                                // The host's time origin (Host::time_origin_ns).
   std::vector<std::string> hosts;
   std::string intersection_note;  // Multi-host: how the steps were aligned.
   std::string note;               // How the steps were found, when not by the capture's markers (EventGroups::note).
@@ -47,7 +47,8 @@ struct StepDb {
 // and input are real categories on GPU, as the TensorFlow Profiler guide and
 // TensorFlow's own overview_page.pb have them). --compat xprof: with a GPU,
 // steps are built from device events only, as current xprof does.
-StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOptions& options, Diagnostics& diagnostics);
+StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOptions& options,
+                   Diagnostics& diagnostics);
 
 }  // namespace tfprof
 

@@ -54,7 +54,8 @@ ComputePrecision TensilePrecision(std::string_view lower) {
   }
   std::string_view type = lower.substr(start, lower.find('_', start) - start);
   if (type.empty()) return ComputePrecision::kUnknown;
-  if (type.substr(0, 2) == "f8" || type.substr(0, 2) == "b8" || type.substr(0, 2) == "i8") return ComputePrecision::k8Bit;
+  if (type.substr(0, 2) == "f8" || type.substr(0, 2) == "b8" || type.substr(0, 2) == "i8")
+    return ComputePrecision::k8Bit;
   if (type[0] == 'h' || type[0] == 'b') return ComputePrecision::k16Bit;
   if (type[0] == 's' || type[0] == 'd' || type[0] == 'c' || type[0] == 'z') return ComputePrecision::k32Bit;
   return ComputePrecision::kUnknown;
@@ -86,11 +87,14 @@ ComputePrecision PrecisionNamedIn(std::string_view text) {
   // bf16, fp16, bf16f32; "float16" covers bfloat16); Tensor Core shapes
   // that only 16-bit inputs have (h: half accumulate; s16816: m16n8k16
   // with float accumulate).
-  static constexpr std::string_view k16Bit[] = {"f16", "float16", "h884", "h1688", "h16816", "s16816", "hgemm", "hcudnn"};
+  static constexpr std::string_view k16Bit[] = {"f16",    "float16", "h884",  "h1688",
+                                                "h16816", "s16816",  "hgemm", "hcudnn"};
   static constexpr std::string_view k16BitWords[] = {"half", "half2"};
   // FP32 (and TF32, which keeps FP32 data), FP64 and complex GEMMs.
-  static constexpr std::string_view k32Bit[] = {"f32", "fp32", "f64", "fp64", "sgemm", "dgemm", "cgemm", "zgemm", "scudnn"};
-  static constexpr std::string_view k32BitWords[] = {"float", "float2", "float4", "float32", "float64", "double", "double2"};
+  static constexpr std::string_view k32Bit[] = {"f32",   "fp32",  "f64",   "fp64",  "sgemm",
+                                                "dgemm", "cgemm", "zgemm", "scudnn"};
+  static constexpr std::string_view k32BitWords[] = {"float",   "float2", "float4", "float32",
+                                                     "float64", "double", "double2"};
   if (ContainsAny(s, k8Bit)) return ComputePrecision::k8Bit;
   ComputePrecision tensile = TensilePrecision(s);
   if (tensile == ComputePrecision::k8Bit) return tensile;
@@ -112,9 +116,9 @@ bool IsTorchKernelUsingTensorCore(std::string_view kernel_name) {
   // the libraries' MMA templates, not a bare "mma": GammaBetaBackward),
   // CUTLASS's tensorop kernels and OpClassTensorOp (not MIOpen's
   // "SubTensorOpWithScalar1d"), the instruction shapes, cuBLAS's nvjet.
-  static constexpr std::string_view kNvidia[] = {"hmma",  "gmma",  "imma",  "xmma",   "_mma",  "mma_",
-                                                  "_tensorop", "classtensorop", "16816", "s1688", "c1688",
-                                                  "h1688", "h884", "s884", "i8816", "i16832", "nvjet"};
+  static constexpr std::string_view kNvidia[] = {"hmma",      "gmma",          "imma",  "xmma",   "_mma",  "mma_",
+                                                 "_tensorop", "classtensorop", "16816", "s1688",  "c1688", "h1688",
+                                                 "h884",      "s884",          "i8816", "i16832", "nvjet"};
   if (ContainsAny(s, kNvidia)) return true;
   // Flash attention (FP16/BF16 on sm80+; Triton's "attn_fwd") and
   // memory-efficient attention ("fmha_cutlassF_..."): Tensor Cores but in
@@ -122,7 +126,8 @@ bool IsTorchKernelUsingTensorCore(std::string_view kernel_name) {
   // CUDA cores (from sm80 FP32 runs as 3xTF32 on Tensor Cores).
   static constexpr std::string_view kAmpereOrNewer[] = {"sm80", "sm86", "sm89", "sm90", "sm100"};
   const bool ampere_or_newer = ContainsAny(s, kAmpereOrNewer);
-  static constexpr std::string_view kAttention[] = {"flash_fwd", "flash_bwd", "flash::", "fmha", "attn_fwd", "attn_bwd"};
+  static constexpr std::string_view kAttention[] = {
+      "flash_fwd", "flash_bwd", "flash::", "fmha", "attn_fwd", "attn_bwd"};
   if (ContainsAny(s, kAttention) && (ampere_or_newer || PrecisionNamedIn(s) != ComputePrecision::k32Bit)) return true;
   if (Contains(s, "cutlass") && ampere_or_newer) return true;
   // FP8 (and narrower) matrix math exists only on Tensor Cores (but
@@ -144,11 +149,15 @@ bool IsTorchKernelUsingTensorCore(std::string_view kernel_name) {
 }
 
 bool IsTorchOpTensorCoreEligible(std::string_view op_name) {
-  static constexpr std::string_view kMatmul[] = {
-      "aten::mm",         "aten::addmm",          "aten::bmm",        "aten::baddbmm",     "aten::addbmm",
-      "aten::matmul",     "aten::linear",         "aten::_addmm_activation", "aten::_scaled_mm", "aten::_scaled_grouped_mm",
-      "aten::_grouped_mm", "aten::einsum",        "aten::tensordot",  "aten::lstm",        "aten::gru",
-      "aten::rnn_tanh",   "aten::rnn_relu"};
+  static constexpr std::string_view kMatmul[] = {"aten::mm",          "aten::addmm",
+                                                 "aten::bmm",         "aten::baddbmm",
+                                                 "aten::addbmm",      "aten::matmul",
+                                                 "aten::linear",      "aten::_addmm_activation",
+                                                 "aten::_scaled_mm",  "aten::_scaled_grouped_mm",
+                                                 "aten::_grouped_mm", "aten::einsum",
+                                                 "aten::tensordot",   "aten::lstm",
+                                                 "aten::gru",         "aten::rnn_tanh",
+                                                 "aten::rnn_relu"};
   if (std::find(std::begin(kMatmul), std::end(kMatmul), op_name) != std::end(kMatmul)) return true;
   if (op_name.substr(0, 6) != "aten::") return false;
   // Convolutions (aten::convolution, aten::cudnn_convolution_backward_input,
@@ -161,18 +170,59 @@ bool IsTorchOpTensorCoreEligible(std::string_view op_name) {
 
 bool IsTorchBookkeepingOp(std::string_view op_name) {
   // Allocation, views and metadata: no arithmetic to move anywhere.
-  static constexpr std::string_view kTensorBookkeeping[] = {
-      "aten::empty",        "aten::empty_strided", "aten::empty_like",  "aten::new_empty",  "aten::new_empty_strided",
-      "aten::resize_",      "aten::set_",          "aten::view",        "aten::view_as",    "aten::_reshape_alias",
-      "aten::reshape",      "aten::_unsafe_view",  "aten::as_strided",  "aten::as_strided_", "aten::alias",
-      "aten::t",            "aten::transpose",     "aten::transpose_",  "aten::permute",    "aten::expand",
-      "aten::expand_as",    "aten::unsqueeze",     "aten::unsqueeze_",  "aten::squeeze",    "aten::squeeze_",
-      "aten::slice",        "aten::select",        "aten::narrow",      "aten::split",      "aten::split_with_sizes",
-      "aten::chunk",        "aten::unbind",        "aten::flatten",     "aten::unflatten",  "aten::detach",
-      "aten::detach_",      "aten::lift_fresh",    "aten::numpy_T",     "aten::contiguous", "aten::record_stream",
-      "aten::is_nonzero",   "aten::item",          "aten::_local_scalar_dense", "aten::size", "aten::stride",
-      "aten::movedim",      "aten::moveaxis",      "aten::resolve_neg", "aten::resolve_conj", "aten::result_type",
-      "aten::broadcast_tensors", "aten::view_as_real", "aten::view_as_complex"};
+  static constexpr std::string_view kTensorBookkeeping[] = {"aten::empty",
+                                                            "aten::empty_strided",
+                                                            "aten::empty_like",
+                                                            "aten::new_empty",
+                                                            "aten::new_empty_strided",
+                                                            "aten::resize_",
+                                                            "aten::set_",
+                                                            "aten::view",
+                                                            "aten::view_as",
+                                                            "aten::_reshape_alias",
+                                                            "aten::reshape",
+                                                            "aten::_unsafe_view",
+                                                            "aten::as_strided",
+                                                            "aten::as_strided_",
+                                                            "aten::alias",
+                                                            "aten::t",
+                                                            "aten::transpose",
+                                                            "aten::transpose_",
+                                                            "aten::permute",
+                                                            "aten::expand",
+                                                            "aten::expand_as",
+                                                            "aten::unsqueeze",
+                                                            "aten::unsqueeze_",
+                                                            "aten::squeeze",
+                                                            "aten::squeeze_",
+                                                            "aten::slice",
+                                                            "aten::select",
+                                                            "aten::narrow",
+                                                            "aten::split",
+                                                            "aten::split_with_sizes",
+                                                            "aten::chunk",
+                                                            "aten::unbind",
+                                                            "aten::flatten",
+                                                            "aten::unflatten",
+                                                            "aten::detach",
+                                                            "aten::detach_",
+                                                            "aten::lift_fresh",
+                                                            "aten::numpy_T",
+                                                            "aten::contiguous",
+                                                            "aten::record_stream",
+                                                            "aten::is_nonzero",
+                                                            "aten::item",
+                                                            "aten::_local_scalar_dense",
+                                                            "aten::size",
+                                                            "aten::stride",
+                                                            "aten::movedim",
+                                                            "aten::moveaxis",
+                                                            "aten::resolve_neg",
+                                                            "aten::resolve_conj",
+                                                            "aten::result_type",
+                                                            "aten::broadcast_tensors",
+                                                            "aten::view_as_real",
+                                                            "aten::view_as_complex"};
   if (std::find(std::begin(kTensorBookkeeping), std::end(kTensorBookkeeping), op_name) != std::end(kTensorBookkeeping))
     return true;
   // The autograd engine and its nodes: the Python or C++ side of a

@@ -75,13 +75,13 @@ struct SummaryOptions {
 
 // One host's partials. Only the parts named in RunSummary::parts are filled.
 struct HostPartials {
-  uint32_t order = 0;   // Canonical position: the capture file's index in discovery order.
-  std::string host;     // Host::name as read (a PyTorch rank's "rank1", else the file's host).
+  uint32_t order = 0;  // Canonical position: the capture file's index in discovery order.
+  std::string host;    // Host::name as read (a PyTorch rank's "rank1", else the file's host).
   CaptureFormat format = CaptureFormat::kXSpace;
-  HostSummary ops;           // kOps (eager marks in it with kEagerMarks).
-  StepDb steps;              // kSteps; CombineHostSteps folds the hosts in the analysis.
-  HostMemoryProfile memory;  // kMemory.
-  TfDataHost tf_data;        // kTfData; CombineTfData + FinalizeTfData fold the hosts in the analysis.
+  HostSummary ops;               // kOps (eager marks in it with kEagerMarks).
+  StepDb steps;                  // kSteps; CombineHostSteps folds the hosts in the analysis.
+  HostMemoryProfile memory;      // kMemory.
+  TfDataHost tf_data;            // kTfData; CombineTfData + FinalizeTfData fold the hosts in the analysis.
   Diagnostics read_diagnostics;  // What reading this host's capture met.
   Diagnostics diagnostics;       // What summarising it met.
 };

@@ -34,7 +34,8 @@ void ToProto(const AnalysisOptions& in, summary::AnalysisOptions* out) {
 
 AnalysisOptions FromProto(const summary::AnalysisOptions& in) {
   AnalysisOptions out;
-  if (in.compat() < 0 || in.compat() > summary::COMPAT_TF_LEGACY) Corrupt(fmt::format("unknown compat {}", in.compat()));
+  if (in.compat() < 0 || in.compat() > summary::COMPAT_TF_LEGACY)
+    Corrupt(fmt::format("unknown compat {}", in.compat()));
   out.compat = static_cast<Compat>(in.compat());
   out.step_marker = in.step_marker();
   out.steps_between = in.steps_between();
@@ -98,20 +99,22 @@ uint64_t CheckRunSummaryHeader(std::string_view header, uint64_t file_bytes, con
   const uint64_t after_header = file_bytes - kRunSummaryHeaderBytes;
   if (length > kRunSummaryMaxMessageBytes)
     throw InputError(path, fmt::format("corrupt run summary: its header claims a {} message, beyond the 2 GiB "
-                                       "protobuf reads", MemorySize(length)));
+                                       "protobuf reads",
+                                       MemorySize(length)));
   if (length > after_header)
     throw InputError(path, fmt::format("truncated run summary: its header says {} bytes follow, the file has {}",
                                        length, after_header));
   if (length < after_header)
-    throw InputError(path, fmt::format("corrupt run summary: {} bytes past the {} its header says",
-                                       after_header - length, length));
+    throw InputError(
+        path, fmt::format("corrupt run summary: {} bytes past the {} its header says", after_header - length, length));
   return length;
 }
 
 std::string TooBigProblem(uint64_t needs, uint64_t limit, bool limit_from_env) {
   return "reading this run summary needs about " + MemorySize(needs) + ", more than " +
-         (limit_from_env ? "the " + MemorySize(limit) + " memory limit (set TFPROF_MEMORY_LIMIT higher if this "
-                                                        "machine has the memory)"
+         (limit_from_env ? "the " + MemorySize(limit) +
+                               " memory limit (set TFPROF_MEMORY_LIMIT higher if this "
+                               "machine has the memory)"
                          : "the " + MemorySize(limit) + " of memory available");
 }
 

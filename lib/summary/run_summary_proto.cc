@@ -221,8 +221,7 @@ class StringTable {
     for (const std::string& s : stored) ids_.push_back(pool.Intern(s));
   }
   StringId operator()(uint32_t stored) const {
-    if (stored >= ids_.size())
-      Corrupt(fmt::format("string {} of a memory profile's table of {}", stored, ids_.size()));
+    if (stored >= ids_.size()) Corrupt(fmt::format("string {} of a memory profile's table of {}", stored, ids_.size()));
     return ids_[stored];
   }
 
@@ -270,8 +269,7 @@ ActiveAllocation FromProto(const summary::ActiveAllocation& in, const StringTabl
   return out;
 }
 
-void ToProto(const AllocatorMemoryProfile& in, const std::vector<uint32_t>& str,
-             summary::AllocatorMemoryProfile* out) {
+void ToProto(const AllocatorMemoryProfile& in, const std::vector<uint32_t>& str, summary::AllocatorMemoryProfile* out) {
   out->set_memory_id(in.memory_id);
   out->mutable_timeline()->Reserve(static_cast<int>(in.timeline.size()));
   for (const MemorySnapshot& s : in.timeline) ToProto(s, str, out->add_timeline());

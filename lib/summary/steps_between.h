@@ -19,9 +19,9 @@
 
 #include <string_view>
 
+#include "lib/model/model.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/name_regex.h"
-#include "lib/model/model.h"
 
 namespace tfprof {
 

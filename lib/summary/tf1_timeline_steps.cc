@@ -12,7 +12,8 @@ namespace {
 // "timeline_01.json" -> "timeline_01".
 std::string StepName(std::string_view file) {
   for (std::string_view ext : {".json.gz", ".json"})
-    if (file.size() > ext.size() && file.substr(file.size() - ext.size()) == ext) return std::string(file.substr(0, file.size() - ext.size()));
+    if (file.size() > ext.size() && file.substr(file.size() - ext.size()) == ext)
+      return std::string(file.substr(0, file.size() - ext.size()));
   return std::string(file);
 }
 
@@ -55,7 +56,7 @@ std::optional<EventGroups> GroupTf1SessionRuns(const Host& host) {
     }
   }
   out.note = out.groups.size() > 1 ? "steps: one per TensorFlow 1 timeline file (each records one session.run)"
-                                    : "steps: the TensorFlow 1 timeline records one session.run, one step";
+                                   : "steps: the TensorFlow 1 timeline records one session.run, one step";
   return out;
 }
 

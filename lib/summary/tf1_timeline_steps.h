@@ -8,8 +8,8 @@
 
 #include <optional>
 
-#include "lib/summary/event_grouping.h"
 #include "lib/model/model.h"
+#include "lib/summary/event_grouping.h"
 
 namespace tfprof {
 

@@ -27,8 +27,8 @@ enum class EventRole : uint8_t { kOther, kIterator, kGenerator, kProduce, kConsu
 
 struct NameInfo {
   EventRole role = EventRole::kOther;
-  bool tf_data = false;  // Its name is "Iterator:<...>": the walk follows it.
-  bool root = false;     // Exactly "Iterator::<X>": one call of a pipeline.
+  bool tf_data = false;    // Its name is "Iterator:<...>": the walk follows it.
+  bool root = false;       // Exactly "Iterator::<X>": one call of a pipeline.
   uint8_t async_kind = 0;  // Index in kAsyncKinds for produce/consume events.
 };
 
@@ -77,8 +77,8 @@ std::string_view ShortName(std::string_view long_name) {
 bool IsAsyncIteratorName(std::string_view name) {
   // The reference's list, matched exactly (so ParallelMapV2 is not in it).
   static constexpr std::array<std::string_view, 8> kAsync = {
-      "Prefetch", "ParallelInterleave", "ParallelMap", "ParseExample", "MapAndBatch", "DataService",
-      "LegacyParallelInterleave", "ParallelBatch"};
+      "Prefetch",    "ParallelInterleave",       "ParallelMap",  "ParseExample", "MapAndBatch",
+      "DataService", "LegacyParallelInterleave", "ParallelBatch"};
   return std::find(kAsync.begin(), kAsync.end(), name) != kAsync.end();
 }
 
@@ -95,9 +95,7 @@ struct IdReader {
         case StatType::kInt64:
           if (saw_negative && static_cast<int64_t>(s.bits) < 0) *saw_negative = true;
           return uint64_t{s.bits};  // A copy: binding the packed field to a reference is misaligned.
-        case StatType::kUint64:
-          saw_unsigned = true;
-          return xprof_ids ? 0 : s.bits;
+        case StatType::kUint64: saw_unsigned = true; return xprof_ids ? 0 : s.bits;
         case StatType::kDouble: return xprof_ids ? 0 : static_cast<uint64_t>(s.AsInt());
         default: return 0;  // Present but not a number: the reference reads 0.
       }
@@ -393,9 +391,8 @@ TfDataHost SummarizeTfData(const Host& host, const TfDataOptions& options, Diagn
     p.kind = device ? TfDataPipelineKind::kDevice : TfDataPipelineKind::kHost;
     p.name = device ? "Device:" + std::to_string(device_count++) : "Host:" + std::to_string(host_count++);
     std::vector<uint32_t>& calls = roots[root_id];
-    std::stable_sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
-      return forest.nodes[a].duration_ps > forest.nodes[b].duration_ps;
-    });
+    std::stable_sort(calls.begin(), calls.end(),
+                     [&](uint32_t a, uint32_t b) { return forest.nodes[a].duration_ps > forest.nodes[b].duration_ps; });
     int64_t sum = 0;
     p.min_ps = INT64_MAX;
     for (uint32_t r : calls) {
@@ -426,12 +423,10 @@ TfDataHost SummarizeTfData(const Host& host, const TfDataOptions& options, Diagn
     out.pipelines.push_back(std::move(p));
   }
 
-  if (out.visit_limit_hits)
-    diagnostics.Add(diag_kind::kTfdataWalkLimit, host.name, out.visit_limit_hits);
+  if (out.visit_limit_hits) diagnostics.Add(diag_kind::kTfdataWalkLimit, host.name, out.visit_limit_hits);
   if (out.shared_producer_links)
     diagnostics.Add(diag_kind::kTfdataSharedProducer, host.name, out.shared_producer_links);
-  if (out.unmatched_consumes)
-    diagnostics.Add(diag_kind::kTfdataUnmatchedConsume, host.name, out.unmatched_consumes);
+  if (out.unmatched_consumes) diagnostics.Add(diag_kind::kTfdataUnmatchedConsume, host.name, out.unmatched_consumes);
   return out;
 }
 
@@ -506,9 +501,11 @@ void FinalizeTfData(TfDataAnalysis& analysis) {
       analysis.bottlenecks.push_back(std::move(b));
     }
   }
-  std::stable_sort(analysis.bottlenecks.begin(), analysis.bottlenecks.end(),
-                   [](const TfDataBottleneck& a, const TfDataBottleneck& b) { return a.max_latency_ps > b.max_latency_ps; });
-  analysis.input_bound = !analysis.bottlenecks.empty() && analysis.bottlenecks.front().max_latency_ps > kTfDataSlowCallPs;
+  std::stable_sort(
+      analysis.bottlenecks.begin(), analysis.bottlenecks.end(),
+      [](const TfDataBottleneck& a, const TfDataBottleneck& b) { return a.max_latency_ps > b.max_latency_ps; });
+  analysis.input_bound =
+      !analysis.bottlenecks.empty() && analysis.bottlenecks.front().max_latency_ps > kTfDataSlowCallPs;
   analysis.finalized = true;
 }
 
@@ -520,21 +517,37 @@ TfDataBottleneckKind ClassifyTfDataBottleneck(std::string_view name) {
   using K = TfDataBottleneckKind;
   static const absl::flat_hash_map<std::string_view, K> kKinds = {
       // Sources reading storage or memory.
-      {"TFRecord", K::kSlowSource}, {"SSTable", K::kSlowSource}, {"RecordIO", K::kSlowSource},
-      {"Spanner", K::kSlowSource}, {"TFColumn", K::kSlowSource}, {"SleepwalkRemoteDataset", K::kSlowSource},
-      {"TextLine", K::kSlowSource}, {"StitchedTimelineDataset", K::kSlowSource}, {"DateKeyDataset", K::kSlowSource},
-      {"CapacitorProto", K::kSlowSource}, {"LMDB", K::kSlowSource}, {"ExternalDataset", K::kSlowSource},
-      {"PearModel", K::kSlowSource}, {"FixedLengthRecordV2", K::kSlowSource}, {"FromTensor", K::kSlowSource},
-      {"TensorSlice", K::kSlowSource}, {"Generator", K::kSlowSource}, {"SyntheticDatasetOp", K::kSlowSource},
+      {"TFRecord", K::kSlowSource},
+      {"SSTable", K::kSlowSource},
+      {"RecordIO", K::kSlowSource},
+      {"Spanner", K::kSlowSource},
+      {"TFColumn", K::kSlowSource},
+      {"SleepwalkRemoteDataset", K::kSlowSource},
+      {"TextLine", K::kSlowSource},
+      {"StitchedTimelineDataset", K::kSlowSource},
+      {"DateKeyDataset", K::kSlowSource},
+      {"CapacitorProto", K::kSlowSource},
+      {"LMDB", K::kSlowSource},
+      {"ExternalDataset", K::kSlowSource},
+      {"PearModel", K::kSlowSource},
+      {"FixedLengthRecordV2", K::kSlowSource},
+      {"FromTensor", K::kSlowSource},
+      {"TensorSlice", K::kSlowSource},
+      {"Generator", K::kSlowSource},
+      {"SyntheticDatasetOp", K::kSlowSource},
       {"DataService", K::kSlowDataService},
       // Sources on other machines.
-      {"GuzzlerDataGuzzlerRemoteDataset", K::kSlowRemoteSource}, {"ReverbDataset", K::kSlowRemoteSource},
-      {"DatasetSampleGame", K::kSlowRemoteSource}, {"Courier", K::kSlowRemoteSource},
+      {"GuzzlerDataGuzzlerRemoteDataset", K::kSlowRemoteSource},
+      {"ReverbDataset", K::kSlowRemoteSource},
+      {"DatasetSampleGame", K::kSlowRemoteSource},
+      {"Courier", K::kSlowRemoteSource},
       {"ReverbEpisodeDataset", K::kSlowRemoteSource},
       // Exact names only, as in the reference: ParallelMapV2, MapAndBatch,
       // BatchV2 ... fall through to kOther.
-      {"Map", K::kTransformationWithParallelVersion}, {"Interleave", K::kTransformationWithParallelVersion},
-      {"Filter", K::kTransformationWithoutParallelVersion}, {"Batch", K::kTransformationWithoutParallelVersion},
+      {"Map", K::kTransformationWithParallelVersion},
+      {"Interleave", K::kTransformationWithParallelVersion},
+      {"Filter", K::kTransformationWithoutParallelVersion},
+      {"Batch", K::kTransformationWithoutParallelVersion},
       {"Unbatch", K::kTransformationWithoutParallelVersion}};
   auto it = kKinds.find(name);
   return it == kKinds.end() ? K::kOther : it->second;
@@ -555,9 +568,10 @@ std::string_view TfDataBottleneckKindName(TfDataBottleneckKind kind) {
 std::string TfDataAdvice(TfDataBottleneckKind kind) {
   const std::string guide = "https://www.tensorflow.org/guide/";
   const std::string playbook = guide + "data_performance_analysis";
-  const std::string cache = "2. Consider adding cache after this transformation if your data fits into memory and "
-                            "it is appropriate (e.g. no randomness such as shuffle upstream); see " +
-                            guide + "data_performance#caching. ";
+  const std::string cache =
+      "2. Consider adding cache after this transformation if your data fits into memory and "
+      "it is appropriate (e.g. no randomness such as shuffle upstream); see " +
+      guide + "data_performance#caching. ";
   switch (kind) {
     case TfDataBottleneckKind::kSlowSource:
       return "1. Check the locality of the host and the input data: ideally the same cell, or at least the same "

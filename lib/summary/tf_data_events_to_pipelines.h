@@ -55,7 +55,7 @@ struct TfDataIterator {
 // One iterator's share of one execution of a pipeline.
 struct TfDataIteratorCall {
   uint64_t id = 0;
-  int64_t start_ps = 0;  // Start of its first event reached in this execution (TfDataHost::clock).
+  int64_t start_ps = 0;     // Start of its first event reached in this execution (TfDataHost::clock).
   int64_t duration_ps = 0;  // Sum over its events in this execution.
   int64_t self_ps = 0;      // Sum of (duration - overlap with child iterators).
   int64_t calls = 0;        // Events of this iterator reached from the root.
@@ -65,7 +65,7 @@ struct TfDataIteratorCall {
 // One call of an input pipeline: one root iterator event and what it reached.
 struct TfDataExecution {
   int64_t start_ps = 0;
-  int64_t duration_ps = 0;                  // The pipeline latency of this call.
+  int64_t duration_ps = 0;                    // The pipeline latency of this call.
   std::vector<TfDataIteratorCall> iterators;  // By id ascending.
   uint64_t bottleneck_id = 0;
   int64_t bottleneck_self_ps = 0;
@@ -88,8 +88,8 @@ struct TfDataPipeline {
 };
 
 struct TfDataHost {
-  std::string host;    // As the reference names it: XSpace.hostnames[0], else the file's host.
-  std::string source;  // The capture file's host name (comma-joined after merges).
+  std::string host;               // As the reference names it: XSpace.hostnames[0], else the file's host.
+  std::string source;             // The capture file's host name (comma-joined after merges).
   bool named_by_capture = false;  // `host` came from XSpace.hostnames, not the file name.
   // Older TF writes iterator ids as signed numbers (some negative), newer TF
   // as unsigned ones; ids are shown the way the capture wrote them.
@@ -98,10 +98,10 @@ struct TfDataHost {
   std::vector<TfDataPipeline> pipelines;         // By root id ascending.
   // What the analysis met, for notes and tests.
   uint64_t iterator_events = 0;
-  uint64_t unsigned_ids = 0;       // Events whose id or parent_id is stored unsigned (>= 2^63).
-  uint64_t linked_producers = 0;   // Producer iterator events linked to a consumer.
-  uint64_t unmatched_consumes = 0; // Consume events with no producer in the capture.
-  uint64_t visit_limit_hits = 0;   // Executions cut short by the depth limit.
+  uint64_t unsigned_ids = 0;           // Events whose id or parent_id is stored unsigned (>= 2^63).
+  uint64_t linked_producers = 0;       // Producer iterator events linked to a consumer.
+  uint64_t unmatched_consumes = 0;     // Consume events with no producer in the capture.
+  uint64_t visit_limit_hits = 0;       // Executions cut short by the depth limit.
   uint64_t shared_producer_links = 0;  // Producer links not made: the producer already had a consumer.
   bool has_host_plane = false;
   // Times are on the capture's own clock (ps) when it fits in 64 bits, as
@@ -121,14 +121,14 @@ struct TfDataBottleneck {
   std::string root_id_text;  // As the capture wrote it.
   int64_t max_latency_ps = 0;
   uint64_t iterator_id = 0;
-  std::string iterator_name;       // Empty when the slowest call had no bottleneck.
+  std::string iterator_name;  // Empty when the slowest call had no bottleneck.
   std::string iterator_long_name;
   int64_t iterator_self_ps = 0;
 };
 
 // Every host's summary, combined the way the reference combines hosts.
 struct TfDataAnalysis {
-  std::vector<TfDataHost> hosts;  // In the order first seen.
+  std::vector<TfDataHost> hosts;          // In the order first seen.
   std::vector<std::string> merged_hosts;  // Host names that more than one capture file carried.
   // Filled by FinalizeTfData: every HOST pipeline's slowest call, slowest
   // pipeline first (DEVICE pipelines are left out, as in the reference).

@@ -29,7 +29,8 @@ bool IsJaxOpType(std::string_view s) {
   size_t i = 1;
   for (; i < s.size(); ++i) {
     char c = s[i];
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) break;
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
+      break;
   }
   if (i == s.size()) return true;
   return s[i] == '[' && s.back() == ']';
@@ -38,7 +39,8 @@ bool IsJaxOpType(std::string_view s) {
 bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
   return true;
 }
 

@@ -7,7 +7,17 @@
 namespace tfprof {
 
 // kFramework: an op the capture names and types explicitly (OpFromStats).
-enum class OpCategory { kUnknown, kTensorFlow, kJax, kTfData, kMemcpyHToD, kMemcpyDToH, kMemcpyDToD, kMemcpyHToH, kFramework };
+enum class OpCategory {
+  kUnknown,
+  kTensorFlow,
+  kJax,
+  kTfData,
+  kMemcpyHToD,
+  kMemcpyDToH,
+  kMemcpyDToD,
+  kMemcpyHToH,
+  kFramework
+};
 
 struct TfOp {
   OpCategory category = OpCategory::kUnknown;

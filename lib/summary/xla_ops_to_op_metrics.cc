@@ -4,17 +4,20 @@
 #include <cctype>
 
 #include "lib/model/diagnostic_kinds.h"
-#include "lib/summary/tf_op_name.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/summary/tf_op_name.h"
 
 namespace tfprof {
 namespace {
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool EndsWith(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(s.size() - p.size()) == p; }
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
 
 bool AllDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 // XLA tells clones of an instruction apart by ".<n>" ("loop_add_fusion.2";
@@ -37,13 +40,55 @@ bool IsOpcodeShaped(std::string_view s) {
 // Opcodes XLA counts as elementwise (HloInstruction::IsElementwise for
 // unfused instructions).
 bool IsElementwiseOpcode(std::string_view op) {
-  static constexpr std::string_view kOps[] = {
-      "abs", "add", "and", "atan2", "bitcast-convert", "cbrt", "ceil", "clamp", "clz", "compare", "complex", "convert",
-      "cosine", "divide", "erf", "exponential", "exponential-minus-one", "floor", "imag", "is-finite", "log",
-      "log-plus-one", "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "power", "real",
-      "reduce-precision", "remainder", "round-nearest-afz", "round-nearest-even", "rsqrt", "select",
-      "shift-left", "shift-right-arithmetic", "shift-right-logical", "sign", "sine", "sqrt", "stochastic-convert",
-      "subtract", "tan", "tanh", "xor"};
+  static constexpr std::string_view kOps[] = {"abs",
+                                              "add",
+                                              "and",
+                                              "atan2",
+                                              "bitcast-convert",
+                                              "cbrt",
+                                              "ceil",
+                                              "clamp",
+                                              "clz",
+                                              "compare",
+                                              "complex",
+                                              "convert",
+                                              "cosine",
+                                              "divide",
+                                              "erf",
+                                              "exponential",
+                                              "exponential-minus-one",
+                                              "floor",
+                                              "imag",
+                                              "is-finite",
+                                              "log",
+                                              "log-plus-one",
+                                              "logistic",
+                                              "maximum",
+                                              "minimum",
+                                              "multiply",
+                                              "negate",
+                                              "not",
+                                              "or",
+                                              "popcnt",
+                                              "power",
+                                              "real",
+                                              "reduce-precision",
+                                              "remainder",
+                                              "round-nearest-afz",
+                                              "round-nearest-even",
+                                              "rsqrt",
+                                              "select",
+                                              "shift-left",
+                                              "shift-right-arithmetic",
+                                              "shift-right-logical",
+                                              "sign",
+                                              "sine",
+                                              "sqrt",
+                                              "stochastic-convert",
+                                              "subtract",
+                                              "tan",
+                                              "tanh",
+                                              "xor"};
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
@@ -103,7 +148,8 @@ bool IsXlaOpTensorCoreEligible(std::string_view hlo_op, std::string_view categor
 
 bool IsJaxCapture(const Host& host) {
   for (const Plane& plane : host.planes) {
-    if (plane.FindStatKey(host.strings, "jax_version") || plane.FindStatKey(host.strings, "jaxlib_version")) return true;
+    if (plane.FindStatKey(host.strings, "jax_version") || plane.FindStatKey(host.strings, "jaxlib_version"))
+      return true;
     if (host.PlaneName(plane) != schema::kHostThreadsPlane) continue;
     for (const EventMetadata& m : plane.event_metadata)
       if (StartsWith(host.Str(m.name), "PjitFunction(")) return true;

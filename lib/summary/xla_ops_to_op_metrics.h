@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "lib/summary/analysis_options.h"
-#include "lib/summary/op_metrics_db.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 #include "lib/model/stat_finder.h"
+#include "lib/summary/analysis_options.h"
+#include "lib/summary/op_metrics_db.h"
 
 namespace tfprof {
 

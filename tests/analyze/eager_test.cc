@@ -8,17 +8,17 @@
 #include <filesystem>
 
 #include "fmt/format.h"
-#include "lib/summary/device_plane_to_op_metrics.h"
-#include "lib/summary/event_grouping.h"
-#include "lib/summary/host_summary.h"
 #include "lib/analyze/overview_analysis.h"
-#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/tf_stats_report.h"
 #include "lib/model/stat_finder.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
-#include "lib/summary/captures_to_run_summary.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/captures_to_run_summary.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "tests/support/corpus.h"
 #include "tests/support/op_rows.h"
 #include "tests/support/skip.h"
@@ -75,12 +75,12 @@ TEST_CASE("Eager marks: the nearest EagerExecute decides, is_func=0 only", "[eag
   EventGroups g = GroupEvents(h, d);
   REQUIRE(!g.eager.empty());
   // Host line events in the order written above.
-  const bool expected[] = {false, true, false,  // EagerExecute, a/MatMul (eager), its launch (not an op)
-                           false, false, false,  // is_func=1: f/Add is a function's op
-                           false, false,         // no is_func: counts as a function
-                           false,                // no EagerExecute at all
-                           false, false, true,   // inner EagerExecute is_func=0 is the nearest
-                           false, false, false}; // inner is_func=1 is the nearest
+  const bool expected[] = {false, true,  false,   // EagerExecute, a/MatMul (eager), its launch (not an op)
+                           false, false, false,   // is_func=1: f/Add is a function's op
+                           false, false,          // no is_func: counts as a function
+                           false,                 // no EagerExecute at all
+                           false, false, true,    // inner EagerExecute is_func=0 is the nearest
+                           false, false, false};  // inner is_func=1 is the nearest
   for (size_t e = 0; e < std::size(expected); ++e) {
     INFO("host event " << e);
     CHECK(Eager(g.eager, 0, 0, e) == expected[e]);
@@ -242,15 +242,16 @@ TEST_CASE("Corpus captures grouped when taken: their is_eager stats are the answ
 
 // The references' numbers for a corpus run where most host op time is eager.
 TEST_CASE("Eager percentages of a corpus run match TensorFlow's overview_page.pb and xprof", "[eager][corpus]") {
-  REQUIRE_CORPUS(folder, "e4040-2023fall-assign2-hd2551/logs/fit/20231107-182500/train/plugins/profile/2023_11_07_18_25_02");
+  REQUIRE_CORPUS(folder,
+                 "e4040-2023fall-assign2-hd2551/logs/fit/20231107-182500/train/plugins/profile/2023_11_07_18_25_02");
   for (Compat compat : {Compat::kDefault, Compat::kXprof}) {
     const AnalysisOptions options{compat};
     // As `overview` reads the run.
     SummaryOptions summary;
     summary.analysis = options;
     summary.parts = SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps;
-    const Overview o =
-        RunSummaryToOverview(CapturesToRunSummary(DiscoverInput(folder, "", options.xprof()), RunReadOptions{}, summary));
+    const Overview o = RunSummaryToOverview(
+        CapturesToRunSummary(DiscoverInput(folder, "", options.xprof()), RunReadOptions{}, summary));
     if (compat == Compat::kDefault) {
       // instance-2.overview_page.pb: 72.7131313436917, 0.042903530187764174.
       CHECK(o.host_eager_percent == Approx(72.7131313436917).epsilon(1e-9));

@@ -9,12 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/analyze/capture_info.h"
+#include "lib/read/xplane_reader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/host_plane_to_op_metrics.h"
 #include "lib/summary/memory_events_to_profile.h"
 #include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/summary/time_span.h"
-#include "lib/read/xplane_reader.h"
 #include "tests/support/op_rows.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/xspace_builder.h"
@@ -120,8 +120,9 @@ TEST_CASE("tf.data call starts stay in range on a far clock", "[tfdata][overflow
   // The host's origin is 9e15 ns (9e18 ps on the absolute clock) and a root
   // call starts 5e17 ps after it: 9.5e18 ps overflows int64 and saturates.
   XSpaceBuilder b;
-  b.Plane("/host:CPU").Line(1, "t", 9'000'000'000'000'000).Event("Iterator::Root", 500'000'000'000'000'000, kUs,
-                                                                   {{"id", int64_t{1}}});
+  b.Plane("/host:CPU")
+      .Line(1, "t", 9'000'000'000'000'000)
+      .Event("Iterator::Root", 500'000'000'000'000'000, kUs, {{"id", int64_t{1}}});
   Diagnostics d;
   Host h = ReadXSpaceBytes(b.Serialize(), "tf.xplane.pb", d);
   TfDataHost t = SummarizeTfData(h, {}, d);
@@ -138,10 +139,14 @@ TEST_CASE("A corrupt allocation size of INT64_MIN sorts last in the breakdown", 
   // INT64_MIN; negating INT64_MIN for the sort key wrapped and put it first.
   // A thread with no events and a wild timestamp is the other hazard here.
   auto alloc = [](int64_t heap, int64_t size, int64_t address, const std::string& op) {
-    return testing::StatList{{"allocator_name", Ref{"x"}},     {"bytes_reserved", int64_t{0}},
-                             {"bytes_allocated", heap},        {"bytes_available", int64_t{0}},
-                             {"peak_bytes_in_use", heap},      {"requested_bytes", size},
-                             {"allocation_bytes", size},       {"addr", address},
+    return testing::StatList{{"allocator_name", Ref{"x"}},
+                             {"bytes_reserved", int64_t{0}},
+                             {"bytes_allocated", heap},
+                             {"bytes_available", int64_t{0}},
+                             {"peak_bytes_in_use", heap},
+                             {"requested_bytes", size},
+                             {"allocation_bytes", size},
+                             {"addr", address},
                              {"tf_op", Ref{op}}};
   };
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();

@@ -22,7 +22,8 @@ Host MakeHost(int events) {
   Plane plane;
   plane.id = 7;
   plane.name = host.strings.Intern("/host:CPU");
-  for (const char* name : {"a", "b", "c", "d", "e", "f name"}) plane.stat_metadata.push_back({host.strings.Intern(name)});
+  for (const char* name : {"a", "b", "c", "d", "e", "f name"})
+    plane.stat_metadata.push_back({host.strings.Intern(name)});
   plane.event_metadata.push_back({host.strings.Intern("op"), StringPool::kEmpty, 0, 0});
   Line line;
   line.id = 3;
@@ -46,9 +47,14 @@ TEST_CASE("The dump writes each stat type distinctly", "[dump]") {
   Host host = MakeHost(1);
   Line& line = host.planes[0].lines[0];
   StringId text = host.strings.Intern("x\"y\\z\n\x1b");
-  line.stats = {Stat::Int(0, -5),           Stat::Uint(1, 5),   Stat::Double(2, 5.0), Stat::Double(3, 0.1),
-                Stat::String(4, text),      Stat::Make(5, StatType::kBytes, 12),
-                Stat::Double(2, std::numeric_limits<double>::quiet_NaN()), Stat::Int(99, 1)};
+  line.stats = {Stat::Int(0, -5),
+                Stat::Uint(1, 5),
+                Stat::Double(2, 5.0),
+                Stat::Double(3, 0.1),
+                Stat::String(4, text),
+                Stat::Make(5, StatType::kBytes, 12),
+                Stat::Double(2, std::numeric_limits<double>::quiet_NaN()),
+                Stat::Int(99, 1)};
   line.events[0].stats_end = static_cast<uint32_t>(line.stats.size());
   const std::string dump = Dump(host);
   INFO(dump);
@@ -147,8 +153,9 @@ TEST_CASE("Kineto host ops keep their own stats: no stray stat under key 0", "[d
   CHECK_THAT(dump, Catch::Contains("\"aten::mm\" cat=\"cpu_op\" \"Input type\"=\"[\\\"c10::BFloat16\\\", "
                                    "\\\"c10::BFloat16\\\"]\" tf_op=\"aten::mm\" tf_op_type=\"aten::mm\"\n"));
   // The kernel, launched inside aten::mm, does get the op's input types.
-  CHECK_THAT(dump, Catch::Contains("tf_op=\"aten::mm\" tf_op_type=\"aten::mm\" op_input_types=\"[\\\"c10::BFloat16\\\", "
-                                   "\\\"c10::BFloat16\\\"]\"\n"));
+  CHECK_THAT(dump,
+             Catch::Contains("tf_op=\"aten::mm\" tf_op_type=\"aten::mm\" op_input_types=\"[\\\"c10::BFloat16\\\", "
+                             "\\\"c10::BFloat16\\\"]\"\n"));
 }
 
 }  // namespace

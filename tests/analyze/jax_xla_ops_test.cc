@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "lib/read/capture_discovery.h"
+#include "lib/read/capture_loader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/host_summary.h"
 #include "lib/summary/planes_to_step_db.h"
 #include "lib/summary/xla_ops_to_op_metrics.h"
-#include "lib/read/capture_discovery.h"
-#include "lib/read/capture_loader.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
@@ -59,7 +59,8 @@ std::string ModulePart(const std::string& row) { return row.substr(0, row.find('
 
 }  // namespace
 
-TEST_CASE("JAX GPU capture: one device row per HLO op, times and modules as the raw capture has them", "[jax][op_stats]") {
+TEST_CASE("JAX GPU capture: one device row per HLO op, times and modules as the raw capture has them",
+          "[jax][op_stats]") {
   const nlohmann::json facts = Facts("jax_gpu");
   const nlohmann::json& gpu = facts["devices"]["/device:GPU:0"];
   Diagnostics d;
@@ -91,7 +92,8 @@ TEST_CASE("JAX GPU capture: one device row per HLO op, times and modules as the 
     CHECK(ps_by_module[module] / 1000 == c["ns"].get<uint64_t>());
   }
   // One kernel per execution of a Triton GEMM: occurrences are the kernels.
-  CHECK(rows.at("jit_train_step/gemm_fusion_dot.1").occurrences == gpu["by_hlo_op"]["gemm_fusion_dot.1"]["count"].get<uint64_t>());
+  CHECK(rows.at("jit_train_step/gemm_fusion_dot.1").occurrences ==
+        gpu["by_hlo_op"]["gemm_fusion_dot.1"]["count"].get<uint64_t>());
   CHECK(rows.at("jit_train_step/gemm_fusion_dot.1").category == "custom fusion");
   CHECK(rows.at("jit_train_step/loop_select_fusion.1").category == "loop fusion");
   CHECK(rows.at("jit_train_step/input_reduce_fusion.2").category == "input fusion");
@@ -178,7 +180,8 @@ TEST_CASE("JAX captures: steps are the StepTraceAnnotation steps", "[jax][steps]
     REQUIRE(g.groups.size() == facts["steps"].size());
     for (size_t i = 0; i < g.groups.size(); ++i) {
       const nlohmann::json& step = facts["steps"][i];
-      CHECK(g.groups[i].name == step["name"].get<std::string>() + " " + std::to_string(step["step_num"].get<int64_t>()));
+      CHECK(g.groups[i].name ==
+            step["name"].get<std::string>() + " " + std::to_string(step["step_num"].get<int64_t>()));
       CHECK(g.groups[i].step_number == step["step_num"].get<int64_t>());
     }
     StepDb db = BuildStepDb(host, g, {}, d);
@@ -222,8 +225,10 @@ TEST_CASE("JAX GPU captures: device ops match xprof's hlo_stats (which reads the
   // names but are custom fusions: only the protos tell (docs/formats/jax.md).
   const std::map<std::string, std::map<std::string, std::string>> kNamedLikeAnotherKind = {
       {"jax_gpu",
-       {{"input_reduce_fusion", "custom fusion"}, {"input_reduce_fusion.3", "custom fusion"},
-        {"loop_add_fusion", "custom fusion"}, {"loop_reduce_fusion", "custom fusion"},
+       {{"input_reduce_fusion", "custom fusion"},
+        {"input_reduce_fusion.3", "custom fusion"},
+        {"loop_add_fusion", "custom fusion"},
+        {"loop_reduce_fusion", "custom fusion"},
         {"loop_reduce_fusion.1", "custom fusion"}}},
       {"jax_gpu_cublas", {}}};
   for (const auto& [capture, misnamed] : kNamedLikeAnotherKind) {
@@ -231,7 +236,8 @@ TEST_CASE("JAX GPU captures: device ops match xprof's hlo_stats (which reads the
     DiscoveredInput input = DiscoverInput(SourcePath("testdata/captures/" + capture));
     REQUIRE(input.selected.files.size() == 1);
     const std::string run = std::filesystem::path(input.selected.files[0].path).parent_path().filename().string();
-    std::ifstream in(SourcePath("testdata/reference/captures/" + capture + "/plugins/profile/" + run + "/hlo_stats.json"));
+    std::ifstream in(
+        SourcePath("testdata/reference/captures/" + capture + "/plugins/profile/" + run + "/hlo_stats.json"));
     REQUIRE(in);
     const nlohmann::json table = nlohmann::json::parse(in);
     std::map<std::string, size_t> col;
@@ -316,9 +322,10 @@ TEST_CASE("JAX ROCm capture: per-HLO-op device time equals TraceLens' third-part
     CHECK(std::abs(static_cast<double>(m.time_ps) / 1e6 - want_us) < 0.0015);
     CHECK(m.occurrences == want_occurrences);
   };
-  for (const auto& [op, kernel] : std::map<std::string, std::string>{{"input_transpose_fusion", "input_transpose_fusion"},
-                                                                      {"input_transpose_fusion.1", "input_transpose_fusion_1"},
-                                                                      {"loop_transpose_fusion", "loop_transpose_fusion"}}) {
+  for (const auto& [op, kernel] :
+       std::map<std::string, std::string>{{"input_transpose_fusion", "input_transpose_fusion"},
+                                          {"input_transpose_fusion.1", "input_transpose_fusion_1"},
+                                          {"loop_transpose_fusion", "loop_transpose_fusion"}}) {
     REQUIRE(kernels.count(kernel));
     check(op, std::stod(kernels[kernel][1]), std::stoull(kernels[kernel][2]));
   }

@@ -7,9 +7,9 @@
 #include <map>
 #include <tuple>
 
-#include "lib/summary/host_summary.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/summary/host_summary.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
@@ -54,7 +54,8 @@ TEST_CASE("Kernel stats from a Kineto trace match an independent count", "[kerne
   uint64_t launches = 0;
   for (const KernelReport& r : got) {
     launches += r.occurrences;
-    Sum& s = merged[{r.name, r.params.grid, r.params.block, r.params.registers_per_thread, r.params.static_shmem_bytes}];
+    Sum& s =
+        merged[{r.name, r.params.grid, r.params.block, r.params.registers_per_thread, r.params.static_shmem_bytes}];
     s.count += r.occurrences;
     s.total_ns += r.total_ns;
     s.max_ns = std::max(s.max_ns, r.max_ns);

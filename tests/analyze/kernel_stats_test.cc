@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include "lib/summary/device_plane_to_kernel_stats.h"
-#include "lib/summary/host_summary.h"
 #include "lib/analyze/kernel_stats_report.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/device_plane_to_kernel_stats.h"
+#include "lib/summary/host_summary.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
@@ -11,7 +11,8 @@ using tfprof::testing::Ref;
 using tfprof::testing::XSpaceBuilder;
 
 TEST_CASE("kernel_details parses current and old formats", "[kernels]") {
-  KernelLaunchParams p = ParseKernelDetails("regs:64 static_shared:1024 dynamic_shared:512 grid:2,3,4 block:128,1,1 occ_pct:37.5");
+  KernelLaunchParams p =
+      ParseKernelDetails("regs:64 static_shared:1024 dynamic_shared:512 grid:2,3,4 block:128,1,1 occ_pct:37.5");
   CHECK(p.registers_per_thread == 64);
   CHECK(p.static_shmem_bytes == 1024);
   CHECK(p.dynamic_shmem_bytes == 512);
@@ -47,10 +48,12 @@ TEST_CASE("Kernel reports merge by kernel, launch parameters and op, sort by tot
   auto& gpu = b.Plane("/device:GPU:0", 0);
   const std::string small = "regs:32 grid:1,1,1 block:64,1,1";
   gpu.Line(7, "Stream #7(Compute)", 0)
-      .Event("gemm", 0, 1'500, {{"kernel_details", small}, {"tf_op", Ref{"d/MatMul:MatMul"}}})   // 1 ns
+      .Event("gemm", 0, 1'500, {{"kernel_details", small}, {"tf_op", Ref{"d/MatMul:MatMul"}}})       // 1 ns
       .Event("gemm", 10'000, 3'999, {{"kernel_details", small}, {"tf_op", Ref{"d/MatMul:MatMul"}}})  // 3 ns
-      .Event("gemm", 20'000, 5'000, {{"kernel_details", "regs:32 grid:2,1,1 block:64,1,1"}, {"tf_op", Ref{"d/MatMul:MatMul"}}})
-      .Event("h884gemm", 30'000, 2'000, {{"kernel_details", small}, {"tf_op", Ref{"e/Einsum:Einsum"}}, {"equation", Ref{"ab,bc->ac"}}})
+      .Event("gemm", 20'000, 5'000,
+             {{"kernel_details", "regs:32 grid:2,1,1 block:64,1,1"}, {"tf_op", Ref{"d/MatMul:MatMul"}}})
+      .Event("h884gemm", 30'000, 2'000,
+             {{"kernel_details", small}, {"tf_op", Ref{"e/Einsum:Einsum"}}, {"equation", Ref{"ab,bc->ac"}}})
       .Event("memcpy", 40'000, 9'000, {{"memcpy_details", Ref{"size:8"}}})
       .Event("zero", 50'000, 0, {{"kernel_details", small}});  // Zero duration: not a kernel.
   Diagnostics d;

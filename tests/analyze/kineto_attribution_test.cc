@@ -5,11 +5,11 @@
 
 #include <string>
 
-#include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/run_summary_to_metrics.h"
-#include "lib/summary/host_to_run_summary.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/host_to_run_summary.h"
 #include "tests/support/op_rows.h"
 
 using namespace tfprof;
@@ -92,10 +92,10 @@ RunAnalysis Analyze(Diagnostics& d) {
 TEST_CASE("Kineto device events outside any op: user annotation, GPU annotation, own name", "[op_stats][kineto]") {
   Diagnostics d;
   RunAnalysis a = Analyze(d);
-  CHECK(d.Count("json.kineto_device_ops") == 2);                 // The two aten::mm kernels.
-  CHECK(d.Count("json.kineto_device_ops_by_annotation") == 1);   // my_custom_kernel.
+  CHECK(d.Count("json.kineto_device_ops") == 2);                    // The two aten::mm kernels.
+  CHECK(d.Count("json.kineto_device_ops_by_annotation") == 1);      // my_custom_kernel.
   CHECK(d.Count("json.kineto_device_ops_by_gpu_annotation") == 1);  // The FP8 GEMM, in moe_layer.
-  CHECK(d.Count("json.kineto_device_ops_by_own_name") == 2);     // The copy and the NCCL kernel.
+  CHECK(d.Count("json.kineto_device_ops_by_own_name") == 2);        // The copy and the NCCL kernel.
   CHECK(d.Count("json.kineto_op_input_types") == 2);
   OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
   struct Want {
@@ -166,7 +166,8 @@ TEST_CASE("Kineto kernels: precision from names and op input types, Tensor Cores
         "torch.bfloat16).");
 }
 
-TEST_CASE("Kineto placement: only host ops that launched nothing and are not bookkeeping are candidates", "[placement][kineto]") {
+TEST_CASE("Kineto placement: only host ops that launched nothing and are not bookkeeping are candidates",
+          "[placement][kineto]") {
   Diagnostics d;
   RunAnalysis a = Analyze(d);
   const OpMetrics* mm = OpRow(a.ops.host_ops, "aten::mm");
@@ -179,7 +180,8 @@ TEST_CASE("Kineto placement: only host ops that launched nothing and are not boo
   CHECK(std::get<double>(candidates.rows[0][4]) == Approx(0.030));  // ms
 }
 
-TEST_CASE("Kineto trace without a host process: device events are rows of their GPU annotation or own name", "[op_stats][kineto]") {
+TEST_CASE("Kineto trace without a host process: device events are rows of their GPU annotation or own name",
+          "[op_stats][kineto]") {
   // Kernel a [0,10) inside the GPU annotation "region" [0,15); kernel b
   // [20,25) outside it.
   constexpr const char* kGpuOnly = R"json({"traceEvents": [
@@ -201,7 +203,8 @@ TEST_CASE("Kineto trace without a host process: device events are rows of their 
   CHECK(OpRow(tf, "b")->self_time_ps == 5000000);
 }
 
-TEST_CASE("Kineto launch after its op ended, inside an annotation that outlives the op: the annotation's", "[op_stats][kineto]") {
+TEST_CASE("Kineto launch after its op ended, inside an annotation that outlives the op: the annotation's",
+          "[op_stats][kineto]") {
   // aten::a [0,50) and the annotation "late" [40,100) overlap without
   // nesting; the launch at 60 is in "late" only.
   constexpr const char* kStraddle = R"json({"traceEvents": [

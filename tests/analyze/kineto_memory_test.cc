@@ -12,10 +12,10 @@
 
 #include "nlohmann/json.hpp"
 
-#include "lib/summary/kineto_memory_events_to_profile.h"
-#include "lib/summary/memory_events_to_profile.h"
 #include "lib/analyze/memory_profile_report.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/summary/kineto_memory_events_to_profile.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/skip.h"
@@ -145,7 +145,7 @@ TEST_CASE("PyTorch [memory] events: peak, reserved, frees matched by address, op
   CHECK(p.Str(gpu.timeline[0].op_name).empty());  // Allocated before the trace.
   CHECK(gpu.timeline[0].heap_bytes == 1536 * kKiB);
   CHECK(gpu.timeline[0].free_bytes == (8192 - 1536) * kKiB);  // Reserved - allocated.
-  CHECK(p.Str(gpu.timeline[5].op_name) == "aten::addmm");    // 170: the free of addmm's block.
+  CHECK(p.Str(gpu.timeline[5].op_name) == "aten::addmm");     // 170: the free of addmm's block.
   CHECK(p.Str(gpu.timeline[8].op_name) == "aten::mm");
   CHECK(gpu.timeline[8].allocation_bytes == 4096 * kKiB);
   CHECK(p.step_names.at(gpu.timeline[0].step) == "ProfilerStep#3");
@@ -224,7 +224,7 @@ struct Reference {
   std::string peak_step;
   int64_t reserved_at_peak, peak_reserved;  // -1: the trace has no Total Reserved.
   std::string peak_reserved_ts_us;
-  int64_t live_bytes, live_allocations, unmatched;  // -1: the trace has no Addr.
+  int64_t live_bytes, live_allocations, unmatched;                 // -1: the trace has no Addr.
   std::vector<std::tuple<std::string, int64_t, int64_t>> top_ops;  // op, bytes, allocations
 };
 
@@ -287,35 +287,75 @@ void CheckAgainstReference(const std::string& path, const std::vector<Reference>
 TEST_CASE("PyTorch memory: HTA df_index_resolver trace (V100, rank 1) matches the reference script",
           "[memory][kineto][corpus]") {
   REQUIRE_CORPUS(path, "hta/df_index_resolver/df_index_resolver.json.gz");
-  CheckAgainstReference(
-      path, {{"cpu", 620, 620, 8, "1669783687405327", "ProfilerStep#2", 0, 0, "1669783687405327", 8, 1, 0,
-              {{"CompiledFunction", 8, 1}}},
-             {"cuda:1", 13385, 13385, 6629508096, "1669783687579130", "ProfilerStep#2", 12782141440, 12782141440,
-              "1669783687404093", 2532893696, 725, 0,
-              {{"aten::mm", 1037459456, 143},
-               {"aten::add", 591224832, 49},
-               {"aten::addmm", 428302336, 90},
-               {"aten::empty", 165198848, 36},
-               {"aten::clamp_min", 80265216, 40}}}});
+  CheckAgainstReference(path, {{"cpu",
+                                620,
+                                620,
+                                8,
+                                "1669783687405327",
+                                "ProfilerStep#2",
+                                0,
+                                0,
+                                "1669783687405327",
+                                8,
+                                1,
+                                0,
+                                {{"CompiledFunction", 8, 1}}},
+                               {"cuda:1",
+                                13385,
+                                13385,
+                                6629508096,
+                                "1669783687579130",
+                                "ProfilerStep#2",
+                                12782141440,
+                                12782141440,
+                                "1669783687404093",
+                                2532893696,
+                                725,
+                                0,
+                                {{"aten::mm", 1037459456, 143},
+                                 {"aten::add", 591224832, 49},
+                                 {"aten::addmm", 428302336, 90},
+                                 {"aten::empty", 165198848, 36},
+                                 {"aten::clamp_min", 80265216, 40}}}});
 }
 
 TEST_CASE("PyTorch memory: ROCm bert-small trace (MI300X, hip:0) matches the reference script",
           "[memory][kineto][corpus]") {
   REQUIRE_CORPUS(path, "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz");
-  CheckAgainstReference(path, {{"cpu", 1, 1, 8, "2204338330462.088", "ProfilerStep#6", 0, 0, "2204338330462.088", 8, 1,
-                                0, {{"aten::eq", 8, 1}}},
-                               {"hip:0", 117, 117, 146394112, "2204338333678.828", "ProfilerStep#6", 224395264,
-                                224395264, "2204338330197.718", 88587776, 4, 0,
+  CheckAgainstReference(path, {{"cpu",
+                                1,
+                                1,
+                                8,
+                                "2204338330462.088",
+                                "ProfilerStep#6",
+                                0,
+                                0,
+                                "2204338330462.088",
+                                8,
+                                1,
+                                0,
+                                {{"aten::eq", 8, 1}}},
+                               {"hip:0",
+                                117,
+                                117,
+                                146394112,
+                                "2204338333678.828",
+                                "ProfilerStep#6",
+                                224395264,
+                                224395264,
+                                "2204338330197.718",
+                                88587776,
+                                4,
+                                0,
                                 {{"aten::empty", 79980544, 3}, {"aten::addmm", 8607232, 1}}}});
 }
 
 TEST_CASE("PyTorch memory: 2021 trace with only Bytes (running total, no breakdown) matches the reference script",
           "[memory][kineto][corpus]") {
   REQUIRE_CORPUS(path, "kineto/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
-  CheckAgainstReference(path, {{"cpu", 2310, 2308, 57803264, "1623142623704921", "ProfilerStep#6", -1, -1, "", -1, -1,
-                                -1, {}},
-                               {"cuda:0", 4110, 4110, 2791636480, "1623142623582083", "ProfilerStep#5", -1, -1, "", -1,
-                                -1, -1, {}}});
+  CheckAgainstReference(
+      path, {{"cpu", 2310, 2308, 57803264, "1623142623704921", "ProfilerStep#6", -1, -1, "", -1, -1, -1, {}},
+             {"cuda:0", 4110, 4110, 2791636480, "1623142623582083", "ProfilerStep#5", -1, -1, "", -1, -1, -1, {}}});
 }
 
 TEST_CASE("memory command on PyTorch traces", "[memory][kineto][cli]") {

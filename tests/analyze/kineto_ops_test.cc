@@ -7,10 +7,10 @@
 #include <array>
 #include <string>
 
+#include "lib/read/chrome_trace_reader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/host_summary.h"
 #include "lib/summary/tf_op_name.h"
-#include "lib/read/chrome_trace_reader.h"
 #include "tests/support/corpus.h"
 #include "tests/support/op_rows.h"
 #include "tests/support/skip.h"
@@ -69,7 +69,8 @@ TEST_CASE("PyTorch CPU trace: cpu_op events are host ops, nested per thread", "[
   for (const OpMetrics& m : s.host_ops.rows()) CHECK(m.name.rfind("ProfilerStep#", 0) != 0);
 }
 
-TEST_CASE("PyTorch GPU trace (HTA alexnet): host ops, device ops and kernel ops", "[op_stats][kernels][kineto][corpus]") {
+TEST_CASE("PyTorch GPU trace (HTA alexnet): host ops, device ops and kernel ops",
+          "[op_stats][kernels][kineto][corpus]") {
   REQUIRE_CORPUS(path, "hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz");
   Diagnostics d;
   Host host = ReadChromeTraceFile(path, d);
@@ -114,11 +115,12 @@ TEST_CASE("PyTorch GPU trace (2021 Kineto): ops and the kernels they launch", "[
   HostSummary s = SummarizeHostOps(host, d);
   CHECK(s.host_ops.total_op_time_ps == 967374000000);
   // 2021 builds wrote record_function scopes as "Operator": they are ops.
-  CheckHostOps(s.host_ops, {{"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 6, 415791000000, 272895000000},
-                            {"aten::add_", 2994, 78125000000, 78125000000},
-                            {"aten::empty", 4404, 68147000000, 68147000000},
-                            {"aten::copy_", 588, 52853000000, 52853000000},
-                            {"aten::cudnn_convolution", 318, 56998000000, 40119000000}});
+  CheckHostOps(s.host_ops,
+               {{"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 6, 415791000000, 272895000000},
+                {"aten::add_", 2994, 78125000000, 78125000000},
+                {"aten::empty", 4404, 68147000000, 68147000000},
+                {"aten::copy_", 588, 52853000000, 52853000000},
+                {"aten::cudnn_convolution", 318, 56998000000, 40119000000}});
   OpMetricsDb tf = DeviceOpsToTfOps(s.device_ops, /*with_idle=*/false);
   auto device = tf.Sorted(0, /*with_idle=*/false);
   REQUIRE(device.size() >= 3);
@@ -155,11 +157,12 @@ constexpr const char* kNestedTrace = R"json({"traceEvents": [
   {"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoH (Device -> Pageable)","pid":0,"tid":"stream 7","ts":170,"dur":3,"args":{"stream":7,"correlation":8}}
 ]})json";
 
-TEST_CASE("Kineto ops nest by containment, and a kernel's op is the innermost around its launch", "[op_stats][kernels][kineto]") {
+TEST_CASE("Kineto ops nest by containment, and a kernel's op is the innermost around its launch",
+          "[op_stats][kernels][kineto]") {
   Diagnostics d;
   Host host = ReadChromeTraceText(kNestedTrace, "mem.pt.trace.json", d);
-  CHECK(d.Count("json.kineto_framework_ops") == 3);  // Not the ProfilerStep.
-  CHECK(d.Count("json.kineto_device_ops") == 1);     // The copy has no op...
+  CHECK(d.Count("json.kineto_framework_ops") == 3);           // Not the ProfilerStep.
+  CHECK(d.Count("json.kineto_device_ops") == 1);              // The copy has no op...
   CHECK(d.Count("json.kineto_device_ops_by_own_name") == 1);  // ... so it is a row of its own name.
   HostSummary s = SummarizeHostOps(host, d);
   const OpMetrics* linear = OpRow(s.host_ops, "aten::linear");

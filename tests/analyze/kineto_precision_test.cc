@@ -8,12 +8,12 @@
 
 #include <string>
 
-#include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/analyze/overview_report.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/run_summary_to_metrics.h"
-#include "lib/summary/host_to_run_summary.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/summary/device_plane_to_op_metrics.h"
+#include "lib/summary/host_to_run_summary.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
 
@@ -62,7 +62,8 @@ bool Mentions(const Report& r, std::string_view word) {
 
 }  // namespace
 
-TEST_CASE("PyTorch FP32 H100 capture: 32-bit, eligible matmuls off Tensor Cores, PyTorch words", "[kineto][overview][kernels]") {
+TEST_CASE("PyTorch FP32 H100 capture: 32-bit, eligible matmuls off Tensor Cores, PyTorch words",
+          "[kineto][overview][kernels]") {
   Analyzed x = Analyze(testing::SourcePath("testdata/captures/torch_gpu_fp32_nosched/trace.json.gz"));
   const RunAnalysis& a = x.a;
   // kineto_ops.py: device_events=721 with_op=716 by_annotation=0
@@ -78,7 +79,8 @@ TEST_CASE("PyTorch FP32 H100 capture: 32-bit, eligible matmuls off Tensor Cores,
   CHECK(a.overview.compute_8bit_percent == 0);
   CHECK(a.overview.precision_level == "low_16bit");
   CHECK(a.overview.precision_statement.rfind("Only 0.0% of device compute time is in 16-bit or 8-bit kernels (98.1% "
-                                             "32-bit, 1.9% of unknown precision).", 0) == 0);
+                                             "32-bit, 1.9% of unknown precision).",
+                                             0) == 0);
   // tensor_core_ns total=3699297 tc=340000 eligible=1833856
   // eligible_unused=1493856 unused_percent=40.3822; tc_unused aten::mm
   // 24.9743, aten::addmm 13.6761, aten::convolution_backward 1.0251.
@@ -121,8 +123,8 @@ TEST_CASE("PyTorch FP32 H100 capture: 32-bit, eligible matmuls off Tensor Cores,
 }
 
 TEST_CASE("PyTorch AMP H100 capture: BF16/FP16 counted as 16-bit, no precision advice", "[kineto][overview]") {
-  Analyzed x = Analyze(testing::SourcePath(
-      "testdata/captures/torch_gpu_amp/tfprof-capture.1795401502510563926.pt.trace.json.gz"));
+  Analyzed x = Analyze(
+      testing::SourcePath("testdata/captures/torch_gpu_amp/tfprof-capture.1795401502510563926.pt.trace.json.gz"));
   const RunAnalysis& a = x.a;
   // kineto_ops.py: device_events=687 with_op=678 by_own_name=9 (3 Triton
   // _scale_kernel, 6 CUDA-graph kernels, in no op or annotation);
@@ -184,7 +186,8 @@ TEST_CASE("PyTorch B200 FP8/FP4 trace: not 32-bit, launches in a record_function
   CHECK(std::get<std::string>(placement.tables.at(1).rows[0][2]) == "aten::max");
 }
 
-TEST_CASE("PyTorch A100 FP32 trace (HTA alexnet): convolutions and addmm off Tensor Cores", "[kineto][overview][corpus]") {
+TEST_CASE("PyTorch A100 FP32 trace (HTA alexnet): convolutions and addmm off Tensor Cores",
+          "[kineto][overview][corpus]") {
   REQUIRE_CORPUS(path, "hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz");
   Analyzed x = Analyze(path);
   const RunAnalysis& a = x.a;
@@ -201,7 +204,8 @@ TEST_CASE("PyTorch A100 FP32 trace (HTA alexnet): convolutions and addmm off Ten
             0) == 0);
 }
 
-TEST_CASE("PyTorch Pascal trace: eligible ops off Tensor Cores, but no Tensor Cores to advise", "[kineto][overview][corpus]") {
+TEST_CASE("PyTorch Pascal trace: eligible ops off Tensor Cores, but no Tensor Cores to advise",
+          "[kineto][overview][corpus]") {
   REQUIRE_CORPUS(path, "hta/with_gpu_user_annotation/step_based_trace_2543932.json.gz");
   Analyzed x = Analyze(path);
   // kineto_ops.py: tensor_core_ns total=290000 eligible_unused=70000
@@ -211,7 +215,8 @@ TEST_CASE("PyTorch Pascal trace: eligible ops off Tensor Cores, but no Tensor Co
   CHECK(x.a.overview.tensor_core_statement.empty());
 }
 
-TEST_CASE("PyTorch trace of GPU activities only (launches, no ops): every kernel is a row of its own name", "[kineto][op_stats][corpus]") {
+TEST_CASE("PyTorch trace of GPU activities only (launches, no ops): every kernel is a row of its own name",
+          "[kineto][op_stats][corpus]") {
   REQUIRE_CORPUS(path, "tracelens/mi210/gpu_only_trace/gpu_only_trace.json.gz");
   Analyzed x = Analyze(path);
   // kineto_ops.py: device_events=562 by_own_name=562; device_rows=45
@@ -222,7 +227,8 @@ TEST_CASE("PyTorch trace of GPU activities only (launches, no ops): every kernel
   CHECK(x.a.overview.compute_unknown_precision_percent == Approx(Pct(564991, 5343422)));
 }
 
-TEST_CASE("PyTorch MI300X trace: Matrix Core kernels, checkpointing's autograd Function not a placement candidate", "[kineto][placement][corpus]") {
+TEST_CASE("PyTorch MI300X trace: Matrix Core kernels, checkpointing's autograd Function not a placement candidate",
+          "[kineto][placement][corpus]") {
   REQUIRE_CORPUS(path, "tracelens/mi300/resnet_act_checkpoint.json.gz");
   Analyzed x = Analyze(path);
   const RunAnalysis& a = x.a;

@@ -13,12 +13,12 @@
 #include <tuple>
 #include <vector>
 
-#include "lib/summary/event_grouping.h"
-#include "lib/summary/host_summary.h"
-#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/host_summary.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
 #include "tests/support/step_rows.h"
@@ -53,8 +53,10 @@ TEST_CASE("PyTorch CPU trace: ProfilerStep#N are the steps", "[steps][kineto]") 
   Diagnostics diag;
   StepSummary s = StepsOf(testing::SourcePath("testdata/captures/torch_mlp/trace.json"), diag);
   CHECK_FALSE(s.has_device);
-  CheckSteps(s, {{"ProfilerStep#2", 99.670524, 0}, {"ProfilerStep#3", 107.889508, 0},
-                 {"ProfilerStep#4", 95.935360, 0}, {"ProfilerStep#5", 99.895753, 0}});
+  CheckSteps(s, {{"ProfilerStep#2", 99.670524, 0},
+                 {"ProfilerStep#3", 107.889508, 0},
+                 {"ProfilerStep#4", 95.935360, 0},
+                 {"ProfilerStep#5", 99.895753, 0}});
   CHECK(s.step_time_ms.avg == Approx(100.84778625).margin(1e-9));
   // Host compute: the union of the step's 114 other events on its thread;
   // the rest of the step is "All others".
@@ -74,8 +76,10 @@ TEST_CASE("PyTorch GPU trace (2021 Kineto): steps, step time and device compute"
   Diagnostics diag;
   StepSummary s = StepsOf(path, diag);
   CHECK(s.has_device);
-  CheckSteps(s, {{"ProfilerStep#6", 186.955, 98.659}, {"ProfilerStep#7", 192.627, 98.687},
-                 {"ProfilerStep#8", 190.204, 98.712}, {"ProfilerStep#9", 191.049, 98.591}});
+  CheckSteps(s, {{"ProfilerStep#6", 186.955, 98.659},
+                 {"ProfilerStep#7", 192.627, 98.687},
+                 {"ProfilerStep#8", 190.204, 98.712},
+                 {"ProfilerStep#9", 191.049, 98.591}});
   CHECK(s.step_time_ms.avg == Approx(190.20875).margin(1e-6));
   // num_workers=0: the DataLoader runs in the step and the GPU waits for it.
   for (const StepRow& r : s.rows) CHECK(r.input_percent > 30);
@@ -100,13 +104,16 @@ TEST_CASE("PyTorch GPU trace with NCCL: collectives are not device compute", "[s
   REQUIRE_CORPUS(path, "hta/trace_diff/control/control.json.gz");
   Diagnostics diag;
   StepSummary s = StepsOf(path, diag);
-  CheckSteps(s, {{"ProfilerStep#1010", 76.940, 47.218}, {"ProfilerStep#1011", 76.234, 48.349},
-                 {"ProfilerStep#1012", 76.727, 47.447}, {"ProfilerStep#1013", 78.473, 47.250}});
+  CheckSteps(s, {{"ProfilerStep#1010", 76.940, 47.218},
+                 {"ProfilerStep#1011", 76.234, 48.349},
+                 {"ProfilerStep#1012", 76.727, 47.447},
+                 {"ProfilerStep#1013", 78.473, 47.250}});
   for (const StepRow& r : s.rows) CHECK(CategoryMs(r, Category::kDeviceCollectives) > 10);
 }
 
 TEST_CASE("TensorFlow trace.json.gz gives the op stats of the xplane.pb beside it", "[op_stats][corpus]") {
-  const std::string run = "e4040-2023fall-assign2-hd2551/logs/fit/20231107-182500/train/plugins/profile/2023_11_07_18_25_02/";
+  const std::string run =
+      "e4040-2023fall-assign2-hd2551/logs/fit/20231107-182500/train/plugins/profile/2023_11_07_18_25_02/";
   REQUIRE_CORPUS(xplane, run + "instance-2.xplane.pb");
   REQUIRE_CORPUS(json, run + "instance-2.trace.json.gz");
   Diagnostics dx, dj;

@@ -5,9 +5,9 @@
 
 #include <numeric>
 
-#include "lib/summary/memory_events_to_profile.h"
 #include "lib/analyze/memory_profile_report.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/xspace_builder.h"
@@ -20,7 +20,7 @@ using tfprof::testing::XSpaceBuilder;
 namespace {
 
 constexpr int64_t kMiB = 1 << 20;
-constexpr int64_t kUs = 1'000'000;  // ps
+constexpr int64_t kUs = 1'000'000;       // ps
 constexpr int64_t kLimit = 1024 * kMiB;  // The allocator's memory limit.
 constexpr int64_t kStack = 4 * kMiB;
 
@@ -46,25 +46,23 @@ StatList Alloc(const std::string& allocator, int64_t heap, int64_t requested, in
           {"shape", Ref{shape}}};
 }
 StatList Free(const std::string& allocator, int64_t heap, int64_t size, int64_t address) {
-  return {{"allocator_name", Ref{allocator}},  {"bytes_reserved", kStack},
-          {"bytes_allocated", heap},           {"bytes_available", kLimit - kStack - heap},
-          {"fragmentation", 0.5},              {"peak_bytes_in_use", 300 * kMiB},
-          {"requested_bytes", size},           {"allocation_bytes", size},
-          {"addr", address},                   {"id", int64_t{77}}};
+  return {{"allocator_name", Ref{allocator}},
+          {"bytes_reserved", kStack},
+          {"bytes_allocated", heap},
+          {"bytes_available", kLimit - kStack - heap},
+          {"fragmentation", 0.5},
+          {"peak_bytes_in_use", 300 * kMiB},
+          {"requested_bytes", size},
+          {"allocation_bytes", size},
+          {"addr", address},
+          {"id", int64_t{77}}};
 }
 StatList HostAlloc(int64_t heap, int64_t address, bool free) {
-  return {{"allocator_name", Ref{"gpu_host_bfc"}},
-          {"bytes_reserved", int64_t{0}},
-          {"bytes_allocated", heap},
-          {"bytes_available", kMiB - heap},
-          {"fragmentation", int64_t{0}},
-          {"peak_bytes_in_use", int64_t{256}},
-          {"requested_bytes", int64_t{4}},
-          {"allocation_bytes", int64_t{256}},
-          {"addr", address},
-          {"tf_op", Ref{free ? "" : "Size"}},
-          {"data_type", int64_t{3}},
-          {"shape", Ref{"[]"}}};
+  return {
+      {"allocator_name", Ref{"gpu_host_bfc"}}, {"bytes_reserved", int64_t{0}},     {"bytes_allocated", heap},
+      {"bytes_available", kMiB - heap},        {"fragmentation", int64_t{0}},      {"peak_bytes_in_use", int64_t{256}},
+      {"requested_bytes", int64_t{4}},         {"allocation_bytes", int64_t{256}}, {"addr", address},
+      {"tf_op", Ref{free ? "" : "Size"}},      {"data_type", int64_t{3}},          {"shape", Ref{"[]"}}};
 }
 
 // GPU_0_bfc holds 21 MiB from before the window (4 MiB stack on top).
@@ -254,13 +252,15 @@ TEST_CASE("Memory timeline sampling keeps the highest point of each window", "[m
 TEST_CASE("Memory profile reads stats as the reference does only in parity mode", "[memory]") {
   XSpaceBuilder b;
   // A fragmentation of exactly 1 is written as an integer; xprof reads it as 0.
-  b.Plane("/host:CPU").Line(1, "t").Event("MemoryAllocation", 0, 0,
-                                          {{"allocator_name", Ref{"a"}},
-                                           {"bytes_reserved", int64_t{0}},
-                                           {"bytes_allocated", int64_t{512}},
-                                           {"bytes_available", int64_t{512}},
-                                           {"fragmentation", int64_t{1}},
-                                           {"allocation_bytes", uint64_t{512}}});
+  b.Plane("/host:CPU")
+      .Line(1, "t")
+      .Event("MemoryAllocation", 0, 0,
+             {{"allocator_name", Ref{"a"}},
+              {"bytes_reserved", int64_t{0}},
+              {"bytes_allocated", int64_t{512}},
+              {"bytes_available", int64_t{512}},
+              {"fragmentation", int64_t{1}},
+              {"allocation_bytes", uint64_t{512}}});
   Diagnostics d;
   HostMemoryProfile ours = Build(b, d);
   HostMemoryProfile xprof = Build(b, d, Compat::kXprof);
@@ -274,8 +274,8 @@ TEST_CASE("Lifetime peak: the largest high-water mark, or the last one in captur
   // Thread 1 (listed first) allocates late, thread 2 early: the last event
   // in capture order carries the older, smaller high-water mark.
   auto event = [](int64_t heap, int64_t peak) -> StatList {
-    return {{"allocator_name", Ref{"a"}}, {"bytes_reserved", int64_t{0}}, {"bytes_allocated", heap},
-            {"bytes_available", int64_t{0}}, {"peak_bytes_in_use", peak}, {"allocation_bytes", int64_t{8}}};
+    return {{"allocator_name", Ref{"a"}},    {"bytes_reserved", int64_t{0}}, {"bytes_allocated", heap},
+            {"bytes_available", int64_t{0}}, {"peak_bytes_in_use", peak},    {"allocation_bytes", int64_t{8}}};
   };
   XSpaceBuilder b;
   auto& cpu = b.Plane("/host:CPU");
@@ -321,7 +321,8 @@ TEST_CASE("memory command: breakdown CSV, and why a capture has no memory profil
   auto summary = RunTool("memory -f csv " + path);
   REQUIRE(summary.exit_code == 0);
   CHECK_THAT(summary.out, Catch::StartsWith("host,memory_id,allocations,deallocations,capacity_mib,"));
-  CHECK_THAT(summary.out, Catch::Contains("box,GPU_0_bfc,4,5,1024.00,300.00,274.00,0.040,0,train 1,4.00,270.00,750.00,25.00\n"));
+  CHECK_THAT(summary.out,
+             Catch::Contains("box,GPU_0_bfc,4,5,1024.00,300.00,274.00,0.040,0,train 1,4.00,270.00,750.00,25.00\n"));
 
   auto timeline = RunTool("memory --timeline --memory-id gpu_host_bfc -f csv " + path);
   REQUIRE(timeline.exit_code == 0);

@@ -58,7 +58,8 @@ TEST_CASE("Rules parse from flags and files", "[check]") {
   CHECK(ParseBoundFlag("overview.device_compute_percent=50", false).op == RuleOp::kGe);
   CHECK_THROWS_WITH(ParseBoundFlag("overview.input_percent", true), Catch::Contains("expected METRIC=VALUE"));
   CHECK_THROWS_WITH(ParseBoundFlag("overview.input_percent=lots", true), Catch::Contains("'lots' is not a number"));
-  CHECK_THROWS_WITH(ParseBoundFlag("overview.input_pct=2", true), Catch::Contains("unknown metric 'overview.input_pct'"));
+  CHECK_THROWS_WITH(ParseBoundFlag("overview.input_pct=2", true),
+                    Catch::Contains("unknown metric 'overview.input_pct'"));
 
   const std::string text =
       "# performance budget\n"
@@ -115,7 +116,8 @@ TEST_CASE("The --fail-if conditions parse and compare changes", "[diff]") {
   CHECK(abs.op == RuleOp::kGe);
   CHECK(ParseDeltaCondition("overview.step_time_ms.avg<-10%").amount == -10);
   CHECK_THROWS_WITH(ParseDeltaCondition("overview.step_time_ms.avg+5%"), Catch::Contains("expected METRIC OP CHANGE"));
-  CHECK_THROWS_WITH(ParseDeltaCondition("overview.step_time_ms.avg>5MiB"), Catch::Contains("expected METRIC OP CHANGE"));
+  CHECK_THROWS_WITH(ParseDeltaCondition("overview.step_time_ms.avg>5MiB"),
+                    Catch::Contains("expected METRIC OP CHANGE"));
   CHECK_THROWS_WITH(ParseDeltaCondition("overview.step_tme>5%"), Catch::Contains("unknown metric"));
 
   RunAnalysis base = FakeRun({{"overview.step_time_ms.avg", 10}, {"overview.input_percent", 0}});
@@ -124,11 +126,10 @@ TEST_CASE("The --fail-if conditions parse and compare changes", "[diff]") {
   REQUIRE(deltas.size() == 2);
   CHECK(deltas[0].delta_percent() == Approx(4.0));
   CHECK(std::isinf(deltas[1].delta_percent()));  // From 0.
-  auto out = EvaluateDeltaConditions({ParseDeltaCondition("overview.step_time_ms.avg>+5%"),
-                                      ParseDeltaCondition("overview.step_time_ms.avg>+3%"),
-                                      ParseDeltaCondition("overview.input_percent>+2"),
-                                      ParseDeltaCondition("kernels.time_ms>+1")},
-                                     deltas, base, next, MissingPolicy::kFail);
+  auto out = EvaluateDeltaConditions(
+      {ParseDeltaCondition("overview.step_time_ms.avg>+5%"), ParseDeltaCondition("overview.step_time_ms.avg>+3%"),
+       ParseDeltaCondition("overview.input_percent>+2"), ParseDeltaCondition("kernels.time_ms>+1")},
+      deltas, base, next, MissingPolicy::kFail);
   CHECK(out[0].status == OutcomeStatus::kPass);
   CHECK(out[1].status == OutcomeStatus::kFail);
   CHECK(out[1].message == "overview.step_time_ms.avg 10 -> 10.4 ms (+4%), > +3%");
@@ -157,8 +158,11 @@ TEST_CASE("JUnit XML escapes names and messages", "[check]") {
   std::ostringstream out;
   WriteJUnit(s, out);
   const std::string xml = out.str();
-  CHECK_THAT(xml, Catch::Contains("<testsuite name=\"tfprof-analyze check\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\""));
-  CHECK_THAT(xml, Catch::Contains("<testcase classname=\"tfprof.check\" name=\"overview.input_percent &lt;= 20\" time=\"0\">"));
+  CHECK_THAT(xml,
+             Catch::Contains(
+                 "<testsuite name=\"tfprof-analyze check\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\""));
+  CHECK_THAT(xml, Catch::Contains(
+                      "<testcase classname=\"tfprof.check\" name=\"overview.input_percent &lt;= 20\" time=\"0\">"));
   CHECK_THAT(xml, Catch::Contains("<failure message=\"53.8 % &gt; 20\" type=\"threshold\">"));
   CHECK_THAT(xml, Catch::Contains("<skipped message=\"not in this capture\"/>"));
   CHECK_THAT(xml, Catch::Contains("name=\"run.hosts == 1\" time=\"0\"/>"));

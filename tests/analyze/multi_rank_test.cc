@@ -10,17 +10,17 @@
 //           ProfilerStep#552 630.639 ms (136.442)
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <numeric>
 #include <set>
 
-#include "lib/summary/captures_to_run_summary.h"
-#include "lib/summary/run_summary_combine.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
 #include "lib/read/kineto_rank.h"
+#include "lib/summary/captures_to_run_summary.h"
+#include "lib/summary/run_summary_combine.h"
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/skip.h"
@@ -32,7 +32,8 @@ using tfprof::testing::RunTool;
 namespace {
 
 // As `steps` reads a run: the library's loader, steps only.
-StepSummary Steps(const std::string& folder, const AnalysisOptions& options, std::vector<std::string>* hosts = nullptr) {
+StepSummary Steps(const std::string& folder, const AnalysisOptions& options,
+                  std::vector<std::string>* hosts = nullptr) {
   SummaryOptions summary;
   summary.analysis = options;
   summary.parts = SummaryPart::kSteps;
@@ -52,7 +53,8 @@ double CategoryAverages(const StepSummary& s) {
 
 }  // namespace
 
-TEST_CASE("Two PyTorch ranks: each step is its slowest rank's, and the breakdown adds up", "[steps][kineto][multihost]") {
+TEST_CASE("Two PyTorch ranks: each step is its slowest rank's, and the breakdown adds up",
+          "[steps][kineto][multihost]") {
   REQUIRE_CORPUS(rank0, "hta/trace_filter/sampled_rank-0.json.gz");
   REQUIRE_CORPUS(rank1, "hta/trace_filter/sampled_rank-1.json.gz");
   const std::string run = fs::path(rank0).parent_path().string();  // The folder of both: one run.
@@ -60,7 +62,7 @@ TEST_CASE("Two PyTorch ranks: each step is its slowest rank's, and the breakdown
   std::vector<std::string> hosts;
   StepSummary s = Steps(run, {}, &hosts);
   CHECK(hosts == std::vector<std::string>{"rank0", "rank1"});  // distributedInfo.rank, not the file names.
-  CHECK(DiscoverInput(run).selected.files.size() == 2);       // Found by content: *.json.gz holding traceEvents.
+  CHECK(DiscoverInput(run).selected.files.size() == 2);        // Found by content: *.json.gz holding traceEvents.
   REQUIRE(s.rows.size() == 2);
   // Rank 1 is the slower at both steps: its times and its breakdown.
   CHECK(s.rows[0].name == "ProfilerStep#551");
@@ -86,7 +88,8 @@ TEST_CASE("Two PyTorch ranks: each step is its slowest rank's, and the breakdown
   CHECK(Cat(x.rows[0], Category::kDeviceCompute) == Approx(106.271).margin(1e-6));
   CHECK(Cat(x.rows[1], Category::kDeviceCompute) == Approx(104.077).margin(1e-6));
   const double slowest = (std::max(x0.rows[0].step_time_ms, x1.rows[0].step_time_ms) +
-                          std::max(x0.rows[1].step_time_ms, x1.rows[1].step_time_ms)) / 2;
+                          std::max(x0.rows[1].step_time_ms, x1.rows[1].step_time_ms)) /
+                         2;
   CHECK(x.step_time_ms.avg == Approx(slowest).margin(1e-9));
   CHECK(CategoryAverages(x) == Approx(x0.step_time_ms.avg).margin(1e-6));
   CHECK(CategoryAverages(x) < x.step_time_ms.avg - 1.0);  // They do not add up.
@@ -178,6 +181,6 @@ TEST_CASE("Two TensorFlow hosts: steps named as the first host names them, each 
     CHECK(categories == Approx(s.rows[i].step_time_ms).margin(1e-6));  // Its own host's breakdown.
   }
   CHECK(names.size() == s.rows.size());
-  CHECK(hosts.size() == 2);  // Each host is the slower one at some step.
+  CHECK(hosts.size() == 2);                                              // Each host is the slower one at some step.
   CHECK(s.step_time_ms.avg == Approx(x.step_time_ms.avg).margin(1e-9));  // Both: the slower host's time.
 }

@@ -1,12 +1,12 @@
 // Op metrics on small captures built in code, every number checked by hand.
 #include <catch2/catch.hpp>
 
+#include "lib/analyze/tf_stats_report.h"
+#include "lib/read/xplane_reader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/host_plane_to_op_metrics.h"
 #include "lib/summary/host_summary.h"
 #include "lib/summary/tf_op_name.h"
-#include "lib/analyze/tf_stats_report.h"
-#include "lib/read/xplane_reader.h"
 #include "tests/support/op_rows.h"
 #include "tests/support/xspace_builder.h"
 
@@ -14,7 +14,8 @@ using namespace tfprof;
 using namespace tfprof::testing;
 
 TEST_CASE("TF op full names split into name and type", "[opstats]") {
-  auto check = [](std::string_view full, OpCategory cat, std::string_view name, std::string_view type, bool legacy = false) {
+  auto check = [](std::string_view full, OpCategory cat, std::string_view name, std::string_view type,
+                  bool legacy = false) {
     INFO(full);
     TfOp op = ParseTfOpFullname(full, legacy);
     CHECK(op.category == cat);

@@ -29,7 +29,8 @@ nlohmann::json ToolJson(const std::string& args) {
 
 // xprof's summary_nextstep for a bundled capture (testdata/reference).
 std::string XprofNextStep(const std::string& capture) {
-  for (const auto& e : std::filesystem::recursive_directory_iterator(SourcePath("testdata/reference/captures/" + capture))) {
+  for (const auto& e :
+       std::filesystem::recursive_directory_iterator(SourcePath("testdata/reference/captures/" + capture))) {
     if (e.path().filename() != "input_pipeline_analyzer.json") continue;
     std::ifstream in(e.path());
     nlohmann::json doc = nlohmann::json::parse(in);
@@ -84,7 +85,8 @@ TEST_CASE("The next step points to the host-side analysis only for input-bound r
   // tf.data did run: its preprocessing is in the input-time breakdown.
   double tf_data_us = 0;
   for (const auto& row : keras["tables"]["input_time_breakdown"])
-    if (row["category"] != "Enqueue" && row["category"] != "Unclassified (non-enqueue)") tf_data_us += row["time_us"].get<double>();
+    if (row["category"] != "Enqueue" && row["category"] != "Unclassified (non-enqueue)")
+      tf_data_us += row["time_us"].get<double>();
   CHECK(tf_data_us > 0);
 
   // Input-bound with tf.data: the pointer to Section 3, as xprof.

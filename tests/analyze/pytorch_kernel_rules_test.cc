@@ -15,10 +15,13 @@ TEST_CASE("PrecisionNamedIn: the narrowest type a kernel name or an op's input t
   for (const Case& c : {
            Case{"ampere_sgemm_128x64_nn", ComputePrecision::k32Bit},
            Case{"ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn", ComputePrecision::k16Bit},
-           Case{"sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x2x1_ffma", ComputePrecision::k32Bit},
+           Case{"sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x2x1_ffma",
+                ComputePrecision::k32Bit},
            Case{"sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw", ComputePrecision::k32Bit},
-           Case{"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64", ComputePrecision::k16Bit},
-           Case{"void at::native::cunn_SoftMaxForward<4, c10::BFloat16, float, c10::BFloat16>(...)", ComputePrecision::k16Bit},
+           Case{"cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64",
+                ComputePrecision::k16Bit},
+           Case{"void at::native::cunn_SoftMaxForward<4, c10::BFloat16, float, c10::BFloat16>(...)",
+                ComputePrecision::k16Bit},
            Case{"batched_transpose_32x32_half", ComputePrecision::k16Bit},
            Case{"bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2", ComputePrecision::k8Bit},
            Case{"void deep_gemm::fp8_gemm_kernel<__nv_fp8_e4m3>(float*)", ComputePrecision::k8Bit},
@@ -41,7 +44,8 @@ TEST_CASE("PrecisionNamedIn: the narrowest type a kernel name or an op's input t
   CHECK(Narrower(ComputePrecision::kUnknown, ComputePrecision::kUnknown) == ComputePrecision::kUnknown);
 }
 
-TEST_CASE("IsTorchKernelUsingTensorCore: Tensor Core kernels by name, and look-alikes that are not", "[kernels][kineto]") {
+TEST_CASE("IsTorchKernelUsingTensorCore: Tensor Core kernels by name, and look-alikes that are not",
+          "[kernels][kineto]") {
   for (const char* yes : {"nvjet_sm90_tst_128x128_64x6_2x1_v_bz_TNT",
                           "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x64",
                           "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_16x16_128x2_tn_align2>",
@@ -57,26 +61,24 @@ TEST_CASE("IsTorchKernelUsingTensorCore: Tensor Core kernels by name, and look-a
     INFO(yes);
     CHECK(IsTorchKernelUsingTensorCore(yes));
   }
-  for (const char* no : {"ampere_sgemm_128x64_nn",
-                         "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x2x1_ffma",
-                         "void cutlass::Kernel<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>",
-                         "fmha_cutlassF_f32_aligned_64x64_rf_sm50(PyTorchMemEffAttention::AttentionKernel<float>)",
-                         "void at::native::GammaBetaBackwardCUDAKernelTemplate<float, float, 32u>",
-                         "SubTensorOpWithScalar1d",
-                         "void fbgemm_gpu::_compute_FP8_quantize_cuda_kernel<float>(float const*)",
-                         "void precomputed_convolve_sgemm<__nv_bfloat16, 128, 6, 7>",
-                         "void splitKreduce_kernel<float, float, float, float, true, false, false>",
-                         "triton_poi_fused_add_0"}) {
+  for (const char* no :
+       {"ampere_sgemm_128x64_nn", "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x2x1_ffma",
+        "void cutlass::Kernel<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>",
+        "fmha_cutlassF_f32_aligned_64x64_rf_sm50(PyTorchMemEffAttention::AttentionKernel<float>)",
+        "void at::native::GammaBetaBackwardCUDAKernelTemplate<float, float, 32u>", "SubTensorOpWithScalar1d",
+        "void fbgemm_gpu::_compute_FP8_quantize_cuda_kernel<float>(float const*)",
+        "void precomputed_convolve_sgemm<__nv_bfloat16, 128, 6, 7>",
+        "void splitKreduce_kernel<float, float, float, float, true, false, false>", "triton_poi_fused_add_0"}) {
     INFO(no);
     CHECK_FALSE(IsTorchKernelUsingTensorCore(no));
   }
 }
 
 TEST_CASE("IsTorchOpTensorCoreEligible and IsTorchBookkeepingOp", "[placement][kernels][kineto]") {
-  for (const char* op : {"aten::mm", "aten::addmm", "aten::bmm", "aten::linear", "aten::matmul", "aten::_scaled_mm",
-                         "aten::convolution", "aten::cudnn_convolution_backward_input", "aten::convolution_backward",
-                         "aten::scaled_dot_product_attention", "aten::_flash_attention_forward",
-                         "aten::_efficient_attention_backward", "aten::_cudnn_rnn"}) {
+  for (const char* op :
+       {"aten::mm", "aten::addmm", "aten::bmm", "aten::linear", "aten::matmul", "aten::_scaled_mm", "aten::convolution",
+        "aten::cudnn_convolution_backward_input", "aten::convolution_backward", "aten::scaled_dot_product_attention",
+        "aten::_flash_attention_forward", "aten::_efficient_attention_backward", "aten::_cudnn_rnn"}) {
     INFO(op);
     CHECK(IsTorchOpTensorCoreEligible(op));
   }
@@ -86,8 +88,8 @@ TEST_CASE("IsTorchOpTensorCoreEligible and IsTorchBookkeepingOp", "[placement][k
     CHECK_FALSE(IsTorchOpTensorCoreEligible(op));
   }
   for (const char* op : {"aten::empty", "aten::view", "aten::t", "autograd::engine::evaluate_function: MmBackward0",
-                         "MmBackward0", "MyFunctionBackward", "torch::autograd::AccumulateGrad", "Optimizer.step#SGD.step",
-                         "TorchDynamo Cache Lookup", "_NoopSaveInputs", "detach"}) {
+                         "MmBackward0", "MyFunctionBackward", "torch::autograd::AccumulateGrad",
+                         "Optimizer.step#SGD.step", "TorchDynamo Cache Lookup", "_NoopSaveInputs", "detach"}) {
     INFO(op);
     CHECK(IsTorchBookkeepingOp(op));
   }

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "lib/summary/event_grouping.h"
-#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
 #include "tests/support/step_rows.h"
@@ -74,10 +74,10 @@ TEST_CASE("steps-between: the H100 DataLoader loop without ProfilerStep#N", "[st
   StepSummary s = Summary(host, groups, options, diag);
   CHECK(s.has_device);
   CheckStepRows(s, {{"step 1", 101.813709, 0.790403},
-                {"step 2", 13.495519, 0.738459},
-                {"step 3", 11.137511, 0.739391},
-                {"step 4", 10.941242, 0.738467},
-                {"step 5", 10.502789, 0.737378}});
+                    {"step 2", 13.495519, 0.738459},
+                    {"step 3", 11.137511, 0.739391},
+                    {"step 4", 10.941242, 0.738467},
+                    {"step 5", 10.502789, 0.737378}});
   CHECK(s.step_time_ms.avg == Approx(29.578154).margin(1e-6));
   CHECK(s.note.find("--steps-between") != std::string::npos);
 }
@@ -94,10 +94,16 @@ TEST_CASE("steps-between: 2021 Kineto ResNet50 loops (autograd API, no ProfilerS
   };
   const Case cases[] = {
       {"kineto/samples/resnet50_autograd_api_num_workers_0/worker0.pt.trace.json.gz",
-       {{"step 2", 175.125, 100.402}, {"step 3", 154.804, 99.990}, {"step 4", 162.798, 100.186}, {"step 5", 206.824, 100.170}},
+       {{"step 2", 175.125, 100.402},
+        {"step 3", 154.804, 99.990},
+        {"step 4", 162.798, 100.186},
+        {"step 5", 206.824, 100.170}},
        174.88775},
       {"kineto/samples/resnet50_autograd_api_num_workers_4/worker0.pt.trace.json.gz",
-       {{"step 2", 122.379, 100.756}, {"step 3", 123.684, 100.671}, {"step 4", 133.677, 100.547}, {"step 5", 124.730, 100.822}},
+       {{"step 2", 122.379, 100.756},
+        {"step 3", 123.684, 100.671},
+        {"step 4", 133.677, 100.547},
+        {"step 5", 124.730, 100.822}},
        126.1175},
   };
   for (const Case& c : cases) {

@@ -2,11 +2,11 @@
 // number checked by hand.
 #include <catch2/catch.hpp>
 
-#include "lib/summary/event_grouping.h"
 #include "lib/analyze/overview_analysis.h"
-#include "lib/summary/planes_to_step_db.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
@@ -27,7 +27,9 @@ Host OneGpuStep() {
       .Event("ExecutorState::Process", 10 * kUs, 50 * kUs)
       .Event("cuLaunchKernel", 20 * kUs, 5 * kUs, {{"correlation_id", uint64_t{5}}})
       .Event("IteratorGetNextOp::DoCompute", 60 * kUs, 20 * kUs);
-  b.Plane("/device:GPU:0", 0).Line(7, "Stream #7(Compute)", 0).Event("gemm", 30 * kUs, 40 * kUs, {{"correlation_id", uint64_t{5}}});
+  b.Plane("/device:GPU:0", 0)
+      .Line(7, "Stream #7(Compute)", 0)
+      .Event("gemm", 30 * kUs, 40 * kUs, {{"correlation_id", uint64_t{5}}});
   Diagnostics d;
   return ReadXSpaceBytes(b.Serialize(), "gpu.xplane.pb", d);
 }
@@ -53,7 +55,7 @@ TEST_CASE("Step breakdown: priorities resolve overlaps, host events count by def
   StepSummary s = SummarizeSteps(CombineHostSteps({BuildStepDb(h, GroupEvents(h, d), {}, d)}));
   REQUIRE(s.rows.size() == 1);
   const StepRow& r = s.rows[0];
-  CHECK(r.step_time_ms == Approx(0.100));  // The host marker contains the device's.
+  CHECK(r.step_time_ms == Approx(0.100));                   // The host marker contains the device's.
   CHECK(Ms(r, Category::kKernelLaunch) == Approx(0.020));   // [10, 30us]
   CHECK(Ms(r, Category::kDeviceCompute) == Approx(0.040));  // [30, 70us] wins over the launch and the wait
   CHECK(Ms(r, Category::kInput) == Approx(0.010));          // [70, 80us]

@@ -14,13 +14,13 @@
 #include <string>
 #include <tuple>
 
+#include "lib/analyze/tf_stats_report.h"
+#include "lib/read/capture_discovery.h"
+#include "lib/read/capture_loader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/host_summary.h"
 #include "lib/summary/planes_to_step_db.h"
-#include "lib/analyze/tf_stats_report.h"
-#include "lib/read/capture_discovery.h"
-#include "lib/read/capture_loader.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
 #include "tests/support/xspace_builder.h"
@@ -159,12 +159,14 @@ TEST_CASE("TF1 timeline, GPU (dlprof feed_dict): every op, type, kernel and the 
   CheckAgainstFacts(Load(path), facts);
 }
 
-TEST_CASE("TF1 timeline, GPU, old device names (/gpu:0/stream:N, .../cpu:0)", "[tf1][op_stats][kernels][steps][corpus]") {
+TEST_CASE("TF1 timeline, GPU, old device names (/gpu:0/stream:N, .../cpu:0)",
+          "[tf1][op_stats][kernels][steps][corpus]") {
   REQUIRE_CORPUS(path, "tf1_timelines/blackbox-attacks/timeline_01.json");
   CheckAgainstFacts(Load(path), Facts("corpus_blackbox_attacks.json"));
 }
 
-TEST_CASE("TF1 timeline, GPU with XLA and NCCL, several executor lanes (mnist-xla)", "[tf1][op_stats][kernels][steps][corpus]") {
+TEST_CASE("TF1 timeline, GPU with XLA and NCCL, several executor lanes (mnist-xla)",
+          "[tf1][op_stats][kernels][steps][corpus]") {
   REQUIRE_CORPUS(path, "tf1_timelines/mnist-xla/timeline.ctf.json");
   CheckAgainstFacts(Load(path), Facts("corpus_mnist_xla.json"));
 }

@@ -209,7 +209,8 @@ TEST_CASE("tf-data parity with the TensorFlow Profiler", "[tfdata][parity]") {
     json ref = json::parse(in);
     bool has_tf_data = !ref[1]["rows"].empty();
     for (bool xprof_ids : {false, true}) {
-      auto run = RunTool(std::string("tf-data -f json ") + (xprof_ids ? "--compat xprof " : "") + "'" + c.capture + "'");
+      auto run =
+          RunTool(std::string("tf-data -f json ") + (xprof_ids ? "--compat xprof " : "") + "'" + c.capture + "'");
       INFO(c.name << (xprof_ids ? " --compat xprof" : "") << "\n" << run.err);
       if (!has_tf_data) {
         // The reference's three empty tables: we say so and exit 4.

@@ -8,12 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "lib/summary/tf_data_events_to_pipelines.h"
 #include "lib/analyze/tf_data_pipelines_to_report.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
 #include "lib/read/xplane_reader.h"
 #include "lib/render/render.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/skip.h"

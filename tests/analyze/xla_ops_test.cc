@@ -3,11 +3,11 @@
 // what --compat keeps as the references have it.
 #include <catch2/catch.hpp>
 
+#include "lib/read/xplane_reader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/host_plane_to_op_metrics.h"
 #include "lib/summary/host_summary.h"
 #include "lib/summary/xla_ops_to_op_metrics.h"
-#include "lib/read/xplane_reader.h"
 #include "tests/support/op_rows.h"
 #include "tests/support/xspace_builder.h"
 
@@ -140,8 +140,9 @@ TEST_CASE("TensorFlow with XLA: a kernel whose tf_op names a TF op counts for th
   XSpaceBuilder space;
   auto& gpu = space.Plane("/device:GPU:0", 1);
   gpu.Line(1, "Stream #1(Compute)", 1000)
-      .Event("fusion_3", 0, 2 * kUs,
-             {{"tf_op", Ref{"model/dense/MatMul:MatMul"}}, {"hlo_op", Ref{"fusion.3"}}, {"hlo_module", Ref{"cluster_0"}}});
+      .Event(
+          "fusion_3", 0, 2 * kUs,
+          {{"tf_op", Ref{"model/dense/MatMul:MatMul"}}, {"hlo_op", Ref{"fusion.3"}}, {"hlo_module", Ref{"cluster_0"}}});
   Host h = ReadBuilt(space);
   Diagnostics d;
   OpMetricsDb db = DevicePlaneToOpMetrics(h, h.planes[0], d);
@@ -152,7 +153,8 @@ TEST_CASE("TensorFlow with XLA: a kernel whose tf_op names a TF op counts for th
   CHECK(d.Count("op_stats.xla_ops") == 0);
 }
 
-TEST_CASE("XLA kernel stats: the op is <module>/<hlo_op>, xprof compat keeps XLA's tf_op placeholder", "[xla][kernels]") {
+TEST_CASE("XLA kernel stats: the op is <module>/<hlo_op>, xprof compat keeps XLA's tf_op placeholder",
+          "[xla][kernels]") {
   XSpaceBuilder space;
   auto& gpu = space.Plane("/device:GPU:0", 1);
   StatList stats = Xla("jit_f", "gemm_fusion_dot.1");

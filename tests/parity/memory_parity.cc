@@ -4,10 +4,10 @@
 #include <string>
 
 #include "fmt/format.h"
-#include "lib/summary/memory_events_to_profile.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/summary/captures_to_run_summary.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "nlohmann/json.hpp"
 
 namespace tfprof::parity {
@@ -76,7 +76,8 @@ void CompareState(Tally& t, const std::string& w, const MemorySnapshot& s, const
   t.Number(w + " fragmentation", s.fragmentation, Dbl(agg, "fragmentation"), 1e-6);
 }
 
-void CompareSnapshot(Tally& t, const std::string& w, const HostMemoryProfile& h, const MemorySnapshot& s, const json& snap) {
+void CompareSnapshot(Tally& t, const std::string& w, const HostMemoryProfile& h, const MemorySnapshot& s,
+                     const json& snap) {
   const json& meta = Field(snap, "activityMetadata");
   CompareState(t, w, s, snap);
   t.Text(w + " memoryActivity", Activity(s.activity), Str(meta, "memoryActivity"));
@@ -125,8 +126,8 @@ void CompareBreakdown(Tally& t, const std::string& w, const HostMemoryProfile& h
     }
     const json& snap = snapshots[static_cast<size_t>(index)];
     const json& meta = Field(snap, "activityMetadata");
-    CompareWhat(t, rw, h, r.allocation_bytes, r.requested_bytes, r.op_name, r.region_type, r.data_type, r.shape,
-                r.step, meta);
+    CompareWhat(t, rw, h, r.allocation_bytes, r.requested_bytes, r.op_name, r.region_type, r.data_type, r.shape, r.step,
+                meta);
     // Which of equal allocations represents the row (its address, time and
     // the allocator state then) is arbitrary in the reference: it must be
     // one of ours that is alive-at-peak-eligible with the same description.
@@ -183,7 +184,8 @@ Tally CompareMemoryWithXprof(const std::string& run_folder, const std::string& h
   json ref = json::parse(ReadWholeFile(json_path, uint64_t{1} << 30, &gz), nullptr, false);
   return CompareWithReference(
       run_folder, host, Compat::kXprof, json_path, ref, /*compare_num_hosts=*/true,
-      [](Tally& t, const std::string& w, const HostMemoryProfile& ours, const AllocatorMemoryProfile& a, const json& per) {
+      [](Tally& t, const std::string& w, const HostMemoryProfile& ours, const AllocatorMemoryProfile& a,
+         const json& per) {
         const json& sampled = Field(per, "sampledTimelineSnapshots");
         std::vector<size_t> points = SampleTimeline(a.timeline, 1000);
         t.Count(w + " sampled points", static_cast<int64_t>(points.size()), static_cast<int64_t>(sampled.size()));
@@ -205,7 +207,8 @@ Tally CompareMemoryWithLegacy(const std::string& run_folder, const std::string& 
   json ref = json::parse(ReadWholeFile(gz_path, uint64_t{1} << 30), nullptr, false);
   return CompareWithReference(
       run_folder, host, Compat::kTfLegacy, gz_path, ref, /*compare_num_hosts=*/false,
-      [](Tally& t, const std::string& w, const HostMemoryProfile& ours, const AllocatorMemoryProfile& a, const json& per) {
+      [](Tally& t, const std::string& w, const HostMemoryProfile& ours, const AllocatorMemoryProfile& a,
+         const json& per) {
         // TensorFlow 2.x kept every event (up to 1000) in time order.
         const json& snaps = Field(per, "memoryProfileSnapshots");
         std::vector<size_t> points = SampleTimeline(a.timeline, 1000, /*legacy=*/true);

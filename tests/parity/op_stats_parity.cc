@@ -27,12 +27,13 @@ void CompareRecord(Tally& t, const std::string& where, const TfStatsRecord& ours
   t.Number(where + " avg_time", ours.avg_time_us, theirs.avg_time_in_us(), kUs);
   t.Number(where + " self_time", ours.total_self_time_us, theirs.total_self_time_in_us(), kUs);
   t.Number(where + " avg_self_time", ours.avg_self_time_us, theirs.avg_self_time_in_us(), kUs);
-  t.Number(where + " device_fraction", ours.device_self_fraction, theirs.device_total_self_time_as_fraction(), kFraction);
+  t.Number(where + " device_fraction", ours.device_self_fraction, theirs.device_total_self_time_as_fraction(),
+           kFraction);
   t.Number(where + " device_cumulative", ours.device_cumulative_fraction,
            theirs.device_cumulative_total_self_time_as_fraction(), kFraction);
   t.Number(where + " host_fraction", ours.host_self_fraction, theirs.host_total_self_time_as_fraction(), kFraction);
-  t.Number(where + " host_cumulative", ours.host_cumulative_fraction, theirs.host_cumulative_total_self_time_as_fraction(),
-           kFraction);
+  t.Number(where + " host_cumulative", ours.host_cumulative_fraction,
+           theirs.host_cumulative_total_self_time_as_fraction(), kFraction);
   t.Flag(where + " is_eager", ours.is_eager, theirs.is_eager());
   if (compare_tensor_core)
     t.Number(where + " tensor_core", ours.tensor_core_utilization, theirs.gpu_tensorcore_utilization(), kFraction);

@@ -24,7 +24,8 @@ std::string Slurp(const std::string& path) {
 
 // As `overview` runs: ops with eager marks and steps, the command's options.
 Overview RunOverview(const std::string& folder, const AnalysisOptions& options) {
-  return RunSummaryToOverview(LoadRun(folder, SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps, options));
+  return RunSummaryToOverview(
+      LoadRun(folder, SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps, options));
 }
 
 // "14.4%" as the reference prints percentages in its properties.
@@ -89,7 +90,8 @@ Tally CompareOverviewWithLegacy(const std::string& folder, const std::string& pb
   if (pb_path.size() > overview_suffix.size() &&
       pb_path.compare(pb_path.size() - overview_suffix.size(), overview_suffix.size(), overview_suffix) == 0) {
     const std::string ip = pb_path.substr(0, pb_path.size() - overview_suffix.size()) + ".input_pipeline.pb";
-    if (legacy::InputPipelineAnalysisResult pipeline; std::filesystem::exists(ip) && pipeline.ParseFromString(Slurp(ip)))
+    if (legacy::InputPipelineAnalysisResult pipeline;
+        std::filesystem::exists(ip) && pipeline.ParseFromString(Slurp(ip)))
       t.Text("input_pipeline summary_next_step", o.summary_next_step,
              WithoutLinks(pipeline.recommendation().summary_next_step()));
   }

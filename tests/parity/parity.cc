@@ -12,7 +12,8 @@ void Tally::Text(const std::string& what, const std::string& ours, const std::st
     return;
   }
   ++differed;
-  if (first_differences.size() < 10) first_differences.push_back(fmt::format("{}: ours '{}' vs '{}'", what, ours, theirs));
+  if (first_differences.size() < 10)
+    first_differences.push_back(fmt::format("{}: ours '{}' vs '{}'", what, ours, theirs));
 }
 
 void Tally::Count(const std::string& what, int64_t ours, int64_t theirs) {
@@ -21,11 +22,14 @@ void Tally::Count(const std::string& what, int64_t ours, int64_t theirs) {
     return;
   }
   ++differed;
-  worst_relative = std::max(worst_relative, std::abs(double(ours - theirs)) / std::max<double>(1, std::abs(double(theirs))));
+  worst_relative =
+      std::max(worst_relative, std::abs(double(ours - theirs)) / std::max<double>(1, std::abs(double(theirs))));
   if (first_differences.size() < 10) first_differences.push_back(fmt::format("{}: ours {} vs {}", what, ours, theirs));
 }
 
-void Tally::Flag(const std::string& what, bool ours, bool theirs) { Text(what, ours ? "true" : "false", theirs ? "true" : "false"); }
+void Tally::Flag(const std::string& what, bool ours, bool theirs) {
+  Text(what, ours ? "true" : "false", theirs ? "true" : "false");
+}
 
 void Tally::Number(const std::string& what, double ours, double theirs, double printed_unit) {
   const double diff = std::abs(ours - theirs);

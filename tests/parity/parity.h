@@ -19,7 +19,7 @@ struct Tally {
   uint64_t matched = 0;
   uint64_t differed = 0;
   uint64_t not_compared = 0;
-  double worst_relative = 0;  // Of the values that differed.
+  double worst_relative = 0;                   // Of the values that differed.
   std::vector<std::string> first_differences;  // Up to 10, for messages.
 
   void Text(const std::string& what, const std::string& ours, const std::string& theirs);

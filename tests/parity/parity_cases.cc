@@ -35,8 +35,8 @@ std::string ShortName(const std::string& relative) {
 
 struct Run {
   std::string name;
-  fs::path folder;      // The capture's run folder.
-  fs::path reference;   // testdata/reference/... (may not exist).
+  fs::path folder;     // The capture's run folder.
+  fs::path reference;  // testdata/reference/... (may not exist).
 };
 
 // Memory profiles are per host: TensorFlow wrote `<host>.memory_profile.json.gz`
@@ -49,10 +49,12 @@ void AddMemoryCases(const Run& run, std::vector<Case>& out) {
   std::vector<fs::path> legacy, xprof;
   for (const auto& e : fs::directory_iterator(run.folder, ec))
     if (std::string n = e.path().filename().string();
-        n.size() > legacy_suffix.size() && n.compare(n.size() - legacy_suffix.size(), legacy_suffix.size(), legacy_suffix) == 0)
+        n.size() > legacy_suffix.size() &&
+        n.compare(n.size() - legacy_suffix.size(), legacy_suffix.size(), legacy_suffix) == 0)
       legacy.push_back(e.path());
   for (const auto& e : fs::directory_iterator(run.reference, ec))
-    if (std::string n = e.path().filename().string(); n.rfind("memory_profile.", 0) == 0 && e.path().extension() == ".json")
+    if (std::string n = e.path().filename().string();
+        n.rfind("memory_profile.", 0) == 0 && e.path().extension() == ".json")
       xprof.push_back(e.path());
   std::sort(legacy.begin(), legacy.end());
   std::sort(xprof.begin(), xprof.end());
@@ -92,9 +94,11 @@ void AddRunCases(const Run& run, std::vector<Case>& out) {
   const std::string folder = run.folder.string();
   for (const RunReferences& r : kRunReferences) {
     if (std::string pb = FileWithSuffix(run.folder, r.legacy_suffix); !pb.empty())
-      out.push_back({run.name, r.analysis, "TF legacy .pb", [folder, pb, f = r.compare_with_legacy] { return f(folder, pb); }});
+      out.push_back(
+          {run.name, r.analysis, "TF legacy .pb", [folder, pb, f = r.compare_with_legacy] { return f(folder, pb); }});
     if (std::string json = (run.reference / r.xprof_json).string(); fs::exists(json))
-      out.push_back({run.name, r.analysis, "xprof 2.24.2", [folder, json, f = r.compare_with_xprof] { return f(folder, json); }});
+      out.push_back(
+          {run.name, r.analysis, "xprof 2.24.2", [folder, json, f = r.compare_with_xprof] { return f(folder, json); }});
   }
   AddMemoryCases(run, out);
 }
@@ -105,16 +109,19 @@ std::vector<Case> AllCases(const std::string& source_dir, const std::string& cor
   std::vector<Run> runs;
   // Every run folder with reference answers: under testdata/reference/{captures,corpus}/.
   const fs::path ref_root = fs::path(source_dir) / "testdata/reference";
-  for (const auto& [kind, root] : {std::pair<std::string, fs::path>{"captures", fs::path(source_dir) / "testdata/captures"},
-                                   std::pair<std::string, fs::path>{"corpus", fs::path(corpus_dir)}}) {
+  for (const auto& [kind, root] :
+       {std::pair<std::string, fs::path>{"captures", fs::path(source_dir) / "testdata/captures"},
+        std::pair<std::string, fs::path>{"corpus", fs::path(corpus_dir)}}) {
     std::error_code ec;
     const fs::path refs = ref_root / kind;
-    for (auto it = fs::recursive_directory_iterator(refs, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(refs, ec); it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
       if (it->path().filename() != "versions.json") continue;
       const fs::path rel = it->path().parent_path().lexically_relative(refs);
       const fs::path folder = root / rel;
       if (!fs::is_directory(folder)) continue;  // The corpus is absent.
-      runs.push_back({(kind == "captures" ? rel.begin()->string() : ShortName(rel.string())), folder, it->path().parent_path()});
+      runs.push_back(
+          {(kind == "captures" ? rel.begin()->string() : ShortName(rel.string())), folder, it->path().parent_path()});
     }
   }
   std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.name < b.name; });

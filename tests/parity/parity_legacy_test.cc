@@ -17,7 +17,9 @@ void RunAll(const std::string& analysis, const std::string& reference = "TF lega
 }  // namespace
 
 TEST_CASE("op-stats matches TensorFlow's tensorflow_stats.pb on every corpus run", "[parity]") { RunAll("op-stats"); }
-TEST_CASE("kernel-stats matches TensorFlow's kernel_stats.pb on every corpus run", "[parity]") { RunAll("kernel-stats"); }
+TEST_CASE("kernel-stats matches TensorFlow's kernel_stats.pb on every corpus run", "[parity]") {
+  RunAll("kernel-stats");
+}
 TEST_CASE("memory matches TensorFlow's memory_profile.json.gz on every corpus run", "[parity][memory]") {
   RunAll("memory", "TF legacy .json.gz");
 }

@@ -11,11 +11,16 @@ using namespace tfprof::parity;
 namespace {
 
 void RunAll(const std::string& analysis, const std::string& reference) {
-  CHECK(CheckCases(analysis, reference, /*need_matches=*/true) > 0);  // testdata/ always has cases; the corpus adds more.
+  CHECK(CheckCases(analysis, reference, /*need_matches=*/true) >
+        0);  // testdata/ always has cases; the corpus adds more.
 }
 
 }  // namespace
 
 TEST_CASE("op-stats matches xprof on every run with a reference", "[parity]") { RunAll("op-stats", "xprof 2.24.2"); }
-TEST_CASE("kernel-stats matches xprof on every run with a reference", "[parity]") { RunAll("kernel-stats", "xprof 2.24.2"); }
-TEST_CASE("memory matches xprof on every host with a reference", "[parity][memory]") { RunAll("memory", "xprof 2.24.2"); }
+TEST_CASE("kernel-stats matches xprof on every run with a reference", "[parity]") {
+  RunAll("kernel-stats", "xprof 2.24.2");
+}
+TEST_CASE("memory matches xprof on every host with a reference", "[parity][memory]") {
+  RunAll("memory", "xprof 2.24.2");
+}

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "fmt/format.h"
-#include "lib/summary/run_summary_combine.h"
 #include "lib/analyze/step_summary.h"
+#include "lib/summary/run_summary_combine.h"
 #include "nlohmann/json.hpp"
 #include "proto/input_pipeline.pb.h"
 #include "tests/parity/run_summary.h"

@@ -3,8 +3,8 @@
 // documented exit code and exactly one error line naming the file, or read
 // with the expected diagnostics. Also replays every fuzz finding kept in
 // testdata/bad/fuzz/ through the code the fuzz target ran it through.
-#include <catch2/catch.hpp>
 #include <sys/stat.h>
+#include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -38,7 +38,8 @@ struct ErrorCase {
 
 // Keep in step with testdata/bad/README.md.
 const ErrorCase kErrorCases[] = {
-    {"truncated_7.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt): length 31331 runs past the end"},
+    {"truncated_7.xplane.pb", "", 3,
+     "not a valid XSpace protobuf (truncated or corrupt): length 31331 runs past the end"},
     {"truncated_1000.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt)"},
     {"truncated_15769.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt)"},
     {"truncated_31537.xplane.pb", "", 3, "not a valid XSpace protobuf (truncated or corrupt)"},
@@ -49,8 +50,10 @@ const ErrorCase kErrorCases[] = {
     {"image_png.xplane.pb", "", 3, "unknown format: neither an XSpace protobuf"},
     {"program_elf.xplane.pb", "", 3, "unknown format: neither an XSpace protobuf"},
     {"host.overview_page.pb", "", 3, "is TensorFlow's precomputed 'overview_page.pb' tool output, not a capture"},
-    {"dangling_event_metadata.xplane.pb", "", 3, "an event refers to event metadata id 99, which its plane does not define"},
-    {"dangling_stat_metadata.xplane.pb", "", 3, "a stat refers to stat metadata id 77, which its plane does not define"},
+    {"dangling_event_metadata.xplane.pb", "", 3,
+     "an event refers to event metadata id 99, which its plane does not define"},
+    {"dangling_stat_metadata.xplane.pb", "", 3,
+     "a stat refers to stat metadata id 77, which its plane does not define"},
     {"empty.trace.json.gz", "", 3, "file is empty (0 bytes)"},
     {"empty_stream.trace.json.gz", "", 3, "gzip file inflates to nothing"},
     {"truncated.trace.json.gz", "", 3, "gzip data is truncated (unexpected end of file)"},
@@ -81,8 +84,7 @@ void CheckOneErrorLine(const ToolResult& r, const std::string& path, int exit_co
 std::map<std::string, uint64_t> Diagnostics(const ToolResult& r) {
   std::map<std::string, uint64_t> out;
   const nlohmann::json doc = nlohmann::json::parse(r.out);  // Not a temporary: the loop outlives it.
-  for (const auto& d : doc.at("diagnostics"))
-    out[d.at("kind").get<std::string>()] = d.at("count").get<uint64_t>();
+  for (const auto& d : doc.at("diagnostics")) out[d.at("kind").get<std::string>()] = d.at("count").get<uint64_t>();
   return out;
 }
 
@@ -124,8 +126,8 @@ TEST_CASE("Every bad input ends with its exit code and one error line naming the
 TEST_CASE("Every file of testdata/bad/ is covered by a case", "[bad_inputs]") {
   std::set<std::string> covered;
   for (const ErrorCase& c : kErrorCases) covered.insert(c.file);
-  for (const char* f : {"odd_times.trace.json", "deep_args.trace.json.gz", "deep_top.trace.json.gz", "good_small.xplane.pb",
-                        "README.md", "fuzz"})
+  for (const char* f : {"odd_times.trace.json", "deep_args.trace.json.gz", "deep_top.trace.json.gz",
+                        "good_small.xplane.pb", "README.md", "fuzz"})
     covered.insert(f);
   for (const auto& e : fs::directory_iterator(kBad)) CHECK(covered.count(e.path().filename().string()) == 1);
 }
@@ -161,12 +163,14 @@ TEST_CASE("The gzip bomb guard follows the available memory", "[bad_inputs]") {
   CheckOneErrorLine(r, "bomb.xplane.pb.gz", 3, "more than this machine's available memory allows reading");
 }
 
-TEST_CASE("A capture larger than the available memory is refused early, and read in part with --max-events", "[bad_inputs]") {
+TEST_CASE("A capture larger than the available memory is refused early, and read in part with --max-events",
+          "[bad_inputs]") {
   const std::string capture = std::string(TFPROF_SOURCE_DIR) + "/testdata/captures/tf_input_bound";
   {
     ScopedEnv limit("TFPROF_MEMORY_LIMIT", "100K");
     ToolResult r = RunTool("info '" + capture + "'");
-    CheckOneErrorLine(r, "tfprof-capture.xplane.pb", 3, "of memory, but only 100 KiB is available; read part of it with --max-events N");
+    CheckOneErrorLine(r, "tfprof-capture.xplane.pb", 3,
+                      "of memory, but only 100 KiB is available; read part of it with --max-events N");
     ToolResult part = RunTool("info -f json --max-events 1000 '" + capture + "'");
     INFO(part.err);
     CHECK(part.exit_code == 0);

@@ -64,7 +64,8 @@ TEST_CASE("A logdir with several TensorBoard runs names runs by their tb run", "
   DiscoveredInput d = DiscoverInput(root.string());
   REQUIRE(d.runs.size() == 2);
   CHECK(d.selected.name == "fit/20231107-184716/train/2023_11_07_18_47_18");
-  CHECK(DiscoverInput(root.string(), "2023_11_07_18_18_59").selected.name == "fit/20231107-181856/train/2023_11_07_18_18_59");
+  CHECK(DiscoverInput(root.string(), "2023_11_07_18_18_59").selected.name ==
+        "fit/20231107-181856/train/2023_11_07_18_18_59");
 }
 
 TEST_CASE("A run folder prefers a host's xplane.pb over its trace JSON", "[discovery]") {
@@ -105,7 +106,9 @@ TEST_CASE("Formats are detected from the content, not the name", "[discovery]") 
 TEST_CASE("Bad inputs fail with a message naming the path", "[discovery][bad]") {
   fs::path dir = testing::TempDir();
   WriteFile(dir / "empty.xplane.pb", "");
-  WriteFile(dir / "random.dat", "\x7f" "ELF\x02\x01\x01");
+  WriteFile(dir / "random.dat",
+            "\x7f"
+            "ELF\x02\x01\x01");
   WriteFile(dir / "h.kernel_stats.pb", "\x0a\x00");
   fs::create_directories(dir / "emptydir");
   WriteFile(dir / "unrelated/notes.txt", "hello");
@@ -122,7 +125,8 @@ TEST_CASE("Bad inputs fail with a message naming the path", "[discovery][bad]") 
   CHECK_THAT(message((dir / "missing").string()), Catch::EndsWith("missing: no such file or folder"));
   CHECK_THAT(message((dir / "empty.xplane.pb").string()), Catch::EndsWith("empty.xplane.pb: file is empty (0 bytes)"));
   CHECK_THAT(message((dir / "random.dat").string()), Catch::Contains("unknown format"));
-  CHECK_THAT(message((dir / "h.kernel_stats.pb").string()), Catch::Contains("'kernel_stats.pb' tool output, not a capture"));
+  CHECK_THAT(message((dir / "h.kernel_stats.pb").string()),
+             Catch::Contains("'kernel_stats.pb' tool output, not a capture"));
   CHECK_THAT(message((dir / "emptydir").string()), Catch::EndsWith("emptydir: folder is empty"));
   CHECK_THAT(message((dir / "unrelated").string()), Catch::Contains("unrelated: no captures found"));
 }
@@ -195,6 +199,7 @@ TEST_CASE("A host file that cannot be opened is skipped, not fatal", "[discovery
     FAIL("no error");
   } catch (const InputError& e) {
     CHECK(e.code() == kExitBadInput);
-    CHECK_THAT(e.what(), Catch::EndsWith("no readable capture: locked.xplane.pb (cannot be opened: Permission denied)"));
+    CHECK_THAT(e.what(),
+               Catch::EndsWith("no readable capture: locked.xplane.pb (cannot be opened: Permission denied)"));
   }
 }

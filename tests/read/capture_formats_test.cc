@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include <unistd.h>

@@ -1,8 +1,8 @@
 // Discovery by content: .json / .json.gz files whose names no rule knows are
 // captures when they hold Chrome trace JSON (lib/read/trace_json_sniff.h).
-#include <catch2/catch.hpp>
 #include <sys/stat.h>
 #include <zlib.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "lib/summary/event_grouping.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/summary/event_grouping.h"
 #include "tests/support/model_lookup.h"
 
 using namespace tfprof;
@@ -18,7 +18,9 @@ using tfprof::testing::PlaneNamed;
 
 namespace {
 
-Host ReadText(const std::string& json, Diagnostics& diag) { return ReadChromeTraceText(json, "mem.pt.trace.json", diag); }
+Host ReadText(const std::string& json, Diagnostics& diag) {
+  return ReadChromeTraceText(json, "mem.pt.trace.json", diag);
+}
 
 std::string PlaneStat(const Host& h, const Plane& p, std::string_view name) {
   auto key = p.FindStatKey(h.strings, name);
@@ -100,12 +102,14 @@ TEST_CASE("Kineto: the CPU process is the host plane, GPU processes are device p
   CHECK(corr->AsInt() == 11);
   CHECK(cpu.FindStatKey(h.strings, "correlation_id"));
   CHECK_FALSE(cpu.FindStatKey(h.strings, "correlation"));
-  CHECK(diag.Count("json.kineto_correlation") == 4 + 4);  // 4 on the device (the sync moved, still counted), 4 on the host.
+  CHECK(diag.Count("json.kineto_correlation") ==
+        4 + 4);  // 4 on the device (the sync moved, still counted), 4 on the host.
   // Kernel stats still read the launch parameters.
   CHECK(EventStat(h, gpu, *stream, 1, "grid"));
 }
 
-TEST_CASE("Kineto: ProfilerStep#N are the steps by default and kernels join their launch's step", "[json][kineto][steps]") {
+TEST_CASE("Kineto: ProfilerStep#N are the steps by default and kernels join their launch's step",
+          "[json][kineto][steps]") {
   Diagnostics diag;
   Host h = ReadText(kKinetoTrace, diag);
   EventGroups groups = GroupEvents(h, diag);
@@ -145,7 +149,8 @@ TEST_CASE("Kineto: several CPU processes merge into the host plane", "[json][kin
     {"ph":"X","cat":"cpu_op","name":"aten::add","pid":10,"tid":1,"ts":1,"dur":5,"args":{"External id":3}},
     {"ph":"X","cat":"cpu_op","name":"aten::add","pid":20,"tid":1,"ts":2,"dur":5,"args":{"Input Dims":[[1]]}},
     {"ph":"X","cat":"cpu_op","name":"aten::mul","pid":20,"tid":2,"ts":3,"dur":5}
-  ])", diag);
+  ])",
+                    diag);
   REQUIRE(h.planes.size() == 1);
   const Plane& cpu = h.planes[0];
   CHECK(h.PlaneName(cpu) == schema::kHostThreadsPlane);
@@ -168,12 +173,13 @@ TEST_CASE("TensorFlow trace viewer JSON: long_name names the op, string integers
     {"ph":"X","pid":501,"tid":1,"ts":7,"dur":5,"name":"_Send","args":{"group_id":"3","long_name":"IteratorGetNext/_6:_Send"}},
     {"ph":"X","pid":501,"tid":1,"ts":13,"dur":5,"name":"_Send"},
     {"ph":"X","pid":501,"tid":1,"ts":19,"dur":5,"name":"train_function","args":{"tracing_count":"2"}}
-  ])", diag);
+  ])",
+                    diag);
   const Plane& cpu = PlaneNamed(h, schema::kHostThreadsPlane);
   const Line& l = cpu.lines[0];
   CHECK(h.Str(cpu.event_metadata[l.events[0].metadata].name) == "IteratorGetNext/_3:_Send");
   CHECK(h.Str(cpu.event_metadata[l.events[1].metadata].name) == "IteratorGetNext/_6:_Send");
-  CHECK(h.EventName(cpu, l.events[0]) == "_Send");  // Display name.
+  CHECK(h.EventName(cpu, l.events[0]) == "_Send");                         // Display name.
   CHECK(h.Str(cpu.event_metadata[l.events[2].metadata].name) == "_Send");  // No long_name: as it was.
   CHECK(diag.Count("json.tf_long_name") == 2);
   auto g = EventStat(h, cpu, l, 0, "group_id");

@@ -136,7 +136,7 @@ TEST_CASE("Corpus: Kineto trace with device properties and string pids", "[json]
   // (948300), GPUs 0-7 (metadata only but GPU 0), "Spans", "Traces", "".
   REQUIRE(h.planes.size() == 12);
   CHECK(EventCount(h) == 35);
-  CHECK(h.planes[0].id == 948300);  // Sort indexes: 948300, then 16777216 + device.
+  CHECK(h.planes[0].id == 948300);                 // Sort indexes: 948300, then 16777216 + device.
   CHECK(h.PlaneName(h.planes[0]) == "/host:CPU");  // The Kineto CPU process "python3.10".
   CHECK(h.planes[0].EventCount() == 23);
   const Plane& gpu0 = h.planes[1];
@@ -226,7 +226,7 @@ TEST_CASE("Corpus: the hand-written trace viewer demo", "[json][corpus]") {
   CHECK(a->events[3].duration_ps == 7'000'000);
   auto truthy = p.FindStatKey(h.strings, "value_true");
   REQUIRE(truthy);
-  CHECK(a->EventStats(3).size() == 3);  // cat, name_false, value_true
+  CHECK(a->EventStats(3).size() == 3);               // cat, name_false, value_true
   CHECK(diag.Count("json.unsupported_phase") == 3);  // The P samples.
   CHECK(diag.Count("json.unmatched_end") == 0);
   CHECK(diag.Count("json.unclosed_begin") == 0);

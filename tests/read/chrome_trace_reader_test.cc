@@ -1,7 +1,7 @@
 // Chrome trace JSON reader: small traces written here, one feature each.
 // Corpus files are in chrome_trace_corpus_test.cc.
-#include <catch2/catch.hpp>
 #include <zlib.h>
+#include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -75,7 +75,9 @@ const char* kSmallEvents = R"([
 TEST_CASE("Both top-level forms give the same model", "[json]") {
   Diagnostics d1, d2;
   Host bare = ReadText(kSmallEvents, d1);
-  Host object = ReadText(std::string(R"({"displayTimeUnit":"ns","traceEvents":)") + kSmallEvents + R"(,"metadata":{"x":[1,{"y":"]"}]}})", d2);
+  Host object = ReadText(
+      std::string(R"({"displayTimeUnit":"ns","traceEvents":)") + kSmallEvents + R"(,"metadata":{"x":[1,{"y":"]"}]}})",
+      d2);
   for (const Host* h : {&bare, &object}) {
     CHECK(h->format == CaptureFormat::kChromeTrace);
     CHECK(h->name == "mem");
@@ -121,14 +123,15 @@ TEST_CASE("Timestamps convert to exact picoseconds", "[json]") {
     {"ph":"X","pid":1,"tid":1,"ts":2.0000004,"dur":43421.099999999999,"name":"c"},
     {"ph":"X","pid":1,"tid":1,"ts":"3.25","dur":"7","name":"quoted"},
     {"ph":"X","pid":1,"tid":1,"ts":4e0,"dur":1.5e-3,"name":"exponent"}
-  ])", diag);
+  ])",
+                    diag);
   const Line& l = h.planes.at(0).lines.at(0);
   REQUIRE(l.events.size() == 5);
   CHECK(h.time_origin_ns == 0);
   CHECK(l.events[0].duration_ps == 1'000);
   CHECK(l.events[1].start_ps == 1'500'000);
   CHECK(l.events[1].duration_ps == 16'476'700'000);  // %.17g noise rounds away.
-  CHECK(l.events[2].start_ps == 2'000'000);           // The 7th decimal rounds.
+  CHECK(l.events[2].start_ps == 2'000'000);          // The 7th decimal rounds.
   CHECK(l.events[2].duration_ps == 43'421'100'000);
   CHECK(l.events[3].start_ps == 3'250'000);
   CHECK(l.events[3].duration_ps == 7'000'000);
@@ -144,7 +147,8 @@ TEST_CASE("Epoch-microsecond timestamps keep their nanoseconds", "[json]") {
   Host h = ReadText(R"([
     {"ph":"X","pid":1,"tid":1,"ts":1667559361123456.789,"dur":0.001,"name":"a"},
     {"ph":"X","pid":1,"tid":1,"ts":1667559361123457.001,"dur":2,"name":"b"}
-  ])", diag);
+  ])",
+                    diag);
   const Line& l = h.planes.at(0).lines.at(0);
   CHECK(h.time_origin_ns == 1'667'559'361'123'456'000);
   CHECK(l.events[0].start_ps == 789'000);
@@ -185,7 +189,8 @@ TEST_CASE("B and E pair per thread, unmatched ones are counted", "[json]") {
     {"ph":"B","pid":1,"tid":2,"ts":30,"name":"never ends"},
     {"ph":"E","pid":1,"tid":3,"ts":5,"name":"E first"},
     {"ph":"B","pid":1,"tid":4,"ts":40,"name":"alone, never ends"}
-  ])", diag);
+  ])",
+                    diag);
   const Plane& p = h.planes.at(0);
   const Line& t1 = LineNamed(h, p, "tid 1");
   REQUIRE(t1.events.size() == 2);
@@ -212,7 +217,8 @@ TEST_CASE("Instants, counters and their args", "[json]") {
     {"ph":"C","pid":1,"ts":3,"name":"memory","args":{"used":100,"free":2.5}},
     {"ph":"C","pid":1,"tid":9,"ts":4,"name":"memory","args":{"used":120,"free":1.5}},
     {"pid":1,"name":"packed","ph":"C","event_stats":"bytes","entries":[[5,7,8],[6.5,9,10]]}
-  ]})", diag);
+  ]})",
+                    diag);
   const Plane& p = h.planes.at(0);
   const Line& thread = LineNamed(h, p, "tid 1");
   REQUIRE(thread.events.size() == 2);
@@ -248,7 +254,8 @@ TEST_CASE("Metadata names and orders planes and lines", "[json]") {
     {"ph":"M","pid":5,"tid":1,"name":"thread_sort_index","args":{"sort_index":1}},
     {"ph":"M","pid":5,"name":"process_labels","args":{"labels":"CPU"}},
     {"ph":"M","pid":5,"name":"process_uptime_seconds","args":{"uptime":3}}
-  ])", diag);
+  ])",
+                    diag);
   REQUIRE(h.planes.size() == 3);
   // Sort indexes first (9 then 5), then the rest in order of appearance.
   CHECK(h.PlaneName(h.planes[0]) == "/device:GPU:0");
@@ -277,7 +284,8 @@ TEST_CASE("String pids and tids get stable ids and keep their names", "[json]") 
     {"ph":"X","pid":"42","tid":42,"ts":5,"dur":1,"name":"same thread"},
     {"ph":"i","pid":"","tid":"","ts":6,"s":"g","name":"Record Window End"},
     {"ph":"M","pid":"Spans","name":"process_sort_index","args":{"sort_index":536870912}}
-  ])", diag);
+  ])",
+                    diag);
   REQUIRE(h.planes.size() == 4);
   const Plane& spans = PlaneNamed(h, "Spans");
   CHECK(spans.id >= (int64_t{1} << 48));
@@ -302,7 +310,8 @@ TEST_CASE("Overlapping events on one thread are all kept, sorted", "[json]") {
     {"ph":"X","pid":1,"tid":1,"ts":0,"dur":8,"name":"a","args":{"i":1}},
     {"ph":"X","pid":1,"tid":1,"ts":2,"dur":8,"name":"b","args":{"i":2}},
     {"ph":"X","pid":1,"tid":1,"ts":0,"dur":20,"name":"parent","args":{"i":3}}
-  ])", diag);
+  ])",
+                    diag);
   const Plane& p = h.planes.at(0);
   const Line& l = p.lines.at(0);
   REQUIRE(l.events.size() == 4);
@@ -353,7 +362,8 @@ TEST_CASE("Async events pair on per-category lines", "[json]") {
     {"ph":"e","pid":1,"tid":1,"ts":7,"cat":"io","id":"0x3","name":"read"},
     {"ph":"b","pid":1,"ts":8,"cat":"net","id":5,"name":"send"},
     {"ph":"e","pid":1,"ts":9.5,"cat":"net","id":5,"name":"send"}
-  ])", diag);
+  ])",
+                    diag);
   const Plane& p = h.planes.at(0);
   CHECK(p.lines.size() == 2);
   const Line& io = LineNamed(h, p, "async io");
@@ -380,7 +390,8 @@ TEST_CASE("Flow events are counted and flow bindings kept", "[json]") {
     {"ph":"t","pid":1,"tid":2,"ts":4,"id":3,"name":"step"},
     {"ph":"N","pid":1,"ts":1,"id":"0x9","name":"Tensor"},
     {"ph":"D","pid":1,"ts":2,"id":"0x9","name":"Tensor"}
-  ])", diag);
+  ])",
+                    diag);
   const Plane& p = h.planes.at(0);
   const Line& l1 = LineNamed(h, p, "tid 1");
   CHECK(EventStat(h, p, l1, 0, "bind_id")->AsUint() == 77);
@@ -406,7 +417,8 @@ TEST_CASE("Malformed events are counted, never dropped silently", "[json]") {
     {"ph":"X","ts":5,"dur":1,"name":"no pid or tid"},
     42, "text", [1], null,
     {}
-  ])", diag);
+  ])",
+                    diag);
   CHECK(diag.Count("json.missing_ts") == 1);
   CHECK(diag.Count("json.bad_field_type") == 2);  // ts "soon", pid {...}.
   CHECK(diag.Count("json.missing_duration") == 1);
@@ -441,7 +453,8 @@ TEST_CASE("Times stay within 50 days of the first event, so spans fit in int64 p
     {"ph":"X","ts":1532379203890435,"pid":3},
     {"ph":"X","ts":1523739203889171,"dur":4320000000000,"pid":4},
     {"ph":"X","ts":1523739203889172,"dur":4320000000000,"pid":4}
-  ]})", diag);
+  ]})",
+                    diag);
   CHECK(diag.Count("json.time_out_of_range") == 2);  // +100 days; an end 1 us past +50 days.
   const Line& l3 = PlaneNamed(h, "pid 3").lines.at(0);
   REQUIRE(l3.events.size() == 1);
@@ -456,7 +469,8 @@ TEST_CASE("max_events stops adding events and says how many were not read", "[js
   ReadOptions options;
   options.max_events = 3;
   std::string json = "[";
-  for (int i = 0; i < 10; ++i) json += R"({"ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(i) + R"(,"dur":1,"name":"e"},)";
+  for (int i = 0; i < 10; ++i)
+    json += R"({"ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(i) + R"(,"dur":1,"name":"e"},)";
   json += R"({"ph":"M","pid":1,"name":"process_name","args":{"name":"named after the cap"}}])";
   Host h = ReadText(json, diag, options);
   REQUIRE(h.planes.size() == 1);
@@ -514,25 +528,30 @@ TEST_CASE("Invalid input is one clear InputError", "[json]") {
   using Catch::Matchers::Contains;
   using Catch::Matchers::StartsWith;
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1]})"), Contains("invalid JSON at byte"));
-  CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1})"), Contains("invalid JSON at byte 33: unexpected end of the file"));
+  CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1})"),
+             Contains("invalid JSON at byte 33: unexpected end of the file"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1}}]})"), Contains("invalid JSON at byte 33: mismatched '}'"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1}] "x":1})"), Contains("expected ',' or '}'"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1},]})"), Contains("trailing comma"));
-  CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1} {"ph":"X"}]})"), Contains("invalid JSON at byte 34: missing ','"));
+  CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1} {"ph":"X"}]})"),
+             Contains("invalid JSON at byte 34: missing ','"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X" "ts":1}]})"), Contains("invalid JSON at byte 16"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","args":{"a":1 "b":2}}]})"), Contains("invalid JSON at byte 16"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","args":{"a":[1 2]}}]})"), Contains("invalid JSON at byte 16"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","args":{"a":[1,,2]}}]})"), Contains("invalid JSON at byte 16"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","args":{"a":{"b":tru}}}]})"), Contains("invalid JSON at byte 16"));
-  CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","args":{"a":{"b":1]}}]})"), Contains("invalid JSON at byte 44: mismatched ']'"));
-  CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","sf":{"b":[1}]}]})"), Contains("invalid JSON at byte 38: mismatched '}'"));
+  CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","args":{"a":{"b":1]}}]})"),
+             Contains("invalid JSON at byte 44: mismatched ']'"));
+  CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","sf":{"b":[1}]}]})"),
+             Contains("invalid JSON at byte 38: mismatched '}'"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1,}]})"), Contains("invalid JSON at byte 16"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","ts":1}]}  x)"), Contains("unexpected data after the end"));
   CHECK_THAT(ReadError(R"({"traceEvents":[{"ph":"X","name":"unterminated)"), Contains("inside a string"));
   CHECK(ReadError(R"({"displayTimeUnit":"ns","otherData":{}})") ==
         "mem.trace.json: JSON but not a Chrome trace: no traceEvents array");
   CHECK_THAT(ReadError("42"), Contains("JSON but not a Chrome trace: no traceEvents array"));
-  CHECK_THAT(ReadError(R"({"traceEvents":{"a":1}})"), Contains("JSON but not a Chrome trace: traceEvents is not an array"));
+  CHECK_THAT(ReadError(R"({"traceEvents":{"a":1}})"),
+             Contains("JSON but not a Chrome trace: traceEvents is not an array"));
   CHECK_THAT(ReadError("\x08\x01\x12\x05hello"), Contains("not JSON"));
   CHECK_THAT(ReadError(""), Contains("empty"));
   CHECK_THAT(ReadError("  \n "), Contains("only whitespace"));
@@ -544,7 +563,8 @@ TEST_CASE("A bare array may lack its closing bracket", "[json]") {
   Diagnostics diag;
   Host h = ReadText(R"([{"ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"name":"a"},
 {"ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"name":"b"},
-)", diag);
+)",
+                    diag);
   CHECK(h.planes.at(0).EventCount() == 2);
   CHECK(diag.Count("json.unterminated_array") == 1);
   CHECK_THAT(ReadError(R"([{"ph":"X","pid":1,"tid":1,"ts":1,"du)"), Catch::Matchers::Contains("truncated"));
@@ -552,7 +572,9 @@ TEST_CASE("A bare array may lack its closing bracket", "[json]") {
 
 TEST_CASE("Truncated gzip is an error", "[json]") {
   std::string json = "{\"traceEvents\":[";
-  for (int i = 0; i < 2000; ++i) json += (i ? "," : "") + std::string(R"({"ph":"X","pid":1,"tid":1,"ts":)") + std::to_string(i * 7919 % 1000) + R"(,"dur":1,"name":"e)" + std::to_string(i) + "\"}";
+  for (int i = 0; i < 2000; ++i)
+    json += (i ? "," : "") + std::string(R"({"ph":"X","pid":1,"tid":1,"ts":)") + std::to_string(i * 7919 % 1000) +
+            R"(,"dur":1,"name":"e)" + std::to_string(i) + "\"}";
   json += "]}";
   std::string whole = WriteGzip("t.trace.json.gz", json);
   std::string bytes;
@@ -588,12 +610,15 @@ TEST_CASE("Deep nesting neither crashes nor hangs", "[json]") {
   // Deep nesting in a top-level value the reader skips, and unclosed.
   Diagnostics d2;
   CHECK(ReadText(R"({"x":)" + deep + R"(,"traceEvents":[]})", d2).planes.empty());
-  CHECK_THAT(ReadError(R"({"traceEvents":[{"args":)" + std::string(kDepth, '[')), Catch::Matchers::Contains("truncated"));
+  CHECK_THAT(ReadError(R"({"traceEvents":[{"args":)" + std::string(kDepth, '[')),
+             Catch::Matchers::Contains("truncated"));
   CHECK_THAT(ReadError(R"({"x":)" + std::string(kDepth, '{')), Catch::Matchers::Contains("invalid JSON"));
   // Deep packed counter rows are where the parser descends: over its depth
   // limit the event is dropped and counted.
   Diagnostics d3;
-  Host c = ReadText(R"([{"ph":"C","pid":1,"name":"c","entries":[[1,)" + deep + R"(]]},{"ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"name":"ok"}])", d3);
+  Host c = ReadText(R"([{"ph":"C","pid":1,"name":"c","entries":[[1,)" + deep +
+                        R"(]]},{"ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"name":"ok"}])",
+                    d3);
   CHECK(c.planes.at(0).EventCount() == 2);
 }
 
@@ -619,7 +644,8 @@ TEST_CASE("Kineto deviceProperties fill the GPU planes", "[json]") {
       {"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":9,"dur":4,"name":"aten::mm"},
       {"ph":"M","pid":0,"name":"process_labels","args":{"labels":"GPU 0"}},
       {"ph":"M","pid":1,"name":"process_labels","args":{"labels":"CPU"}}
-    ]})", diag);
+    ]})",
+                    diag);
   CHECK(h.hostnames == std::vector<std::string>{"node-3"});
   const Plane& gpu = PlaneNamed(h, "/device:GPU:0");  // Kineto's GPU 0 (pid 0).
   CHECK(gpu.device.name == "NVIDIA A100-SXM4-80GB");
@@ -639,13 +665,14 @@ TEST_CASE("Numbers beyond a double (1e400) saturate and are counted instead of r
      "nested":{"v":1e400}}},
     {"ph":"X","pid":1e400,"tid":1,"ts":2,"dur":1,"name":"b"},
     {"ph":"C","pid":1,"ts":3,"name":"c","args":{"v":1e999}}
-  ])", diag);
+  ])",
+                    diag);
   const Plane& p = PlaneNamed(h, "pid 1");
   const Line& l = LineNamed(h, p, "tid 1");
   REQUIRE(l.events.size() == 1);
   CHECK(EventStat(h, p, l, 0, "up")->AsDouble() == std::numeric_limits<double>::max());
   CHECK(EventStat(h, p, l, 0, "down")->AsDouble() == -std::numeric_limits<double>::max());
-  CHECK(EventStat(h, p, l, 0, "small")->AsDouble() == 0.0);  // Underflow is a double: 0, not counted.
+  CHECK(EventStat(h, p, l, 0, "small")->AsDouble() == 0.0);     // Underflow is a double: 0, not counted.
   CHECK(StringStat(h, p, l, 0, "nested") == R"({"v":1e400})");  // Kept as its text, as nested values are.
   const Plane& big_pid = PlaneNamed(h, "1e400");  // Like other pids that are not int64: named by their text.
   CHECK(big_pid.lines.at(0).events.size() == 1);

@@ -113,7 +113,8 @@ TEST_CASE("Scanner errors name the byte", "[json]") {
     }
     return "no error";
   };
-  CHECK(error(R"([{"a":1}, {"b":[}])") == "t.json: invalid JSON at byte 16: mismatched '}' in traceEvents, expected ']'");
+  CHECK(error(R"([{"a":1}, {"b":[}])") ==
+        "t.json: invalid JSON at byte 16: mismatched '}' in traceEvents, expected ']'");
   CHECK(error(R"({"traceEvents":[], "x": [1, 2})") == "t.json: invalid JSON at byte 29: mismatched '}', expected ']'");
   CHECK(error(R"({"traceEvents" [])") == "t.json: invalid JSON at byte 15: expected ':' after a key, found '['");
   CHECK(error(R"({traceEvents: []})") == "t.json: invalid JSON at byte 1: expected a key string, found 't'");

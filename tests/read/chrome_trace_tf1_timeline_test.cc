@@ -3,8 +3,8 @@
 // numbered timeline files of a folder gathered as the steps of one host.
 // Small traces written here mimic what TF1's timeline.py writes; the
 // analyses over real ones are tests/analyze/tf1_timeline_test.cc.
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -120,7 +120,7 @@ TEST_CASE("TF1 timeline: executor processes are host lines, the GPU tracer's str
   CHECK(s7->timestamp_ns == s14->timestamp_ns);
   CHECK(IsTf1TimelinePlane(h, gpu));
 
-  CHECK(d.Count("json.tf1_timeline") == 7);         // 4 host ops + 3 stream events.
+  CHECK(d.Count("json.tf1_timeline") == 7);          // 4 host ops + 3 stream events.
   CHECK(d.Count("json.tf1_duplicate_events") == 3);  // 1 on stream:all, 2 on memcpy.
   CHECK(d.Count("json.tf1_op_copies") == 1);
   CHECK(d.Count("json.kineto_gpu_plane") == 0);  // Not read as Kineto's.
@@ -203,7 +203,8 @@ TEST_CASE("Numbered TF1 timelines in a folder are the steps of one host", "[read
   fs::create_directories(dir);
   auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir / name) << text; };
   auto timeline = [](int ts) {
-    return std::string(R"({"traceEvents":[{"ph":"M","pid":1,"name":"process_name","args":{"name":"/job:localhost/replica:0/task:0/device:CPU:0 Compute"}},)") +
+    return std::string(
+               R"({"traceEvents":[{"ph":"M","pid":1,"name":"process_name","args":{"name":"/job:localhost/replica:0/task:0/device:CPU:0 Compute"}},)") +
            R"({"ph":"X","cat":"Op","name":"MatMul","pid":1,"tid":0,"ts":)" + std::to_string(ts) +
            R"(,"dur":10,"args":{"name":"mm","op":"MatMul"}}]})";
   };

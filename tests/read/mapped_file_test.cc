@@ -4,11 +4,11 @@
 // deterministic, so these tests shrink the file at fixed points instead:
 // after it is mapped and before a byte of it is read (through the test
 // hook), and between two reads of the mapping.
-#include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <csignal>
 #include <filesystem>
@@ -40,7 +40,9 @@ std::string WriteCapture() {
 }
 
 uint64_t g_shrink_to = 0;
-void ShrinkToConfigured(const std::string& path) { REQUIRE(::truncate(path.c_str(), static_cast<off_t>(g_shrink_to)) == 0); }
+void ShrinkToConfigured(const std::string& path) {
+  REQUIRE(::truncate(path.c_str(), static_cast<off_t>(g_shrink_to)) == 0);
+}
 
 struct HookScope {
   explicit HookScope(uint64_t size) {
@@ -93,8 +95,9 @@ TEST_CASE("A capture that shrinks after it is mapped ends in one error, exit 3",
       FAIL("read a capture that shrank under the reader");
     } catch (const InputError& e) {
       CHECK(e.code() == kExitBadInput);
-      CHECK(std::string(e.what()) == copy + ": the file shrank while it was being read (another process truncated or "
-                                            "rewrote it); read it again once it is complete");
+      CHECK(std::string(e.what()) == copy +
+                                         ": the file shrank while it was being read (another process truncated or "
+                                         "rewrote it); read it again once it is complete");
     }
   }
 }

@@ -4,13 +4,13 @@
 // run through the command under TFPROF_MEMORY_LIMIT=200M, checking its exit
 // code, its one error line and its peak memory (measured by the kernel for
 // that one child process).
-#include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -175,7 +175,7 @@ TEST_CASE("cgroup memory limits: v1 and v2, at every level up to the root", "[me
   put(root / "memory/jobs/a1/memory.limit_in_bytes", "2147483648");  // This job: 2 GiB,
   put(root / "memory/jobs/a1/memory.usage_in_bytes", "536870912");   // 0.5 GiB used: 1.5 GiB left.
   const std::string v1 = "9:name=systemd:/\n4:memory:/jobs/a1\n1:cpu,cpuacct:/\n0::/\n";
-  CHECK(CgroupMemoryRoom(root.string(), v1) == uint64_t{3} << 29);  // 1.5 GiB.
+  CHECK(CgroupMemoryRoom(root.string(), v1) == uint64_t{3} << 29);   // 1.5 GiB.
   put(root / "memory/jobs/a1/memory.usage_in_bytes", "1610612736");  // The job at 1.5 GiB: its 0.5 GiB binds.
   CHECK(CgroupMemoryRoom(root.string(), v1) == uint64_t{1} << 29);
 
@@ -228,7 +228,8 @@ TEST_CASE("An 8 MB XSpace of empty lines stops at the memory limit", "[memory][b
 TEST_CASE("A trace of 20000 processes reads in little memory and stops at a limit it passes", "[memory][bad_inputs]") {
   // One instant event per pid: 27 bytes of JSON open a process and a thread.
   std::string json = "{\"traceEvents\":[";
-  for (int pid = 0; pid < 20000; ++pid) json += (pid ? "," : "") + std::string("{\"ph\":\"i\",\"ts\":0,\"pid\":") + std::to_string(pid) + "}";
+  for (int pid = 0; pid < 20000; ++pid)
+    json += (pid ? "," : "") + std::string("{\"ph\":\"i\",\"ts\":0,\"pid\":") + std::to_string(pid) + "}";
   json += "]}";
   const std::string path = tfprof::testing::TempDir() + "/pids.trace.json.gz";
   REQUIRE(WriteGzipFile(path, json, "wb9"));

@@ -93,8 +93,8 @@ TEST_CASE("Spans of several workers pair by index; other names are left alone", 
   Write(other / "host.1700000000000.trace.json.gz");
   DiscoveredInput o = DiscoverInput(other.string());
   REQUIRE(o.runs.size() == 1);
-  CHECK(Files(o.selected) == std::vector<std::string>{"host.1700000000000=host.1700000000000.trace.json.gz",
-                                                      "node.7=node.7.pt.trace.json"});
+  CHECK(Files(o.selected) ==
+        std::vector<std::string>{"host.1700000000000=host.1700000000000.trace.json.gz", "node.7=node.7.pt.trace.json"});
 }
 
 TEST_CASE("Spans in a logdir run folder are runs of the logdir", "[discovery][kineto]") {
@@ -117,14 +117,14 @@ TEST_CASE("A folder of traces under other names: JSON holding traceEvents are it
   std::ofstream(dir / "notes.txt") << "not json";
   DiscoveredInput d = DiscoverInput(dir.string());
   CHECK(d.kind == InputKind::kRunFolder);
-  CHECK(Files(d.selected) == std::vector<std::string>{"trace_8_rank_0=trace_8_rank_0.json",
-                                                      "trace_8_rank_1=trace_8_rank_1.json"});
+  CHECK(Files(d.selected) ==
+        std::vector<std::string>{"trace_8_rank_0=trace_8_rank_0.json", "trace_8_rank_1=trace_8_rank_1.json"});
   // A capture named as such does not hide the others: every Chrome trace of
   // a folder without an .xplane.pb is a host (README, "Inputs").
   std::ofstream(dir / "w.pt.trace.json") << R"({"traceEvents": [], "traceName": "w"})";
-  CHECK(Files(DiscoverInput(dir.string()).selected) ==
-        std::vector<std::string>{"trace_8_rank_0=trace_8_rank_0.json", "trace_8_rank_1=trace_8_rank_1.json",
-                                 "w=w.pt.trace.json"});
+  CHECK(Files(DiscoverInput(dir.string()).selected) == std::vector<std::string>{"trace_8_rank_0=trace_8_rank_0.json",
+                                                                                "trace_8_rank_1=trace_8_rank_1.json",
+                                                                                "w=w.pt.trace.json"});
 
   // HTA's folder of a Kineto trace beside its execution trace.
   REQUIRE_CORPUS(real, "hta/execution_trace");

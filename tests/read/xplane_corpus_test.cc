@@ -87,12 +87,13 @@ TEST_CASE("Every corpus XSpace reads exactly as protobuf's own parser reads it",
     ++checked;
   }
   CHECK(checked == files.size() - 1);  // All but the one known-corrupt capture.
-  CHECK(checked >= 26);               // As many as the corpus held when this was written.
+  CHECK(checked >= 26);                // As many as the corpus held when this was written.
 }
 
 TEST_CASE("Corpus captures match the MANIFEST's counts", "[xplane][corpus]") {
-  REQUIRE_CORPUS(path, "e4040-2023fall-assign2-hd2551/logs/fit/20231107-181856/train/plugins/profile/"
-                       "2023_11_07_18_18_59/instance-2.xplane.pb");
+  REQUIRE_CORPUS(path,
+                 "e4040-2023fall-assign2-hd2551/logs/fit/20231107-181856/train/plugins/profile/"
+                 "2023_11_07_18_18_59/instance-2.xplane.pb");
   Diagnostics diag;
   Host h = ReadXSpaceFile(path, diag);
   // MANIFEST: 2 planes, 880 events; /host:CPU 6 lines/503 ev; /device:GPU:0 7 lines/377 ev [cc 7.5, 40 SMs, 16 GB].
@@ -111,9 +112,13 @@ TEST_CASE("Corpus captures match the MANIFEST's counts", "[xplane][corpus]") {
   CHECK(h.hostnames == std::vector<std::string>{"instance-2"});
   std::map<std::string, size_t> per_line;
   for (const Line& l : gpu.lines) per_line[std::string(h.LineName(l))] = l.events.size();
-  CHECK(per_line == std::map<std::string, size_t>{{"Stream #13(Compute)", 144}, {"Stream #14(MemcpyH2D)", 5},
-                                                  {"Stream #17(Compute)", 4}, {"Stream #15(MemcpyD2H)", 3},
-                                                  {"TensorFlow Ops", 107}, {"TensorFlow Name Scope", 113}, {"Steps", 1}});
+  CHECK(per_line == std::map<std::string, size_t>{{"Stream #13(Compute)", 144},
+                                                  {"Stream #14(MemcpyH2D)", 5},
+                                                  {"Stream #17(Compute)", 4},
+                                                  {"Stream #15(MemcpyD2H)", 3},
+                                                  {"TensorFlow Ops", 107},
+                                                  {"TensorFlow Name Scope", 113},
+                                                  {"Steps", 1}});
 }
 
 TEST_CASE("The corrupted corpus capture fails with one clear line", "[xplane][corpus][bad]") {

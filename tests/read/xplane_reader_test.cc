@@ -1,5 +1,5 @@
-#include <catch2/catch.hpp>
 #include <zlib.h>
+#include <catch2/catch.hpp>
 
 #include <fstream>
 
@@ -24,7 +24,8 @@ XSpaceBuilder SmallGpuCapture() {
   auto& host = space.Plane("/host:CPU", 0);
   host.Line(17, "python3", /*timestamp_ns=*/1'000)
       .Event("train", 0, 5'000'000, {{"step_num", int64_t{3}}, {"_r", int64_t{1}}})
-      .Event("MatMul:MatMul", 1'000'000, 2'000'000, {{"correlation_id", uint64_t{42}}, {"tf_op", Ref{"dense/MatMul:MatMul"}}});
+      .Event("MatMul:MatMul", 1'000'000, 2'000'000,
+             {{"correlation_id", uint64_t{42}}, {"tf_op", Ref{"dense/MatMul:MatMul"}}});
   auto& gpu = space.Plane("/device:GPU:0", 1);
   gpu.Stat("gpu_device_name", std::string("Tesla T4"))
       .Stat("compute_cap_major", int64_t{7})
@@ -33,7 +34,8 @@ XSpaceBuilder SmallGpuCapture() {
       .Stat("memory_size", int64_t{15'843'721'216});
   gpu.Line(13, "Stream #13(Compute)", /*timestamp_ns=*/2'000)
       .Event("volta_sgemm_128x64_nn", 500'000, 1'250'000,
-             {{"correlation_id", uint64_t{42}}, {"kernel_details", std::string("regs:64 grid:2,1,1 block:256,1,1")},
+             {{"correlation_id", uint64_t{42}},
+              {"kernel_details", std::string("regs:64 grid:2,1,1 block:256,1,1")},
               {"occupancy", 0.625}});
   return space;
 }
@@ -194,13 +196,15 @@ TEST_CASE("XPlane reader rejects ids that point nowhere", "[xplane][bad]") {
     XSpaceBuilder space;
     space.Plane("/host:CPU").Line(1, "t").Event("a", 0, 1, {{"k", int64_t{1}}});
     space.proto().mutable_planes(0)->mutable_lines(0)->mutable_events(0)->mutable_stats(0)->set_metadata_id(5);
-    REQUIRE_THROWS_WITH(ReadXSpaceBytes(space.Serialize(), "bad.xplane.pb", diag), Catch::Contains("stat metadata id 5"));
+    REQUIRE_THROWS_WITH(ReadXSpaceBytes(space.Serialize(), "bad.xplane.pb", diag),
+                        Catch::Contains("stat metadata id 5"));
   }
   SECTION("ref value") {
     XSpaceBuilder space;
     space.Plane("/host:CPU").Line(1, "t").Event("a", 0, 1, {{"k", Ref{"v"}}});
     space.proto().mutable_planes(0)->mutable_lines(0)->mutable_events(0)->mutable_stats(0)->set_ref_value(12345);
-    REQUIRE_THROWS_WITH(ReadXSpaceBytes(space.Serialize(), "bad.xplane.pb", diag), Catch::Contains("stat metadata id 12345"));
+    REQUIRE_THROWS_WITH(ReadXSpaceBytes(space.Serialize(), "bad.xplane.pb", diag),
+                        Catch::Contains("stat metadata id 12345"));
   }
 }
 

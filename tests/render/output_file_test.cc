@@ -59,8 +59,9 @@ TEST_CASE("The guard refuses an output that is an input file, however it is name
 
   OutputGuard guard;
   guard.AddInput(dir + "/run/host.xplane.pb");
-  CheckRefused(guard, {dir + "/run/host.xplane.pb", dir + "/run/../run/host.xplane.pb", dir + "/elsewhere/link.pb",
-                       dir + "/elsewhere/hard.pb"},
+  CheckRefused(guard,
+               {dir + "/run/host.xplane.pb", dir + "/run/../run/host.xplane.pb", dir + "/elsewhere/link.pb",
+                dir + "/elsewhere/hard.pb"},
                ": is an input of this command (" + dir + "/run/host.xplane.pb); refusing to overwrite it");
   // A file input does not make its folder an input.
   CHECK(Thrown([&] { guard.CheckOutput(dir + "/run/report.csv"); }).first == -1);
@@ -75,8 +76,9 @@ TEST_CASE("The guard refuses anything inside an input folder", "[output]") {
 
   OutputGuard guard;
   guard.AddInput(dir + "/logs");
-  CheckRefused(guard, {dir + "/logs/report.csv", dir + "/logs/plugins/profile/run1/evil.trace.json",
-                       dir + "/out/into_logs/x.csv", dir + "/out/../logs/y.csv"},
+  CheckRefused(guard,
+               {dir + "/logs/report.csv", dir + "/logs/plugins/profile/run1/evil.trace.json",
+                dir + "/out/into_logs/x.csv", dir + "/out/../logs/y.csv"},
                ": lies inside the input folder " + dir + "/logs; refusing to write there");
   CHECK(Thrown([&] { guard.CheckOutput(dir + "/logs"); }).second ==
         dir + "/logs: is the input folder " + dir + "/logs; refusing to write there");

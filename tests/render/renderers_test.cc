@@ -174,17 +174,18 @@ TEST_CASE("DOT: a report graph drawn from its node and edge tables", "[render][d
   g.edge_bold_column = "main";
   g.edge_label_column = "note";
   r.graphs.push_back(g);
-  CHECK(Rendered(r, {.format = OutputFormat::kDot}) ==
-        "digraph \"demo graph\" {\n"
-        "  rankdir=LR;\n"
-        "  node [shape=box, fontname=\"Helvetica\"];\n"
-        "  \"a\" [label=\"Read\\nself (us): 1.500\", style=\"bold\", penwidth=2];\n"
-        "  \"b\" [label=\"Map \\\"x\\\"\\nself (us): 20.000\", color=red, fillcolor=\"#ffdddd\", style=\"bold,filled\", "
-        "penwidth=2];\n"
-        "  \"c\" [label=\"Batch\\nself (us): \"];\n"
-        "  \"a\" -> \"b\" [style=\"bold\", penwidth=2];\n"
-        "  \"b\" -> \"c\" [label=\"async\"];\n"
-        "}\n");
+  CHECK(
+      Rendered(r, {.format = OutputFormat::kDot}) ==
+      "digraph \"demo graph\" {\n"
+      "  rankdir=LR;\n"
+      "  node [shape=box, fontname=\"Helvetica\"];\n"
+      "  \"a\" [label=\"Read\\nself (us): 1.500\", style=\"bold\", penwidth=2];\n"
+      "  \"b\" [label=\"Map \\\"x\\\"\\nself (us): 20.000\", color=red, fillcolor=\"#ffdddd\", style=\"bold,filled\", "
+      "penwidth=2];\n"
+      "  \"c\" [label=\"Batch\\nself (us): \"];\n"
+      "  \"a\" -> \"b\" [style=\"bold\", penwidth=2];\n"
+      "  \"b\" -> \"c\" [label=\"async\"];\n"
+      "}\n");
 
   // A graph naming a column its table lacks is refused, not drawn half.
   r.graphs.front().bold_column = "missing";

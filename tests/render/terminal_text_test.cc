@@ -19,10 +19,14 @@ TEST_CASE("Control characters become visible escapes", "[render][escape]") {
   CHECK(EscapeForTerminal(std::string("nul\0x", 5)) == "nul\\x00x");
   CHECK(EscapeForTerminal("del\x7f") == "del\\x7f");
   // C1 CSI (U+009B) as UTF-8, and as a lone byte (not UTF-8).
-  CHECK(EscapeForTerminal("x\xc2\x9b" "2J") == "x\\u009b2J");
-  CHECK(EscapeForTerminal("x\x9b" "2J") == "x\\x9b2J");
+  CHECK(EscapeForTerminal("x\xc2\x9b"
+                          "2J") == "x\\u009b2J");
+  CHECK(EscapeForTerminal("x\x9b"
+                          "2J") == "x\\x9b2J");
   // Right-to-left override and the line separator.
-  CHECK(EscapeForTerminal("a\xe2\x80\xae" "b\xe2\x80\xa8" "c") == "a\\u202eb\\u2028c");
+  CHECK(EscapeForTerminal("a\xe2\x80\xae"
+                          "b\xe2\x80\xa8"
+                          "c") == "a\\u202eb\\u2028c");
   // Overlong "/" (C0 AF) and a UTF-16 surrogate (ED A0 80) are not UTF-8.
   CHECK(EscapeForTerminal("\xc0\xaf") == "\\xc0\\xaf");
   CHECK(EscapeForTerminal("\xed\xa0\x80") == "\\xed\\xa0\\x80");
@@ -31,7 +35,8 @@ TEST_CASE("Control characters become visible escapes", "[render][escape]") {
 }
 
 TEST_CASE("Printable text passes unchanged, UTF-8 included", "[render][escape]") {
-  for (const std::string s : {"sequential/dense/MatMul", "Δ %", "×3", "日本語", "emoji 😀", "back\\slash", "U+00A0:\xc2\xa0"})
+  for (const std::string s :
+       {"sequential/dense/MatMul", "Δ %", "×3", "日本語", "emoji 😀", "back\\slash", "U+00A0:\xc2\xa0"})
     CHECK(EscapeForTerminal(s) == s);
 }
 
@@ -63,7 +68,8 @@ TEST_CASE("The table view escapes every string it prints", "[render][escape]") {
         "  warning  kind\\x1b ×1: message\\n (e.g. example\\x1b[H)\n");
 }
 
-TEST_CASE("CSV keeps names byte for byte, and the csv-safe option defuses formulas in text cells only", "[render][csv]") {
+TEST_CASE("CSV keeps names byte for byte, and the csv-safe option defuses formulas in text cells only",
+          "[render][csv]") {
   Table t{"t", "T", {}, {}};
   t.Add({"name", "name"}).Add({"delta", "delta", ColumnType::kDouble, 1}).Add({"n", "n", ColumnType::kInt});
   t.NewRow() = {std::string("=HYPERLINK(\"http://x\",\"y\")"), -2.5, int64_t{-3}};

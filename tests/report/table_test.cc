@@ -36,9 +36,9 @@ TEST_CASE("Rows are filled by column key, in any order", "[report]") {
 TEST_CASE("An unknown key or a cell of the wrong type is refused", "[report]") {
   Table t = Ops();
   auto row = t.AddRow();
-  CHECK_THROWS_AS(row.Set("self_time_us", 1.0), std::logic_error);        // Typo in the key.
-  CHECK_THROWS_AS(row.Set("calls", 1.5), std::logic_error);                // A double in an int column.
-  CHECK_THROWS_AS(row.Set("op_name", int64_t{1}), std::logic_error);       // A number in a string column.
+  CHECK_THROWS_AS(row.Set("self_time_us", 1.0), std::logic_error);    // Typo in the key.
+  CHECK_THROWS_AS(row.Set("calls", 1.5), std::logic_error);           // A double in an int column.
+  CHECK_THROWS_AS(row.Set("op_name", int64_t{1}), std::logic_error);  // A number in a string column.
   CHECK_THROWS_AS(row.Set("on_device", std::string("yes")), std::logic_error);
   // An empty cell fits anywhere; a whole number fits a double column (a
   // byte count in a value column stays an integer).

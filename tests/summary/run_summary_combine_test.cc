@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "lib/analyze/overview_analysis.h"
 #include "lib/analyze/metrics_report.h"
+#include "lib/analyze/overview_analysis.h"
 #include "lib/analyze/overview_report.h"
 #include "lib/analyze/run_summary_to_metrics.h"
-#include "lib/analyze/steps_report.h"
 #include "lib/analyze/step_summary.h"
+#include "lib/analyze/steps_report.h"
 #include "lib/analyze/tf_data_pipelines_to_report.h"
 #include "lib/analyze/tf_stats_report.h"
 #include "lib/read/capture_discovery.h"
@@ -169,7 +169,8 @@ TEST_CASE("Summaries that cannot be one run do not combine", "[run_summary]") {
     CHECK(a[1].hosts.size() == 2);
   }
   SECTION("different options") {
-    std::vector<RunSummary> a = SummariesPerHost(folder, {}), b = SummariesPerHost(folder, AnalysisOptions{Compat::kXprof});
+    std::vector<RunSummary> a = SummariesPerHost(folder, {}),
+                            b = SummariesPerHost(folder, AnalysisOptions{Compat::kXprof});
     CHECK_THROWS_AS(CombineRunSummaries(a[0], std::move(b[1])), std::invalid_argument);
   }
   SECTION("another schema version") {

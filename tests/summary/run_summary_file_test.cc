@@ -140,11 +140,11 @@ TEST_CASE("run summary file: a wrong, truncated, corrupt or other-version file i
   CHECK(ReadError(xplane) == "not a tfprof-analyze run summary (no run summary header)");
 
   CHECK(ReadError(good.substr(0, 5)) == "truncated run summary: 5 bytes, less than its 20-byte header");
-  CHECK(ReadError(good.substr(0, good.size() - 1)) ==
-        "truncated run summary: its header says " + std::to_string(message) + " bytes follow, the file has " +
-            std::to_string(message - 1));
-  CHECK(ReadError(good + "x") == "corrupt run summary: 1 bytes past the " + std::to_string(message) +
-                                     " its header says");
+  CHECK(ReadError(good.substr(0, good.size() - 1)) == "truncated run summary: its header says " +
+                                                          std::to_string(message) + " bytes follow, the file has " +
+                                                          std::to_string(message - 1));
+  CHECK(ReadError(good + "x") ==
+        "corrupt run summary: 1 bytes past the " + std::to_string(message) + " its header says");
 
   std::string other_version = good;
   PutU32(other_version, 8, 2);
@@ -154,8 +154,9 @@ TEST_CASE("run summary file: a wrong, truncated, corrupt or other-version file i
 
   std::string absurd = good.substr(0, kRunSummaryHeaderBytes);
   PutU32(absurd, 16, 0x100);  // Length 2^40.
-  CHECK(ReadError(absurd) == "corrupt run summary: its header claims a 1024.0 GiB message, beyond the 2 GiB protobuf "
-                             "reads");
+  CHECK(ReadError(absurd) ==
+        "corrupt run summary: its header claims a 1024.0 GiB message, beyond the 2 GiB protobuf "
+        "reads");
 
   // A message byte that is no protobuf: field 0 is never valid.
   std::string garbled = good;
@@ -168,8 +169,7 @@ TEST_CASE("run summary file: a wrong, truncated, corrupt or other-version file i
   std::string wrong_bytes = good.substr(0, 12);
   const std::string body = SerializeDeterministic(wrong);
   for (int i = 0; i < 8; ++i) wrong_bytes += static_cast<char>((uint64_t{body.size()} >> (8 * i)) & 0xff);
-  CHECK(ReadError(wrong_bytes + body) ==
-        "corrupt run summary: schema version 7, this tfprof-analyze reads version 1");
+  CHECK(ReadError(wrong_bytes + body) == "corrupt run summary: schema version 7, this tfprof-analyze reads version 1");
 
   // Hosts out of order (CombineRunSummaries relies on the order).
   summary::RunSummary unordered;

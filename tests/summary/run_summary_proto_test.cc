@@ -145,11 +145,11 @@ TEST_CASE("run summary: every report is byte-identical after the protobuf round 
     bool kernels, steps, pipelines;
   };
   const Case cases[] = {
-      {"tf_memory", 1, 115, false, true, false},   // TF2 xplane, CPU, allocator events.
-      {"tf_prefetch", 1, 0, false, true, true},    // TF2 xplane with tf.data pipelines.
-      {"tf_two_hosts", 2, 0, false, true, true},   // Two hosts of one run.
-      {"torch_gpu_amp", 1, 1578, true, true, false},  // PyTorch Kineto trace, GPU: 1578 [memory] events.
-      {"tf1_timeline", 1, 0, false, true, false},  // TF1 timelines, one host.
+      {"tf_memory", 1, 115, false, true, false},           // TF2 xplane, CPU, allocator events.
+      {"tf_prefetch", 1, 0, false, true, true},            // TF2 xplane with tf.data pipelines.
+      {"tf_two_hosts", 2, 0, false, true, true},           // Two hosts of one run.
+      {"torch_gpu_amp", 1, 1578, true, true, false},       // PyTorch Kineto trace, GPU: 1578 [memory] events.
+      {"tf1_timeline", 1, 0, false, true, false},          // TF1 timelines, one host.
       {"jax_gpu", 1, 97 * 2 + 28 * 2, true, true, false},  // JAX xplane with a GPU (expected_facts.json).
   };
   for (const Case& c : cases) {

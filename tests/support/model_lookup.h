@@ -20,7 +20,8 @@ inline const Plane& PlaneNamed(const Host& h, std::string_view name) {
 }
 
 // Stat `name` of event `event` of line `l` on plane `p`, if it has one.
-inline std::optional<Stat> EventStat(const Host& h, const Plane& p, const Line& l, size_t event, std::string_view name) {
+inline std::optional<Stat> EventStat(const Host& h, const Plane& p, const Line& l, size_t event,
+                                     std::string_view name) {
   return FindStatIn(l.EventStats(event), p.FindStatKey(h.strings, name));
 }
 

@@ -1,5 +1,5 @@
-#include "tests/support/files.h"
 #include "tests/support/run_tool.h"
+#include "tests/support/files.h"
 
 #include <sys/wait.h>
 
@@ -24,8 +24,8 @@ ToolResult RunTool(const std::string& args) { return RunToolIn("", args); }
 
 ToolResult RunToolIn(const std::string& cwd, const std::string& args) {
   std::string dir = TempDir();
-  std::string cmd = (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + TFPROF_TOOL_PATH + "' " + args + " >" +
-                    dir + "/out 2>" + dir + "/err </dev/null";
+  std::string cmd = (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "'" + TFPROF_TOOL_PATH + "' " + args +
+                    " >" + dir + "/out 2>" + dir + "/err </dev/null";
   ToolResult r;
   r.exit_code = Shell(cmd);
   r.out = Slurp(dir + "/out");

@@ -17,5 +17,4 @@ ToolResult RunTool(const std::string& args);
 // The same, run from `dir` (so paths in the output are relative to it).
 ToolResult RunToolIn(const std::string& dir, const std::string& args);
 
-
 }  // namespace tfprof::testing

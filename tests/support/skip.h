@@ -16,9 +16,9 @@ inline void SkipTest(const std::string& why) {
 }  // namespace tfprof::testing
 
 // Returns from the test when the corpus file is absent.
-#define REQUIRE_CORPUS(var, relative)                                                                 \
-  const std::string var = ::tfprof::testing::CorpusPath(relative);                                    \
-  if (var.empty()) {                                                                                  \
+#define REQUIRE_CORPUS(var, relative)                                                                \
+  const std::string var = ::tfprof::testing::CorpusPath(relative);                                   \
+  if (var.empty()) {                                                                                 \
     ::tfprof::testing::SkipTest("corpus file absent (set TFPROF_CORPUS): " + std::string(relative)); \
-    return;                                                                                           \
+    return;                                                                                          \
   }

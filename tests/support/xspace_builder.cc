@@ -9,7 +9,8 @@
 
 namespace tfprof::testing {
 
-LineBuilder& LineBuilder::Event(const std::string& name, int64_t offset_ps, int64_t duration_ps, const StatList& stats) {
+LineBuilder& LineBuilder::Event(const std::string& name, int64_t offset_ps, int64_t duration_ps,
+                                const StatList& stats) {
   xplane::XEvent* e = line_->add_events();
   e->set_metadata_id(plane_.EventMetadataId(name));
   e->set_offset_ps(offset_ps);

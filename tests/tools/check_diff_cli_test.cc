@@ -21,7 +21,8 @@ namespace {
 const std::string kInputBound = SourcePath("testdata/captures/tf_input_bound");
 const std::string kPrefetch = SourcePath("testdata/captures/tf_prefetch");
 
-double MetricValue(const nlohmann::json& doc, const std::string& table, const std::string& metric, const std::string& key) {
+double MetricValue(const nlohmann::json& doc, const std::string& table, const std::string& metric,
+                   const std::string& key) {
   for (const auto& row : doc["tables"][table])
     if (row["metric"] == metric) return row[key].get<double>();
   FAIL("no metric " << metric << " in table " << table);
@@ -49,7 +50,8 @@ TEST_CASE("metrics lists the input-bound capture's numbers", "[metrics]") {
     CHECK(name.rfind("overview.device_", 0) != 0);  // Device categories are absent, not 0.
     CHECK(name.rfind("op_stats.device.", 0) != 0);
   }
-  CHECK_THAT(doc["notes"].dump(), Catch::Contains("no kernels.* metrics: no GPU kernels: the capture has no GPU device plane"));
+  CHECK_THAT(doc["notes"].dump(),
+             Catch::Contains("no kernels.* metrics: no GPU kernels: the capture has no GPU device plane"));
 
   auto csv = RunTool("metrics -f csv " + kPrefetch);
   REQUIRE(csv.exit_code == 0);
@@ -99,7 +101,8 @@ TEST_CASE("check reads a rules file and reports missing metrics", "[check]") {
   CHECK(checks[1]["value"].is_null());
   CHECK_THAT(checks[1]["message"].get<std::string>(), Catch::Contains("not in this capture (no kernels.* metrics"));
   CHECK(checks[2]["status"] == "skip");
-  CHECK_THAT(fail.err, Catch::Contains("1 of 3 rules failed: kernels.tensor_core_time_percent >= 30: not in this capture"));
+  CHECK_THAT(fail.err,
+             Catch::Contains("1 of 3 rules failed: kernels.tensor_core_time_percent >= 30: not in this capture"));
 
   auto skip = RunTool("check " + kInputBound + " --rules " + rules + " --missing skip");
   CHECK(skip.exit_code == 0);
@@ -159,8 +162,9 @@ TEST_CASE("diff: cache+prefetch cuts step and input time", "[diff]") {
 TEST_CASE("diff --fail-if turns a regression into exit code 5", "[diff]") {
   // Prefetch -> input-bound is the regression: step time up 250%.
   std::string junit = tfprof::testing::TempDir() + "/diff.xml";
-  auto bad = RunTool("diff " + kPrefetch + " " + kInputBound +
-                     " --fail-if 'overview.step_time_ms.avg>+5%' --fail-if 'overview.input_percent>+60' --junit " + junit);
+  auto bad =
+      RunTool("diff " + kPrefetch + " " + kInputBound +
+              " --fail-if 'overview.step_time_ms.avg>+5%' --fail-if 'overview.input_percent>+60' --junit " + junit);
   CHECK(bad.exit_code == 5);
   CHECK(bad.err ==
         "tfprof-analyze: error: diff: 1 of 2 --fail-if conditions failed: overview.step_time_ms.avg 3.695 -> 12.96 ms "
@@ -176,7 +180,9 @@ TEST_CASE("diff --fail-if turns a regression into exit code 5", "[diff]") {
   auto missing = RunTool("diff " + kInputBound + " " + kPrefetch + " --fail-if 'kernels.time_ms>+5%'");
   CHECK(missing.exit_code == 5);
   CHECK_THAT(missing.err, Catch::Contains("kernels.time_ms is in neither run"));
-  CHECK(RunTool("diff " + kInputBound + " " + kPrefetch + " --fail-if 'kernels.time_ms>+5%' --missing skip").exit_code == 0);
+  CHECK(
+      RunTool("diff " + kInputBound + " " + kPrefetch + " --fail-if 'kernels.time_ms>+5%' --missing skip").exit_code ==
+      0);
 
   auto malformed = RunTool("diff " + kInputBound + " " + kPrefetch + " --fail-if 'overview.step_time_ms.avg=5'");
   CHECK(malformed.exit_code == 2);
@@ -217,6 +223,7 @@ TEST_CASE("diff on GPU runs matches kernels by name", "[diff]") {
   // Two runs of one logdir.
   auto same = RunTool("diff " + logs + " " + logs + " --base-run 2023_11_07_18_18_59 --new-run 2023_11_07_18_25_02");
   REQUIRE(same.exit_code == 0);
-  CHECK_THAT(same.out, Catch::Contains("base: " + logs + " · run 20231107-181856/train/2023_11_07_18_18_59 · 1 host · 1 × "));
+  CHECK_THAT(same.out,
+             Catch::Contains("base: " + logs + " · run 20231107-181856/train/2023_11_07_18_18_59 · 1 host · 1 × "));
   CHECK_THAT(same.out, Catch::Contains("step time: 10.631 → 61.227 ms (+50.596 ms, +475.9%)"));
 }

@@ -130,7 +130,8 @@ TEST_CASE("op-stats CSV keeps the TensorFlow Profiler's column labels", "[cli]")
                                       "Total self-time (us),Avg. self-time (us),Total self-time on Device (%),"
                                       "Cumulative total-self time on Device (%),Total self-time on Host (%),"
                                       "Cumulative total-self time on Host (%),Execution mode\n"));
-  auto bad = RunTool("op-stats --sort nonsense " + std::string(TFPROF_SOURCE_DIR) + "/testdata/captures/tf_custom_loop");
+  auto bad =
+      RunTool("op-stats --sort nonsense " + std::string(TFPROF_SOURCE_DIR) + "/testdata/captures/tf_custom_loop");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--sort: unknown or unsortable column 'nonsense'"));
 }
@@ -142,9 +143,10 @@ TEST_CASE("The overview of a real GPU run reads as the TensorFlow Profiler's", "
   // TensorFlow's own overview_page.pb for this run says the same.
   CHECK_THAT(r.out, Catch::Contains("verdict: POTENTIALLY input-bound"));
   CHECK_THAT(r.out, Catch::Contains("24.3% of the total step time sampled is spent on 'All Others' time"));
-  CHECK_THAT(r.out, Catch::Contains("13.7 % of the total step time sampled is spent on 'Kernel Launch'. It could be due to "
-                                    "CPU contention with tf.data. In this case, you may try to set the environment variable "
-                                    "TF_GPU_THREAD_MODE=gpu_private."));
+  CHECK_THAT(r.out,
+             Catch::Contains("13.7 % of the total step time sampled is spent on 'Kernel Launch'. It could be due to "
+                             "CPU contention with tf.data. In this case, you may try to set the environment variable "
+                             "TF_GPU_THREAD_MODE=gpu_private."));
   CHECK_THAT(r.out, Catch::Contains("step time 10.63 ms"));
   CHECK_THAT(r.out, Catch::Contains("op placement: host 14.4% · device 85.6% of TF op executions"));
   auto xprof = RunTool("overview --compat xprof " + run);

@@ -115,7 +115,8 @@ TEST_CASE("A rules file may start with a UTF-8 byte order mark", "[cli][check]")
   // Both rules read: the first passes (1 host), the second fails.
   CHECK(r.exit_code == 5);
   CHECK_THAT(r.out, Catch::Contains("2 rules: 1 passed, 1 failed, 0 skipped"));
-  CHECK(r.err == "tfprof-analyze: error: " + path + ": check failed: 1 of 2 rules failed: run.hosts = 1 count, not >= 2\n");
+  CHECK(r.err ==
+        "tfprof-analyze: error: " + path + ": check failed: 1 of 2 rules failed: run.hosts = 1 count, not >= 2\n");
 }
 
 TEST_CASE("Rules files are small regular files", "[cli][usage][check]") {

@@ -51,7 +51,8 @@ TEST_CASE("CSV and JSON carry the names byte for byte", "[cli][escape]") {
   auto csv = RunTool("info -f csv --table lines '" + hostile + "'");
   REQUIRE(csv.exit_code == 0);
   // RFC 4180: fields with a newline are quoted; the escape bytes are data.
-  CHECK(csv.out == "host,plane,line_id,line,events,span_ms\n\"" + kFileHost + "\",/host:CPU,7,\"" + kLine + "\",1,2.000\n");
+  CHECK(csv.out ==
+        "host,plane,line_id,line,events,span_ms\n\"" + kFileHost + "\",/host:CPU,7,\"" + kLine + "\",1,2.000\n");
 
   auto json = RunTool("info -f json '" + hostile + "'");
   REQUIRE(json.exit_code == 0);
@@ -70,8 +71,9 @@ TEST_CASE("The csv-safe option defuses spreadsheet formulas in text cells, not i
         "host,plane,line_id,line,events,span_ms\nbox,/host:CPU,7,\"=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",1,2.000\n");
   auto safe = RunTool("info -f csv --csv-safe --table lines " + path);
   REQUIRE(safe.exit_code == 0);
-  CHECK(safe.out ==
-        "host,plane,line_id,line,events,span_ms\nbox,/host:CPU,7,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",1,2.000\n");
+  CHECK(
+      safe.out ==
+      "host,plane,line_id,line,events,span_ms\nbox,/host:CPU,7,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",1,2.000\n");
 }
 
 TEST_CASE("Error lines escape file names and arguments", "[cli][escape]") {

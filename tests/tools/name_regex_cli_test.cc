@@ -26,7 +26,8 @@ std::string WriteTrace(const std::string& file, const nlohmann::json& events) {
   return path;
 }
 
-nlohmann::json Complete(const std::string& name, const char* cat, int64_t ts_us, int64_t dur_us, int pid = 1, int tid = 1) {
+nlohmann::json Complete(const std::string& name, const char* cat, int64_t ts_us, int64_t dur_us, int pid = 1,
+                        int tid = 1) {
   return {{"ph", "X"}, {"cat", cat}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", ts_us}, {"dur", dur_us}};
 }
 
@@ -45,8 +46,8 @@ std::string KernelTrace(const std::string& file, const std::vector<std::string>&
     nlohmann::json launch = Complete("cudaLaunchKernel", "cuda_runtime", t, 5);
     launch["args"] = {{"correlation", correlation}};
     nlohmann::json kernel = Complete(k, "kernel", t + 20, 40, 0, 7);
-    kernel["args"] = {{"device", 0},          {"stream", 7},           {"correlation", correlation},
-                      {"grid", {1, 1, 1}},    {"block", {128, 1, 1}},  {"registers per thread", 32},
+    kernel["args"] = {{"device", 0},       {"stream", 7},          {"correlation", correlation},
+                      {"grid", {1, 1, 1}}, {"block", {128, 1, 1}}, {"registers per thread", 32},
                       {"shared memory", 0}};
     events.push_back(launch);
     events.push_back(kernel);
@@ -67,7 +68,7 @@ void CheckUsageError(const ToolResult& r, const std::string& text) {
   CHECK(r.exit_code == 2);
   REQUIRE(!r.err.empty());
   CHECK(r.err.find('\n') == r.err.size() - 1);  // Exactly one line,
-  CHECK(r.err.size() < 400);                     // a short one.
+  CHECK(r.err.size() < 400);                    // a short one.
   CHECK(r.err.rfind("tfprof-analyze: error: ", 0) == 0);
   CHECK(r.err.find(text) != std::string::npos);
   CHECK(r.out.empty());
@@ -89,7 +90,7 @@ TEST_CASE("A ProfilerStep# with 40,000 digits is a step, in every command", "[re
   const auto& row = steps["tables"]["steps"][0];
   CHECK(row["step"] == name);
   CHECK(row["step_time_ms"].get<double>() == Approx(0.1));  // The annotation's 100 us.
-  CHECK(row["step_number"] == 0);  // N does not fit in 64 bits: the step's index.
+  CHECK(row["step_number"] == 0);                           // N does not fit in 64 bits: the step's index.
   ToolResult check = RunTool("check --max overview.steps=1 --min overview.steps=1 '" + trace + "'");
   INFO(check.err);
   CHECK(check.exit_code == 0);
@@ -142,9 +143,9 @@ TEST_CASE("(a+)+$ on a long name gives its answer at once", "[regex][cli]") {
   // Backtracking tries 2^n ways to split the a's before failing on '!';
   // std::regex took 0.55 s at 20 a's, 2.5 s at 22, 7.2 s at 24.
   const std::string no_match = std::string(10000, 'a') + "!";
-  const std::string trace =
-      WriteTrace("nested.trace.json", {Complete(no_match, "user_annotation", 0, 100), Complete("aten::mm", "cpu_op", 10, 50),
-                                       Complete("baaa", "user_annotation", 200, 300), Complete("aten::add", "cpu_op", 210, 50)});
+  const std::string trace = WriteTrace(
+      "nested.trace.json", {Complete(no_match, "user_annotation", 0, 100), Complete("aten::mm", "cpu_op", 10, 50),
+                            Complete("baaa", "user_annotation", 200, 300), Complete("aten::add", "cpu_op", 210, 50)});
   nlohmann::json steps = Json(RunTool("steps -f json --step-marker '(a+)+$' '" + trace + "'"));
   REQUIRE(steps["tables"]["steps"].size() == 1);
   CHECK(steps["tables"]["steps"][0]["step"] == "baaa 0");

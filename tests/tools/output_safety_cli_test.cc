@@ -57,7 +57,8 @@ TEST_CASE("An output that is an input, or inside an input folder, is refused", "
   };
   for (const Case& c : std::vector<Case>{
            // The issue's case: the run folder as input, its capture as -o.
-           {"info " + a.run + " -o " + a.capture, a.capture + ": lies inside the input folder " + a.run + "; refusing to write there"},
+           {"info " + a.run + " -o " + a.capture,
+            a.capture + ": lies inside the input folder " + a.run + "; refusing to write there"},
            {"info " + a.logdir + " -o " + a.capture, a.capture + inside_a},
            {"info " + a.capture + " -o " + a.capture, a.capture + is_a},
            {"info " + a.capture + " -o " + elsewhere + "/link.xplane.pb", elsewhere + "/link.xplane.pb" + is_a},
@@ -67,11 +68,13 @@ TEST_CASE("An output that is an input, or inside an input folder, is refused", "
            {"info --list-runs " + a.logdir + " -o " + a.logdir + "/runs.txt", a.logdir + "/runs.txt" + inside_a},
            {"check " + a.capture + " --max run.hosts=1 --junit " + a.capture, a.capture + is_a},
            {"check " + a.capture + " --rules " + elsewhere + "/perf.rules --junit " + elsewhere + "/perf.rules",
-            elsewhere + "/perf.rules: is an input of this command (" + elsewhere + "/perf.rules); refusing to overwrite it"},
+            elsewhere + "/perf.rules: is an input of this command (" + elsewhere +
+                "/perf.rules); refusing to overwrite it"},
            {"tf-data -f dot " + a.capture + " -o " + a.capture, a.capture + is_a},
            {"diff " + a.logdir + " " + b.logdir + " -o " + a.capture, a.capture + inside_a},
            {"diff " + b.logdir + " " + a.logdir + " -o " + a.capture, a.capture + inside_a},
-           {"diff " + b.capture + " " + a.capture + " --fail-if 'overview.steps>+1' --junit " + a.capture, a.capture + is_a},
+           {"diff " + b.capture + " " + a.capture + " --fail-if 'overview.steps>+1' --junit " + a.capture,
+            a.capture + is_a},
            {"check " + b.capture + " --max run.hosts=1 -o " + elsewhere + "/r.txt --junit " + elsewhere + "/r.txt",
             elsewhere + "/r.txt: is also the file of another output of this command (" + elsewhere +
                 "/r.txt); give each its own"},

@@ -20,8 +20,8 @@ ToolResult RunLimited(const std::string& args, const std::string& redirects) {
 #endif
   const std::string dir = TempDir();
   const std::string out = redirects.empty() ? "> " + dir + "/out" : redirects;
-  const std::string cmd =
-      limit + "timeout 60 '" + std::string(TFPROF_TOOL_PATH) + "' " + args + " " + out + " 2>" + dir + "/err </dev/null";
+  const std::string cmd = limit + "timeout 60 '" + std::string(TFPROF_TOOL_PATH) + "' " + args + " " + out + " 2>" +
+                          dir + "/err </dev/null";
   const int status = std::system(cmd.c_str());
   ToolResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

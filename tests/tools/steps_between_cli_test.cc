@@ -67,7 +67,8 @@ TEST_CASE("steps-between: usage errors and no steps", "[cli][steps_between]") {
   auto plain = RunTool("steps " + kTrace);
   CHECK(plain.exit_code == 4);
   CHECK_THAT(plain.err, Catch::Contains("no ProfilerStep#N annotation"));
-  CHECK_THAT(plain.err, Catch::Contains("for a DataLoader loop without them: --steps-between 'enumerate\\(DataLoader\\)'"));
+  CHECK_THAT(plain.err,
+             Catch::Contains("for a DataLoader loop without them: --steps-between 'enumerate\\(DataLoader\\)'"));
   auto overview = RunTool("overview " + kTrace);
   REQUIRE(overview.exit_code == 0);
   CHECK_THAT(overview.out, Catch::Contains("--steps-between REGEX"));

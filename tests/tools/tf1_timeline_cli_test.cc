@@ -91,7 +91,8 @@ TEST_CASE("A numbered timeline that is not a TF1 timeline is one error line nami
   const std::filesystem::path dir = tfprof::testing::TempDir();
   const std::filesystem::path source = std::string(TFPROF_SOURCE_DIR) + "/testdata/captures/tf1_timeline";
   for (const char* f : {"timeline_01.json", "timeline_02.json"}) std::filesystem::copy_file(source / f, dir / f);
-  std::ofstream(dir / "timeline_03.json") << R"({"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":1,"dur":1}]})";
+  std::ofstream(dir / "timeline_03.json")
+      << R"({"traceEvents":[{"ph":"X","name":"x","pid":1,"tid":1,"ts":1,"dur":1}]})";
   auto r = RunTool("steps " + dir.string());
   CHECK(r.exit_code == 3);
   CHECK(r.out.empty());
