@@ -361,7 +361,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     out.no_profile_reason =
         "no MemoryAllocation/MemoryDeallocation events on the host plane: TensorFlow records them only for its BFC "
         "allocators (GPU memory, and host memory with TF_CPU_ALLOCATOR_USE_BFC=true), so CPU-only runs usually have "
-        "no memory profile, and JAX and PyTorch captures never have one";
+        "no memory profile (JAX records them for its GPU allocators too)";
     return out;
   }
 
