@@ -66,6 +66,45 @@ std::vector<size_t> TimelinePoints(const AllocatorMemoryProfile& a, const Memory
   return SampleTimeline(a.timeline, o.all_points ? 0 : o.max_points, o.compat == Compat::kTfLegacy);
 }
 
+// Calls visit(host, allocator) for each allocator the options select, hosts
+// in order: every table and headline lists allocators the same way.
+template <typename Visit>
+void ForEachSelected(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o, Visit visit) {
+  for (const HostMemoryProfile& h : hosts)
+    for (const AllocatorMemoryProfile& a : h.allocators)
+      if (Selected(a, o)) visit(h, a);
+}
+
+// Whether a shown timeline is cut down to o.max_points.
+bool AnyTimelineSampled(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o) {
+  bool sampled = false;
+  ForEachSelected(hosts, o, [&](const HostMemoryProfile&, const AllocatorMemoryProfile& a) {
+    sampled = sampled || (!o.all_points && a.timeline.size() > o.max_points);
+  });
+  return sampled;
+}
+
+// One row per sampled snapshot of each selected allocator. Both layouts
+// share the cells set here; set_own(row, host, allocator, snapshot) fills
+// the layout's own (the sizes; TensorFlow's region, dtype and shape).
+template <typename SetOwn>
+void AddTimelineRows(Table& t, const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o,
+                     SetOwn set_own) {
+  ForEachSelected(hosts, o, [&](const HostMemoryProfile& h, const AllocatorMemoryProfile& a) {
+    for (size_t i : TimelinePoints(a, o)) {
+      const MemorySnapshot& s = a.timeline[i];
+      Table::RowWriter row = t.AddRow();
+      row.Set("host", h.host)
+          .Set("memory_id", ShownId(a.memory_id))
+          .Set("time_ms", Ms(s.time_ps))
+          .Set("activity", std::string(s.activity == MemoryActivity::kAllocation ? "allocation" : "deallocation"))
+          .Set("op_name", std::string(h.Str(s.op_name)))
+          .Set("step", s.step);
+      set_own(row, h, a, s);
+    }
+  });
+}
+
 Table SummaryTable(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o, const SizeFormat& f) {
   Table t{"summary", "Memory profile summary (peak = stack + heap inside the profile window)", {}, {}};
   t.Add({"host", "host"})
@@ -82,32 +121,30 @@ Table SummaryTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRepo
       .Add(f.Col("heap_at_peak", "heap"))
       .Add(f.Col("free_at_peak", "free"))
       .Add({"fragmentation_at_peak_pct", "frag %", ColumnType::kDouble, 2}, "%");
-  for (const HostMemoryProfile& h : hosts)
-    for (const AllocatorMemoryProfile& a : h.allocators) {
-      if (!Selected(a, o)) continue;
-      int64_t allocs = a.allocations, deallocs = a.deallocations;
-      if (o.compat == Compat::kXprof) {
-        // The TensorFlow Profiler's UI counts the plotted (sampled) points.
-        allocs = deallocs = 0;
-        for (size_t i : SampleTimeline(a.timeline, o.max_points))
-          ++(a.timeline[i].activity == MemoryActivity::kAllocation ? allocs : deallocs);
-      }
-      t.AddRow()
-          .Set("host", h.host)
-          .Set("memory_id", ShownId(a.memory_id))
-          .Set("allocations", allocs)
-          .Set("deallocations", deallocs)
-          .Set(f.Key("capacity"), f.Value(a.capacity_bytes))
-          .Set(f.Key("lifetime_peak_heap"), f.Value(a.lifetime_peak_bytes))
-          .Set(f.Key("peak_usage"), f.Value(a.peak_bytes))
-          .Set("peak_time_ms", Ms(a.peak_time_ps))
-          .Set("peak_step", a.peak_step)
-          .Set("peak_step_name", StepName(h, a.peak_step))
-          .Set(f.Key("stack_at_peak"), f.Value(a.peak.stack_bytes))
-          .Set(f.Key("heap_at_peak"), f.Value(a.peak.heap_bytes))
-          .Set(f.Key("free_at_peak"), f.Value(a.peak.free_bytes))
-          .Set("fragmentation_at_peak_pct", a.peak.fragmentation * 100.0);
+  ForEachSelected(hosts, o, [&](const HostMemoryProfile& h, const AllocatorMemoryProfile& a) {
+    int64_t allocs = a.allocations, deallocs = a.deallocations;
+    if (o.compat == Compat::kXprof) {
+      // The TensorFlow Profiler's UI counts the plotted (sampled) points.
+      allocs = deallocs = 0;
+      for (size_t i : SampleTimeline(a.timeline, o.max_points))
+        ++(a.timeline[i].activity == MemoryActivity::kAllocation ? allocs : deallocs);
     }
+    t.AddRow()
+        .Set("host", h.host)
+        .Set("memory_id", ShownId(a.memory_id))
+        .Set("allocations", allocs)
+        .Set("deallocations", deallocs)
+        .Set(f.Key("capacity"), f.Value(a.capacity_bytes))
+        .Set(f.Key("lifetime_peak_heap"), f.Value(a.lifetime_peak_bytes))
+        .Set(f.Key("peak_usage"), f.Value(a.peak_bytes))
+        .Set("peak_time_ms", Ms(a.peak_time_ps))
+        .Set("peak_step", a.peak_step)
+        .Set("peak_step_name", StepName(h, a.peak_step))
+        .Set(f.Key("stack_at_peak"), f.Value(a.peak.stack_bytes))
+        .Set(f.Key("heap_at_peak"), f.Value(a.peak.heap_bytes))
+        .Set(f.Key("free_at_peak"), f.Value(a.peak.free_bytes))
+        .Set("fragmentation_at_peak_pct", a.peak.fragmentation * 100.0);
+  });
   return t;
 }
 
@@ -128,29 +165,19 @@ Table TimelineTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRep
       .Add({"region_type", "region"})
       .Add({"data_type", "dtype"})
       .Add({"shape", "shape", ColumnType::kString, 0, 32});
-  for (const HostMemoryProfile& h : hosts)
-    for (const AllocatorMemoryProfile& a : h.allocators) {
-      if (!Selected(a, o)) continue;
-      for (size_t i : TimelinePoints(a, o)) {
-        const MemorySnapshot& s = a.timeline[i];
-        t.AddRow()
-            .Set("host", h.host)
-            .Set("memory_id", ShownId(a.memory_id))
-            .Set("time_ms", Ms(s.time_ps))
-            .Set(f.Key("stack"), f.Value(s.stack_bytes))
+  AddTimelineRows(
+      t, hosts, o,
+      [&](Table::RowWriter& row, const HostMemoryProfile& h, const AllocatorMemoryProfile&, const MemorySnapshot& s) {
+        row.Set(f.Key("stack"), f.Value(s.stack_bytes))
             .Set(f.Key("heap"), f.Value(s.heap_bytes))
             .Set(f.Key("free"), f.Value(s.free_bytes))
             .Set("fragmentation_pct", s.fragmentation * 100.0)
-            .Set("activity", std::string(s.activity == MemoryActivity::kAllocation ? "allocation" : "deallocation"))
-            .Set("op_name", std::string(h.Str(s.op_name)))
             .Set(f.Key("requested"), f.Value(s.requested_bytes))
             .Set(f.Key("allocation"), f.Value(s.allocation_bytes))
-            .Set("step", s.step)
             .Set("region_type", std::string(h.Str(s.region_type)))
             .Set("data_type", DataTypeName(s.data_type))
             .Set("shape", std::string(h.Str(s.shape)));
-      }
-    }
+      });
   return t;
 }
 
@@ -167,27 +194,25 @@ Table BreakdownTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRe
       .Add({"data_type", "dtype"})
       .Add({"shape", "shape", ColumnType::kString, 0, 40});
   hidden = 0;
-  for (const HostMemoryProfile& h : hosts)
-    for (const AllocatorMemoryProfile& a : h.allocators) {
-      if (!Selected(a, o)) continue;
-      for (const ActiveAllocation& r : a.active) {
-        // The TensorFlow Profiler's table hides rows under 0.001 GiB requested.
-        if (o.compat == Compat::kXprof && static_cast<double>(r.requested_bytes) / kGiB < 0.001) {
-          ++hidden;
-          continue;
-        }
-        t.AddRow()
-            .Set("host", h.host)
-            .Set("memory_id", ShownId(a.memory_id))
-            .Set("op_name", std::string(h.Str(r.op_name)))
-            .Set(f.Key("allocation"), f.Value(r.allocation_bytes))
-            .Set(f.Key("requested"), f.Value(r.requested_bytes))
-            .Set("occurrences", r.occurrences)
-            .Set("region_type", std::string(h.Str(r.region_type)))
-            .Set("data_type", DataTypeName(r.data_type))
-            .Set("shape", std::string(h.Str(r.shape)));
+  ForEachSelected(hosts, o, [&](const HostMemoryProfile& h, const AllocatorMemoryProfile& a) {
+    for (const ActiveAllocation& r : a.active) {
+      // The TensorFlow Profiler's table hides rows under 0.001 GiB requested.
+      if (o.compat == Compat::kXprof && static_cast<double>(r.requested_bytes) / kGiB < 0.001) {
+        ++hidden;
+        continue;
       }
+      t.AddRow()
+          .Set("host", h.host)
+          .Set("memory_id", ShownId(a.memory_id))
+          .Set("op_name", std::string(h.Str(r.op_name)))
+          .Set(f.Key("allocation"), f.Value(r.allocation_bytes))
+          .Set(f.Key("requested"), f.Value(r.requested_bytes))
+          .Set("occurrences", r.occurrences)
+          .Set("region_type", std::string(h.Str(r.region_type)))
+          .Set("data_type", DataTypeName(r.data_type))
+          .Set("shape", std::string(h.Str(r.shape)));
     }
+  });
   return t;
 }
 
@@ -246,27 +271,25 @@ Table PyTorchSummaryTable(const std::vector<HostMemoryProfile>& hosts, const Mem
       .Add(f.Col("live_at_peak", "live from trace"))
       .Add(f.Col("before_trace_at_peak", "from before"))
       .Add({"unmatched_frees", "#unmatched frees", ColumnType::kInt}, "count");
-  for (const HostMemoryProfile& h : hosts)
-    for (const AllocatorMemoryProfile& a : h.allocators) {
-      if (!Selected(a, o)) continue;
-      const PyTorchMemoryDetails& d = a.pytorch;
-      const bool matched = d.addresses_known;
-      t.AddRow()
-          .Set("host", h.host)
-          .Set("memory_id", ShownId(a.memory_id))
-          .Set("allocations", a.allocations)
-          .Set("deallocations", a.deallocations)
-          .Set(f.Key("peak_allocated"), f.Value(a.peak_bytes))
-          .Set("peak_time_ms", Ms(a.peak_time_ps))
-          .Set("peak_step", a.peak_step)
-          .Set("peak_step_name", StepName(h, a.peak_step))
-          .Set(f.Key("reserved_at_peak"), Reserved(a, f, a.capacity_bytes))
-          .Set(f.Key("peak_reserved"), Reserved(a, f, d.peak_reserved_bytes))
-          .Set("peak_reserved_time_ms", d.reserved_known ? Cell{Ms(d.peak_reserved_time_ps)} : Cell{})
-          .Set(f.Key("live_at_peak"), matched ? f.Value(d.live_at_peak_bytes) : Cell{})
-          .Set(f.Key("before_trace_at_peak"), matched && d.allocated_known ? f.Value(d.before_trace_bytes) : Cell{})
-          .Set("unmatched_frees", matched ? Cell{d.unmatched_frees} : Cell{});
-    }
+  ForEachSelected(hosts, o, [&](const HostMemoryProfile& h, const AllocatorMemoryProfile& a) {
+    const PyTorchMemoryDetails& d = a.pytorch;
+    const bool matched = d.addresses_known;
+    t.AddRow()
+        .Set("host", h.host)
+        .Set("memory_id", ShownId(a.memory_id))
+        .Set("allocations", a.allocations)
+        .Set("deallocations", a.deallocations)
+        .Set(f.Key("peak_allocated"), f.Value(a.peak_bytes))
+        .Set("peak_time_ms", Ms(a.peak_time_ps))
+        .Set("peak_step", a.peak_step)
+        .Set("peak_step_name", StepName(h, a.peak_step))
+        .Set(f.Key("reserved_at_peak"), Reserved(a, f, a.capacity_bytes))
+        .Set(f.Key("peak_reserved"), Reserved(a, f, d.peak_reserved_bytes))
+        .Set("peak_reserved_time_ms", d.reserved_known ? Cell{Ms(d.peak_reserved_time_ps)} : Cell{})
+        .Set(f.Key("live_at_peak"), matched ? f.Value(d.live_at_peak_bytes) : Cell{})
+        .Set(f.Key("before_trace_at_peak"), matched && d.allocated_known ? f.Value(d.before_trace_bytes) : Cell{})
+        .Set("unmatched_frees", matched ? Cell{d.unmatched_frees} : Cell{});
+  });
   return t;
 }
 
@@ -282,23 +305,13 @@ Table PyTorchTimelineTable(const std::vector<HostMemoryProfile>& hosts, const Me
       .Add({"op_name", "op", ColumnType::kString, 0, 48})
       .Add(f.Col("size", "size", true))
       .Add({"step", "step", ColumnType::kInt});
-  for (const HostMemoryProfile& h : hosts)
-    for (const AllocatorMemoryProfile& a : h.allocators) {
-      if (!Selected(a, o)) continue;
-      for (size_t i : TimelinePoints(a, o)) {
-        const MemorySnapshot& s = a.timeline[i];
-        t.AddRow()
-            .Set("host", h.host)
-            .Set("memory_id", ShownId(a.memory_id))
-            .Set("time_ms", Ms(s.time_ps))
-            .Set(f.Key("allocated"), f.Value(s.heap_bytes))
+  AddTimelineRows(
+      t, hosts, o,
+      [&](Table::RowWriter& row, const HostMemoryProfile&, const AllocatorMemoryProfile& a, const MemorySnapshot& s) {
+        row.Set(f.Key("allocated"), f.Value(s.heap_bytes))
             .Set(f.Key("reserved"), Reserved(a, f, s.heap_bytes + s.free_bytes))
-            .Set("activity", std::string(s.activity == MemoryActivity::kAllocation ? "allocation" : "deallocation"))
-            .Set("op_name", std::string(h.Str(s.op_name)))
-            .Set(f.Key("size"), f.Value(s.allocation_bytes))
-            .Set("step", s.step);
-      }
-    }
+            .Set(f.Key("size"), f.Value(s.allocation_bytes));
+      });
   return t;
 }
 
@@ -311,26 +324,24 @@ Table PyTorchBreakdownTable(const std::vector<HostMemoryProfile>& hosts, const M
       .Add(f.Col("allocated", "allocated"))
       .Add({"allocations", "#", ColumnType::kInt}, "count")
       .Add(f.Col("largest", "largest"));
-  for (const HostMemoryProfile& h : hosts)
-    for (const AllocatorMemoryProfile& a : h.allocators) {
-      if (!Selected(a, o)) continue;
-      for (const OpMemoryAtPeak& r : a.pytorch.ops_at_peak)
-        t.AddRow()
-            .Set("host", h.host)
-            .Set("memory_id", ShownId(a.memory_id))
-            .Set("op_name", OpShown(h, r.op_name))
-            .Set(f.Key("allocated"), f.Value(r.bytes))
-            .Set("allocations", r.allocations)
-            .Set(f.Key("largest"), f.Value(r.largest_bytes));
-      if (a.pytorch.before_trace_bytes > 0)
-        t.AddRow()
-            .Set("host", h.host)
-            .Set("memory_id", ShownId(a.memory_id))
-            .Set("op_name", std::string("(allocated before the trace)"))
-            .Set(f.Key("allocated"), f.Value(a.pytorch.before_trace_bytes))
-            .Set("allocations", Cell{})
-            .Set(f.Key("largest"), Cell{});
-    }
+  ForEachSelected(hosts, o, [&](const HostMemoryProfile& h, const AllocatorMemoryProfile& a) {
+    for (const OpMemoryAtPeak& r : a.pytorch.ops_at_peak)
+      t.AddRow()
+          .Set("host", h.host)
+          .Set("memory_id", ShownId(a.memory_id))
+          .Set("op_name", OpShown(h, r.op_name))
+          .Set(f.Key("allocated"), f.Value(r.bytes))
+          .Set("allocations", r.allocations)
+          .Set(f.Key("largest"), f.Value(r.largest_bytes));
+    if (a.pytorch.before_trace_bytes > 0)
+      t.AddRow()
+          .Set("host", h.host)
+          .Set("memory_id", ShownId(a.memory_id))
+          .Set("op_name", std::string("(allocated before the trace)"))
+          .Set(f.Key("allocated"), f.Value(a.pytorch.before_trace_bytes))
+          .Set("allocations", Cell{})
+          .Set(f.Key("largest"), Cell{});
+  });
   return t;
 }
 
@@ -359,11 +370,7 @@ void AddPyTorchNotes(const std::vector<HostMemoryProfile>& hosts, const MemoryRe
         "The breakdown counts the allocations made in the trace and not yet freed at the peak (matched with their "
         "frees by address), by the innermost PyTorch op around each on its thread; memory allocated before the "
         "trace and still held is one row.");
-  bool sampled = false;
-  for (const HostMemoryProfile& h : hosts)
-    for (const AllocatorMemoryProfile& a : h.allocators)
-      sampled = sampled || (o.timeline && Selected(a, o) && !o.all_points && a.timeline.size() > o.max_points);
-  if (sampled)
+  if (o.timeline && AnyTimelineSampled(hosts, o))
     report.notes.push_back(fmt::format(
         "Timelines longer than {0} events are sampled to {0} points, keeping the highest point of each window so the "
         "peak survives; --all-points shows every event.",
@@ -372,19 +379,17 @@ void AddPyTorchNotes(const std::vector<HostMemoryProfile>& hosts, const MemoryRe
     if (!h.no_steps_reason.empty() && !h.allocators.empty())
       report.notes.push_back((hosts.size() > 1 ? h.host + ": " : "") + "no steps (" + h.no_steps_reason +
                              "), so every [memory] event counts as step 0.");
-  for (const HostMemoryProfile& h : hosts)
-    for (const AllocatorMemoryProfile& a : h.allocators) {
-      if (!Selected(a, o)) continue;
-      const std::string who = (hosts.size() > 1 ? h.host + " " : "") + ShownId(a.memory_id);
-      if (!a.pytorch.allocated_known)
-        report.notes.push_back(who +
-                               ": the trace has no \"Total Allocated\" (PyTorch before 1.10): allocated is the net "
-                               "of the trace's own allocations and frees, counted from 0 at its start.");
-      if (!a.pytorch.addresses_known)
-        report.notes.push_back(who +
-                               ": the trace has no \"Addr\": frees cannot be matched with allocations, so "
-                               "there is no breakdown.");
-    }
+  ForEachSelected(hosts, o, [&](const HostMemoryProfile& h, const AllocatorMemoryProfile& a) {
+    const std::string who = (hosts.size() > 1 ? h.host + " " : "") + ShownId(a.memory_id);
+    if (!a.pytorch.allocated_known)
+      report.notes.push_back(who +
+                             ": the trace has no \"Total Allocated\" (PyTorch before 1.10): allocated is the net "
+                             "of the trace's own allocations and frees, counted from 0 at its start.");
+    if (!a.pytorch.addresses_known)
+      report.notes.push_back(who +
+                             ": the trace has no \"Addr\": frees cannot be matched with allocations, so "
+                             "there is no breakdown.");
+  });
 }
 
 }  // namespace
@@ -409,18 +414,18 @@ Report BuildMemoryReport(const std::vector<HostMemoryProfile>& hosts, const Memo
   report.command = "memory";
   const SizeFormat f(o.unit);
   if (IsPyTorchLayout(hosts)) {
-    for (const HostMemoryProfile& h : hosts)
-      for (const AllocatorMemoryProfile& a : h.allocators)
-        if (Selected(a, o)) report.lines.push_back(PyTorchHeadline(h, a, hosts.size()));
+    ForEachSelected(hosts, o, [&](const HostMemoryProfile& h, const AllocatorMemoryProfile& a) {
+      report.lines.push_back(PyTorchHeadline(h, a, hosts.size()));
+    });
     report.tables.push_back(PyTorchSummaryTable(hosts, o, f));
     if (o.timeline) report.tables.push_back(PyTorchTimelineTable(hosts, o, f));
     if (o.breakdown) report.tables.push_back(PyTorchBreakdownTable(hosts, o, f));
     AddPyTorchNotes(hosts, o, f, report);
     return report;
   }
-  for (const HostMemoryProfile& h : hosts)
-    for (const AllocatorMemoryProfile& a : h.allocators)
-      if (Selected(a, o)) report.lines.push_back(Headline(h, a, hosts.size()));
+  ForEachSelected(hosts, o, [&](const HostMemoryProfile& h, const AllocatorMemoryProfile& a) {
+    report.lines.push_back(Headline(h, a, hosts.size()));
+  });
 
   int64_t hidden = 0;
   report.tables.push_back(SummaryTable(hosts, o, f));
@@ -433,11 +438,7 @@ Report BuildMemoryReport(const std::vector<HostMemoryProfile>& hosts, const Memo
       "the profile window.",
       f.label));
   if (o.timeline) {
-    bool sampled = false;
-    for (const HostMemoryProfile& h : hosts)
-      for (const AllocatorMemoryProfile& a : h.allocators)
-        sampled = sampled || (Selected(a, o) && !o.all_points && a.timeline.size() > o.max_points);
-    if (sampled)
+    if (AnyTimelineSampled(hosts, o))
       report.notes.push_back(
           o.compat == Compat::kTfLegacy
               ? fmt::format("Timelines longer than {0} events keep the {0} with the least free memory, as TensorFlow "

@@ -27,6 +27,17 @@ void Classify(double pct, const std::string& what, std::string& classification, 
   statement = fmt::format("{:.1f} % of the total step time sampled is spent on '{}'", pct, what);
 }
 
+// One of the reference's input-bound verdicts, in its words: "Your program
+// is <verdict> because [only ]<percent>% of the total step time sampled is
+// <what>." and the advice that follows.
+void SetInputVerdict(Bottleneck& b, const char* classification, const char* verdict, const char* only, double percent,
+                     const char* what, const char* advice) {
+  b.input_classification = classification;
+  b.verdict = verdict;
+  b.input_statement = fmt::format("Your program is {} because {}{:.1f}% of the total step time sampled is {}.{}",
+                                  verdict, only, percent, what, advice);
+}
+
 }  // namespace
 
 Bottleneck AnalyzeBottleneck(const StepSummary& s, bool tf_data_in_use) {
@@ -45,34 +56,18 @@ Bottleneck AnalyzeBottleneck(const StepSummary& s, bool tf_data_in_use) {
     b.verdict = "unknown";
     b.input_statement = "No step time measured. Therefore we cannot tell where the performance bottleneck is.";
   } else if (b.input_percent >= kHighlyInputBound) {
-    b.input_classification = "host";
-    b.verdict = "HIGHLY input-bound";
-    b.input_statement = fmt::format(
-        "Your program is HIGHLY input-bound because {:.1f}% of the total step time sampled is waiting for input. "
-        "Therefore, you should first focus on reducing the input time.",
-        b.input_percent);
+    SetInputVerdict(b, "host", "HIGHLY input-bound", "", b.input_percent, "waiting for input",
+                    " Therefore, you should first focus on reducing the input time.");
   } else if (b.input_percent >= kModeratelyInputBound) {
-    b.input_classification = "both";
-    b.verdict = "MODERATELY input-bound";
-    b.input_statement = fmt::format(
-        "Your program is MODERATELY input-bound because {:.1f}% of the total step time sampled is waiting for input. "
-        "Therefore, you would need to reduce both the input time and other time.",
-        b.input_percent);
+    SetInputVerdict(b, "both", "MODERATELY input-bound", "", b.input_percent, "waiting for input",
+                    " Therefore, you would need to reduce both the input time and other time.");
   } else if (b.all_other_percent >= kAllOthersPotential) {
-    b.input_classification = "both";
-    b.verdict = "POTENTIALLY input-bound";
-    b.input_statement = fmt::format(
-        "Your program is POTENTIALLY input-bound because {:.1f}% of the total step time sampled is spent on 'All "
-        "Others' time (which could be due to I/O or Python execution or both).",
-        b.all_other_percent);
+    SetInputVerdict(b, "both", "POTENTIALLY input-bound", "", b.all_other_percent,
+                    "spent on 'All Others' time (which could be due to I/O or Python execution or both)", "");
     all_others_reported = true;
   } else {
-    b.input_classification = "device";
-    b.verdict = "NOT input-bound";
-    b.input_statement = fmt::format(
-        "Your program is NOT input-bound because only {:.1f}% of the total step time sampled is waiting for input. "
-        "Therefore, you should focus on reducing other time.",
-        b.input_percent);
+    SetInputVerdict(b, "device", "NOT input-bound", "only ", b.input_percent, "waiting for input",
+                    " Therefore, you should focus on reducing other time.");
   }
   if (!s.rows.empty())
     b.idle_percent =

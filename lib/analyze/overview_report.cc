@@ -137,37 +137,18 @@ void AddEnvironment(const Overview& o, Report& r) {
 void AddRecommendations(const Overview& o, Report& r) {
   Table t{"recommendation", "Recommendation", {}, {}};
   t.Add({"topic", "topic"}).Add({"classification", "level"}).Add({"statement", "statement"});
+  auto add = [&t](const char* topic, const std::string& classification, const std::string& statement) {
+    t.AddRow().Set("topic", std::string(topic)).Set("classification", classification).Set("statement", statement);
+  };
   const Bottleneck& b = o.bottleneck;
-  t.AddRow()
-      .Set("topic", std::string("input"))
-      .Set("classification", b.input_classification)
-      .Set("statement", b.input_statement);
-  t.AddRow()
-      .Set("topic", std::string("kernel_launch"))
-      .Set("classification", b.kernel_launch_classification)
-      .Set("statement", b.kernel_launch_statement);
-  t.AddRow()
-      .Set("topic", std::string("all_others"))
-      .Set("classification", b.all_other_classification)
-      .Set("statement", b.all_other_statement);
-  t.AddRow()
-      .Set("topic", std::string("device_collectives"))
-      .Set("classification", b.collectives_classification)
-      .Set("statement", b.collectives_statement);
-  t.AddRow()
-      .Set("topic", std::string("precision"))
-      .Set("classification", o.precision_level)
-      .Set("statement", o.precision_statement);
+  add("input", b.input_classification, b.input_statement);
+  add("kernel_launch", b.kernel_launch_classification, b.kernel_launch_statement);
+  add("all_others", b.all_other_classification, b.all_other_statement);
+  add("device_collectives", b.collectives_classification, b.collectives_statement);
+  add("precision", o.precision_level, o.precision_statement);
   if (o.env.pytorch())
-    t.AddRow()
-        .Set("topic", std::string("tensor_cores"))
-        .Set("classification", std::string(o.tensor_core_statement.empty() ? "no" : "eligible_unused"))
-        .Set("statement", o.tensor_core_statement);
-  else
-    t.AddRow()
-        .Set("topic", std::string("eager"))
-        .Set("classification", std::string(o.eager_statement.empty() ? "no" : "high"))
-        .Set("statement", o.eager_statement);
+    add("tensor_cores", o.tensor_core_statement.empty() ? "no" : "eligible_unused", o.tensor_core_statement);
+  else add("eager", o.eager_statement.empty() ? "no" : "high", o.eager_statement);
   t.detail = true;
   r.tables.push_back(std::move(t));
 }

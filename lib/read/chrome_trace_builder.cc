@@ -42,6 +42,17 @@ bool CanonicalInteger(std::string_view s, int64_t* out) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
+// A plane's name table: the id of `name` from the cache of recent names,
+// else from the whole table (then cached); null when the plane has none yet.
+template <typename Id, typename Cache>
+const Id* FindName(const absl::flat_hash_map<std::string_view, Id>& index, Cache& recent, std::string_view name) {
+  if (const Id* hit = recent.Find(name)) return hit;
+  auto it = index.find(name);
+  if (it == index.end()) return nullptr;
+  recent.Put(it->first, it->second, index.size());
+  return &it->second;
+}
+
 bool CheckedMul(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
 bool CheckedAdd(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overflow(a, b, out); }
 
@@ -161,33 +172,29 @@ ChromeTraceBuilder::LineState& ChromeTraceBuilder::SpecialLine(PlaneState& plane
   return *line;
 }
 
+template <typename Id, typename Cache>
+void ChromeTraceBuilder::IndexName(absl::flat_hash_map<std::string_view, Id>& index, Cache& recent, StringId name,
+                                   Id id, Growth growth, uint64_t entry_bytes) {
+  index.emplace(host_.strings.Get(name), id);
+  ChargeStrings();
+  const size_t cache_before = recent.bytes();
+  recent.Put(host_.strings.Get(name), id, index.size());
+  budget_.Charge(growth, entry_bytes + recent.bytes() - cache_before);
+}
+
 EventMetadataId ChromeTraceBuilder::Metadata(PlaneState& plane, std::string_view name) {
-  if (const EventMetadataId* hit = plane.recent_metadata.Find(name)) return *hit;
-  auto it = plane.metadata_index.find(name);
-  if (it != plane.metadata_index.end()) {
-    plane.recent_metadata.Put(it->first, it->second, plane.metadata_index.size());
-    return it->second;
-  }
+  if (const EventMetadataId* hit = FindName(plane.metadata_index, plane.recent_metadata, name)) return *hit;
   StringId id = host_.strings.Intern(name);
   auto meta = static_cast<EventMetadataId>(plane.plane.event_metadata.size());
   EventMetadata m;
   m.name = id;
   plane.plane.event_metadata.push_back(m);
-  plane.metadata_index.emplace(host_.strings.Get(id), meta);
-  ChargeStrings();
-  const size_t cache_before = plane.recent_metadata.bytes();
-  plane.recent_metadata.Put(host_.strings.Get(id), meta, plane.metadata_index.size());
-  budget_.Charge(Growth::kEventNames, kEventNameBytes + plane.recent_metadata.bytes() - cache_before);
+  IndexName(plane.metadata_index, plane.recent_metadata, id, meta, Growth::kEventNames, kEventNameBytes);
   return meta;
 }
 
 std::optional<StatKey> ChromeTraceBuilder::Key(PlaneState& plane, std::string_view name) {
-  if (const StatKey* hit = plane.recent_keys.Find(name)) return *hit;
-  auto it = plane.stat_index.find(name);
-  if (it != plane.stat_index.end()) {
-    plane.recent_keys.Put(it->first, it->second, plane.stat_index.size());
-    return it->second;
-  }
+  if (const StatKey* hit = FindName(plane.stat_index, plane.recent_keys, name)) return *hit;
   if (plane.plane.stat_metadata.size() > kMaxStatKey) {
     Count(TraceDiag::kTooManyStatNames, name);
     return std::nullopt;
@@ -195,11 +202,7 @@ std::optional<StatKey> ChromeTraceBuilder::Key(PlaneState& plane, std::string_vi
   StringId id = host_.strings.Intern(name);
   auto key = static_cast<StatKey>(plane.plane.stat_metadata.size());
   plane.plane.stat_metadata.push_back(StatMetadata{id});
-  plane.stat_index.emplace(host_.strings.Get(id), key);
-  ChargeStrings();
-  const size_t cache_before = plane.recent_keys.bytes();
-  plane.recent_keys.Put(host_.strings.Get(id), key, plane.stat_index.size());
-  budget_.Charge(Growth::kStatNames, kStatNameBytes + plane.recent_keys.bytes() - cache_before);
+  IndexName(plane.stat_index, plane.recent_keys, id, key, Growth::kStatNames, kStatNameBytes);
   return key;
 }
 

@@ -150,6 +150,11 @@ class ChromeTraceBuilder {
   LineState& SpecialLine(PlaneState& plane, std::string_view name);
   EventMetadataId Metadata(PlaneState& plane, std::string_view name);
   std::optional<StatKey> Key(PlaneState& plane, std::string_view name);
+  // Adds a plane's new name (interned as `name`) to its name table `index`
+  // and the table's cache `recent`, and charges the growth.
+  template <typename Id, typename Cache>
+  void IndexName(absl::flat_hash_map<std::string_view, Id>& index, Cache& recent, StringId name, Id id, Growth growth,
+                 uint64_t entry_bytes);
   StringId Intern(std::string_view s);  // host_.strings.Intern, with a cache.
   void ChargeStrings();                 // What the string pool grew by, to the budget.
   bool StartPs(const TraceField& ts, int64_t* out);

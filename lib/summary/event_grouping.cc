@@ -499,17 +499,8 @@ void Forest::Group(EventGroups& out) {
   for (size_t p = 0; p < host_.planes.size(); ++p) {
     const Plane& plane = host_.planes[p];
     if (!schema::IsGpuPlane(host_.PlaneName(plane))) continue;
-    std::vector<std::pair<uint32_t, uint32_t>> order;
-    for (uint32_t l = 0; l < plane.lines.size(); ++l)
-      if (!schema::IsDerivedLineId(plane.lines[l].id))
-        for (uint32_t e = 0; e < plane.lines[l].events.size(); ++e) order.emplace_back(l, e);
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
-      const Event& x = plane.lines[a.first].events[a.second];
-      const Event& y = plane.lines[b.first].events[b.second];
-      return x.start_ps != y.start_ps ? x.start_ps < y.start_ps : x.duration_ps > y.duration_ps;
-    });
     int32_t last = kNoGroup;
-    for (auto [l, e] : order) {
+    for (auto [l, e] : DeviceEventsInStartOrder(plane)) {
       int32_t& g = out.group[p][l][e];
       if (g == kNoGroup) g = last;
       else last = g;
@@ -586,6 +577,19 @@ bool GroupedWhenTaken(const Host& host) {
 bool ReferenceMarksEager(const Host& host) { return !FindLoopOp(host) && !GroupedWhenTaken(host); }
 
 }  // namespace
+
+std::vector<std::pair<uint32_t, uint32_t>> DeviceEventsInStartOrder(const Plane& plane) {
+  std::vector<std::pair<uint32_t, uint32_t>> order;
+  for (uint32_t l = 0; l < plane.lines.size(); ++l)
+    if (!schema::IsDerivedLineId(plane.lines[l].id))
+      for (uint32_t e = 0; e < plane.lines[l].events.size(); ++e) order.emplace_back(l, e);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+    const Event& x = plane.lines[a.first].events[a.second];
+    const Event& y = plane.lines[b.first].events[b.second];
+    return x.start_ps != y.start_ps ? x.start_ps < y.start_ps : x.duration_ps > y.duration_ps;
+  });
+  return order;
+}
 
 EventBits MarkEagerEvents(const Host& host, bool even_if_grouped) {
   EventBits out;

@@ -86,6 +86,11 @@ struct EventGroups {
 // (NameRegex).
 EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {});
 
+// The events of a GPU plane's own lines (not the derived ones) as (line,
+// event), by start, the longer first at the same start: the order in which a
+// device event that no link reached takes the step of the one before it.
+std::vector<std::pair<uint32_t, uint32_t>> DeviceEventsInStartOrder(const Plane& plane);
+
 // Only the eager marks of GroupEvents, for the op stats of commands that find
 // no steps. `even_if_grouped`: mark a capture grouped when it was taken too
 // (tests compare the marks with the is_eager stats TensorFlow wrote then).

@@ -1,20 +1,12 @@
 #include "lib/summary/event_span.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "lib/summary/tf_op_name.h"
+#include "lib/util/ascii.h"
 
 namespace tfprof {
 namespace {
-
-bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
-      return false;
-  return true;
-}
 
 size_t Index(EventType t) { return static_cast<size_t>(t); }
 

@@ -121,22 +121,13 @@ EventGroups GroupStepsBetween(const Host& host, const NameRegex& markers, std::s
   for (size_t p : gpu_planes) {
     const Plane& plane = host.planes[p];
     const StatFinder corr(host, plane, "correlation_id");
-    std::vector<std::pair<uint32_t, uint32_t>> order;
     for (uint32_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
-      if (schema::IsDerivedLineId(line.id)) {
+      if (schema::IsDerivedLineId(line.id))
         for (size_t e = 0; e < line.events.size(); ++e) out.group[p][l][e] = window_of(line.events[e].start_ps);
-        continue;
-      }
-      for (uint32_t e = 0; e < line.events.size(); ++e) order.emplace_back(l, e);
     }
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
-      const Event& x = plane.lines[a.first].events[a.second];
-      const Event& y = plane.lines[b.first].events[b.second];
-      return x.start_ps != y.start_ps ? x.start_ps < y.start_ps : x.duration_ps > y.duration_ps;
-    });
     int32_t last = kNoGroup;
-    for (auto [l, e] : order) {
+    for (auto [l, e] : DeviceEventsInStartOrder(plane)) {
       int32_t g = kNoGroup;
       if (auto c = corr.In(plane.lines[l].EventStats(e)))
         if (auto it = step_of_launch.find(c->AsUint()); it != step_of_launch.end()) g = it->second;

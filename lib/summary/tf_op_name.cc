@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "lib/util/ascii.h"
+
 namespace tfprof {
 namespace {
 
@@ -34,14 +36,6 @@ bool IsJaxOpType(std::string_view s) {
   }
   if (i == s.size()) return true;
   return s[i] == '[' && s.back() == ']';
-}
-
-bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
-      return false;
-  return true;
 }
 
 // A type derived from the last path component, without a "_<digits>" suffix:

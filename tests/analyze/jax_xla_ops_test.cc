@@ -57,15 +57,28 @@ std::map<std::string, OpMetrics> RowsByName(const OpMetricsDb& db) {
 std::string OpPart(const std::string& row) { return row.substr(row.find('/') + 1); }
 std::string ModulePart(const std::string& row) { return row.substr(0, row.find('/')); }
 
+// A GPU capture's facts, op metrics and device op rows.
+struct GpuCapture {
+  nlohmann::json facts;
+  Diagnostics d;
+  HostSummary s;
+  std::map<std::string, OpMetrics> rows;
+};
+
+GpuCapture LoadGpuCapture(const std::string& capture) {
+  GpuCapture c;
+  c.facts = Facts(capture);
+  c.s = SummarizeCapture(capture, c.d);
+  c.rows = RowsByName(DeviceOpsToTfOps(c.s.device_ops, /*with_idle=*/false));
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("JAX GPU capture: one device row per HLO op, times and modules as the raw capture has them",
           "[jax][op_stats]") {
-  const nlohmann::json facts = Facts("jax_gpu");
+  const auto [facts, d, s, rows] = LoadGpuCapture("jax_gpu");
   const nlohmann::json& gpu = facts["devices"]["/device:GPU:0"];
-  Diagnostics d;
-  HostSummary s = SummarizeCapture("jax_gpu", d);
-  auto rows = RowsByName(DeviceOpsToTfOps(s.device_ops, /*with_idle=*/false));
 
   // Kernels by HLO op (the facts leave memcpys out: copy.1 of jit_squeeze
   // is the 11 MemcpyD2D, counted apart).
@@ -143,11 +156,8 @@ TEST_CASE("JAX GPU capture: kernel stats name the HLO op", "[jax][kernels]") {
 
 TEST_CASE("JAX cuBLAS capture: kernels of a command buffer count for the command buffer, once per graph launch",
           "[jax][op_stats]") {
-  const nlohmann::json facts = Facts("jax_gpu_cublas");
+  const auto [facts, d, s, rows] = LoadGpuCapture("jax_gpu_cublas");
   const nlohmann::json& gpu = facts["devices"]["/device:GPU:0"];
-  Diagnostics d;
-  HostSummary s = SummarizeCapture("jax_gpu_cublas", d);
-  auto rows = RowsByName(DeviceOpsToTfOps(s.device_ops, /*with_idle=*/false));
   const OpMetrics& train = rows.at("jit_train_step/command_buffer_1");
   const OpMetrics& eval = rows.at("jit_eval_logits/command_buffer_1");
   // jit_train_step ran as CUDA graph 68, five times (one per step); the

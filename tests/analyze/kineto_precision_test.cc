@@ -6,7 +6,12 @@
 // Core rules) on the same file; the lines it printed are quoted.
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "lib/analyze/overview_report.h"
 #include "lib/analyze/placement_report.h"
@@ -40,12 +45,52 @@ Analyzed Analyze(const std::string& path) {
 
 double Pct(double part, double whole) { return 100.0 * part / whole; }
 
-// Device op rows cover every kernel, copy and memset: their self time is
-// the device events' time.
-void CheckDeviceRows(const RunAnalysis& a, size_t rows, uint64_t ps) {
-  OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
+// kineto_ops.py's attribution of device events (diagnostic kind -> count)
+// and the device op rows they make. The rows cover every kernel, copy and
+// memset: their self time is the device events' time.
+void CheckDeviceOps(const Analyzed& x, std::initializer_list<std::pair<std::string_view, uint64_t>> counts, size_t rows,
+                    uint64_t ps) {
+  for (const auto& [kind, count] : counts) {
+    INFO(kind);
+    CHECK(x.d.Count(kind) == count);
+  }
+  OpMetricsDb tf = DeviceOpsToTfOps(x.a.ops.device_ops, /*with_idle=*/false);
   CHECK(tf.rows().size() == rows);
-  CHECK(a.ops.device_ops.total_op_time_ps == ps);
+  CHECK(x.a.ops.device_ops.total_op_time_ps == ps);
+}
+
+// kineto_ops.py's "precision_ns" line: device compute time by precision
+// (the fields a test checks) and all device compute time.
+struct PrecisionNs {
+  std::optional<uint64_t> bit8, bit16, bit32, unknown;
+  uint64_t compute = 0;
+};
+
+void CheckPrecision(const Overview& o, const PrecisionNs& ns) {
+  if (ns.bit8) CHECK(o.compute_8bit_percent == Approx(Pct(*ns.bit8, ns.compute)));
+  if (ns.bit16) CHECK(o.compute_16bit_percent == Approx(Pct(*ns.bit16, ns.compute)));
+  if (ns.bit32) CHECK(o.compute_32bit_percent == Approx(Pct(*ns.bit32, ns.compute)));
+  if (ns.unknown) CHECK(o.compute_unknown_precision_percent == Approx(Pct(*ns.unknown, ns.compute)));
+}
+
+// A host op kineto_ops.py lists as a placement candidate, with its time in
+// seconds where the test checks it.
+struct Candidate {
+  std::string op;
+  std::optional<double> seconds;
+};
+
+// The placement report's candidates table (column 2: op, 4: seconds) holds
+// `expected`, in order; returns the report for further checks.
+Report CheckPlacementCandidates(const RunAnalysis& a, const std::vector<Candidate>& expected) {
+  Report placement = BuildPlacementReport({ComputePlacement(a.ops, "run")}, a.ops, 0);
+  const Table& candidates = placement.tables.at(1);
+  REQUIRE(candidates.rows.size() == expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    CHECK(std::get<std::string>(candidates.rows[i][2]) == expected[i].op);
+    if (expected[i].seconds) CHECK(std::get<double>(candidates.rows[i][4]) == Approx(*expected[i].seconds));
+  }
+  return placement;
 }
 
 bool Mentions(const Report& r, std::string_view word) {
@@ -69,14 +114,9 @@ TEST_CASE("PyTorch FP32 H100 capture: 32-bit, eligible matmuls off Tensor Cores,
   // kineto_ops.py: device_events=721 with_op=716 by_annotation=0
   // by_gpu_annotation=0 by_own_name=5 (the Triton launches after opt.step());
   // device_rows=32 device_row_ps=3806210000 device_event_ps=3806210000.
-  CHECK(x.d.Count("json.kineto_device_ops") == 716);
-  CHECK(x.d.Count("json.kineto_device_ops_by_own_name") == 5);
-  CheckDeviceRows(a, 32, 3806210000);
+  CheckDeviceOps(x, {{"json.kineto_device_ops", 716}, {"json.kineto_device_ops_by_own_name", 5}}, 32, 3806210000);
   // precision_ns 8bit=0 16bit=0 32bit=3630274 unknown=69023 compute=3699297
-  CHECK(a.overview.compute_32bit_percent == Approx(Pct(3630274, 3699297)));
-  CHECK(a.overview.compute_unknown_precision_percent == Approx(Pct(69023, 3699297)));
-  CHECK(a.overview.compute_16bit_percent == 0);
-  CHECK(a.overview.compute_8bit_percent == 0);
+  CheckPrecision(a.overview, {.bit8 = 0, .bit16 = 0, .bit32 = 3630274, .unknown = 69023, .compute = 3699297});
   CHECK(a.overview.precision_level == "low_16bit");
   CHECK(a.overview.precision_statement.rfind("Only 0.0% of device compute time is in 16-bit or 8-bit kernels (98.1% "
                                              "32-bit, 1.9% of unknown precision).",
@@ -100,11 +140,7 @@ TEST_CASE("PyTorch FP32 H100 capture: 32-bit, eligible matmuls off Tensor Cores,
         "call; for a DataLoader loop without them: --steps-between 'enumerate\\(DataLoader\\)')");
   // placement_candidates=1: aten::random_ (31770000 ps), the only host op
   // that launched nothing and is no bookkeeping.
-  Report placement = BuildPlacementReport({ComputePlacement(a.ops, "run")}, a.ops, 0);
-  const Table& candidates = placement.tables.at(1);
-  REQUIRE(candidates.rows.size() == 1);
-  CHECK(std::get<std::string>(candidates.rows[0][2]) == "aten::random_");
-  CHECK(std::get<double>(candidates.rows[0][4]) == Approx(0.03177));
+  Report placement = CheckPlacementCandidates(a, {{"aten::random_", 0.03177}});
   CHECK(!Mentions(placement, "TF op"));
   // No eager execution (TensorFlow's notion), no tf.data advice.
   CHECK(a.Find("op_stats.host.eager_percent") == nullptr);
@@ -129,13 +165,9 @@ TEST_CASE("PyTorch AMP H100 capture: BF16/FP16 counted as 16-bit, no precision a
   // kineto_ops.py: device_events=687 with_op=678 by_own_name=9 (3 Triton
   // _scale_kernel, 6 CUDA-graph kernels, in no op or annotation);
   // device_rows=39 device_row_ps=2262993000.
-  CHECK(x.d.Count("json.kineto_device_ops") == 678);
-  CHECK(x.d.Count("json.kineto_device_ops_by_own_name") == 9);
-  CheckDeviceRows(a, 39, 2262993000);
+  CheckDeviceOps(x, {{"json.kineto_device_ops", 678}, {"json.kineto_device_ops_by_own_name", 9}}, 39, 2262993000);
   // precision_ns 8bit=0 16bit=1424558 32bit=740808 unknown=41854 compute=2207220
-  CHECK(a.overview.compute_16bit_percent == Approx(Pct(1424558, 2207220)));
-  CHECK(a.overview.compute_32bit_percent == Approx(Pct(740808, 2207220)));
-  CHECK(a.overview.compute_unknown_precision_percent == Approx(Pct(41854, 2207220)));
+  CheckPrecision(a.overview, {.bit16 = 1424558, .bit32 = 740808, .unknown = 41854, .compute = 2207220});
   CHECK(a.overview.precision_statement.empty());
   // tensor_core_ns total=2207220 tc=485606 eligible_unused=72130: 3.3%,
   // under the 10% the statement needs.
@@ -150,8 +182,7 @@ TEST_CASE("PyTorch FP8 H100 capture: nvjet kernels typed by their op's Float8 in
   const RunAnalysis& a = x.a;
   // kineto_ops.py: precision_ns 8bit=38752 16bit=25663 compute=64415;
   // tensor_core_ns total=64415 tc=64415; kernel_rows=3.
-  CHECK(a.overview.compute_8bit_percent == Approx(Pct(38752, 64415)));
-  CHECK(a.overview.compute_16bit_percent == Approx(Pct(25663, 64415)));
+  CheckPrecision(a.overview, {.bit8 = 38752, .bit16 = 25663, .compute = 64415});
   CHECK(a.Find("overview.device_compute_8bit_percent")->value == Approx(Pct(38752, 64415)));
   CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(100));
   CHECK(a.overview.precision_statement.empty());  // Not "replace 32-bit Ops by 16-bit Ops".
@@ -171,19 +202,13 @@ TEST_CASE("PyTorch B200 FP8/FP4 trace: not 32-bit, launches in a record_function
   const RunAnalysis& a = x.a;
   // kineto_ops.py: device_events=929 with_op=927 by_annotation=2;
   // device_rows=19 device_row_ps=11665760000.
-  CHECK(x.d.Count("json.kineto_device_ops") == 927);
-  CHECK(x.d.Count("json.kineto_device_ops_by_annotation") == 2);
-  CheckDeviceRows(a, 19, 11665760000);
+  CheckDeviceOps(x, {{"json.kineto_device_ops", 927}, {"json.kineto_device_ops_by_annotation", 2}}, 19, 11665760000);
   // precision_ns 8bit=5960657 16bit=4868466 32bit=0 unknown=11840 compute=10840963
-  CHECK(a.overview.compute_8bit_percent == Approx(Pct(5960657, 10840963)));
-  CHECK(a.overview.compute_16bit_percent == Approx(Pct(4868466, 10840963)));
-  CHECK(a.overview.compute_32bit_percent == 0);
+  CheckPrecision(a.overview, {.bit8 = 5960657, .bit16 = 4868466, .bit32 = 0, .compute = 10840963});
   CHECK(a.overview.precision_statement.empty());
   // placement_candidates=1: aten::max (not ProcessGroupNCCL's
   // "nccl:_all_gather_base" annotation, nor torch.compile's scopes).
-  Report placement = BuildPlacementReport({ComputePlacement(a.ops, "run")}, a.ops, 0);
-  REQUIRE(placement.tables.at(1).rows.size() == 1);
-  CHECK(std::get<std::string>(placement.tables.at(1).rows[0][2]) == "aten::max");
+  CheckPlacementCandidates(a, {{"aten::max", std::nullopt}});
 }
 
 TEST_CASE("PyTorch A100 FP32 trace (HTA alexnet): convolutions and addmm off Tensor Cores",
@@ -195,7 +220,7 @@ TEST_CASE("PyTorch A100 FP32 trace (HTA alexnet): convolutions and addmm off Ten
   // tensor_core_ns total=10692000 tc=1814000 eligible=8031000
   // eligible_unused=6217000; tc_unused aten::cudnn_convolution 33.2679,
   // aten::addmm 24.8784.
-  CHECK(a.overview.compute_32bit_percent == Approx(Pct(10684000, 10692000)));
+  CheckPrecision(a.overview, {.bit32 = 10684000, .compute = 10692000});
   CHECK(a.overview.precision_level == "low_16bit");
   CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(Pct(6217000, 10692000)));
   CHECK(a.overview.tensor_core_statement.rfind(
@@ -221,10 +246,8 @@ TEST_CASE("PyTorch trace of GPU activities only (launches, no ops): every kernel
   Analyzed x = Analyze(path);
   // kineto_ops.py: device_events=562 by_own_name=562; device_rows=45
   // device_row_ps=5343422000; precision_ns 16bit=4778431 unknown=564991.
-  CHECK(x.d.Count("json.kineto_device_ops_by_own_name") == 562);
-  CheckDeviceRows(x.a, 45, 5343422000);
-  CHECK(x.a.overview.compute_16bit_percent == Approx(Pct(4778431, 5343422)));
-  CHECK(x.a.overview.compute_unknown_precision_percent == Approx(Pct(564991, 5343422)));
+  CheckDeviceOps(x, {{"json.kineto_device_ops_by_own_name", 562}}, 45, 5343422000);
+  CheckPrecision(x.a.overview, {.bit16 = 4778431, .unknown = 564991, .compute = 5343422});
 }
 
 TEST_CASE("PyTorch MI300X trace: Matrix Core kernels, checkpointing's autograd Function not a placement candidate",
@@ -234,25 +257,16 @@ TEST_CASE("PyTorch MI300X trace: Matrix Core kernels, checkpointing's autograd F
   const RunAnalysis& a = x.a;
   // kineto_ops.py: device_events=3653 with_op=2685 by_own_name=968;
   // device_rows=79 device_row_ps=100230072000.
-  CHECK(x.d.Count("json.kineto_device_ops") == 2685);
-  CHECK(x.d.Count("json.kineto_device_ops_by_own_name") == 968);
-  CheckDeviceRows(a, 79, 100230072000);
+  CheckDeviceOps(x, {{"json.kineto_device_ops", 2685}, {"json.kineto_device_ops_by_own_name", 968}}, 79, 100230072000);
   // precision_ns 16bit=18770659 unknown=463435 compute=19234094 (the RCCL
   // kernels are collectives); tensor_core_ns total=66434404 tc=4617330
   // eligible_unused=5500797 (8.3%: under the statement's 10%).
-  CHECK(a.overview.compute_16bit_percent == Approx(Pct(18770659, 19234094)));
-  CHECK(a.overview.compute_unknown_precision_percent == Approx(Pct(463435, 19234094)));
+  CheckPrecision(a.overview, {.bit16 = 18770659, .unknown = 463435, .compute = 19234094});
   CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(Pct(4617330, 66434404)));
   CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(Pct(5500797, 66434404)));
   CHECK(a.overview.tensor_core_statement.empty());
   // placement_candidates=2: aten::unflatten_dense_tensors (128880000 ps),
   // aten::clone (38850000 ps); not _NoopSaveInputs, the Python forward of
   // torch.utils.checkpoint's autograd Function.
-  Report placement = BuildPlacementReport({ComputePlacement(a.ops, "run")}, a.ops, 0);
-  const Table& candidates = placement.tables.at(1);
-  REQUIRE(candidates.rows.size() == 2);
-  CHECK(std::get<std::string>(candidates.rows[0][2]) == "aten::unflatten_dense_tensors");
-  CHECK(std::get<double>(candidates.rows[0][4]) == Approx(0.12888));
-  CHECK(std::get<std::string>(candidates.rows[1][2]) == "aten::clone");
-  CHECK(std::get<double>(candidates.rows[1][4]) == Approx(0.03885));
+  CheckPlacementCandidates(a, {{"aten::unflatten_dense_tensors", 0.12888}, {"aten::clone", 0.03885}});
 }

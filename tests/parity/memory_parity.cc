@@ -66,14 +66,21 @@ void CompareWhat(Tally& t, const std::string& w, const HostMemoryProfile& h, int
   t.Count(w + " stepId", step, I64(meta, "stepId"));
 }
 
-void CompareState(Tally& t, const std::string& w, const MemorySnapshot& s, const json& snap) {
-  const json& agg = Field(snap, "aggregationStats");
-  t.Count(w + " timeOffsetPs", s.time_ps, I64(snap, "timeOffsetPs"));
+// The stack, heap, free memory and fragmentation of `s` against the
+// reference's aggregation of them (a snapshot's aggregationStats, or the
+// summary's peakStats).
+void CompareAggregation(Tally& t, const std::string& w, const MemorySnapshot& s, const json& agg) {
   t.Count(w + " stackReservedBytes", s.stack_bytes, I64(agg, "stackReservedBytes"));
   t.Count(w + " heapAllocatedBytes", s.heap_bytes, I64(agg, "heapAllocatedBytes"));
   t.Count(w + " freeMemoryBytes", s.free_bytes, I64(agg, "freeMemoryBytes"));
-  t.Count(w + " peakBytesInUse", s.peak_bytes_in_use, I64(agg, "peakBytesInUse"));
   t.Number(w + " fragmentation", s.fragmentation, Dbl(agg, "fragmentation"), 1e-6);
+}
+
+void CompareState(Tally& t, const std::string& w, const MemorySnapshot& s, const json& snap) {
+  const json& agg = Field(snap, "aggregationStats");
+  t.Count(w + " timeOffsetPs", s.time_ps, I64(snap, "timeOffsetPs"));
+  t.Count(w + " peakBytesInUse", s.peak_bytes_in_use, I64(agg, "peakBytesInUse"));
+  CompareAggregation(t, w, s, agg);
 }
 
 void CompareSnapshot(Tally& t, const std::string& w, const HostMemoryProfile& h, const MemorySnapshot& s,
@@ -92,10 +99,7 @@ void CompareSummary(Tally& t, const std::string& w, const AllocatorMemoryProfile
   t.Count(w + " memoryCapacity", a.capacity_bytes, I64(summary, "memoryCapacity"));
   t.Count(w + " peakStatsTimePs", a.peak_time_ps, I64(summary, "peakStatsTimePs"));
   t.Count(w + " peak peakBytesInUse", a.peak_bytes, I64(peak, "peakBytesInUse"));
-  t.Count(w + " peak stackReservedBytes", a.peak.stack_bytes, I64(peak, "stackReservedBytes"));
-  t.Count(w + " peak heapAllocatedBytes", a.peak.heap_bytes, I64(peak, "heapAllocatedBytes"));
-  t.Count(w + " peak freeMemoryBytes", a.peak.free_bytes, I64(peak, "freeMemoryBytes"));
-  t.Number(w + " peak fragmentation", a.peak.fragmentation, Dbl(peak, "fragmentation"), 1e-6);
+  CompareAggregation(t, w + " peak", a.peak, peak);
 }
 
 // The breakdown. `snapshots` is the array the rows' snapshotIndex points

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lib/model/errors.h"
 #include "lib/read/chrome_trace_builder.h"
@@ -16,7 +17,9 @@
 
 using namespace tfprof;
 using tfprof::testing::EventStat;
+using tfprof::testing::LineNames;
 using tfprof::testing::PlaneNamed;
+using tfprof::testing::PlaneNames;
 
 namespace {
 
@@ -256,16 +259,11 @@ TEST_CASE("Metadata names and orders planes and lines", "[json]") {
     {"ph":"M","pid":5,"name":"process_uptime_seconds","args":{"uptime":3}}
   ])",
                     diag);
-  REQUIRE(h.planes.size() == 3);
-  // Sort indexes first (9 then 5), then the rest in order of appearance.
-  CHECK(h.PlaneName(h.planes[0]) == "/device:GPU:0");
+  // Sort indexes first (9 then 5), then the rest in order of appearance;
   // pid 5 is labelled CPU (Kineto's host process): the host plane.
-  CHECK(h.PlaneName(h.planes[1]) == "/host:CPU");
-  CHECK(h.PlaneName(h.planes[2]) == "pid 4");
+  REQUIRE(PlaneNames(h) == std::vector<std::string>{"/device:GPU:0", "/host:CPU", "pid 4"});
   const Plane& p5 = h.planes[1];
-  REQUIRE(p5.lines.size() == 2);
-  CHECK(h.LineName(p5.lines[0]) == "second");
-  CHECK(h.LineName(p5.lines[1]) == "first");
+  REQUIRE(LineNames(h, p5) == std::vector<std::string>{"second", "first"});
   auto labels = p5.FindStatKey(h.strings, "labels");
   REQUIRE(labels);
   REQUIRE(p5.plane_stats.size() == 2);  // labels, and process_name (the original name)
@@ -473,9 +471,8 @@ TEST_CASE("max_events stops adding events and says how many were not read", "[js
     json += R"({"ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(i) + R"(,"dur":1,"name":"e"},)";
   json += R"({"ph":"M","pid":1,"name":"process_name","args":{"name":"named after the cap"}}])";
   Host h = ReadText(json, diag, options);
-  REQUIRE(h.planes.size() == 1);
+  REQUIRE(PlaneNames(h) == std::vector<std::string>{"named after the cap"});
   CHECK(h.planes[0].EventCount() == 3);
-  CHECK(h.PlaneName(h.planes[0]) == "named after the cap");
   CHECK(diag.Count("read.max_events_reached") == 7);
 }
 

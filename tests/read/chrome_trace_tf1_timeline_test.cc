@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "lib/model/errors.h"
 #include "lib/model/tf1_timeline.h"
@@ -22,6 +23,7 @@
 using namespace tfprof;
 using tfprof::testing::EventStat;
 using tfprof::testing::PlaneNamed;
+using tfprof::testing::PlaneNames;
 
 namespace {
 
@@ -74,10 +76,7 @@ TEST_CASE("TF1 timeline: executor processes are host lines, the GPU tracer's str
   Diagnostics d;
   Host h = ReadChromeTraceText(kGpuTimeline, "timeline_01.json", d);
   // /host:CPU, one GPU, Allocators: no plane per stream view, none per Tensors.
-  REQUIRE(h.planes.size() == 3);
-  CHECK(h.PlaneName(h.planes[0]) == "/host:CPU");
-  CHECK(h.PlaneName(h.planes[1]) == "/device:GPU:0");
-  CHECK(h.PlaneName(h.planes[2]) == "Allocators");
+  REQUIRE(PlaneNames(h) == std::vector<std::string>{"/host:CPU", "/device:GPU:0", "Allocators"});
 
   const Plane& cpu = h.planes[0];
   // A line per executor lane, and the session.run line.
@@ -169,8 +168,7 @@ TEST_CASE("Traces that only look like TF1's are left alone", "[read][tf1]") {
   ]})json";
   Diagnostics d;
   Host h = ReadChromeTraceText(kTrace, "trace.json", d);
-  REQUIRE(h.planes.size() == 1);
-  CHECK(h.PlaneName(h.planes[0]) == "Renderer Compute");
+  REQUIRE(PlaneNames(h) == std::vector<std::string>{"Renderer Compute"});
   CHECK(d.Count("json.tf1_timeline") == 0);
   CHECK(!Tf1SessionRunLine(h));
 }
