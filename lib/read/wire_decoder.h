@@ -21,14 +21,9 @@ class WireError : public std::runtime_error {
   uint64_t offset_;
 };
 
-enum WireType : uint32_t {
-  kVarint = 0,
-  kFixed64 = 1,
-  kLengthDelimited = 2,
-  kStartGroup = 3,
-  kEndGroup = 4,
-  kFixed32 = 5
-};
+// clang-format off
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kStartGroup = 3, kEndGroup = 4, kFixed32 = 5 };
+// clang-format on
 
 class WireDecoder {
  public:

@@ -12,39 +12,21 @@ namespace tfprof::xplane_wire {
 
 // Field numbers (see proto/xplane.proto).
 enum : uint32_t { kSpacePlanes = 1, kSpaceErrors = 2, kSpaceWarnings = 3, kSpaceHostnames = 4 };
+// clang-format off
 enum : uint32_t {
-  kPlaneId = 1,
-  kPlaneName = 2,
-  kPlaneLines = 3,
-  kPlaneEventMetadata = 4,
-  kPlaneStatMetadata = 5,
-  kPlaneStats = 6
+  kPlaneId = 1, kPlaneName = 2, kPlaneLines = 3, kPlaneEventMetadata = 4, kPlaneStatMetadata = 5, kPlaneStats = 6
 };
 enum : uint32_t {
-  kLineId = 1,
-  kLineName = 2,
-  kLineTimestampNs = 3,
-  kLineEvents = 4,
-  kLineDurationPs = 9,
-  kLineDisplayId = 10,
+  kLineId = 1, kLineName = 2, kLineTimestampNs = 3, kLineEvents = 4, kLineDurationPs = 9, kLineDisplayId = 10,
   kLineDisplayName = 11
 };
 enum : uint32_t {
-  kEventMetadataId = 1,
-  kEventOffsetPs = 2,
-  kEventDurationPs = 3,
-  kEventStats = 4,
-  kEventNumOccurrences = 5
+  kEventMetadataId = 1, kEventOffsetPs = 2, kEventDurationPs = 3, kEventStats = 4, kEventNumOccurrences = 5
 };
 enum : uint32_t {
-  kStatMetadataId = 1,
-  kStatDouble = 2,
-  kStatUint64 = 3,
-  kStatInt64 = 4,
-  kStatStr = 5,
-  kStatBytes = 6,
-  kStatRef = 7
+  kStatMetadataId = 1, kStatDouble = 2, kStatUint64 = 3, kStatInt64 = 4, kStatStr = 5, kStatBytes = 6, kStatRef = 7
 };
+// clang-format on
 enum : uint32_t { kMapKey = 1, kMapValue = 2 };
 enum : uint32_t { kEventMetaName = 2, kEventMetaDisplayName = 4, kEventMetaStats = 5 };
 enum : uint32_t { kStatMetaName = 2 };

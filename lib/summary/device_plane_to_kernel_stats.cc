@@ -69,43 +69,24 @@ KernelLaunchParams ParseKernelDetails(std::string_view details, bool xprof_compa
 }
 
 bool IsKernelUsingTensorCore(std::string_view name) {
-  static constexpr std::string_view kPatterns[] = {"16816",
-                                                   "c1688",
-                                                   "conv1x1",
-                                                   "conv2d_c1_k1",
-                                                   "dgrad_1x1_stride_2x2",
-                                                   "direct_group",
-                                                   "first_layer_wgrad_kernel",
-                                                   "h1688",
-                                                   "h884",
-                                                   "hmma",
-                                                   "i16832",
-                                                   "i8816",
-                                                   "s884",
-                                                   "s1688",
-                                                   "xmma_gemm",
-                                                   "xmma_implicit_gemm",
-                                                   "xmma_sparse_conv",
-                                                   "xmma_sparse_gemm",
-                                                   "xmma_warp_specialized_implicit_gemm"};
+  // clang-format off
+  static constexpr std::string_view kPatterns[] = {
+      "16816", "c1688", "conv1x1", "conv2d_c1_k1", "dgrad_1x1_stride_2x2", "direct_group", "first_layer_wgrad_kernel",
+      "h1688", "h884", "hmma", "i16832", "i8816", "s884", "s1688", "xmma_gemm", "xmma_implicit_gemm",
+      "xmma_sparse_conv", "xmma_sparse_gemm", "xmma_warp_specialized_implicit_gemm"};
+  // clang-format on
   for (std::string_view p : kPatterns)
     if (name.find(p) != std::string_view::npos) return true;
   return false;
 }
 
 bool IsOpTensorCoreEligible(std::string_view op) {
-  static constexpr std::string_view kSuffixes[] = {"Conv2D",
-                                                   "Conv2DBackpropFilter",
-                                                   "Conv2DBackpropInput",
-                                                   "Conv3D",
-                                                   "DepthwiseConv2dNative",
-                                                   "DepthwiseConv2dNativeBackpropFilter",
-                                                   "DepthwiseConv2dNativeBackpropInput",
-                                                   "/MatMul",
-                                                   "FusedMatMul",
-                                                   "/CudnnRNN",
-                                                   "XlaDot",
-                                                   "XlaDotV2"};
+  // clang-format off
+  static constexpr std::string_view kSuffixes[] = {
+      "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput", "Conv3D", "DepthwiseConv2dNative",
+      "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNativeBackpropInput", "/MatMul", "FusedMatMul",
+      "/CudnnRNN", "XlaDot", "XlaDotV2"};
+  // clang-format on
   static constexpr std::string_view kInfixes[] = {"BatchMatMul", "CudnnRNNV", "CudnnRNNForward", "CudnnRNNBackprop"};
   for (std::string_view s : kSuffixes)
     if (EndsWith(op, s)) return true;
