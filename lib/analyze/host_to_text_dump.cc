@@ -28,16 +28,19 @@ std::string StatName(const Host& host, const Plane& plane, StatKey key) {
 // Each type reads differently, so a reader test also pins the stat's type:
 // 5 (int64), 5u (uint64), 5.0 (double), "5" (string), <5 bytes>.
 std::string StatValue(const Host& host, const Stat& stat) {
+  // A copy: Stat is packed, and fmt takes its arguments by reference, which
+  // must not bind to the misaligned member.
+  const uint64_t bits = stat.bits;
   switch (stat.type()) {
-    case StatType::kInt64: return fmt::format("{}", static_cast<int64_t>(stat.bits));
-    case StatType::kUint64: return fmt::format("{}u", stat.bits);
+    case StatType::kInt64: return fmt::format("{}", static_cast<int64_t>(bits));
+    case StatType::kUint64: return fmt::format("{}u", bits);
     case StatType::kDouble: {
       std::string s = fmt::format("{}", stat.AsDouble());  // Shortest form that reads back exactly.
       if (s.find_first_of(".eni") == std::string::npos) s += ".0";
       return s;
     }
     case StatType::kString: return QuoteForDump(host.Str(stat.AsString()));
-    case StatType::kBytes: return fmt::format("<{} bytes>", stat.bits);
+    case StatType::kBytes: return fmt::format("<{} bytes>", bits);
   }
   return fmt::format("<type {}>", static_cast<int>(stat.type()));
 }
