@@ -1,9 +1,11 @@
 #include "lib/summary/device_plane_to_kernel_stats.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <optional>
+#include <span>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -129,112 +131,210 @@ std::array<uint32_t, 3> KinetoDims(const Host& host, const Stat& s) {
   return d;
 }
 
+// How one plane's events become kernel rows: which convention the plane
+// follows and the stats a row is computed from.
+class KernelRowReader {
+ public:
+  KernelRowReader(const Host& host, const Plane& plane, const AnalysisOptions& options)
+      : host_(host),
+        plane_(plane),
+        options_(options),
+        details_(host, plane, "kernel_details"),
+        tf_op_(host, plane, "tf_op"),
+        level0_(host, plane, "level 0"),
+        equation_(host, plane, "equation"),
+        tf_op_type_(host, plane, "tf_op_type"),
+        input_types_(host, plane, "op_input_types"),
+        grid_(host, plane, "grid"),
+        block_(host, plane, "block"),
+        regs_(host, plane, "registers per thread"),
+        shmem_(host, plane, "shared memory"),
+        occupancy_(host, plane, "est. achieved occupancy %") {
+    kineto_ = !details_.exists() && grid_.exists() && block_.exists();
+    // A TF1 timeline records neither kernel names nor launch parameters: its
+    // kernels are the stream events that are not copies, named by op type.
+    tf1_ = !details_.exists() && IsTf1TimelinePlane(host, plane);
+    // JAX's kernels are named by their XLA op (not with --compat: see below).
+    if (options.compat == Compat::kDefault) xla_.emplace(host, plane);
+  }
+  // Whether the plane has kernels at all.
+  bool any() const { return details_.exists() || kineto_ || tf1_; }
+  // Kineto and XSpace kernels that took no time are not counted; a TF1
+  // timeline's (whole microseconds) are.
+  bool counts_zero_durations() const { return tf1_; }
+  // The stats Row reads (XlaOpNamer reads hlo_op, hlo_module, hlo_category
+  // and tf_op): equal values give an equal row.
+  static constexpr std::array<std::string_view, 14> kInputStats = {
+      "kernel_details", "tf_op", "level 0", "equation", "tf_op_type", "op_input_types", "grid", "block",
+      "registers per thread", "shared memory", "est. achieved occupancy %", "hlo_op", "hlo_module", "hlo_category"};
+
+  // The event's row with no occurrence counted; none when it is no kernel.
+  std::optional<KernelReport> Row(const Event& e, std::span<const Stat> stats);
+
+ private:
+  const Host& host_;
+  const Plane& plane_;
+  const AnalysisOptions& options_;
+  const StatFinder details_, tf_op_, level0_, equation_, tf_op_type_, input_types_;
+  const StatFinder grid_, block_, regs_, shmem_, occupancy_;
+  bool kineto_ = false, tf1_ = false;
+  std::optional<XlaOpNamer> xla_;
+};
+
+std::optional<KernelReport> KernelRowReader::Row(const Event& e, std::span<const Stat> stats) {
+  const Host& host = host_;
+  KernelReport r;
+  if (tf1_) {
+    std::string_view name = host.Str(plane_.event_metadata[e.metadata].name);
+    if (schema::StartsWith(name, "MEMCPY") || schema::StartsWith(name, "MEMSET")) return std::nullopt;
+    r.params.block = r.params.grid = {0, 0, 0};  // Not recorded.
+  } else if (kineto_) {
+    auto g = grid_.In(stats), b = block_.In(stats);
+    if (!g || !b) return std::nullopt;
+    r.params.grid = KinetoDims(host, *g);
+    r.params.block = KinetoDims(host, *b);
+    if (auto x = regs_.In(stats)) r.params.registers_per_thread = static_cast<uint32_t>(x->AsInt());
+    if (auto x = shmem_.In(stats)) r.params.static_shmem_bytes = static_cast<uint32_t>(x->AsInt());
+    if (auto x = occupancy_.In(stats)) r.params.occupancy_pct = x->AsDouble();
+  } else {
+    auto d = details_.In(stats);
+    if (!d || host.Str(d->AsString()).empty()) return std::nullopt;
+    r.params = ParseKernelDetails(host.Str(d->AsString()), options_.xprof());
+  }
+  r.name = std::string(host.Str(plane_.event_metadata[e.metadata].name));
+  // TensorFlow's kernel names follow the reference's list; PyTorch's
+  // kernels span more libraries and GPU generations.
+  if (kineto_) {
+    auto types = input_types_.In(stats);
+    const StringId types_id = types && types->type() == StatType::kString ? types->AsString() : StringPool::kEmpty;
+    r.uses_tensor_core = IsTorchKernelUsingTensorCore(r.name);
+    r.precision = Narrower(PrecisionNamedIn(r.name), types_id != StringPool::kEmpty ? PrecisionNamedIn(host.Str(types_id))
+                                                                                    : ComputePrecision::kUnknown);
+  } else {
+    r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
+  }
+  // Older TensorFlow named the op in "level 0" (see device_plane_to_op_metrics.cc).
+  auto op = tf_op_.In(stats);
+  if (!op && !options_.xprof()) op = level0_.In(stats);
+  if (const XlaOp* x = xla_ ? xla_->Of(stats) : nullptr) {
+    // JAX: the HLO op, as the op stats name it (the reference shows the
+    // module placeholder "XlaModule" without the HLO protos).
+    r.op_name = x->name;
+    // Inside a command buffer the kernel's own name (XLA names a
+    // fusion's kernel after the fusion) is all that tells a GEMM.
+    r.op_tensor_core_eligible = x->tensor_core_eligible || r.uses_tensor_core ||
+                                (x->command_buffer && IsXlaOpTensorCoreEligible(r.name, ""));
+  } else if (op && !host.Str(op->AsString()).empty()) {
+    auto type = tf_op_type_.In(stats);
+    r.op_name = std::string(
+        OpFromStats(host.Str(op->AsString()), type ? host.Str(type->AsString()) : std::string_view(), options_.tf_legacy())
+            .name);
+    auto eq = equation_.In(stats);
+    r.op_tensor_core_eligible =
+        (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||
+        (kineto_ ? IsTorchOpTensorCoreEligible(r.op_name) : IsOpTensorCoreEligible(r.op_name)) || r.uses_tensor_core;
+  }
+  return r;
+}
+
+// What decides a kernel event's row, apart from its duration: its metadata
+// (the kernel's name) and the raw values of the stats the row is computed
+// from. Events with equal inputs get equal rows, so a row is worked out
+// (details parsed, Tensor Core patterns searched, the op name parsed) once
+// per distinct input, not once per launch: a training capture launches each
+// of a few hundred kernels tens of thousands of times.
+struct KernelInputs {
+  // words[0]: metadata id; words[1]: 4 bits per input stat (0: absent, else
+  // the stat's type + 1); then the present stats' values, in order.
+  static constexpr size_t kMaxStats = 14;
+  std::array<uint64_t, 2 + kMaxStats> words{};
+  uint8_t size = 2;
+  friend bool operator==(const KernelInputs& a, const KernelInputs& b) {
+    return a.size == b.size && std::equal(a.words.begin(), a.words.begin() + a.size, b.words.begin());
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const KernelInputs& k) {
+    return H::combine_contiguous(std::move(h), k.words.data(), k.size);
+  }
+};
+
+// Reads an event's KernelInputs in one pass over its stats: a table from
+// the plane's stat keys to input positions.
+class KernelInputReader {
+ public:
+  KernelInputReader(const Host& host, const Plane& plane, std::span<const std::string_view> names) {
+    static_assert(KernelRowReader::kInputStats.size() <= KernelInputs::kMaxStats);
+    position_of_key_.assign(plane.stat_metadata.size(), -1);
+    int8_t position = 0;
+    for (std::string_view name : names) {
+      if (auto key = plane.FindStatKey(host.strings, name); key && *key < position_of_key_.size())
+        position_of_key_[*key] = position;
+      ++position;
+    }
+  }
+  KernelInputs Of(EventMetadataId metadata, std::span<const Stat> stats) const {
+    std::array<const Stat*, KernelInputs::kMaxStats> found{};
+    for (const Stat& s : stats) {
+      const StatKey k = s.key();
+      if (k >= position_of_key_.size() || position_of_key_[k] < 0) continue;
+      const Stat*& slot = found[static_cast<size_t>(position_of_key_[k])];
+      if (!slot) slot = &s;  // The first, as StatFinder reads it.
+    }
+    KernelInputs in;
+    in.words[0] = metadata;
+    for (size_t i = 0; i < found.size(); ++i) {
+      if (!found[i]) continue;
+      in.words[1] |= (static_cast<uint64_t>(found[i]->type()) + 1) << (4 * i);
+      in.words[in.size++] = found[i]->bits;
+    }
+    return in;
+  }
+
+ private:
+  std::vector<int8_t> position_of_key_;
+};
+
 }  // namespace
 
 void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options) {
-  // JAX's kernels are named by their XLA op (not with --compat: see below).
-  std::optional<XlaOpNamer> xla;
-  if (options.compat == Compat::kDefault) xla.emplace(host, plane);
-  const StatFinder details(host, plane, "kernel_details"), tf_op(host, plane, "tf_op"), level0(host, plane, "level 0"),
-      equation(host, plane, "equation");
-  const StatFinder tf_op_type(host, plane, "tf_op_type"), input_types(host, plane, "op_input_types");
-  const StatFinder grid(host, plane, "grid"), block(host, plane, "block"), regs(host, plane, "registers per thread"),
-      shmem(host, plane, "shared memory"), occupancy(host, plane, "est. achieved occupancy %");
-  const bool kineto = !details.exists() && grid.exists() && block.exists();
-  // A TF1 timeline records neither kernel names nor launch parameters: its
-  // kernels are the stream events that are not copies, named by op type.
-  const bool tf1 = !details.exists() && IsTf1TimelinePlane(host, plane);
-  if (!details.exists() && !kineto && !tf1) return;
-  // Rows by key, for captures with many kernel launches.
+  KernelRowReader rows(host, plane, options);
+  if (!rows.any()) return;
+  const KernelInputReader inputs(host, plane, KernelRowReader::kInputStats);
+  // Rows by key, to find the row of a new input (several inputs can share a
+  // row: kernel details that differ only in ignored parts).
   absl::flat_hash_map<std::string, std::vector<size_t>> by_name;
   for (size_t i = 0; i < reports_.size(); ++i) by_name[reports_[i].name].push_back(i);
-  // Kineto kernels' Tensor Core use and precision by (name, op input
-  // types): the name rules scan the (long, templated) name once per pair.
-  struct KinetoFacts {
-    bool uses_tensor_core;
-    ComputePrecision precision;
+  auto row_index = [&](KernelReport r) {
+    auto& candidates = by_name[r.name];
+    auto hit =
+        std::find_if(candidates.begin(), candidates.end(), [&](size_t k) { return KeyOf(reports_[k]) == KeyOf(r); });
+    if (hit != candidates.end()) return *hit;
+    candidates.push_back(reports_.size());
+    reports_.push_back(std::move(r));
+    return reports_.size() - 1;
   };
-  absl::flat_hash_map<std::pair<EventMetadataId, StringId>, KinetoFacts> kineto_facts;
+  // The row of each distinct input met on this plane (kNotAKernel: none).
+  constexpr size_t kNotAKernel = SIZE_MAX;
+  absl::flat_hash_map<KernelInputs, size_t> row_of;
   for (const Line& line : plane.lines) {
     if (schema::IsDerivedLineId(line.id)) continue;
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
+      if (e.duration_ps == 0 && !rows.counts_zero_durations()) continue;
       auto stats = line.EventStats(i);
-      KernelReport r;
-      if (tf1) {
-        // Whole microseconds: a kernel under 1 us reads 0 and still counts.
-        std::string_view name = host.Str(plane.event_metadata[e.metadata].name);
-        if (schema::StartsWith(name, "MEMCPY") || schema::StartsWith(name, "MEMSET")) continue;
-        r.params.block = r.params.grid = {0, 0, 0};  // Not recorded.
-      } else if (kineto) {
-        auto g = grid.In(stats), b = block.In(stats);
-        if (!g || !b || e.duration_ps == 0) continue;
-        r.params.grid = KinetoDims(host, *g);
-        r.params.block = KinetoDims(host, *b);
-        if (auto x = regs.In(stats)) r.params.registers_per_thread = static_cast<uint32_t>(x->AsInt());
-        if (auto x = shmem.In(stats)) r.params.static_shmem_bytes = static_cast<uint32_t>(x->AsInt());
-        if (auto x = occupancy.In(stats)) r.params.occupancy_pct = x->AsDouble();
-      } else {
-        auto d = details.In(stats);
-        if (!d || host.Str(d->AsString()).empty() || e.duration_ps == 0) continue;
-        r.params = ParseKernelDetails(host.Str(d->AsString()), options.xprof());
+      auto [memo, fresh] = row_of.try_emplace(inputs.Of(e.metadata, stats), kNotAKernel);
+      if (fresh) {
+        if (std::optional<KernelReport> r = rows.Row(e, stats)) memo->second = row_index(std::move(*r));
       }
+      if (memo->second == kNotAKernel) continue;
       ++kernel_events;
-      r.name = std::string(host.Str(plane.event_metadata[e.metadata].name));
-      // TensorFlow's kernel names follow the reference's list; PyTorch's
-      // kernels span more libraries and GPU generations.
-      if (kineto) {
-        auto types = input_types.In(stats);
-        const StringId types_id = types && types->type() == StatType::kString ? types->AsString() : StringPool::kEmpty;
-        auto [it, fresh] = kineto_facts.try_emplace({e.metadata, types_id}, KinetoFacts{});
-        if (fresh)
-          it->second = {
-              IsTorchKernelUsingTensorCore(r.name),
-              Narrower(PrecisionNamedIn(r.name), types_id != StringPool::kEmpty ? PrecisionNamedIn(host.Str(types_id))
-                                                                                : ComputePrecision::kUnknown)};
-        r.uses_tensor_core = it->second.uses_tensor_core;
-        r.precision = it->second.precision;
-      } else {
-        r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
-      }
-      // Older TensorFlow named the op in "level 0" (see device_plane_to_op_metrics.cc).
-      auto op = tf_op.In(stats);
-      if (!op && !options.xprof()) op = level0.In(stats);
-      if (const XlaOp* x = xla ? xla->Of(stats) : nullptr) {
-        // JAX: the HLO op, as the op stats name it (the reference shows the
-        // module placeholder "XlaModule" without the HLO protos).
-        r.op_name = x->name;
-        // Inside a command buffer the kernel's own name (XLA names a
-        // fusion's kernel after the fusion) is all that tells a GEMM.
-        r.op_tensor_core_eligible = x->tensor_core_eligible || r.uses_tensor_core ||
-                                    (x->command_buffer && IsXlaOpTensorCoreEligible(r.name, ""));
-      } else if (op && !host.Str(op->AsString()).empty()) {
-        auto type = tf_op_type.In(stats);
-        r.op_name = std::string(OpFromStats(host.Str(op->AsString()),
-                                            type ? host.Str(type->AsString()) : std::string_view(), options.tf_legacy())
-                                    .name);
-        auto eq = equation.In(stats);
-        r.op_tensor_core_eligible =
-            (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||
-            (kineto ? IsTorchOpTensorCoreEligible(r.op_name) : IsOpTensorCoreEligible(r.op_name)) || r.uses_tensor_core;
-      }
       // The reference stores nanoseconds truncated from the picoseconds.
       const uint64_t ns = static_cast<uint64_t>(static_cast<double>(e.duration_ps) / 1000.0);
-      auto& candidates = by_name[r.name];
-      auto hit =
-          std::find_if(candidates.begin(), candidates.end(), [&](size_t k) { return KeyOf(reports_[k]) == KeyOf(r); });
-      if (hit == candidates.end()) {
-        candidates.push_back(reports_.size());
-        r.occurrences = 1;
-        r.total_ns = r.min_ns = r.max_ns = ns;
-        reports_.push_back(std::move(r));
-      } else {
-        KernelReport& x = reports_[*hit];
-        x.occurrences += 1;
-        x.total_ns += ns;
-        x.min_ns = std::min(x.min_ns, ns);
-        x.max_ns = std::max(x.max_ns, ns);
-      }
+      KernelReport& x = reports_[memo->second];
+      x.min_ns = x.occurrences == 0 ? ns : std::min(x.min_ns, ns);
+      x.max_ns = x.occurrences == 0 ? ns : std::max(x.max_ns, ns);
+      x.occurrences += 1;
+      x.total_ns += ns;
     }
   }
 }

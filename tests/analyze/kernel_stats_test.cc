@@ -8,6 +8,7 @@
 
 using namespace tfprof;
 using tfprof::testing::Ref;
+using tfprof::testing::StatList;
 using tfprof::testing::XSpaceBuilder;
 
 TEST_CASE("kernel_details parses current and old formats", "[kernels]") {
@@ -97,4 +98,52 @@ TEST_CASE("No kernels: the reason names what is missing", "[kernels]") {
   empty_gpu.Plane("/device:GPU:0");
   HostSummary b = SummarizeHostOps(ReadXSpaceBytes(empty_gpu.Serialize(), "b", d), d);
   CHECK_THAT(NoKernelsReason(b), Catch::Contains("CUPTI"));
+}
+
+// A row is worked out once per distinct (kernel, stat values) and reused for
+// later launches: the reuse must give what working each launch out gives.
+TEST_CASE("Kernel rows are reused per distinct inputs, launches interleaved over lines and planes", "[kernels]") {
+  XSpaceBuilder b;
+  const std::string a = "regs:32 grid:1,1,1 block:64,1,1";
+  const std::string a_reordered = "block:64,1,1 regs:32 grid:1,1,1";  // Same launch, other text: same row.
+  const StatList on_x = {{"kernel_details", a}, {"tf_op", Ref{"x/MatMul:MatMul"}}};
+  const StatList on_y = {{"kernel_details", a}, {"tf_op", Ref{"y/Relu:Relu"}}};
+  auto& gpu0 = b.Plane("/device:GPU:0", 0);
+  gpu0.Line(7, "Stream #7(Compute)", 0)
+      .Event("k", 0, 2'000, on_x)
+      .Event("k", 10'000, 7'000, on_y)
+      .Event("k", 20'000, 4'000, on_x)
+      .Event("k", 30'000, 9'000, {{"kernel_details", a_reordered}, {"tf_op", Ref{"x/MatMul:MatMul"}}})
+      // The first of two stats with one name is the one read (here: no op).
+      .Event("k", 40'000, 1'000, {{"kernel_details", a}, {"tf_op", Ref{""}}, {"tf_op", Ref{"x/MatMul:MatMul"}}});
+  gpu0.Line(8, "Stream #8(Compute)", 0)
+      .Event("k", 5'000, 3'000, on_x)
+      .Event("k", 15'000, 0, on_x)  // No time: no launch counted.
+      .Event("k", 25'000, 6'000, {{"kernel_details", ""}, {"tf_op", Ref{"x/MatMul:MatMul"}}});  // No details.
+  auto& gpu1 = b.Plane("/device:GPU:1", 1);
+  gpu1.Line(7, "Stream #7(Compute)", 0).Event("k", 0, 11'000, on_x).Event("k", 50'000, 5'000, on_y);
+  Diagnostics d;
+  Host h = ReadXSpaceBytes(b.Serialize(), "k.xplane.pb", d);
+  HostSummary s = SummarizeHostOps(h, d);
+  std::vector<KernelReport> r = s.kernels.Sorted();
+  REQUIRE(r.size() == 3);
+  // On x: 2 + 4 + 9 + 3 (GPU 0) + 11 (GPU 1) ns.
+  CHECK(r[0].op_name == "x/MatMul");
+  CHECK(r[0].occurrences == 5);
+  CHECK(r[0].total_ns == 29);
+  CHECK(r[0].min_ns == 2);
+  CHECK(r[0].max_ns == 11);
+  CHECK(r[0].op_tensor_core_eligible);
+  // On y: 7 + 5 ns.
+  CHECK(r[1].op_name == "y/Relu");
+  CHECK(r[1].occurrences == 2);
+  CHECK(r[1].total_ns == 12);
+  CHECK(r[1].min_ns == 5);
+  CHECK(r[1].max_ns == 7);
+  CHECK_FALSE(r[1].op_tensor_core_eligible);
+  // The launch whose first tf_op is empty has no op.
+  CHECK(r[2].op_name.empty());
+  CHECK(r[2].occurrences == 1);
+  CHECK(r[2].total_ns == 1);
+  CHECK(s.kernels.kernel_events == 8);
 }
