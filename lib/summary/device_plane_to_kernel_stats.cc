@@ -164,9 +164,20 @@ class KernelRowReader {
   bool counts_zero_durations() const { return tf1_; }
   // The stats Row reads (XlaOpNamer reads hlo_op, hlo_module, hlo_category
   // and tf_op): equal values give an equal row.
-  static constexpr std::array<std::string_view, 14> kInputStats = {
-      "kernel_details", "tf_op", "level 0", "equation", "tf_op_type", "op_input_types", "grid", "block",
-      "registers per thread", "shared memory", "est. achieved occupancy %", "hlo_op", "hlo_module", "hlo_category"};
+  static constexpr std::array<std::string_view, 14> kInputStats = {"kernel_details",
+                                                                   "tf_op",
+                                                                   "level 0",
+                                                                   "equation",
+                                                                   "tf_op_type",
+                                                                   "op_input_types",
+                                                                   "grid",
+                                                                   "block",
+                                                                   "registers per thread",
+                                                                   "shared memory",
+                                                                   "est. achieved occupancy %",
+                                                                   "hlo_op",
+                                                                   "hlo_module",
+                                                                   "hlo_category"};
 
   // The event's row with no occurrence counted; none when it is no kernel.
   std::optional<KernelReport> Row(const Event& e, std::span<const Stat> stats);
@@ -208,8 +219,9 @@ std::optional<KernelReport> KernelRowReader::Row(const Event& e, std::span<const
     auto types = input_types_.In(stats);
     const StringId types_id = types && types->type() == StatType::kString ? types->AsString() : StringPool::kEmpty;
     r.uses_tensor_core = IsTorchKernelUsingTensorCore(r.name);
-    r.precision = Narrower(PrecisionNamedIn(r.name), types_id != StringPool::kEmpty ? PrecisionNamedIn(host.Str(types_id))
-                                                                                    : ComputePrecision::kUnknown);
+    r.precision =
+        Narrower(PrecisionNamedIn(r.name),
+                 types_id != StringPool::kEmpty ? PrecisionNamedIn(host.Str(types_id)) : ComputePrecision::kUnknown);
   } else {
     r.uses_tensor_core = IsKernelUsingTensorCore(r.name);
   }
@@ -222,13 +234,13 @@ std::optional<KernelReport> KernelRowReader::Row(const Event& e, std::span<const
     r.op_name = x->name;
     // Inside a command buffer the kernel's own name (XLA names a
     // fusion's kernel after the fusion) is all that tells a GEMM.
-    r.op_tensor_core_eligible = x->tensor_core_eligible || r.uses_tensor_core ||
-                                (x->command_buffer && IsXlaOpTensorCoreEligible(r.name, ""));
+    r.op_tensor_core_eligible =
+        x->tensor_core_eligible || r.uses_tensor_core || (x->command_buffer && IsXlaOpTensorCoreEligible(r.name, ""));
   } else if (op && !host.Str(op->AsString()).empty()) {
     auto type = tf_op_type_.In(stats);
-    r.op_name = std::string(
-        OpFromStats(host.Str(op->AsString()), type ? host.Str(type->AsString()) : std::string_view(), options_.tf_legacy())
-            .name);
+    r.op_name = std::string(OpFromStats(host.Str(op->AsString()),
+                                        type ? host.Str(type->AsString()) : std::string_view(), options_.tf_legacy())
+                                .name);
     auto eq = equation_.In(stats);
     r.op_tensor_core_eligible =
         (eq && IsEinsumTensorCoreEligible(host.Str(eq->AsString()))) ||

@@ -7,6 +7,17 @@
 #include "lib/summary/host_plane_to_op_metrics.h"
 
 namespace tfprof {
+namespace {
+
+// A GPU's plane: TensorFlow/JAX names it /device:GPU:N; a PyTorch trace's
+// GPU process is told by its kernels' launch parameters (which ROCm traces
+// also put on the host's launch calls: the host plane is never a device).
+bool IsDevicePlane(const Host& host, const Plane& plane) {
+  const std::string_view name = host.PlaneName(plane);
+  return name != schema::kHostThreadsPlane && (schema::IsGpuPlane(name) || IsKinetoGpuPlane(host, plane));
+}
+
+}  // namespace
 
 std::string GpuModelName(const DeviceProperties& d) {
   // As the reference: the architecture name only for an Nvidia device that
@@ -28,8 +39,8 @@ std::string GpuModelName(const DeviceProperties& d) {
   return std::string("Nvidia GPU (") + arch + ")";
 }
 
-HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
-                             const EventBits* eager) {
+HostSummary SummarizeHostOpMetrics(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
+                                   const EventBits* eager) {
   EventBits own;
   if (!eager) {
     own = MarkEagerEvents(host);
@@ -46,18 +57,31 @@ HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const A
     if (name == schema::kHostThreadsPlane) {
       s.host_ops.Combine(HostPlaneToOpMetrics(host, plane, diagnostics, options, marks), /*count_cores=*/false);
       s.has_host_plane = true;
-    } else if (schema::IsGpuPlane(name) || IsKinetoGpuPlane(host, plane)) {
+    } else if (IsDevicePlane(host, plane)) {
       if (s.env.device_core_count == 0) {
         s.env.first_device = plane.device;
         s.env.device_type = GpuModelName(plane.device);
       }
       ++s.env.device_core_count;
       s.device_ops.Combine(DevicePlaneToOpMetrics(host, plane, diagnostics, options, marks), /*count_cores=*/true);
-      s.kernels.AddPlane(host, plane, options);
       for (const Line& l : plane.lines)
         if (!schema::IsDerivedLineId(l.id)) s.device_events += l.events.size();
     }
   }
+  return s;
+}
+
+KernelStatsDb HostKernelStats(const Host& host, const AnalysisOptions& options) {
+  KernelStatsDb kernels;
+  for (const Plane& plane : host.planes)
+    if (IsDevicePlane(host, plane)) kernels.AddPlane(host, plane, options);
+  return kernels;
+}
+
+HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
+                             const EventBits* eager) {
+  HostSummary s = SummarizeHostOpMetrics(host, diagnostics, options, eager);
+  s.kernels = HostKernelStats(host, options);
   return s;
 }
 

@@ -44,6 +44,13 @@ struct HostSummary {
 HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {},
                              const EventBits* eager = nullptr);
 
+// The two independent halves of SummarizeHostOps, which HostToRunSummary
+// runs on two threads: everything but the kernels (op metrics, environment,
+// device event count; needs the eager marks) and the kernels alone.
+HostSummary SummarizeHostOpMetrics(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
+                                   const EventBits* eager);
+KernelStatsDb HostKernelStats(const Host& host, const AnalysisOptions& options);
+
 // Adds `other` (another host of the same run) into `into`.
 void CombineHostSummaries(HostSummary& into, const HostSummary& other);
 

@@ -1,11 +1,33 @@
 #include "lib/summary/host_to_run_summary.h"
 
+#include <exception>
+#include <future>
 #include <optional>
 
 #include "lib/summary/event_grouping.h"
 
 namespace tfprof {
+namespace {
 
+// What the second thread makes: the parts that need no grouping (kernels,
+// tf.data) and the op metrics, which need the grouping's eager marks.
+struct SideParts {
+  KernelStatsDb kernels;
+  std::optional<HostSummary> ops;
+  std::optional<TfDataHost> tf_data;
+  Diagnostics ops_diagnostics, tf_data_diagnostics;
+};
+
+}  // namespace
+
+// The parts are independent reads of one const Host, so they run on two
+// threads: this one groups the events and builds the steps and the memory
+// profile (both need the groups); the other builds the kernel stats, the
+// tf.data analysis and then the op metrics, which wait for the grouping
+// only when they need its eager marks. Each part writes its own
+// diagnostics, merged afterwards in the order one thread would have made
+// them (grouping, ops, steps, memory, tf.data), so the result does not
+// depend on timing.
 RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   RunSummary out;
   out.parts = options.parts;
@@ -14,39 +36,79 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   p.order = options.order;
   p.host = host.name;
   p.format = host.format;
-  Diagnostics& diagnostics = p.diagnostics;
-
-  // The one grouping of this pass, made when first needed: steps always
-  // need it, the memory profile only for a host with allocator events (so
-  // `memory` on a host without them groups nothing, and reports nothing
-  // grouping met).
-  std::optional<EventGroups> groups;
-  auto grouped = [&]() -> const EventGroups& {
-    if (!groups) groups = GroupEvents(host, diagnostics, options.analysis);
-    return *groups;
-  };
   const SummaryParts parts = options.parts;
-  if (parts.Has(SummaryPart::kSteps)) grouped();
+  const AnalysisOptions& analysis = options.analysis;
 
-  if (parts.Has(SummaryPart::kOps)) {
-    // Without eager marks: none (kernel-stats and placement show no
-    // execution mode, and marking needs the event forest). With them and no
-    // grouping to reuse: SummarizeHostOps marks alone (MarkEagerEvents,
-    // cheaper than grouping, and met with no grouping diagnostics).
-    static const EventBits kNoMarks;
-    const EventBits* eager = &kNoMarks;
-    if (parts.Has(SummaryPart::kEagerMarks)) eager = groups ? &groups->eager : nullptr;
-    p.ops = SummarizeHostOps(host, diagnostics, options.analysis, eager);
+  // Steps always need the grouping; the memory profile only for a host with
+  // allocator events (so `memory` on a host without them groups nothing, and
+  // reports nothing grouping met); the op metrics reuse its eager marks.
+  std::optional<EventGroups> groups;
+  std::promise<const EventGroups*> groups_made;
+  std::shared_future<const EventGroups*> groups_ready = groups_made.get_future().share();
+  const bool ops_need_groups = parts.Has(SummaryPart::kEagerMarks) && parts.Has(SummaryPart::kSteps);
+
+  auto side = std::async(std::launch::async, [&]() {
+    SideParts s;
+    if (parts.Has(SummaryPart::kOps)) s.kernels = HostKernelStats(host, analysis);
+    if (parts.Has(SummaryPart::kTfData)) {
+      TfDataOptions tf_data;
+      // --compat xprof reads iterator ids as xprof does.
+      tf_data.xprof_ids = analysis.xprof();
+      s.tf_data = SummarizeTfData(host, tf_data, s.tf_data_diagnostics);
+    }
+    if (parts.Has(SummaryPart::kOps)) {
+      // Without eager marks: none (kernel-stats and placement show no
+      // execution mode, and marking needs the event forest). With them and
+      // no grouping to reuse: marked alone (MarkEagerEvents, cheaper than
+      // grouping, and met with no grouping diagnostics).
+      static const EventBits kNoMarks;
+      const EventBits* eager = &kNoMarks;
+      if (parts.Has(SummaryPart::kEagerMarks)) eager = ops_need_groups ? &groups_ready.get()->eager : nullptr;
+      s.ops = SummarizeHostOpMetrics(host, s.ops_diagnostics, analysis, eager);
+    }
+    return s;
+  });
+
+  Diagnostics grouping_diagnostics, steps_diagnostics, memory_diagnostics;
+  // The side thread may wait for the groups: they (or the reason there are
+  // none) are handed over on every path, a throw included.
+  try {
+    if (parts.Has(SummaryPart::kSteps)) groups = GroupEvents(host, grouping_diagnostics, analysis);
+    groups_made.set_value(groups ? &*groups : nullptr);
+  } catch (...) {
+    groups_made.set_exception(std::current_exception());
+    side.wait();
+    throw;
   }
-  if (parts.Has(SummaryPart::kSteps)) p.steps = BuildStepDb(host, *groups, options.analysis, diagnostics);
-  if (parts.Has(SummaryPart::kMemory))
-    p.memory = BuildMemoryProfile(host, MemoryProfileOptionsFor(options.analysis.compat), diagnostics, grouped);
-  if (parts.Has(SummaryPart::kTfData)) {
-    TfDataOptions tf_data;
-    // --compat xprof reads iterator ids as xprof does.
-    tf_data.xprof_ids = options.analysis.xprof();
-    p.tf_data = SummarizeTfData(host, tf_data, diagnostics);
+  std::exception_ptr failed;
+  try {
+    if (parts.Has(SummaryPart::kSteps)) p.steps = BuildStepDb(host, *groups, analysis, steps_diagnostics);
+    if (parts.Has(SummaryPart::kMemory)) {
+      // Without steps, the profile groups only when it needs to; what that
+      // grouping meets counts among the memory profile's diagnostics.
+      auto grouped = [&]() -> const EventGroups& {
+        if (!groups) groups = GroupEvents(host, memory_diagnostics, analysis);
+        return *groups;
+      };
+      p.memory = BuildMemoryProfile(host, MemoryProfileOptionsFor(analysis.compat), memory_diagnostics, grouped);
+    }
+  } catch (...) {
+    failed = std::current_exception();
   }
+  SideParts s = side.get();  // Rethrows what the side thread threw.
+  if (failed) std::rethrow_exception(failed);
+
+  Diagnostics& diagnostics = p.diagnostics;
+  diagnostics.Merge(grouping_diagnostics);
+  if (s.ops) {
+    p.ops = std::move(*s.ops);
+    p.ops.kernels = std::move(s.kernels);
+  }
+  diagnostics.Merge(s.ops_diagnostics);
+  diagnostics.Merge(steps_diagnostics);
+  diagnostics.Merge(memory_diagnostics);
+  if (s.tf_data) p.tf_data = std::move(*s.tf_data);
+  diagnostics.Merge(s.tf_data_diagnostics);
   return out;
 }
 
