@@ -4,10 +4,19 @@
 // gigabyte captures. The output is assembled on the wire by hand because
 // protobuf's classes cannot serialize a message of 2 GiB or more.
 //
-//   make_big_xplane SOURCE.xplane.pb TARGET_MIB OUT.xplane.pb
+// Each copy is its own steps, as in a long training run: group_id stats are
+// renumbered per copy (copy k adds k x (largest group id + 1)) and so are the
+// names of the Steps line's events (a step event is named by its group id).
+// With --same-groups every copy keeps the source's group ids, so the whole
+// capture is the source's few steps made very long.
+//
+//   make_big_xplane SOURCE.xplane.pb TARGET_MIB OUT.xplane.pb [--same-groups]
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -29,11 +38,26 @@ void PutField(std::string& out, uint32_t field, const std::string& payload) {
   out += payload;
 }
 
+// The plane's stat metadata ids named group_id.
+std::set<int64_t> GroupIdKeys(const tfprof::xplane::XPlane& plane) {
+  std::set<int64_t> keys;
+  for (const auto& [id, m] : plane.stat_metadata())
+    if (m.name() == "group_id") keys.insert(id);
+  return keys;
+}
+
+int64_t StatInt(const tfprof::xplane::XStat& s) {
+  if (s.value_case() == tfprof::xplane::XStat::kInt64Value) return s.int64_value();
+  if (s.value_case() == tfprof::xplane::XStat::kUint64Value) return static_cast<int64_t>(s.uint64_value());
+  return -1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: make_big_xplane SOURCE.xplane.pb TARGET_MIB OUT.xplane.pb\n";
+  const bool same_groups = argc == 5 && std::string(argv[4]) == "--same-groups";
+  if (argc != 4 && !same_groups) {
+    std::cerr << "usage: make_big_xplane SOURCE.xplane.pb TARGET_MIB OUT.xplane.pb [--same-groups]\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -61,12 +85,48 @@ int main(int argc, char** argv) {
       }
   const int64_t shift = (last - first) + 1'000'000;
 
+  // Copy k's group ids are the source's plus k * group_stride.
+  int64_t group_stride = 0;
+  if (!same_groups)
+    for (const auto& p : space.planes()) {
+      std::set<int64_t> keys = GroupIdKeys(p);
+      for (const auto& l : p.lines())
+        for (const auto& e : l.events())
+          for (const auto& st : e.stats())
+            if (keys.count(st.metadata_id())) group_stride = std::max(group_stride, StatInt(st) + 1);
+    }
+
   std::ofstream out(argv[3], std::ios::binary | std::ios::trunc);
   uint64_t total = 0, events = 0;
   for (const auto& plane : space.planes()) {
     std::string body;
     tfprof::xplane::XPlane head = plane;
     head.clear_lines();
+    const std::set<int64_t> group_keys = GroupIdKeys(plane);
+    // The Steps line's event names per copy: (copy, source metadata id) ->
+    // a new metadata id named by the copy's group id.
+    std::map<std::pair<uint64_t, int64_t>, int64_t> step_names;
+    if (group_stride > 0) {
+      int64_t next_id = 0;
+      for (const auto& [id, m] : plane.event_metadata()) next_id = std::max(next_id, id + 1);
+      for (const auto& line : plane.lines()) {
+        if (line.name() != "Steps") continue;
+        for (const auto& e : line.events()) {
+          const std::string& name = plane.event_metadata().at(e.metadata_id()).name();
+          int64_t group = 0;
+          auto r = std::from_chars(name.data(), name.data() + name.size(), group);
+          if (r.ec != std::errc() || r.ptr != name.data() + name.size()) continue;
+          for (uint64_t k = 1; k < copies; ++k) {
+            if (!step_names.emplace(std::pair{k, e.metadata_id()}, next_id).second) continue;
+            tfprof::xplane::XEventMetadata& m = (*head.mutable_event_metadata())[next_id];
+            m = plane.event_metadata().at(e.metadata_id());
+            m.set_id(next_id);
+            m.set_name(std::to_string(group + static_cast<int64_t>(k) * group_stride));
+            ++next_id;
+          }
+        }
+      }
+    }
     body = head.SerializeAsString();  // id, name, metadata, stats
     for (const auto& line : plane.lines()) {
       tfprof::xplane::XLine lhead = line;
@@ -77,6 +137,17 @@ int main(int argc, char** argv) {
         for (const auto& src : line.events()) {
           e = src;
           e.set_offset_ps(src.offset_ps() + static_cast<int64_t>(k) * shift);
+          if (group_stride > 0 && k > 0) {
+            const int64_t add = static_cast<int64_t>(k) * group_stride;
+            for (auto& st : *e.mutable_stats()) {
+              if (!group_keys.count(st.metadata_id())) continue;
+              if (st.value_case() == tfprof::xplane::XStat::kInt64Value) st.set_int64_value(st.int64_value() + add);
+              if (st.value_case() == tfprof::xplane::XStat::kUint64Value)
+                st.set_uint64_value(st.uint64_value() + static_cast<uint64_t>(add));
+            }
+            auto renamed = step_names.find({k, src.metadata_id()});
+            if (renamed != step_names.end()) e.set_metadata_id(renamed->second);
+          }
           PutField(lbytes, 4, e.SerializeAsString());
           ++events;
         }
@@ -96,6 +167,7 @@ int main(int argc, char** argv) {
     out.write(f.data(), static_cast<std::streamsize>(f.size()));
     total += f.size();
   }
-  std::cerr << "wrote " << argv[3] << ": " << total << " bytes, " << copies << " copies, " << events << " events\n";
+  std::cerr << "wrote " << argv[3] << ": " << total << " bytes, " << copies << " copies, " << events << " events, "
+            << (group_stride > 0 ? "group ids renumbered per copy" : "group ids as in the source") << "\n";
   return out ? 0 : 1;
 }
