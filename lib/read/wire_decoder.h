@@ -3,6 +3,7 @@
 // WireError (with the byte offset) rather than a crash. It never allocates.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -128,19 +129,27 @@ class WireDecoder {
 
  private:
   uint64_t VarintSlow() {
-    // With 10 bytes left no bounds check is needed inside the loop.
-    if (__builtin_expect(end_ - p_ >= 10, 1)) {
-      uint64_t v = 0;
-      for (int i = 0; i < 10; ++i) {
-        uint64_t b = p_[i];
-        v |= (b & 0x7f) << (7 * i);
-        if (b < 0x80) {
-          p_ += i + 1;
-          return v;
-        }
+    // Timestamps, durations and 64-bit ids take 3 to 8 bytes. With 8 bytes
+    // left they are decoded from one load, without a branch per byte (the
+    // lengths vary event to event, so a byte loop mispredicts).
+    if (__builtin_expect(end_ - p_ >= 8, 1)) {
+      uint64_t x;
+      static_assert(std::endian::native == std::endian::little, "the one-load varint reads little-endian");
+      std::memcpy(&x, p_, 8);
+      const uint64_t stops = ~x & 0x8080808080808080ull;  // High bit clear: a varint's last byte.
+      if (__builtin_expect(stops != 0, 1)) {
+        const int bits = __builtin_ctzll(stops) + 1;  // Through the last byte's high bit.
+        p_ += bits / 8;
+        if (bits < 64) x &= (uint64_t{1} << bits) - 1;
+        // Drop the continuation bits: 7-bit groups → 14 → 28 → 56 bits.
+        x &= 0x7f7f7f7f7f7f7f7full;
+        x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+        x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+        x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+        return x;
       }
-      Fail("malformed varint (more than 10 bytes)");
     }
+    // 9 or 10 bytes (negative int64s), or near the end of the message.
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p_ >= end_) Fail("truncated varint");
