@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Instructions executed by one command under callgrind: the stable figure to
+# compare commits by (wall time varies 2x between runs on a shared machine;
+# the instruction count varies by well under 0.1%).
+#
+#   scripts/bench/callgrind_overview.sh [FILE] [COMMAND] [BINARY]
+#
+# Defaults: $BENCH_DIR/big_100.xplane.pb (BENCH_DIR defaults to
+# /tmp/tfprof-bench; bench_speed.sh --sizes 100 makes it), overview,
+# build/tfprof-analyze.  Runs `BINARY COMMAND FILE -f json -o /dev/null`
+# under valgrind --tool=callgrind (~50x slower than native: a few minutes at
+# 100 MiB), then prints the total instruction count (Ir) on one line and the
+# 15 functions with the most instructions of their own (callgrind_annotate).
+# The callgrind output stays in $BENCH_DIR/callgrind/ for callgrind_annotate
+# or kcachegrind.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bench_dir=${BENCH_DIR:-/tmp/tfprof-bench}
+file=${1:-$bench_dir/big_100.xplane.pb}
+command=${2:-overview}
+binary=${3:-build/tfprof-analyze}
+
+for tool in valgrind callgrind_annotate; do
+  command -v "$tool" >/dev/null || { echo "callgrind_overview: $tool missing (apt-get install valgrind)" >&2; exit 2; }
+done
+[ -x "$binary" ] || { echo "callgrind_overview: $binary missing: ninja -C build tfprof-analyze" >&2; exit 2; }
+[ -f "$file" ] || { echo "callgrind_overview: $file missing: scripts/bench/bench_speed.sh --sizes 100 --inputs xplane makes it" >&2; exit 2; }
+
+mkdir -p "$bench_dir/callgrind"
+out="$bench_dir/callgrind/$(basename "$file").$command.$(date -u +%Y%m%dT%H%M%S).out"
+# --dump-instr=no and no cache simulation: only the instruction counts are
+# wanted, and they do not depend on the machine's load.
+valgrind --tool=callgrind --callgrind-out-file="$out" \
+  "$binary" "$command" "$file" -f json -o /dev/null 2> "$out.log" || {
+  echo "callgrind_overview: valgrind failed, see $out.log" >&2; exit 1; }
+
+total=$(awk '/^summary:/ {print $2}' "$out")
+printf 'Ir %s  (%s %s %s; %s)\n' "$(printf "%'d" "$total")" "$(basename "$binary")" "$command" "$file" "$out"
+# Own (exclusive) cost per function, top 15; names shortened to 160 chars.
+callgrind_annotate --threshold=100 "$out" 2>/dev/null |
+  awk '/^-+$/ {sep++; next} sep >= 3 && NF {print}' | head -15 | cut -c1-200
