@@ -16,7 +16,8 @@
 # Kineto trace of the corpus), tfjson_<MiB>.json (the same from the T4 run's
 # TensorFlow trace.json.gz).
 # Per input it runs ours (`build/tfprof-analyze CMD FILE -f json -o /dev/null`:
-# info, overview, op-stats, kernel-stats, input-pipeline, memory), then the
+# info, overview, op-stats, kernel-stats, input-pipeline, memory on the xplane;
+# info, overview, op-stats (+ kernel-stats on Kineto) on the JSON), then the
 # reference: xprof 2.24.2 (overview_page, framework_op_stats, kernel_stats,
 # input_pipeline_analyzer, memory_profile) on the xplane, HolisticTraceAnalysis
 # (temporal and kernel breakdown) on the Kineto trace; the TF trace.json has no

@@ -35,7 +35,10 @@ valgrind --tool=callgrind --callgrind-out-file="$out" \
   echo "callgrind_overview: valgrind failed, see $out.log" >&2; exit 1; }
 
 total=$(awk '/^summary:/ {print $2}' "$out")
-printf 'Ir %s  (%s %s %s; %s)\n' "$(printf "%'d" "$total")" "$(basename "$binary")" "$command" "$file" "$out"
-# Own (exclusive) cost per function, top 15; names shortened to 160 chars.
+grouped=$(echo "$total" | sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta')
+printf 'Ir %s  (%s; %s %s %s; %s)\n' "$total" "$grouped" "$(basename "$binary")" "$command" "$file" "$out"
+# Own (exclusive) cost per function, top 15: "Ir (share) function", without
+# the source file and object (the function names say enough), cut to 200.
 callgrind_annotate --threshold=100 "$out" 2>/dev/null |
-  awk '/^-+$/ {sep++; next} sep >= 3 && NF {print}' | head -15 | cut -c1-200
+  grep -E '^ *[0-9,]+ \( *[0-9.]+%\) ' | grep -v 'PROGRAM TOTALS' | head -15 |
+  sed -E 's/^( *[0-9,]+ \( *[0-9.]+%\))  [^:]*:/\1  /; s/ \[[^]]*\]$//' | cut -c1-200
