@@ -235,11 +235,17 @@ def cell(run, size):
             f"{run['peak_rss'] / size:.2f}x")
 
 
+def cpu(run):
+    return run["user_s"] + run["sys_s"]
+
+
 def markdown(rows, header):
+    """The issue's table. "faster by" is the wall ratio; the CPU ratio (user
+    + system) beside it is the steadier one on a loaded machine."""
     lines = header + [
         "",
         "| input | command | ours: wall, user CPU, peak RSS, peak/file | reference | "
-        "reference: wall, user CPU, peak RSS, peak/file | faster by |",
+        "reference: wall, user CPU, peak RSS, peak/file | faster by: wall (CPU) |",
         "|---|---|---|---|---|---|",
     ]
     for row in rows:
@@ -254,10 +260,22 @@ def markdown(rows, header):
             else:
                 ref_cell = cell(ref, size)
                 if "failed" not in ref and "failed" not in ours:
-                    ratio = f"{ref['wall_s'] / ours['wall_s']:.1f}x"
+                    ratio = (f"{ref['wall_s'] / ours['wall_s']:.1f}x "
+                             f"({cpu(ref) / max(cpu(ours), 0.01):.1f}x)")
         lines.append(f"| {row['input']} {size / 2**20:.0f} MiB | {row['command']} | "
                      f"{cell(ours, size)} | {ref_name} | {ref_cell} | {ratio} |")
     return "\n".join(lines) + "\n"
+
+
+def header_lines(result):
+    return [
+        f"Measured {result['started']} on {result['cores']} cores, binary {result['binary']} at "
+        f"{result['git']}; load average (1/5/15 min) {result['load_start']} at the start, "
+        f"{result['load_end']} at the end.",
+        f"Ours best of {result.get('reps', 3)}, references best of {result.get('ref_reps', 1)}; "
+        "wall from a monotonic clock around each process, user CPU and peak RSS from "
+        "/usr/bin/time -v; page cache warm.",
+    ]
 
 
 def git_head():
@@ -285,7 +303,14 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "tfprof-analyze"))
     parser.add_argument("--make-big-xplane", default=os.path.join(ROOT, "build", "make_big_xplane"))
     parser.add_argument("--bench-dir", default=os.environ.get("BENCH_DIR", "/tmp/tfprof-bench"))
+    parser.add_argument("--report", metavar="SPEED_JSON",
+                        help="only print the table of a saved run (speed*.json)")
     args = parser.parse_args()
+    if args.report:
+        with open(args.report, encoding="utf-8") as f:
+            saved = json.load(f)
+        print(markdown(saved["rows"], header_lines(saved)))
+        return
     sizes = [int(s) for s in args.sizes.split(",") if s]
     kinds = [k for k in args.inputs.split(",") if k]
     for k in kinds:
@@ -299,27 +324,22 @@ def main():
     os.makedirs(os.path.join(args.bench_dir, "logs"), exist_ok=True)
 
     paths = build_inputs(args, kinds, sizes)
-    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = datetime.datetime.now(datetime.timezone.utc)
     load_start = load_average()
     rows = run_all(args, paths)
-    load_end = load_average()
-    header = [
-        f"Measured {started} on {os.cpu_count()} cores, binary {args.bin} at {git_head()}; "
-        f"load average (1/5/15 min) {load_start} at the start, {load_end} at the end.",
-        f"Ours best of {args.reps}, references best of {args.ref_reps}; wall from a monotonic "
-        "clock around each process, user CPU and peak RSS from /usr/bin/time -v; page cache warm.",
-    ]
-    table = markdown(rows, header)
+    result = {"started": started.strftime("%Y-%m-%d %H:%M UTC"), "load_start": load_start,
+              "load_end": load_average(), "cores": os.cpu_count(), "binary": args.bin,
+              "git": git_head(), "reps": args.reps, "ref_reps": args.ref_reps, "rows": rows}
+    table = markdown(rows, header_lines(result))
     print(table)
-    md_path = os.path.join(args.bench_dir, "speed.md")
-    json_path = os.path.join(args.bench_dir, "speed.json")
-    with open(md_path, "w", encoding="utf-8") as f:
+    # speed.md/json are the latest run; the stamped JSON keeps every run.
+    stamp = started.strftime("%Y%m%dT%H%M%S")
+    for name in ("speed.json", f"speed-{stamp}.json"):
+        with open(os.path.join(args.bench_dir, name), "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=1)
+    with open(os.path.join(args.bench_dir, "speed.md"), "w", encoding="utf-8") as f:
         f.write(table)
-    with open(json_path, "w", encoding="utf-8") as f:
-        json.dump({"started": started, "load_start": load_start, "load_end": load_end,
-                   "cores": os.cpu_count(), "binary": args.bin, "git": git_head(),
-                   "rows": rows}, f, indent=1)
-    log(f"wrote {md_path} and {json_path}")
+    log(f"wrote {args.bench_dir}/speed.md, speed.json and speed-{stamp}.json")
 
 
 if __name__ == "__main__":
