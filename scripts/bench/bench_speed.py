@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""Speed and memory of tfprof-analyze against the reference analysers
+(issue #16): xprof 2.24.2 on the same xplane.pb, HolisticTraceAnalysis on the
+same Kineto trace; a TF trace.json is measured for ours alone (no reference
+reads it). Called by bench_speed.sh, which sets up the venv; see there for
+usage.
+
+Every measurement is one process under /usr/bin/time -v (user CPU, peak RSS)
+timed with a monotonic clock (wall), after the input was read once to warm
+the page cache. Best of N repetitions (lowest wall); all repetitions are kept
+in the JSON.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CORPUS = os.environ.get("TFPROF_CORPUS", os.path.join(ROOT, "..", "shared", "corpus"))
+T4_XPLANE = ("e4040-2023fall-assign2-hd2551/logs/fit/20231107-184716/train/plugins/profile/"
+             "2023_11_07_18_47_18/instance-2.xplane.pb")
+T4_TRACE_JSON = T4_XPLANE.replace(".xplane.pb", ".trace.json.gz")
+# A100 training run, 109k events (kernels, memcpy/memset, runtime, flows,
+# ProfilerStep annotations), current Kineto schema with distributedInfo.
+KINETO_TRACE = "hta/negative_queue_length_values_check/rank0.json.gz"
+
+# Per input kind: our commands and the reference run that does the same work.
+XPROF_TOOLS = {
+    "info": None,  # reading only; no counterpart
+    "overview": "overview_page",
+    "op-stats": "framework_op_stats",
+    "kernel-stats": "kernel_stats",
+    "input-pipeline": "input_pipeline_analyzer",
+    "memory": "memory_profile",
+}
+HTA_ANALYSES = {
+    "info": None,
+    "overview": "temporal_breakdown",
+    "op-stats": None,
+    "kernel-stats": "kernel_breakdown",
+}
+INPUTS = {
+    "xplane": {"commands": XPROF_TOOLS, "reference": "xprof"},
+    "kineto": {"commands": HTA_ANALYSES, "reference": "hta"},
+    # TF's trace viewer JSON carries no kernel details, so kernel-stats
+    # answers "analysis unavailable" (exit 4) on it; memory has no events.
+    "tfjson": {"commands": {"info": None, "overview": None, "op-stats": None},
+               "reference": None},
+}
+
+
+def log(msg):
+    print(f"bench_speed: {msg}", file=sys.stderr, flush=True)
+
+
+def parse_time_v(text):
+    """User+system CPU seconds and peak RSS bytes from /usr/bin/time -v."""
+    def field(name):
+        m = re.search(rf"^\s*{re.escape(name)}: (.+)$", text, re.M)
+        if not m:
+            raise RuntimeError(f"/usr/bin/time output lacks '{name}'")
+        return m.group(1)
+    return {"user_s": float(field("User time (seconds)")),
+            "sys_s": float(field("System time (seconds)")),
+            "peak_rss": int(field("Maximum resident set size (kbytes)")) * 1024}
+
+
+def measure(argv, log_path):
+    """Runs argv once; returns wall/user/sys/peak_rss, rc and the last JSON
+    line it printed (the reference runners report their inner timings so)."""
+    with open(log_path, "w", encoding="utf-8") as err:
+        start = time.perf_counter()
+        proc = subprocess.run(["/usr/bin/time", "-v"] + argv, stdout=subprocess.PIPE,
+                              stderr=err, text=True, check=False)
+        wall = time.perf_counter() - start
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        result = parse_time_v(f.read())
+    result.update({"wall_s": round(wall, 3), "rc": proc.returncode})
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith("{"):
+            try:
+                result["inner"] = json.loads(line)
+                break
+            except ValueError:
+                pass
+    return result
+
+
+def best_of(argv, reps, log_path):
+    runs = [measure(argv, log_path) for _ in range(reps)]
+    ok = [r for r in runs if r["rc"] == 0]
+    best = min(ok, key=lambda r: r["wall_s"]) if ok else runs[-1]
+    return dict(best, reps=runs)
+
+
+def warm(path):
+    with open(path, "rb") as f:
+        while f.read(1 << 24):
+            pass
+
+
+def mem_available():
+    with open("/proc/meminfo", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def load_average():
+    with open("/proc/loadavg", encoding="ascii") as f:
+        return " ".join(f.read().split()[:3])
+
+
+# ---------------------------------------------------------------- inputs
+
+def build_inputs(args, kinds, sizes):
+    """Returns {(kind, MiB): path}, making what is missing under BENCH_DIR."""
+    paths = {}
+    for mib in sizes:
+        if "xplane" in kinds:
+            out = os.path.join(args.bench_dir, f"big_{mib}.xplane.pb")
+            if not os.path.exists(out):
+                src = os.path.join(CORPUS, T4_XPLANE)
+                need(args.make_big_xplane, "build it: ninja -C build make_big_xplane")
+                need(src, "the T4 capture of the corpus (set TFPROF_CORPUS)")
+                log(f"making {out} ({mib} MiB) from the T4 capture")
+                subprocess.run([args.make_big_xplane, src, str(mib), out], check=True,
+                               stderr=subprocess.DEVNULL)
+            paths[("xplane", mib)] = out
+        for kind, src_rel in (("kineto", KINETO_TRACE), ("tfjson", T4_TRACE_JSON)):
+            if kind not in kinds:
+                continue
+            out = os.path.join(args.bench_dir, f"{kind}_{mib}.json")
+            if not os.path.exists(out):
+                src = os.path.join(CORPUS, src_rel)
+                need(src, "a trace of the corpus (set TFPROF_CORPUS)")
+                log(f"making {out} ({mib} MiB) from {src_rel}")
+                tmp = out + ".part"
+                # make_big_json counts MB of 10^6 bytes; sizes here are MiB.
+                subprocess.run([sys.executable, os.path.join(ROOT, "scripts/bench/make_big_json.py"),
+                                src, tmp, "--size-mb", str(mib * 1.048576)], check=True,
+                               stdout=subprocess.DEVNULL)
+                os.replace(tmp, out)
+            paths[(kind, mib)] = out
+    return paths
+
+
+def need(path, hint):
+    if not os.path.exists(path):
+        sys.exit(f"bench_speed: missing {path}: {hint}")
+
+
+def scratch_link(args, name, target):
+    """A folder holding only a symlink to target: xprof may write caches
+    beside the capture and HTA reads every trace of a folder."""
+    folder = os.path.join(args.bench_dir, "scratch", name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    link = os.path.join(folder, os.path.basename(target) if name.startswith("xprof")
+                        else "rank-0.json")
+    os.symlink(os.path.abspath(target), link)
+    return folder, link
+
+
+# ---------------------------------------------------------------- runs
+
+def run_reference(args, kind, mib, path, command, ref_name):
+    size = os.path.getsize(path)
+    free = mem_available()
+    if free < args.ref_mem_factor * size + (2 << 30):
+        return {"skipped": f"{free / 2**30:.1f} GiB available, "
+                           f"want {args.ref_mem_factor}x the file + 2 GiB"}
+    py = os.path.join(ROOT, ".venv-bench", "bin", "python")
+    logs = os.path.join(args.bench_dir, "logs", f"{kind}_{mib}_{command}_ref.txt")
+    if INPUTS[kind]["reference"] == "xprof":
+        _, link = scratch_link(args, f"xprof_{mib}", path)
+        argv = [py, os.path.join(ROOT, "scripts/bench/ref_xprof.py"), link, ref_name]
+    else:
+        folder, _ = scratch_link(args, f"hta_{mib}", path)
+        argv = [py, os.path.join(ROOT, "scripts/bench/ref_hta.py"), folder, ref_name]
+    log(f"  reference {INPUTS[kind]['reference']} {ref_name} ...")
+    result = best_of(argv, args.ref_reps, logs)
+    if result["rc"] != 0:
+        result["failed"] = f"exit {result['rc']}, see {logs}"
+    return result
+
+
+def run_ours(args, kind, mib, path, command):
+    logs = os.path.join(args.bench_dir, "logs", f"{kind}_{mib}_{command}_ours.txt")
+    argv = [args.bin, command, path, "-f", "json", "-o", "/dev/null"]
+    result = best_of(argv, args.reps, logs)
+    if result["rc"] != 0:
+        result["failed"] = f"exit {result['rc']}, see {logs}"
+    return result
+
+
+def run_all(args, paths):
+    rows = []
+    for (kind, mib), path in sorted(paths.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        size = os.path.getsize(path)
+        log(f"{kind} {mib} MiB: {path} ({size:,} B); load average {load_average()}")
+        warm(path)
+        for command, ref_name in INPUTS[kind]["commands"].items():
+            if args.commands and command not in args.commands:
+                continue
+            row = {"input": kind, "size_mib": mib, "file": path, "file_bytes": size,
+                   "command": command, "load_before": load_average()}
+            log(f"  ours {command} ...")
+            row["ours"] = run_ours(args, kind, mib, path, command)
+            ref = INPUTS[kind]["reference"]
+            if ref_name and ref not in args.skip_ref:
+                row["reference"] = dict(run_reference(args, kind, mib, path, command, ref_name),
+                                        name=f"{ref} {ref_name}")
+            row["load_after"] = load_average()
+            rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------- table
+
+def gib(n):
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+
+def cell(run, size):
+    if "failed" in run:
+        return f"failed ({run['failed']})"
+    return (f"{run['wall_s']:.2f} s, {run['user_s']:.2f} s user, {gib(run['peak_rss'])}, "
+            f"{run['peak_rss'] / size:.2f}x")
+
+
+def cpu(run):
+    return run["user_s"] + run["sys_s"]
+
+
+def markdown(rows, header):
+    """The issue's table. "faster by" is the wall ratio; the CPU ratio (user
+    + system) beside it is the steadier one on a loaded machine."""
+    lines = header + [
+        "",
+        "| input | command | ours: wall, user CPU, peak RSS, peak/file | reference | "
+        "reference: wall, user CPU, peak RSS, peak/file | faster by: wall (CPU) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        size = row["file_bytes"]
+        ours = row["ours"]
+        ref = row.get("reference")
+        ref_name, ref_cell, ratio = "", "", ""
+        if ref:
+            ref_name = ref["name"]
+            if "skipped" in ref:
+                ref_cell = f"skipped: {ref['skipped']}"
+            else:
+                ref_cell = cell(ref, size)
+                if "failed" not in ref and "failed" not in ours:
+                    ratio = (f"{ref['wall_s'] / ours['wall_s']:.1f}x "
+                             f"({cpu(ref) / max(cpu(ours), 0.01):.1f}x)")
+        lines.append(f"| {row['input']} {size / 2**20:.0f} MiB | {row['command']} | "
+                     f"{cell(ours, size)} | {ref_name} | {ref_cell} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
+def header_lines(result):
+    return [
+        f"Measured {result['started']} on {result['cores']} cores, binary {result['binary']} at "
+        f"{result['git']}; load average (1/5/15 min) {result['load_start']} at the start, "
+        f"{result['load_end']} at the end.",
+        f"Ours best of {result.get('reps', 3)}, references best of {result.get('ref_reps', 1)}; "
+        "wall from a monotonic clock around each process, user CPU and peak RSS from "
+        "/usr/bin/time -v; page cache warm.",
+    ]
+
+
+def git_head():
+    try:
+        return subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100,1024", help="MiB, comma-separated (default 100,1024)")
+    parser.add_argument("--inputs", default="xplane,kineto,tfjson",
+                        help="which of xplane,kineto,tfjson (default all)")
+    parser.add_argument("--commands", default="",
+                        help="comma-separated subset of info,overview,op-stats,kernel-stats,"
+                             "input-pipeline,memory (default all that apply)")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions of ours (best of)")
+    parser.add_argument("--ref-reps", type=int, default=1, help="repetitions of a reference")
+    parser.add_argument("--skip-ref", default="", help="xprof,hta or all: references not to run")
+    parser.add_argument("--ref-mem-factor", type=float, default=16,
+                        help="run a reference only when MemAvailable >= this x the file "
+                             "+ 2 GiB (xprof took 14.6 GiB for 1 GiB; default 16)")
+    parser.add_argument("--bin", default=os.path.join(ROOT, "build", "tfprof-analyze"))
+    parser.add_argument("--make-big-xplane", default=os.path.join(ROOT, "build", "make_big_xplane"))
+    parser.add_argument("--bench-dir", default=os.environ.get("BENCH_DIR", "/tmp/tfprof-bench"))
+    parser.add_argument("--report", metavar="SPEED_JSON",
+                        help="only print the table of a saved run (speed*.json)")
+    args = parser.parse_args()
+    if args.report:
+        with open(args.report, encoding="utf-8") as f:
+            saved = json.load(f)
+        print(markdown(saved["rows"], header_lines(saved)))
+        return
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    kinds = [k for k in args.inputs.split(",") if k]
+    for k in kinds:
+        if k not in INPUTS:
+            sys.exit(f"bench_speed: unknown input '{k}' (xplane, kineto, tfjson)")
+    args.commands = [c for c in args.commands.split(",") if c]
+    args.skip_ref = ["xprof", "hta"] if args.skip_ref == "all" else args.skip_ref.split(",")
+    need(args.bin, "build it: ninja -C build tfprof-analyze")
+    if os.path.realpath(args.bench_dir).startswith(ROOT + os.sep):
+        sys.exit("bench_speed: BENCH_DIR must be outside the repository")
+    os.makedirs(os.path.join(args.bench_dir, "logs"), exist_ok=True)
+
+    paths = build_inputs(args, kinds, sizes)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load_start = load_average()
+    rows = run_all(args, paths)
+    result = {"started": started.strftime("%Y-%m-%d %H:%M UTC"), "load_start": load_start,
+              "load_end": load_average(), "cores": os.cpu_count(), "binary": args.bin,
+              "git": git_head(), "reps": args.reps, "ref_reps": args.ref_reps, "rows": rows}
+    table = markdown(rows, header_lines(result))
+    print(table)
+    # speed.md/json are the latest run; the stamped JSON keeps every run.
+    stamp = started.strftime("%Y%m%dT%H%M%S")
+    for name in ("speed.json", f"speed-{stamp}.json"):
+        with open(os.path.join(args.bench_dir, name), "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=1)
+    with open(os.path.join(args.bench_dir, "speed.md"), "w", encoding="utf-8") as f:
+        f.write(table)
+    log(f"wrote {args.bench_dir}/speed.md, speed.json and speed-{stamp}.json")
+
+
+if __name__ == "__main__":
+    main()
