@@ -8,6 +8,7 @@
 #include "lib/analyze/run_summary_to_metrics.h"
 #include "lib/model/errors.h"
 #include "lib/render/render.h"
+#include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/run_summary_combine.h"
 #include "tools/commands.h"
 #include "tools/run_summary_loader.h"
@@ -77,8 +78,11 @@ class Diff final : public Command {
     std::vector<DeltaCondition> conditions;
     for (const std::string& text : d_.fail_if) conditions.push_back(ParseDeltaCondition(text));
 
-    const RunSummary base_summary = LoadRunSummary(SideOptions(shared_, d_.base, d_.base_run), SummaryParts::All());
-    const RunSummary next_summary = LoadRunSummary(SideOptions(shared_, d_.next, d_.next_run), SummaryParts::All());
+    const EventStatFilter kAllParts = EventStatsFor(SummaryParts::All());
+    const RunSummary base_summary =
+        LoadRunSummary(SideOptions(shared_, d_.base, d_.base_run), SummaryParts::All(), kAllParts);
+    const RunSummary next_summary =
+        LoadRunSummary(SideOptions(shared_, d_.next, d_.next_run), SummaryParts::All(), kAllParts);
     const RunAnalysis base = RunSummaryToMetrics(base_summary), next = RunSummaryToMetrics(next_summary);
 
     DiffInputs in;

@@ -4,6 +4,7 @@
 #include "lib/analyze/capture_info.h"
 #include "lib/analyze/host_to_text_dump.h"
 #include "lib/model/errors.h"
+#include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/run_summary_combine.h"
 #include "tools/commands.h"
 #include "tools/run_summary_loader.h"
@@ -36,7 +37,10 @@ class Info final : public RunReportCommand {
       throw InputError("", "--dump writes text only; leave out --format", kExitUsage);
   }
   RunSummary Load() override {
-    return LoadRunSummary(options_, parts_, [this](const Host& host) {
+    // The dump shows every stat; the description none (it counts planes,
+    // lines and events, and computes no summary part).
+    const EventStatFilter kept = dump_ ? EventStatFilter() : EventStatsFor(parts_);
+    return LoadRunSummary(options_, parts_, kept, [this](const Host& host) {
       if (dump_) HostToTextDump(host, limits_, dump_text_);
       else hosts_.push_back(SummarizeHost(host));
     });

@@ -1,5 +1,6 @@
 #include "tools/commands.h"
 
+#include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/run_summary_combine.h"
 #include "tools/run_summary_loader.h"
 
@@ -28,7 +29,9 @@ void RunReportCommand::AddOptions(CLI::App* cmd) {
   AddCommandOptions(cmd);
 }
 
-RunSummary RunReportCommand::Load() { return LoadRunSummary(options_, parts_); }
+// Report commands show summaries only: their readers keep just the event
+// stats the analyses of their parts read.
+RunSummary RunReportCommand::Load() { return LoadRunSummary(options_, parts_, EventStatsFor(parts_)); }
 
 void RunReportCommand::Write(const Report& report) { Emit(report, options_); }
 

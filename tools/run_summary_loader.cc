@@ -5,7 +5,8 @@
 
 namespace tfprof::cli {
 
-RunSummary LoadRunSummary(const CommonOptions& o, SummaryParts parts, const std::function<void(const Host&)>& visit) {
+RunSummary LoadRunSummary(const CommonOptions& o, SummaryParts parts, const EventStatFilter& event_stats,
+                          const std::function<void(const Host&)>& visit) {
   SummaryOptions summary;
   summary.analysis = AnalysisOptionsFrom(o);  // Before reading: a bad regular expression is a usage error first.
   summary.parts = parts;
@@ -17,6 +18,7 @@ RunSummary LoadRunSummary(const CommonOptions& o, SummaryParts parts, const std:
   RunReadOptions read;
   read.read.max_events = o.max_events;
   read.read.max_inflated_bytes = o.max_inflated_mb << 20;
+  read.read.event_stats = event_stats;
   read.host = o.host;
   read.visit = visit;
   return CapturesToRunSummary(input, read, summary);

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "lib/model/model.h"
+#include "lib/read/read_options.h"
 #include "lib/summary/run_summary.h"
 #include "tools/cli_common.h"
 
@@ -13,8 +14,11 @@ namespace tfprof::cli {
 
 // Every file read is declared to Guard() first, so an output that is an
 // input is refused before anything is read. `visit` sees each host as read
-// (`info`). Throws InputError (usage) when --host names no host of the run.
-RunSummary LoadRunSummary(const CommonOptions& options, SummaryParts parts,
+// (`info`). `event_stats` says which event stats the readers keep: all for
+// a command that shows raw stats, EventStatsFor(parts) for one that shows
+// summaries (analysed_event_stats.h: less memory). Throws InputError (usage) when --host names no
+// host of the run.
+RunSummary LoadRunSummary(const CommonOptions& options, SummaryParts parts, const EventStatFilter& event_stats,
                           const std::function<void(const Host&)>& visit = {});
 
 }  // namespace tfprof::cli

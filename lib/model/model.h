@@ -121,6 +121,10 @@ struct Host {
   std::vector<std::string> errors;     // Reported by the profiler in the capture.
   std::vector<std::string> warnings;
   Framework framework = Framework::kUnknown;
+  // Event stats the reader left out because the command reading the
+  // capture does not look at them (ReadOptions::event_stats); 0 when all
+  // were kept.
+  uint64_t event_stats_dropped = 0;
 
   std::string_view Str(StringId id) const { return strings.Get(id); }
   std::string_view PlaneName(const Plane& p) const { return strings.Get(p.name); }

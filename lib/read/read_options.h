@@ -1,9 +1,28 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace tfprof {
+
+// Which event stats a reader keeps (plane and event-metadata stats are
+// always kept: they are few). Commands that show raw stats keep all; those
+// that only analyse keep the names their analyses read
+// (lib/summary/analysed_event_stats.h), a fraction of the model's memory.
+// What is dropped is counted (Host::event_stats_dropped).
+struct EventStatFilter {
+  bool keep_all = true;
+  // Without keep_all: the names kept (views of static storage).
+  std::vector<std::string_view> names;
+
+  static EventStatFilter Only(std::vector<std::string_view> kept) { return {false, std::move(kept)}; }
+  bool Keeps(std::string_view name) const {
+    return keep_all || std::find(names.begin(), names.end(), name) != names.end();
+  }
+};
 
 struct ReadOptions {
   // Stop reading after this many events per host (0: no limit). The cap is
@@ -21,6 +40,9 @@ struct ReadOptions {
   // lift it.
   uint64_t memory_limit_bytes = 0;
   bool memory_limit_from_env = false;
+  // The default keeps everything, so no reader or caller loses a stat
+  // unless it asks to. Only the XSpace reader filters today.
+  EventStatFilter event_stats;
 
   // The error text for content that inflates beyond the limit.
   std::string InflateLimitProblem() const {

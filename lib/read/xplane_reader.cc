@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -29,6 +30,10 @@ struct PlaneContext {
   const std::string* path = nullptr;
   Plane* plane = nullptr;
   IdMap stat_map, event_map;
+  // Per StatKey: 1 when the command does not want event stats of that name
+  // (ReadOptions::event_stats). Empty: every event stat is kept.
+  std::vector<uint8_t> drop_event_stat;
+  bool DropsEventStat(uint32_t key) const { return key < drop_event_stat.size() && drop_event_stat[key]; }
 };
 
 // A run of up to kChunkEvents consecutive events of one line: the unit of
@@ -42,6 +47,7 @@ struct ChunkJob {
   size_t event_count = 0;
   size_t first_stat = 0;  // Index in line->stats of the chunk's first stat.
   size_t stat_count = 0;  // Counted before decoding, so no stat is copied twice.
+  size_t dropped_stats = 0;  // Event stats left out (PlaneContext::drop_event_stat).
   int64_t base_ps = 0;    // The line's start relative to the host's time origin.
   // String stat values met while decoding, interned afterwards in order
   // (interning is not thread-safe). The text is copied, so the file pages
@@ -98,6 +104,15 @@ class EventDecoder {
   // whole tag byte (field and wire type at once) and stays inline.
   template <class Sink>
   inline __attribute__((always_inline)) void ReadStat(WireDecoder& d, Sink& out) {
+    // Event stats only may be dropped, and only once their metadata id is
+    // known (it may come after the value): a string value already set aside
+    // is then taken back.
+    constexpr bool kEventStat = std::is_same_v<Sink, StatSlots>;
+    size_t pending_mark = 0, pending_text_mark = 0;
+    if (kEventStat && pending) {
+      pending_mark = pending->pending_strings.size();
+      pending_text_mark = pending->pending_text.size();
+    }
     int64_t meta_id = 0;
     bool has_value = false;
     Stat value = Stat::Int(0, 0);
@@ -152,6 +167,17 @@ class EventDecoder {
                "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
     if (key > kMaxStatKey) throw InputError(*ctx_.path, "a plane has more than 16 million stat names; not supported");
     if (!has_value) diag.Add(diag_kind::kXplaneStatWithoutValue);
+    if constexpr (kEventStat) {
+      // Checked like a kept one above (dangling ids, missing values): what
+      // the command reads about the capture does not depend on the filter.
+      if (ctx_.DropsEventStat(key)) {
+        if (pending) {
+          pending->pending_strings.resize(pending_mark);
+          pending->pending_text.resize(pending_text_mark);
+        }
+        return;
+      }
+    }
     out.push_back(Stat::Make(key, value.type(), value.bits));
   }
 
@@ -195,11 +221,12 @@ class EventDecoder {
     return Event{start_ps, duration_ps, meta, static_cast<uint32_t>(stats.size())};
   }
 
-  // Counts the stats of a chunk's events, so the line's pool can be sized
-  // exactly before any thread writes into it.
-  static void CountStats(ChunkJob& job, const ReleaseFn& release) {
+  // Counts the stats of a chunk's events that will be kept, so the line's
+  // pool can be sized exactly before any thread writes into it.
+  static void CountStats(const PlaneContext& ctx, ChunkJob& job, const ReleaseFn& release) {
     WireDecoder d = job.bytes;
-    size_t events = 0, stats = 0;
+    const bool filtering = !ctx.drop_event_stat.empty();
+    size_t events = 0, stats = 0, dropped = 0;
     uint32_t field;
     WireType type;
     while (events < job.event_count && d.NextField(&field, &type)) {
@@ -211,12 +238,36 @@ class EventDecoder {
       ++events;
       while (!e.done()) {
         uint64_t tag = e.Varint();
+        if (filtering && tag == ((kEventStats << 3) | kLengthDelimited)) {
+          if (KeepsEventStat(ctx, e.Message())) ++stats;
+          else ++dropped;
+          continue;
+        }
         if (tag == ((kEventStats << 3) | kLengthDelimited)) ++stats;
         e.Skip(static_cast<WireType>(tag & 7));
       }
     }
     job.stat_count = stats;
+    job.dropped_stats = dropped;
     if (release) release(job.bytes.offset(), d.offset());
+  }
+
+  // Whether ReadStat will keep this event stat: its metadata id decides,
+  // the last one on the wire as in ReadStat. A stat ReadStat will reject
+  // (corrupt) counts as kept: ReadStat then throws its own error first.
+  static bool KeepsEventStat(const PlaneContext& ctx, WireDecoder s) {
+    int64_t meta_id = 0;
+    try {
+      while (!s.done()) {
+        uint64_t tag = s.Varint();
+        if (tag == ((kStatMetadataId << 3) | kVarint)) meta_id = s.Int64();
+        else s.Skip(static_cast<WireType>(tag & 7));
+      }
+    } catch (const WireError&) {
+      return true;
+    }
+    const uint32_t key = ctx.stat_map.Find(meta_id);
+    return key == IdMap::kMissing || !ctx.DropsEventStat(key);
   }
 
   void DecodeChunk(ChunkJob& job, const ReleaseFn& release) {
@@ -378,6 +429,12 @@ class XSpaceReader {
     budget_.Charge(Growth::kStatNames, ctx.stat_map.MemoryBytes(), 0);
     plane.stat_metadata.resize(stat_ids.size());
     for (size_t i = 0; i < stat_ids.size(); ++i) plane.stat_metadata[i].name = host_->strings.Intern(stat_names[i]);
+    // Which event stats to drop, decided once per stat name of the plane.
+    if (!options_.event_stats.keep_all) {
+      ctx.drop_event_stat.resize(stat_ids.size());
+      budget_.Charge(Growth::kStatNames, ctx.drop_event_stat.capacity(), 0);
+      for (size_t i = 0; i < stat_names.size(); ++i) ctx.drop_event_stat[i] = !options_.event_stats.Keeps(stat_names[i]);
+    }
     ChargeStrings();
 
     EventDecoder serial(ctx, &host_->strings);
@@ -418,7 +475,8 @@ class XSpaceReader {
     budget_.Release(Growth::kEventNames, event_metadata_charged * sizeof(WireDecoder) + ctx.event_map.MemoryBytes() +
                                              event_ids.capacity() * sizeof(int64_t));
     budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
-                                            stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes());
+                                            stat_names_charged * sizeof(std::string_view) +
+                                            ctx.stat_map.MemoryBytes() + ctx.drop_event_stat.capacity());
     budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
   }
 
@@ -610,14 +668,15 @@ class XSpaceReader {
     uint64_t total_bytes = 0;
     for (const ChunkJob& c : chunks) total_bytes += c.bytes.size();
     ParallelFor(
-        chunks.size(), total_bytes, [&](size_t k, EventDecoder&) { EventDecoder::CountStats(chunks[k], release_); },
-        ctx);
+        chunks.size(), total_bytes,
+        [&](size_t k, EventDecoder&) { EventDecoder::CountStats(ctx, chunks[k], release_); }, ctx);
     for (size_t c = 0; c < chunks.size();) {
       Line& line = *chunks[c].line;
       size_t total = 0;
       for (; c < chunks.size() && chunks[c].line == &line; ++c) {
         chunks[c].first_stat = total;
         total += chunks[c].stat_count;
+        host_->event_stats_dropped += chunks[c].dropped_stats;
       }
       if (total > UINT32_MAX) throw InputError(path_, "a line has more than 4 billion stats; not supported");
       budget_.Charge(Growth::kStats, total * sizeof(Stat), total);

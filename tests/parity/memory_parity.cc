@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/capture_discovery.h"
+#include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/captures_to_run_summary.h"
 #include "lib/summary/memory_events_to_profile.h"
 #include "nlohmann/json.hpp"
@@ -47,6 +48,7 @@ bool LoadProfile(const std::string& run_folder, const std::string& host, Compat 
   SummaryOptions options;
   options.analysis.compat = compat;
   options.parts = SummaryPart::kMemory;
+  read.read.event_stats = EventStatsFor(options.parts);  // As the memory command reads.
   RunSummary run = CapturesToRunSummary(input, read, options);
   out = std::move(run.hosts.front().memory);
   return true;

@@ -1,6 +1,7 @@
 #include "tests/parity/run_summary.h"
 
 #include "lib/read/capture_discovery.h"
+#include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/captures_to_run_summary.h"
 #include "lib/summary/run_summary_combine.h"
 
@@ -11,7 +12,10 @@ RunSummary LoadRun(const std::string& path, SummaryParts parts, const AnalysisOp
   SummaryOptions summary;
   summary.analysis = options;
   summary.parts = parts;
-  return CapturesToRunSummary(input, RunReadOptions{}, summary);
+  // Read as the commands read: only the event stats the parts' analyses read.
+  RunReadOptions read;
+  read.read.event_stats = EventStatsFor(parts);
+  return CapturesToRunSummary(input, read, summary);
 }
 
 HostSummary SummarizeRun(const std::string& path, SummaryParts parts, const AnalysisOptions& options) {

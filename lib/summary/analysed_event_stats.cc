@@ -1,0 +1,67 @@
+#include "lib/summary/analysed_event_stats.h"
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "lib/model/tf1_timeline.h"
+
+namespace tfprof {
+namespace {
+
+struct StatGroup {
+  SummaryParts parts;  // The parts whose analyses read these stats.
+  std::initializer_list<std::string_view> names;
+};
+
+// Event grouping (event_grouping.cc) runs for steps, for eager marks and
+// for the memory profile's step ids.
+constexpr SummaryParts kGrouping = SummaryPart::kSteps | SummaryPart::kEagerMarks | SummaryPart::kMemory;
+
+// clang-format off
+const StatGroup kGroups[] = {
+    // Event grouping: producer/consumer links (_r, _a, _p/_pt, _c/_ct, _pid),
+    // TF step and loop ids, the launch-to-kernel link, the step names and
+    // group ids of captures grouped when taken (event_grouping.cc), the
+    // launches of steps between events (steps_between.cc), the files of a
+    // TF1 timeline series (tf1_timeline_steps.cc).
+    {kGrouping, {"_r", "_a", "id", "iter_num", "step_num", "graph_type", "correlation_id", "_pt", "_p", "_ct", "_c",
+                 "_pid", "is_func", "group_id", "step_name", kTf1TimelineFileStat}},
+    // Step database (planes_to_step_db.cc): step names, the launch-to-kernel
+    // link, memcpy shapes.
+    {SummaryPart::kSteps, {"correlation_id", "step_name", "shape"}},
+    // Host op metrics (host_plane_to_op_metrics.cc): op identity, eager mode,
+    // the input-pipeline stage of tf.data events, launches.
+    {SummaryPart::kOps, {"tf_op", "tf_op_type", "is_eager", "_ipl_stage_id", "_ipl_stage_cat", "correlation_id"}},
+    // Device op metrics (device_plane_to_op_metrics.cc) and XLA ops
+    // (xla_ops_to_op_metrics.cc).
+    {SummaryPart::kOps, {"tf_op", "tf_op_type", "level 0", "hlo_op", "hlo_module", "hlo_category", "is_eager",
+                         "correlation_id", "scope_range_id"}},
+    // Kernel stats (device_plane_to_kernel_stats.cc): CUPTI's kernel details
+    // or Kineto's launch parameters, and the op each kernel runs.
+    {SummaryPart::kOps, {"kernel_details", "tf_op", "tf_op_type", "level 0", "equation", "op_input_types", "grid",
+                         "block", "registers per thread", "shared memory", "est. achieved occupancy %"}},
+    // tf.data pipelines (tf_data_events_to_pipelines.cc): iterator ids and
+    // async marks.
+    {SummaryPart::kTfData, {"id", "parent_id", "element_id", "_a"}},
+    // Memory profile of allocator events (memory_events_to_profile.cc), and
+    // of PyTorch's memory events (kineto_memory_events_to_profile.cc).
+    {SummaryPart::kMemory, {"allocator_name", "index_on_host", "device_ordinal", "bytes_reserved", "bytes_allocated",
+                            "bytes_available", "fragmentation", "peak_bytes_in_use", "requested_bytes",
+                            "allocation_bytes", "addr", "tf_op", "region_type", "data_type", "shape", "Bytes", "Addr",
+                            "Total Allocated", "Total Reserved", "Device Type", "Device Id", "tf_op_type"}},
+};
+// clang-format on
+
+}  // namespace
+
+EventStatFilter EventStatsFor(SummaryParts parts) {
+  std::vector<std::string_view> names;
+  for (const StatGroup& g : kGroups) {
+    if ((g.parts.bits & parts.bits) == 0) continue;
+    for (std::string_view n : g.names)
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  }
+  return EventStatFilter::Only(std::move(names));
+}
+
+}  // namespace tfprof

@@ -1,0 +1,25 @@
+// The one list of event-stat names the analyses read, by the summary part
+// that reads them. A command that only shows summaries reads its captures
+// keeping just the event stats of the parts it computes (EventStatsFor):
+// the others (CUPTI's context ids, annotations, memcpy details, ...) are
+// dropped while reading, never stored (12 bytes a stat, most of the model's
+// memory on GPU captures). Plane and event-metadata stats are always kept.
+//
+// An analysis that starts reading another event stat must add its name to
+// the table (analysed_event_stats.cc), or it reads "absent" in the commands:
+// tests/summary/event_stat_filter_summary_test.cc compares the summaries of
+// every part read with and without the filter on real captures.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "lib/read/read_options.h"
+#include "lib/summary/run_summary.h"
+
+namespace tfprof {
+
+// The filter that keeps the event stats `parts` read (none for no part).
+EventStatFilter EventStatsFor(SummaryParts parts);
+
+}  // namespace tfprof

@@ -1,0 +1,183 @@
+// The XSpace reader's event-stat filter (ReadOptions::event_stats): stats no
+// analysis reads are dropped and counted, the kept ones stay intact, plane
+// and event-metadata stats are never dropped, and a corrupt stat is refused
+// whether it would be kept or not.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "lib/model/errors.h"
+#include "lib/model/stat_finder.h"
+#include "lib/read/xplane_reader.h"
+#include "tests/support/xspace_builder.h"
+
+using namespace tfprof;
+using tfprof::testing::Ref;
+using tfprof::testing::XSpaceBuilder;
+
+namespace {
+
+std::optional<Stat> FindStat(const Host& h, const Plane& p, std::span<const Stat> stats, std::string_view name) {
+  return FindStatIn(stats, p.FindStatKey(h.strings, name));
+}
+
+// What a command reading kernels and ops would keep (the real lists are
+// lib/summary/analysed_event_stats.cc's).
+const EventStatFilter kAnalysed = EventStatFilter::Only({"correlation_id", "tf_op", "kernel_details", "step_name"});
+const EventStatFilter kAll;
+const EventStatFilter kNone = EventStatFilter::Only({});
+
+Host Read(const std::string& bytes, const EventStatFilter& kept, Diagnostics& diag) {
+  ReadOptions options;
+  options.event_stats = kept;
+  return ReadXSpaceBytes(bytes, "filter.xplane.pb", diag, options);
+}
+
+// A host line with analysed stats (correlation_id, tf_op as a ref) mixed
+// with stats no analysis reads (a string, a double, an int, in between), a
+// GPU plane with plane stats and an event-metadata stat of an unanalysed
+// name.
+XSpaceBuilder MixedCapture() {
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  host.Line(1, "python3", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000,
+             {{"python_source", std::string("model.py:12")},
+              {"correlation_id", uint64_t{42}},
+              {"memory_footprint", 1.5},
+              {"tf_op", Ref{"dense/MatMul:MatMul"}},
+              {"thread_priority", int64_t{7}}})
+      .Event("idle", 3'000, 10, {{"python_source", std::string("model.py:13")}})
+      .Event("Relu:Relu", 4'000, 100, {{"tf_op", Ref{"dense/Relu:Relu"}}});
+  auto& gpu = space.Plane("/device:GPU:0", 1);
+  gpu.Stat("gpu_device_name", std::string("Tesla T4")).Stat("clock_rate", int64_t{1'590'000});
+  gpu.Line(7, "Stream #7(Compute)", 1'000)
+      .Event("sgemm", 500, 1'000,
+             {{"occupancy_hint", 0.25}, {"kernel_details", std::string("regs:64 grid:2,1,1 block:256,1,1")}});
+  // An event-metadata stat of a name no analysis reads on events: kept.
+  auto& meta = (*gpu.proto()->mutable_event_metadata())[gpu.EventMetadataId("sgemm")];
+  gpu.FillStat(meta.add_stats(), "launch_site", std::string("conv.cu"));
+  return space;
+}
+
+}  // namespace
+
+TEST_CASE("XPlane reader drops the event stats no analysis reads, counts them, keeps the rest intact",
+          "[xplane][filter]") {
+  const std::string bytes = MixedCapture().Serialize();
+  Diagnostics all_diag, some_diag;
+  const Host all = Read(bytes, kAll, all_diag);
+  const Host some = Read(bytes, kAnalysed, some_diag);
+  CHECK(all.event_stats_dropped == 0);
+  // python_source x2, memory_footprint, thread_priority, occupancy_hint.
+  CHECK(some.event_stats_dropped == 5);
+
+  const Plane& cpu = some.planes.at(0);
+  const Line& py = cpu.lines.at(0);
+  REQUIRE(py.events.size() == 3);
+  CHECK(all.planes[0].lines[0].stats.size() == 7);
+  REQUIRE(py.stats.size() == 3);
+  // The kept stats in their order, each with its own event.
+  REQUIRE(py.EventStats(0).size() == 2);
+  CHECK(FindStat(some, cpu, py.EventStats(0), "correlation_id")->AsUint() == 42);
+  CHECK(FindStat(some, cpu, py.EventStats(0), "correlation_id")->type() == StatType::kUint64);
+  CHECK(some.Str(FindStat(some, cpu, py.EventStats(0), "tf_op")->AsString()) == "dense/MatMul:MatMul");
+  CHECK(py.EventStats(1).empty());
+  REQUIRE(py.EventStats(2).size() == 1);
+  CHECK(some.Str(FindStat(some, cpu, py.EventStats(2), "tf_op")->AsString()) == "dense/Relu:Relu");
+  // The names stay known (an analysis asking for one finds no value, as
+  // when an event lacks it); a dropped string value is not even interned.
+  CHECK(cpu.FindStatKey(some.strings, "python_source"));
+  CHECK_FALSE(FindStat(some, cpu, py.EventStats(0), "python_source"));
+  CHECK(all.strings.Find("model.py:12") != StringPool::kNotFound);
+  CHECK(some.strings.Find("model.py:12") == StringPool::kNotFound);
+
+  const Plane& gpu = some.planes.at(1);
+  const Line& stream = gpu.lines.at(0);
+  REQUIRE(stream.EventStats(0).size() == 1);
+  CHECK(some.Str(FindStat(some, gpu, stream.EventStats(0), "kernel_details")->AsString()) ==
+        "regs:64 grid:2,1,1 block:256,1,1");
+  // Plane stats and event-metadata stats are all kept.
+  CHECK(gpu.plane_stats.size() == 2);
+  CHECK(gpu.device.name == "Tesla T4");
+  CHECK(gpu.device.clock_rate_khz == 1'590'000);
+  const StatFinder launch_site(some, gpu, "launch_site");
+  CHECK(some.Str(launch_site.InEventOrMetadata(gpu, stream, 0)->AsString()) == "conv.cu");
+  CHECK(some_diag.empty());
+  CHECK(all_diag.empty());
+}
+
+TEST_CASE("XPlane reader keeps no event stat for kNone, and every one for the default", "[xplane][filter]") {
+  const std::string bytes = MixedCapture().Serialize();
+  Diagnostics diag;
+  const Host none = Read(bytes, kNone, diag);
+  CHECK(none.event_stats_dropped == 9);  // 7 on the host line, 2 on the stream.
+  CHECK(none.planes[0].lines[0].stats.empty());
+  CHECK(none.planes[1].lines[0].stats.empty());
+  CHECK(none.planes[1].plane_stats.size() == 2);
+  CHECK(none.planes[0].lines[0].events.size() == 3);
+  const Host fallback = ReadXSpaceBytes(bytes, "filter.xplane.pb", diag);  // ReadOptions{}: keep all.
+  CHECK(fallback.event_stats_dropped == 0);
+  CHECK(fallback.planes[0].lines[0].stats.size() == 7);
+}
+
+TEST_CASE("XPlane reader checks dropped event stats like kept ones", "[xplane][filter][bad]") {
+  SECTION("a dropped stat without a value is still counted") {
+    XSpaceBuilder space;
+    auto& p = space.Plane("/host:CPU");
+    p.Line(1, "t").Event("e", 0, 10, {{"python_source", std::string("x")}});
+    p.proto()->mutable_lines(0)->mutable_events(0)->mutable_stats(0)->clear_str_value();
+    Diagnostics all_diag, some_diag;
+    Read(space.Serialize(), kAll, all_diag);
+    const Host some = Read(space.Serialize(), kAnalysed, some_diag);
+    CHECK(all_diag.Count("xplane.stat_without_value") == 1);
+    CHECK(some_diag.Count("xplane.stat_without_value") == 1);
+    CHECK(some.event_stats_dropped == 1);
+  }
+  SECTION("a dropped string stat whose ref points nowhere is refused") {
+    XSpaceBuilder space;
+    auto& p = space.Plane("/host:CPU");
+    p.Line(1, "t").Event("e", 0, 10, {{"python_source", Ref{"x"}}});
+    p.proto()->mutable_lines(0)->mutable_events(0)->mutable_stats(0)->set_ref_value(12345);
+    Diagnostics diag;
+    CHECK_THROWS_AS(Read(space.Serialize(), kAnalysed, diag), InputError);
+  }
+  SECTION("a stat of no stat metadata is refused") {
+    XSpaceBuilder space;
+    auto& p = space.Plane("/host:CPU");
+    p.Line(1, "t").Event("e", 0, 10, {{"python_source", std::string("x")}});
+    p.proto()->mutable_lines(0)->mutable_events(0)->mutable_stats(0)->set_metadata_id(999);
+    Diagnostics diag;
+    CHECK_THROWS_AS(Read(space.Serialize(), kAnalysed, diag), InputError);
+  }
+}
+
+TEST_CASE("XPlane reader filters event stats the same on the parallel path", "[xplane][filter]") {
+  // Past 8 MB of events the reader decodes chunks of 65,536 events on
+  // several threads: a line of 300,000 events, each with a kept and two
+  // dropped stats (the string one differs per event, so string values set
+  // aside by the threads must stay with their own stat).
+  XSpaceBuilder space;
+  auto& p = space.Plane("/host:CPU");
+  auto line = p.Line(1, "t");
+  constexpr int64_t kEvents = 300'000;
+  for (int64_t i = 0; i < kEvents; ++i)
+    line.Event("e", i * 10, 5,
+               {{"python_source", std::string("source line ") + std::to_string(i)},
+                {"step_name", std::string("step ") + std::to_string(i)},
+                {"device_id", int64_t{i}}});
+  const std::string bytes = space.Serialize();
+  REQUIRE(bytes.size() > (8u << 20));
+  Diagnostics diag;
+  const Host h = Read(bytes, kAnalysed, diag);
+  CHECK(h.event_stats_dropped == 2 * kEvents);
+  const Plane& plane = h.planes[0];
+  const Line& l = plane.lines[0];
+  REQUIRE(l.events.size() == kEvents);
+  REQUIRE(l.stats.size() == kEvents);
+  for (int64_t i : {int64_t{0}, int64_t{65'535}, int64_t{65'536}, int64_t{200'001}, kEvents - 1}) {
+    INFO(i);
+    REQUIRE(l.EventStats(i).size() == 1);
+    CHECK(h.Str(FindStat(h, plane, l.EventStats(i), "step_name")->AsString()) == "step " + std::to_string(i));
+  }
+}

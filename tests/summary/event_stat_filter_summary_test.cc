@@ -1,0 +1,135 @@
+// The report commands read XSpace captures keeping only the event stats
+// listed in lib/model/analysed_event_stats.h. This fails when an analysis
+// reads an event stat missing from that list: on real captures, every
+// summary part (ops, eager marks, steps, memory, tf.data, with their
+// diagnostics) must come out byte-identical from the filtered model and
+// from the whole one, under every compatibility mode and step fallback.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lib/read/capture_discovery.h"
+#include "lib/summary/analysed_event_stats.h"
+#include "lib/summary/captures_to_run_summary.h"
+#include "lib/summary/run_summary_file.h"
+#include "tests/support/corpus.h"
+#include "tests/support/skip.h"
+
+namespace tfprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string SummaryBytes(const std::string& path, SummaryParts parts, const EventStatFilter& kept,
+                         const AnalysisOptions& analysis) {
+  SummaryOptions options;
+  options.parts = parts;
+  options.analysis = analysis;
+  RunReadOptions read;
+  read.read.event_stats = kept;
+  try {
+    return RunSummaryToBytes(CapturesToRunSummary(DiscoverInput(path, "", analysis.xprof()), read, options));
+  } catch (const std::exception& e) {
+    return std::string("error: ") + e.what();  // A corrupt corpus file: the same error either way.
+  }
+}
+
+// Every XSpace capture file under `dir`.
+std::vector<std::string> XSpaceFiles(const std::string& dir) {
+  std::vector<std::string> out;
+  if (dir.empty() || !fs::is_directory(dir)) return out;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && name.size() > 10 && name.ends_with(".xplane.pb")) out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<AnalysisOptions> Variants() {
+  std::vector<AnalysisOptions> out(5);
+  out[1].compat = Compat::kXprof;
+  out[2].compat = Compat::kTfLegacy;
+  out[3].whole_trace = true;
+  out[4].steps_between = "^(train|train_function|__inference_train_function.*)$";
+  return out;
+}
+
+// The parts each command computes (tools/cmd_*.cc), and all of them
+// (diff, check, metrics).
+std::vector<SummaryParts> CommandParts() {
+  return {SummaryPart::kOps,
+          SummaryPart::kOps | SummaryPart::kEagerMarks,
+          SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
+          SummaryPart::kSteps,
+          SummaryPart::kMemory,
+          SummaryPart::kTfData,
+          SummaryParts::All()};
+}
+
+void CheckSameSummaries(const std::string& path) {
+  for (const AnalysisOptions& analysis : Variants()) {
+    for (SummaryParts parts : CommandParts()) {
+      INFO(path << " parts " << parts.bits << " compat " << static_cast<int>(analysis.compat) << " whole_trace "
+                << analysis.whole_trace << " steps_between '" << analysis.steps_between << "'");
+      CHECK(SummaryBytes(path, parts, EventStatsFor(parts), analysis) ==
+            SummaryBytes(path, parts, EventStatFilter(), analysis));
+    }
+  }
+}
+
+TEST_CASE("Summaries of the test captures are the same read with only the analysed event stats",
+          "[filter][summary]") {
+  const std::vector<std::string> files = XSpaceFiles(testing::SourcePath("testdata/captures"));
+  REQUIRE(files.size() >= 10);
+  for (const std::string& f : files) CheckSameSummaries(fs::path(f).parent_path().string());
+}
+
+TEST_CASE("Summaries of the corpus captures are the same read with only the analysed event stats",
+          "[filter][summary][corpus]") {
+  const std::vector<std::string> files = XSpaceFiles(testing::CorpusDir());
+  if (files.empty()) {
+    testing::SkipTest("no corpus (set TFPROF_CORPUS)");
+    return;
+  }
+  for (const std::string& f : files) CheckSameSummaries(f);
+}
+
+TEST_CASE("The summary comparison sees a dropped stat an analysis reads", "[filter][summary]") {
+  // The check above has teeth: with no event stat kept, the summaries of a
+  // GPU capture differ (no kernel details, no tf_op, no correlation ids).
+  const std::string path = testing::SourcePath("testdata/captures/jax_gpu");
+  const SummaryParts all = SummaryParts::All();
+  CHECK(SummaryBytes(path, all, EventStatFilter::Only({}), {}) != SummaryBytes(path, all, EventStatFilter(), {}));
+  // Nor is the kernel-stats command's list enough for the memory profile.
+  const std::string memory = testing::SourcePath("testdata/captures/tf_memory");
+  CHECK(SummaryBytes(memory, SummaryPart::kMemory, EventStatsFor(SummaryPart::kOps), {}) !=
+        SummaryBytes(memory, SummaryPart::kMemory, EventStatFilter(), {}));
+}
+
+TEST_CASE("Each summary part keeps the event stats its analyses read, and no other", "[filter][summary]") {
+  const EventStatFilter ops = EventStatsFor(SummaryPart::kOps), memory = EventStatsFor(SummaryPart::kMemory),
+                        steps = EventStatsFor(SummaryPart::kSteps), none = EventStatsFor(SummaryParts());
+  CHECK_FALSE(ops.keep_all);
+  for (std::string_view name : {"tf_op", "tf_op_type", "kernel_details", "correlation_id", "hlo_op", "grid"})
+    CHECK(ops.Keeps(name));
+  CHECK_FALSE(ops.Keeps("bytes_allocated"));
+  CHECK_FALSE(ops.Keeps("group_id"));  // kernel-stats and placement group nothing.
+  CHECK(memory.Keeps("bytes_allocated"));
+  CHECK(memory.Keeps("group_id"));  // The memory profile's step ids come from grouping.
+  CHECK(steps.Keeps("_r"));
+  CHECK(steps.Keeps("step_name"));
+  CHECK_FALSE(steps.Keeps("kernel_details"));
+  // What CUPTI writes on every kernel and memcpy and no analysis reads.
+  for (std::string_view name : {"context_id", "device_id", "memcpy_details", "annotation", "python_source"})
+    CHECK_FALSE(EventStatsFor(SummaryParts::All()).Keeps(name));
+  CHECK_FALSE(none.keep_all);
+  CHECK(none.names.empty());
+}
+
+}  // namespace
+}  // namespace tfprof
