@@ -45,10 +45,10 @@ struct ChunkJob {
   WireDecoder bytes{std::string_view()};
   size_t first_event = 0;  // Index in line->events of the chunk's first event.
   size_t event_count = 0;
-  size_t first_stat = 0;  // Index in line->stats of the chunk's first stat.
-  size_t stat_count = 0;  // Counted before decoding, so no stat is copied twice.
+  size_t first_stat = 0;     // Index in line->stats of the chunk's first stat.
+  size_t stat_count = 0;     // Counted before decoding, so no stat is copied twice.
   size_t dropped_stats = 0;  // Event stats left out (PlaneContext::drop_event_stat).
-  int64_t base_ps = 0;    // The line's start relative to the host's time origin.
+  int64_t base_ps = 0;       // The line's start relative to the host's time origin.
   // String stat values met while decoding, interned afterwards in order
   // (interning is not thread-safe). The text is copied, so the file pages
   // can be released behind the decoder: (index into line->stats, length).
@@ -433,7 +433,8 @@ class XSpaceReader {
     if (!options_.event_stats.keep_all) {
       ctx.drop_event_stat.resize(stat_ids.size());
       budget_.Charge(Growth::kStatNames, ctx.drop_event_stat.capacity(), 0);
-      for (size_t i = 0; i < stat_names.size(); ++i) ctx.drop_event_stat[i] = !options_.event_stats.Keeps(stat_names[i]);
+      for (size_t i = 0; i < stat_names.size(); ++i)
+        ctx.drop_event_stat[i] = !options_.event_stats.Keeps(stat_names[i]);
     }
     ChargeStrings();
 
@@ -475,8 +476,8 @@ class XSpaceReader {
     budget_.Release(Growth::kEventNames, event_metadata_charged * sizeof(WireDecoder) + ctx.event_map.MemoryBytes() +
                                              event_ids.capacity() * sizeof(int64_t));
     budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
-                                            stat_names_charged * sizeof(std::string_view) +
-                                            ctx.stat_map.MemoryBytes() + ctx.drop_event_stat.capacity());
+                                            stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes() +
+                                            ctx.drop_event_stat.capacity());
     budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
   }
 

@@ -82,8 +82,7 @@ void CheckSameSummaries(const std::string& path) {
   }
 }
 
-TEST_CASE("Summaries of the test captures are the same read with only the analysed event stats",
-          "[filter][summary]") {
+TEST_CASE("Summaries of the test captures are the same read with only the analysed event stats", "[filter][summary]") {
   const std::vector<std::string> files = XSpaceFiles(testing::SourcePath("testdata/captures"));
   REQUIRE(files.size() >= 10);
   for (const std::string& f : files) CheckSameSummaries(fs::path(f).parent_path().string());
