@@ -9,17 +9,15 @@
 #include "lib/model/errors.h"
 #include "lib/model/stat_finder.h"
 #include "lib/read/xplane_reader.h"
+#include "tests/support/model_lookup.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
+using tfprof::testing::EventStat;
 using tfprof::testing::Ref;
 using tfprof::testing::XSpaceBuilder;
 
 namespace {
-
-std::optional<Stat> FindStat(const Host& h, const Plane& p, std::span<const Stat> stats, std::string_view name) {
-  return FindStatIn(stats, p.FindStatKey(h.strings, name));
-}
 
 // What a command reading kernels and ops would keep (the real lists are
 // lib/summary/analysed_event_stats.cc's).
@@ -79,24 +77,23 @@ TEST_CASE("XPlane reader drops the event stats no analysis reads, counts them, k
   REQUIRE(py.stats.size() == 3);
   // The kept stats in their order, each with its own event.
   REQUIRE(py.EventStats(0).size() == 2);
-  CHECK(FindStat(some, cpu, py.EventStats(0), "correlation_id")->AsUint() == 42);
-  CHECK(FindStat(some, cpu, py.EventStats(0), "correlation_id")->type() == StatType::kUint64);
-  CHECK(some.Str(FindStat(some, cpu, py.EventStats(0), "tf_op")->AsString()) == "dense/MatMul:MatMul");
+  CHECK(EventStat(some, cpu, py, 0, "correlation_id")->AsUint() == 42);
+  CHECK(EventStat(some, cpu, py, 0, "correlation_id")->type() == StatType::kUint64);
+  CHECK(some.Str(EventStat(some, cpu, py, 0, "tf_op")->AsString()) == "dense/MatMul:MatMul");
   CHECK(py.EventStats(1).empty());
   REQUIRE(py.EventStats(2).size() == 1);
-  CHECK(some.Str(FindStat(some, cpu, py.EventStats(2), "tf_op")->AsString()) == "dense/Relu:Relu");
+  CHECK(some.Str(EventStat(some, cpu, py, 2, "tf_op")->AsString()) == "dense/Relu:Relu");
   // The names stay known (an analysis asking for one finds no value, as
   // when an event lacks it); a dropped string value is not even interned.
   CHECK(cpu.FindStatKey(some.strings, "python_source"));
-  CHECK_FALSE(FindStat(some, cpu, py.EventStats(0), "python_source"));
+  CHECK_FALSE(EventStat(some, cpu, py, 0, "python_source"));
   CHECK(all.strings.Find("model.py:12") != StringPool::kNotFound);
   CHECK(some.strings.Find("model.py:12") == StringPool::kNotFound);
 
   const Plane& gpu = some.planes.at(1);
   const Line& stream = gpu.lines.at(0);
   REQUIRE(stream.EventStats(0).size() == 1);
-  CHECK(some.Str(FindStat(some, gpu, stream.EventStats(0), "kernel_details")->AsString()) ==
-        "regs:64 grid:2,1,1 block:256,1,1");
+  CHECK(some.Str(EventStat(some, gpu, stream, 0, "kernel_details")->AsString()) == "regs:64 grid:2,1,1 block:256,1,1");
   // Plane stats and event-metadata stats are all kept.
   CHECK(gpu.plane_stats.size() == 2);
   CHECK(gpu.device.name == "Tesla T4");
@@ -178,6 +175,6 @@ TEST_CASE("XPlane reader filters event stats the same on the parallel path", "[x
   for (int64_t i : {int64_t{0}, int64_t{65'535}, int64_t{65'536}, int64_t{200'001}, kEvents - 1}) {
     INFO(i);
     REQUIRE(l.EventStats(i).size() == 1);
-    CHECK(h.Str(FindStat(h, plane, l.EventStats(i), "step_name")->AsString()) == "step " + std::to_string(i));
+    CHECK(h.Str(EventStat(h, plane, l, i, "step_name")->AsString()) == "step " + std::to_string(i));
   }
 }
