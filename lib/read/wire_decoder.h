@@ -102,7 +102,7 @@ class WireDecoder {
   }
 
   // A sub-message, as a decoder that reports offsets within the file.
-  WireDecoder Message() {
+  inline __attribute__((always_inline)) WireDecoder Message() {
     std::string_view b = Bytes();
     return WireDecoder(b, base_ + static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(b.data()) - begin_));
   }
@@ -128,10 +128,11 @@ class WireDecoder {
   [[noreturn]] void Fail(const std::string& what) const { throw WireError(what, offset()); }
 
  private:
-  uint64_t VarintSlow() {
-    // Timestamps, durations and 64-bit ids take 3 to 8 bytes. With 8 bytes
-    // left they are decoded from one load, without a branch per byte (the
-    // lengths vary event to event, so a byte loop mispredicts).
+  // Timestamps, durations and 64-bit ids take 3 to 8 bytes. With 8 bytes
+  // left they are decoded from one load, without a branch per byte (the
+  // lengths vary event to event, so a byte loop mispredicts). Inline: every
+  // event has two or three of them.
+  inline __attribute__((always_inline)) uint64_t VarintSlow() {
     if (__builtin_expect(end_ - p_ >= 8, 1)) {
       uint64_t x;
       static_assert(std::endian::native == std::endian::little, "the one-load varint reads little-endian");
@@ -149,7 +150,10 @@ class WireDecoder {
         return x;
       }
     }
-    // 9 or 10 bytes (negative int64s), or near the end of the message.
+    return VarintTail();
+  }
+  // 9 or 10 bytes (negative int64s), or near the end of the message.
+  __attribute__((noinline)) uint64_t VarintTail() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p_ >= end_) Fail("truncated varint");

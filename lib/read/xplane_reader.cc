@@ -4,7 +4,9 @@
 #include <atomic>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -45,15 +47,37 @@ struct ChunkJob {
   WireDecoder bytes{std::string_view()};
   size_t first_event = 0;  // Index in line->events of the chunk's first event.
   size_t event_count = 0;
-  size_t first_stat = 0;     // Index in line->stats of the chunk's first stat.
-  size_t stat_count = 0;     // Counted before decoding, so no stat is copied twice.
+  int64_t base_ps = 0;  // The line's start relative to the host's time origin.
+  // The chunk's event stats, decoded in the same pass as its events (the
+  // events' stats_end count from 0 here) and moved into the line's pool
+  // once every chunk is done: one pass over the bytes, not a counting pass
+  // first. `stats_charged` is the capacity charged to the budget.
+  std::vector<Stat> stats;
+  uint64_t stats_charged = 0;
   size_t dropped_stats = 0;  // Event stats left out (PlaneContext::drop_event_stat).
-  int64_t base_ps = 0;       // The line's start relative to the host's time origin.
   // String stat values met while decoding, interned afterwards in order
   // (interning is not thread-safe). The text is copied, so the file pages
-  // can be released behind the decoder: (index into line->stats, length).
+  // can be released behind the decoder: (index into stats, length).
   std::vector<std::pair<uint32_t, uint32_t>> pending_strings;
   std::string pending_text;
+};
+
+// The memory budget as the decoding threads share it: they charge a
+// chunk's stats as its pool grows. When the limit is passed on several
+// threads at once, which one reports (and the count its error gives) depends
+// on timing; that the read stops does not.
+class SharedBudget {
+ public:
+  explicit SharedBudget(MemoryBudget& budget) : budget_(budget) {}
+  template <class T>
+  void ChargeAppend(Growth what, const std::vector<T>& v, uint64_t& charged) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    budget_.ChargeAppend(what, v, charged, 0);
+  }
+
+ private:
+  MemoryBudget& budget_;
+  std::mutex mutex_;
 };
 
 // Where the serial decoder's stats go (a plane's stats, its metadata's
@@ -69,17 +93,17 @@ struct ChargedStats {
   size_t size() const { return stats.size(); }
 };
 
-// Where a chunk's decoded stats go: its own slots of the line's pool.
-struct StatSlots {
-  Stat* begin;
-  Stat* next;
-  Stat* end;
-  size_t base;  // Index of `begin` in the line's pool.
+// Where a chunk's decoded stats go: its own pool, charged as it grows (the
+// charge is taken only when the pool must grow: a few dozen times a chunk).
+struct ChunkStats {
+  ChunkJob& job;
+  SharedBudget& budget;
   void push_back(const Stat& s) {
-    if (next == end) throw WireError("an event holds more stats than counted", 0);
-    *next++ = s;
+    if (__builtin_expect(job.stats.size() == job.stats.capacity(), 0))
+      budget.ChargeAppend(Growth::kStats, job.stats, job.stats_charged);
+    job.stats.push_back(s);
   }
-  size_t size() const { return base + static_cast<size_t>(next - begin); }
+  size_t size() const { return job.stats.size(); }
 };
 
 [[noreturn]] void Dangling(const std::string& path, const WireDecoder& d, const std::string& what) {
@@ -101,42 +125,41 @@ class EventDecoder {
   bool skip_stats_without_metadata = false;
 
   // Appends the stat to `out`. Runs once per stat, so it switches on the
-  // whole tag byte (field and wire type at once) and stays inline.
+  // whole tag byte (field and wire type at once) and stays inline. A string
+  // value is only noted while the fields are read: the metadata id (which
+  // may come after it) decides whether it is kept at all, and the last
+  // value on the wire is the stat's (protobuf's rule for a oneof).
   template <class Sink>
   inline __attribute__((always_inline)) void ReadStat(WireDecoder& d, Sink& out) {
-    // Event stats only may be dropped, and only once their metadata id is
-    // known (it may come after the value): a string value already set aside
-    // is then taken back.
-    constexpr bool kEventStat = std::is_same_v<Sink, StatSlots>;
-    size_t pending_mark = 0, pending_text_mark = 0;
-    if (kEventStat && pending) {
-      pending_mark = pending->pending_strings.size();
-      pending_text_mark = pending->pending_text.size();
-    }
+    constexpr bool kEventStat = std::is_same_v<Sink, ChunkStats>;
     int64_t meta_id = 0;
     bool has_value = false;
     Stat value = Stat::Int(0, 0);
+    std::string_view text;
+    bool is_text = false;
     while (!d.done()) {
       uint64_t tag = d.Varint();
       switch (tag) {
         case (kStatMetadataId << 3) | kVarint: meta_id = d.Int64(); continue;
-        case (kStatDouble << 3) | kFixed64: value = Stat::Double(0, d.Double()); break;
-        case (kStatUint64 << 3) | kVarint: value = Stat::Uint(0, d.Varint()); break;
-        case (kStatInt64 << 3) | kVarint: value = Stat::Int(0, d.Int64()); break;
-        case (kStatStr << 3) | kLengthDelimited: {
-          std::string_view text = d.Bytes();
-          if (strings_) {
-            value = Stat::String(0, strings_->Intern(text));
-          } else {
-            pending->pending_strings.emplace_back(static_cast<uint32_t>(out.size()),
-                                                  static_cast<uint32_t>(text.size()));
-            pending->pending_text.append(text);
-            value = Stat::String(0, StringPool::kEmpty);
-          }
+        case (kStatDouble << 3) | kFixed64:
+          value = Stat::Double(0, d.Double());
+          is_text = false;
           break;
-        }
+        case (kStatUint64 << 3) | kVarint:
+          value = Stat::Uint(0, d.Varint());
+          is_text = false;
+          break;
+        case (kStatInt64 << 3) | kVarint:
+          value = Stat::Int(0, d.Int64());
+          is_text = false;
+          break;
+        case (kStatStr << 3) | kLengthDelimited:
+          text = d.Bytes();
+          is_text = true;
+          break;
         case (kStatBytes << 3) | kLengthDelimited:
           value = Stat::Make(0, StatType::kBytes, d.Bytes().size());  // Large blobs (HLO protos) are not kept.
+          is_text = false;
           break;
         case (kStatRef << 3) | kVarint: {
           int64_t ref = static_cast<int64_t>(d.Varint());
@@ -146,6 +169,7 @@ class EventDecoder {
                      "a string stat refers to stat metadata id " + std::to_string(ref) +
                          ", which its plane does not define");
           value = Stat::String(0, ctx_.plane->stat_metadata[k].name);
+          is_text = false;
           break;
         }
         default: OtherTag(d, tag, "XStat", kStatRef); continue;
@@ -171,17 +195,23 @@ class EventDecoder {
       // Checked like a kept one above (dangling ids, missing values): what
       // the command reads about the capture does not depend on the filter.
       if (ctx_.DropsEventStat(key)) {
-        if (pending) {
-          pending->pending_strings.resize(pending_mark);
-          pending->pending_text.resize(pending_text_mark);
-        }
+        ++pending->dropped_stats;
         return;
+      }
+    }
+    if (is_text) {
+      if (strings_) {
+        value = Stat::String(0, strings_->Intern(text));
+      } else {
+        pending->pending_strings.emplace_back(static_cast<uint32_t>(out.size()), static_cast<uint32_t>(text.size()));
+        pending->pending_text.append(text);
+        value = Stat::String(0, StringPool::kEmpty);
       }
     }
     out.push_back(Stat::Make(key, value.type(), value.bits));
   }
 
-  inline Event ReadEvent(WireDecoder& e, StatSlots& stats, int64_t line_base_ps) {
+  inline Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps) {
     int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
     bool aggregated = false;
     while (!e.done()) {
@@ -221,59 +251,9 @@ class EventDecoder {
     return Event{start_ps, duration_ps, meta, static_cast<uint32_t>(stats.size())};
   }
 
-  // Counts the stats of a chunk's events that will be kept, so the line's
-  // pool can be sized exactly before any thread writes into it.
-  static void CountStats(const PlaneContext& ctx, ChunkJob& job, const ReleaseFn& release) {
-    WireDecoder d = job.bytes;
-    const bool filtering = !ctx.drop_event_stat.empty();
-    size_t events = 0, stats = 0, dropped = 0;
-    uint32_t field;
-    WireType type;
-    while (events < job.event_count && d.NextField(&field, &type)) {
-      if (field != kLineEvents || type != kLengthDelimited) {
-        d.Skip(type);
-        continue;
-      }
-      WireDecoder e = d.Message();
-      ++events;
-      while (!e.done()) {
-        uint64_t tag = e.Varint();
-        if (filtering && tag == ((kEventStats << 3) | kLengthDelimited)) {
-          if (KeepsEventStat(ctx, e.Message())) ++stats;
-          else ++dropped;
-          continue;
-        }
-        if (tag == ((kEventStats << 3) | kLengthDelimited)) ++stats;
-        e.Skip(static_cast<WireType>(tag & 7));
-      }
-    }
-    job.stat_count = stats;
-    job.dropped_stats = dropped;
-    if (release) release(job.bytes.offset(), d.offset());
-  }
-
-  // Whether ReadStat will keep this event stat: its metadata id decides,
-  // the last one on the wire as in ReadStat. A stat ReadStat will reject
-  // (corrupt) counts as kept: ReadStat then throws its own error first.
-  static bool KeepsEventStat(const PlaneContext& ctx, WireDecoder s) {
-    int64_t meta_id = 0;
-    try {
-      while (!s.done()) {
-        uint64_t tag = s.Varint();
-        if (tag == ((kStatMetadataId << 3) | kVarint)) meta_id = s.Int64();
-        else s.Skip(static_cast<WireType>(tag & 7));
-      }
-    } catch (const WireError&) {
-      return true;
-    }
-    const uint32_t key = ctx.stat_map.Find(meta_id);
-    return key == IdMap::kMissing || !ctx.DropsEventStat(key);
-  }
-
-  void DecodeChunk(ChunkJob& job, const ReleaseFn& release) {
+  void DecodeChunk(ChunkJob& job, SharedBudget& budget, const ReleaseFn& release) {
     pending = &job;
-    Stat* first = job.line->stats.data() + job.first_stat;
-    StatSlots slots{first, first, first + job.stat_count, job.first_stat};
+    ChunkStats stats{job, budget};
     Event* out = job.line->events.data() + job.first_event;
     size_t done = 0;
     WireDecoder& d = job.bytes;
@@ -286,10 +266,10 @@ class EventDecoder {
         continue;
       }
       WireDecoder e = d.Message();
-      out[done++] = ReadEvent(e, slots, job.base_ps);
+      out[done++] = ReadEvent(e, stats, job.base_ps);
     }
     if (done != job.event_count) d.Fail("line holds fewer events than counted");
-    if (slots.next != slots.end) d.Fail("events hold fewer stats than counted");
+    if (job.stats.size() > UINT32_MAX) d.Fail("a line has more than 4 billion stats; not supported");
     // Give back the file pages decoded, so the file doesn't stay in memory
     // beside the model.
     if (release) release(begin, d.offset());
@@ -663,28 +643,16 @@ class XSpaceReader {
     for (const Diagnostics& d : worker_diags) diag_.Merge(d);
   }
 
-  // Chunks are independent once the plane's metadata is known: count their
-  // stats, size each line's pool exactly, then decode them in parallel.
+  // Chunks are independent once the plane's metadata is known: decode them
+  // in parallel, each into its own stats pool; then, in order, intern their
+  // string values and join each line's pools into one.
   void DecodeChunks(const PlaneContext& ctx, std::vector<ChunkJob>& chunks) {
     uint64_t total_bytes = 0;
     for (const ChunkJob& c : chunks) total_bytes += c.bytes.size();
+    SharedBudget shared(budget_);
     ParallelFor(
-        chunks.size(), total_bytes,
-        [&](size_t k, EventDecoder&) { EventDecoder::CountStats(ctx, chunks[k], release_); }, ctx);
-    for (size_t c = 0; c < chunks.size();) {
-      Line& line = *chunks[c].line;
-      size_t total = 0;
-      for (; c < chunks.size() && chunks[c].line == &line; ++c) {
-        chunks[c].first_stat = total;
-        total += chunks[c].stat_count;
-        host_->event_stats_dropped += chunks[c].dropped_stats;
-      }
-      if (total > UINT32_MAX) throw InputError(path_, "a line has more than 4 billion stats; not supported");
-      budget_.Charge(Growth::kStats, total * sizeof(Stat), total);
-      line.stats.resize(total);
-    }
-    ParallelFor(
-        chunks.size(), total_bytes, [&](size_t k, EventDecoder& d) { d.DecodeChunk(chunks[k], release_); }, ctx);
+        chunks.size(), total_bytes, [&](size_t k, EventDecoder& d) { d.DecodeChunk(chunks[k], shared, release_); },
+        ctx);
     // The string values copied aside by the decoding threads, until they
     // are interned below.
     uint64_t pending = 0;
@@ -692,12 +660,11 @@ class XSpaceReader {
       pending += job.pending_text.capacity() + job.pending_strings.capacity() * sizeof(job.pending_strings[0]);
     budget_.Charge(Growth::kText, pending, 0);
     // Intern string values in order, so string ids don't depend on thread
-    // timing; then sort the lines the profiler left unsorted.
-    Line* last = nullptr;
+    // timing.
     for (ChunkJob& job : chunks) {
       size_t at = 0;
       for (auto [index, length] : job.pending_strings) {
-        job.line->stats[index].bits = host_->strings.Intern(std::string_view(job.pending_text).substr(at, length));
+        job.stats[index].bits = host_->strings.Intern(std::string_view(job.pending_text).substr(at, length));
         at += length;
       }
       ChargeStrings();
@@ -705,17 +672,45 @@ class XSpaceReader {
       std::string().swap(job.pending_text);
       std::vector<std::pair<uint32_t, uint32_t>>().swap(job.pending_strings);
       budget_.Release(Growth::kText, freed);
-      if (job.line != last) {
-        last = job.line;
-        if (!last->IsSorted()) {
-          diag_.Add(diag_kind::kXplaneUnsortedLine, std::string(host_->LineName(*last)));
-          // Sorting copies the line (and an index per event) beside itself.
-          uint64_t copy = last->events.size() * (sizeof(Event) + sizeof(uint32_t)) + last->stats.size() * sizeof(Stat);
-          budget_.Charge(Growth::kEvents, copy, 0);
-          last->SortEvents();
-          budget_.Release(Growth::kEvents, copy);
-        }
+    }
+    for (size_t c = 0; c < chunks.size();) {
+      size_t end = c;
+      while (end < chunks.size() && chunks[end].line == chunks[c].line) ++end;
+      JoinLineStats(std::span<ChunkJob>(chunks.data() + c, end - c));
+      c = end;
+    }
+  }
+
+  // Moves a line's chunk pools into its own, exactly sized (the chunks' grew
+  // by doubling), and counts its events' stats from the line's first.
+  void JoinLineStats(std::span<ChunkJob> line_chunks) {
+    Line& line = *line_chunks.front().line;
+    uint64_t total = 0;
+    for (const ChunkJob& job : line_chunks) {
+      total += job.stats.size();
+      host_->event_stats_dropped += job.dropped_stats;
+    }
+    if (total > UINT32_MAX) throw InputError(path_, "a line has more than 4 billion stats; not supported");
+    budget_.Charge(Growth::kStats, total * sizeof(Stat), total);
+    line.stats.reserve(total);
+    for (ChunkJob& job : line_chunks) {
+      const auto base = static_cast<uint32_t>(line.stats.size());
+      line.stats.insert(line.stats.end(), job.stats.begin(), job.stats.end());
+      if (base != 0) {
+        Event* e = line.events.data() + job.first_event;
+        for (size_t i = 0; i < job.event_count; ++i) e[i].stats_end += base;
       }
+      std::vector<Stat>().swap(job.stats);
+      budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
+      job.stats_charged = 0;
+    }
+    if (!line.IsSorted()) {
+      diag_.Add(diag_kind::kXplaneUnsortedLine, std::string(host_->LineName(line)));
+      // Sorting copies the line (and an index per event) beside itself.
+      uint64_t copy = line.events.size() * (sizeof(Event) + sizeof(uint32_t)) + line.stats.size() * sizeof(Stat);
+      budget_.Charge(Growth::kEvents, copy, 0);
+      line.SortEvents();
+      budget_.Release(Growth::kEvents, copy);
     }
   }
 

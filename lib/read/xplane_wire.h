@@ -58,14 +58,20 @@ class IdMap {
   uint64_t MemoryBytes() const {
     return table_.capacity() * sizeof(uint32_t) + hash_.capacity() * (sizeof(std::pair<int64_t, uint32_t>) + 1);
   }
-  inline uint32_t Find(int64_t id) const {
-    if (static_cast<uint64_t>(id) < table_.size()) return table_[static_cast<size_t>(id)];
+  // Runs for every event and stat: the flat table stays inline, the hash
+  // map (sparse ids, rare) is out of line.
+  inline __attribute__((always_inline)) uint32_t Find(int64_t id) const {
+    if (__builtin_expect(static_cast<uint64_t>(id) < table_.size(), 1)) return table_[static_cast<size_t>(id)];
+    return FindSparse(id);
+  }
+
+ private:
+  __attribute__((noinline)) uint32_t FindSparse(int64_t id) const {
     if (hash_.empty()) return kMissing;
     auto it = hash_.find(id);
     return it == hash_.end() ? kMissing : it->second;
   }
 
- private:
   std::vector<uint32_t> table_;
   absl::flat_hash_map<int64_t, uint32_t> hash_;
 };
