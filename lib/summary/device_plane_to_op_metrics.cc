@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/stat_finder.h"
@@ -26,6 +29,8 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
   // share one timestamp), so do the same.
   int64_t first = std::numeric_limits<int64_t>::max(), last = 0;
   uint64_t xla_events = 0;
+  using RowKey = std::tuple<StringId, StringId, EventMetadataId>;
+  absl::flat_hash_map<RowKey, size_t> row_of;
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
@@ -48,20 +53,29 @@ OpMetricsDb DevicePlaneToOpMetrics(const Host& host, const Plane& plane, Diagnos
       // device ops for such captures. We read both.
       auto op_stat = tf_op.In(stats);
       if (!op_stat && !options.xprof()) op_stat = level0.In(stats);
-      std::string_view full = op_stat ? host.Str(op_stat->AsString()) : std::string_view();
+      const StringId full_id = op_stat ? op_stat->AsString() : StringPool::kEmpty;
+      std::string_view full = host.Str(full_id);
       if (full.empty()) continue;
       auto type_stat = tf_op_type.In(stats);
-      TfOp op =
-          OpFromStats(full, type_stat ? host.Str(type_stat->AsString()) : std::string_view(), options.tf_legacy());
-      std::string name = std::string(op.name) + "/" + std::string(host.Str(plane.event_metadata[e.metadata].name));
-      OpMetrics& m = db.Lookup(0, name);
-      auto eager = is_eager.In(stats);
-      if (m.occurrences == 0 && m.category.empty() && m.provenance.empty()) {
-        m.category = op.type.empty() ? "unknown" : std::string(op.type);
-        m.provenance = std::string(full);
-        m.provenance_is_name = op.category == OpCategory::kFramework;
-        m.is_eager = m.is_eager || (eager ? eager->AsInt() != 0 : marks && (*marks)[i]);
+      const StringId type_id = type_stat ? type_stat->AsString() : StringPool::kEmpty;
+      // The row follows from the op, its type and the kernel's name: found
+      // once per distinct triple (parsing the op, building the row's name),
+      // then only counted.
+      auto [known, fresh] = row_of.try_emplace(RowKey{full_id, type_id, e.metadata}, 0);
+      if (fresh) {
+        TfOp op = OpFromStats(full, host.Str(type_id), options.tf_legacy());
+        std::string name = std::string(op.name) + "/" + std::string(host.Str(plane.event_metadata[e.metadata].name));
+        known->second = db.LookupIndex(0, name);
+        OpMetrics& m = db.Row(known->second);
+        if (m.occurrences == 0 && m.category.empty() && m.provenance.empty()) {
+          m.category = op.type.empty() ? "unknown" : std::string(op.type);
+          m.provenance = std::string(full);
+          m.provenance_is_name = op.category == OpCategory::kFramework;
+          auto eager = is_eager.In(stats);  // The row's first event decides.
+          m.is_eager = m.is_eager || (eager ? eager->AsInt() != 0 : marks && (*marks)[i]);
+        }
       }
+      OpMetrics& m = db.Row(known->second);
       m.num_cores = 1;
       m.occurrences += 1;
       m.time_ps += static_cast<uint64_t>(e.duration_ps);

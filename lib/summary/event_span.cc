@@ -42,24 +42,24 @@ std::vector<TypedSpan> ToNonOverlapped(std::vector<TypedSpan> spans) {
     return x.type > y.type;
   });
   std::vector<TypedSpan> out;
+  // How many spans of each type are open, and a bit per type with any open:
+  // the highest set bit is the type that owns the time until the next
+  // boundary.
   std::array<int, kEventTypes> active{};
+  static_assert(kEventTypes <= 32, "one bit per event type");
+  uint32_t open_types = 0;
   int64_t last = 0;
   bool any = false;
   for (const Boundary& x : b) {
-    if (any && x.time > last) {
-      EventType top = EventType::kUnknown;
-      for (size_t t = kEventTypes; t-- > 0;)
-        if (active[t] > 0) {
-          top = static_cast<EventType>(t);
-          break;
-        }
-      bool none = std::all_of(active.begin(), active.end(), [](int a) { return a == 0; });
-      if (!none) {
-        if (!out.empty() && out.back().type == top && out.back().end_ps == last) out.back().end_ps = x.time;
-        else out.push_back({top, last, x.time});
-      }
+    if (any && x.time > last && open_types != 0) {
+      const auto top = static_cast<EventType>(31 - __builtin_clz(open_types));
+      if (!out.empty() && out.back().type == top && out.back().end_ps == last) out.back().end_ps = x.time;
+      else out.push_back({top, last, x.time});
     }
-    active[Index(x.type)] += x.start ? 1 : -1;
+    const size_t t = Index(x.type);
+    active[t] += x.start ? 1 : -1;
+    if (active[t] != 0) open_types |= uint32_t{1} << t;
+    else open_types &= ~(uint32_t{1} << t);
     last = x.time;
     any = true;
   }

@@ -174,6 +174,8 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
   std::vector<std::unique_ptr<OpIdentity>> extra;
   absl::flat_hash_map<int64_t, const OpIdentity*> stages;
   absl::flat_hash_map<std::pair<StringId, StringId>, const OpIdentity*> typed_ops;
+  // tf_op stat values parsed once per distinct value, not per event.
+  absl::flat_hash_map<StringId, const OpIdentity*> ops_by_tf_op;
   std::vector<TypedOp> typed;
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
@@ -247,11 +249,15 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
       const bool allocation = !options.xprof() && is_memory_event[e.metadata];
       if (auto s = tf_op.In(stats);
           s && !jax && !allocation && !options.tf_legacy() && !host.Str(s->AsString()).empty()) {
-        TfOp parsed = ParseTfOpFullname(host.Str(s->AsString()));
-        extra.push_back(std::make_unique<OpIdentity>(OpIdentity{parsed.name, parsed.type, 0}));
+        auto [it, fresh] = ops_by_tf_op.try_emplace(s->AsString(), nullptr);
+        if (fresh) {
+          TfOp parsed = ParseTfOpFullname(host.Str(s->AsString()));
+          extra.push_back(std::make_unique<OpIdentity>(OpIdentity{parsed.name, parsed.type, 0}));
+          it->second = extra.back().get();
+        }
         ++op_id;
-        activities.push_back({e.start_ps, op_id, true, extra.back().get(), false});
-        activities.push_back({e.end_ps(), op_id, false, extra.back().get(), false});
+        activities.push_back({e.start_ps, op_id, true, it->second, false});
+        activities.push_back({e.end_ps(), op_id, false, it->second, false});
       }
     }
     OpMetricsDb line_db;

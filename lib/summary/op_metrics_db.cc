@@ -7,13 +7,17 @@
 namespace tfprof {
 
 OpMetrics& OpMetricsDb::Lookup(uint64_t module_id, std::string_view name) {
+  return rows_[LookupIndex(module_id, name)];
+}
+
+size_t OpMetricsDb::LookupIndex(uint64_t module_id, std::string_view name) {
   auto [it, fresh] = index_.try_emplace({module_id, std::string(name)}, rows_.size());
   if (fresh) {
     rows_.emplace_back();
     rows_.back().module_id = module_id;
     rows_.back().name = std::string(name);
   }
-  return rows_[it->second];
+  return it->second;
 }
 
 void OpMetricsDb::AddIdle() {

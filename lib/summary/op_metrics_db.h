@@ -42,6 +42,10 @@ class OpMetricsDb {
   // The row for (module_id, name), created empty on first use. Rows keep the
   // order they were created in.
   OpMetrics& Lookup(uint64_t module_id, std::string_view name);
+  // The same as an index into rows(), which stays valid as rows are added
+  // (callers keep it to skip the lookup by name).
+  size_t LookupIndex(uint64_t module_id, std::string_view name);
+  OpMetrics& Row(size_t index) { return rows_[index]; }
 
   const std::vector<OpMetrics>& rows() const { return rows_; }
   uint64_t total_time_ps = 0;     // Wall time the database covers (with idle).

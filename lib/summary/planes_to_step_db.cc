@@ -46,10 +46,44 @@ bool IsRealCpuCompute(std::string_view name) {
            StartsWith(name, "EagerKernelExecute") || StartsWith(name, "FunctionRun") || IsExplicitHostMarker(name));
 }
 
+// What the step analysis makes of a host event's name, worked out once per
+// event name of the plane (metadata), not once per event: a capture repeats
+// a few hundred names millions of times.
+class HostNameFacts {
+ public:
+  HostNameFacts(const Host& host, const Plane& plane, bool has_device)
+      : host_(host), plane_(plane), has_device_(has_device), facts_(plane.event_metadata.size()) {}
+
+  struct Facts {
+    bool known = false;
+    bool explicit_marker = false;
+    bool real_cpu_compute = false;
+    EventType with_correlation = EventType::kUnknown, without_correlation = EventType::kUnknown;
+  };
+  const Facts& Of(EventMetadataId m) {
+    Facts& f = facts_[m];
+    if (!f.known) {
+      const std::string_view name = host_.Str(plane_.event_metadata[m].name);
+      f.explicit_marker = IsExplicitHostMarker(name);
+      f.real_cpu_compute = IsRealCpuCompute(name);
+      f.with_correlation = ClassifyHostEvent(name, has_device_, true);
+      f.without_correlation = ClassifyHostEvent(name, has_device_, false);
+      f.known = true;
+    }
+    return f;
+  }
+
+ private:
+  const Host& host_;
+  const Plane& plane_;
+  const bool has_device_;
+  std::vector<Facts> facts_;
+};
+
 void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool has_device, StepMap& steps) {
   const Plane& plane = host.planes[p];
   const StatFinder corr(host, plane, "correlation_id"), step_name(host, plane, "step_name");
-  std::vector<bool> named(0);
+  HostNameFacts names(host, plane, has_device);
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
@@ -57,7 +91,7 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool ha
       const int32_t g = groups.Of(p, l, e);
       if (g == kNoGroup) continue;
       const Event& ev = line.events[e];
-      std::string_view name = host.Str(plane.event_metadata[ev.metadata].name);
+      const HostNameFacts::Facts& facts = names.Of(ev.metadata);
       auto stats = line.EventStats(e);
       const Span span{ev.start_ps, ev.end_ps()};
       bool named_root = false;
@@ -68,11 +102,11 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool ha
         named_root =
             root && *root == EventRef{static_cast<uint32_t>(p), static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
       }
-      if (IsExplicitHostMarker(name) || named_root) {
+      if (facts.explicit_marker || named_root) {
         steps[g].host_markers.push_back(span);
-      } else if (IsRealCpuCompute(name)) {
+      } else if (facts.real_cpu_compute) {
         steps[g].events.push_back(
-            {ClassifyHostEvent(name, has_device, corr.In(stats).has_value()), span.begin, span.end});
+            {corr.In(stats) ? facts.with_correlation : facts.without_correlation, span.begin, span.end});
       }
     }
   }
@@ -84,6 +118,10 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool ha
 void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepMap& steps) {
   const Plane& plane = host.planes[p];
   const StatFinder corr(host, plane, "correlation_id"), shape(host, plane, "shape");
+  // ClassifyDeviceEvent of a name without a shape, once per event name;
+  // events with a shape (memcpys) are classified one by one.
+  constexpr auto kNotYet = static_cast<EventType>(0xff);
+  std::vector<EventType> unshaped_type(plane.event_metadata.size(), kNotYet);
   const bool tf1 = IsTf1TimelinePlane(host, plane);
   StepMap local;
   constexpr int64_t kStepLineId = static_cast<int32_t>(0xdeadbeefu);
@@ -107,9 +145,16 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepM
       // a TF1 timeline's streams hold nothing else and have no ids.
       if (!corr.In(stats) && !tf1) continue;
       auto sh = shape.In(stats);
-      std::string_view name = host.Str(plane.event_metadata[ev.metadata].name);
-      local[g].events.push_back(
-          {ClassifyDeviceEvent(name, sh ? host.Str(sh->AsString()) : ""), ev.start_ps, ev.end_ps()});
+      std::string_view shape_text = sh ? host.Str(sh->AsString()) : "";
+      EventType type;
+      if (shape_text.empty()) {
+        EventType& known = unshaped_type[ev.metadata];
+        if (known == kNotYet) known = ClassifyDeviceEvent(host.Str(plane.event_metadata[ev.metadata].name), "");
+        type = known;
+      } else {
+        type = ClassifyDeviceEvent(host.Str(plane.event_metadata[ev.metadata].name), shape_text);
+      }
+      local[g].events.push_back({type, ev.start_ps, ev.end_ps()});
     }
   }
   if (!groups.from_capture) {

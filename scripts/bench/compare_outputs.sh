@@ -8,6 +8,8 @@
 #
 #   scripts/bench/compare_outputs.sh BASE_BINARY NEW_BINARY [EXTRA_INPUT...]
 #
+# COMPARE_OPTIONS adds options to every run (e.g. "--compat xprof").
+#
 # Prints "N runs, M differ" and the first lines of each difference; exits 1
 # when any differ. Work files go to a temporary folder that is removed.
 set -uo pipefail
@@ -35,7 +37,7 @@ for input in "${inputs[@]}"; do
     for side in base new; do
       bin=$base
       [ "$side" = new ] && bin=$new
-      "$bin" "$c" "$input" -f json > "$work/$side.out" 2> "$work/$side.err"
+      "$bin" "$c" "$input" -f json ${COMPARE_OPTIONS:-} > "$work/$side.out" 2> "$work/$side.err"
       echo "exit $?" >> "$work/$side.err"
     done
     runs=$((runs + 1))
