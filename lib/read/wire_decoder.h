@@ -66,7 +66,7 @@ class WireDecoder {
     }
     return VarintSlow();
   }
-  int64_t Int64() { return static_cast<int64_t>(Varint()); }
+  inline __attribute__((always_inline)) int64_t Int64() { return static_cast<int64_t>(Varint()); }
 
   uint64_t Fixed64() {
     if (end_ - p_ < 8) Fail("truncated fixed64");

@@ -18,6 +18,7 @@
 #include "lib/read/memory_budget.h"
 #include "lib/read/wire_decoder.h"
 #include "lib/read/xplane_wire.h"
+#include "lib/util/phase_times.h"
 
 namespace tfprof {
 namespace {
@@ -346,6 +347,7 @@ class XSpaceReader {
   }
 
   void ReadPlane(WireDecoder plane_bytes, Plane& plane) {
+    PhaseTimer metadata_phase("read plane: metadata");
     // Pass 1: metadata comes after the lines on the wire, but decoding events
     // needs it, so first note where the metadata is and count the lines
     // (pass 2 reads them). Everything is charged to the budget as it is
@@ -437,7 +439,9 @@ class XSpaceReader {
     diag_.Merge(serial.diag);
     ExtractDeviceProperties(plane);
 
+    metadata_phase.Stop();
     // Pass 2: the lines, in order.
+    PhaseTimer prescan_phase("read plane: line pre-scan");
     plane.lines.resize(line_count);
     std::vector<ChunkJob> chunks;
     size_t next_line = 0;
@@ -449,6 +453,7 @@ class XSpaceReader {
       PrescanLine(again.Message(), plane.lines[next_line++], chunks);
       ChargeStrings();
     }
+    prescan_phase.Stop();
     DecodeChunks(ctx, chunks);
     // The notes of pass 1, the chunks and the id maps go with this function.
     budget_.Release(Growth::kEvents, chunks_charged_ * sizeof(ChunkJob));
@@ -650,9 +655,12 @@ class XSpaceReader {
     uint64_t total_bytes = 0;
     for (const ChunkJob& c : chunks) total_bytes += c.bytes.size();
     SharedBudget shared(budget_);
+    PhaseTimer decode_phase("read plane: decode events");
     ParallelFor(
         chunks.size(), total_bytes, [&](size_t k, EventDecoder& d) { d.DecodeChunk(chunks[k], shared, release_); },
         ctx);
+    decode_phase.Stop();
+    PhaseTimer join_phase("read plane: intern strings, join stats");
     // The string values copied aside by the decoding threads, until they
     // are interned below.
     uint64_t pending = 0;

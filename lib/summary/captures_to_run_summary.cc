@@ -8,6 +8,7 @@
 #include "lib/read/kineto_rank.h"
 #include "lib/summary/host_to_run_summary.h"
 #include "lib/summary/run_summary_combine.h"
+#include "lib/util/phase_times.h"
 
 namespace tfprof {
 namespace {
@@ -42,7 +43,9 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     const bool by_file = r.host.empty() || file.host == r.host;
     if (!by_file && !MayHoldRank(file, r.host)) continue;
     Diagnostics read_diagnostics;
+    PhaseTimer read_phase("read capture");
     Host host = LoadCapture(file, read_diagnostics, r.read);
+    read_phase.Stop();
     if (!by_file && host.name != r.host) continue;
     // Two traces of one rank in a run (copies, or two jobs' files mixed):
     // the later keeps its file's name, so hosts stay apart.
@@ -55,7 +58,9 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     if (r.visit) r.visit(host);
     SummaryOptions one = options;
     one.order = static_cast<uint32_t>(i);
+    PhaseTimer summary_phase("summarize host");
     RunSummary summary = HostToRunSummary(host, one);
+    summary_phase.Stop();
     summary.hosts.front().read_diagnostics = std::move(read_diagnostics);
     CombineRunSummaries(run, std::move(summary));
   }

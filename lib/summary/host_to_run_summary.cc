@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "lib/summary/event_grouping.h"
+#include "lib/util/phase_times.h"
 
 namespace tfprof {
 namespace {
@@ -49,13 +50,17 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
 
   auto side = std::async(std::launch::async, [&]() {
     SideParts s;
+    PhaseTimer kernels_phase("summary: kernel stats");
     if (parts.Has(SummaryPart::kOps)) s.kernels = HostKernelStats(host, analysis);
+    kernels_phase.Stop();
+    PhaseTimer tf_data_phase("summary: tf.data");
     if (parts.Has(SummaryPart::kTfData)) {
       TfDataOptions tf_data;
       // --compat xprof reads iterator ids as xprof does.
       tf_data.xprof_ids = analysis.xprof();
       s.tf_data = SummarizeTfData(host, tf_data, s.tf_data_diagnostics);
     }
+    tf_data_phase.Stop();
     if (parts.Has(SummaryPart::kOps)) {
       // Without eager marks: none (kernel-stats and placement show no
       // execution mode, and marking needs the event forest). With them and
@@ -64,6 +69,7 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       static const EventBits kNoMarks;
       const EventBits* eager = &kNoMarks;
       if (parts.Has(SummaryPart::kEagerMarks)) eager = ops_need_groups ? &groups_ready.get()->eager : nullptr;
+      PhaseTimer ops_phase("summary: op metrics");
       s.ops = SummarizeHostOpMetrics(host, s.ops_diagnostics, analysis, eager);
     }
     return s;
@@ -73,7 +79,9 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   // The side thread may wait for the groups: they (or the reason there are
   // none) are handed over on every path, a throw included.
   try {
+    PhaseTimer grouping_phase("summary: grouping");
     if (parts.Has(SummaryPart::kSteps)) groups = GroupEvents(host, grouping_diagnostics, analysis);
+    grouping_phase.Stop();
     groups_made.set_value(groups ? &*groups : nullptr);
   } catch (...) {
     groups_made.set_exception(std::current_exception());
@@ -82,7 +90,10 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   }
   std::exception_ptr failed;
   try {
+    PhaseTimer steps_phase("summary: steps");
     if (parts.Has(SummaryPart::kSteps)) p.steps = BuildStepDb(host, *groups, analysis, steps_diagnostics);
+    steps_phase.Stop();
+    PhaseTimer memory_phase("summary: memory profile");
     if (parts.Has(SummaryPart::kMemory)) {
       // Without steps, the profile groups only when it needs to; what that
       // grouping meets counts among the memory profile's diagnostics.

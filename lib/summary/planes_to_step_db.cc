@@ -31,6 +31,14 @@ struct StepDetails {
 
 using StepMap = std::map<int32_t, StepDetails>;
 
+// Appends `from` to `to`, taking its buffer when `to` is empty; `from` is
+// left empty or as it was (its caller discards it).
+template <class T>
+void AppendOrMove(std::vector<T>& to, std::vector<T>& from) {
+  if (to.empty()) to.swap(from);
+  else to.insert(to.end(), from.begin(), from.end());
+}
+
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // A step marker the user put on the host: Keras / tf.profiler "train" and
@@ -84,6 +92,17 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool ha
   const Plane& plane = host.planes[p];
   const StatFinder corr(host, plane, "correlation_id"), step_name(host, plane, "step_name");
   HostNameFacts names(host, plane, has_device);
+  // A line's events come in runs of one step: the step's entry is looked up
+  // once per run, not once per event.
+  int32_t step_of_run = kNoGroup;
+  StepDetails* run_step = nullptr;
+  auto step = [&](int32_t g) -> StepDetails& {
+    if (g != step_of_run || run_step == nullptr) {
+      run_step = &steps[g];
+      step_of_run = g;
+    }
+    return *run_step;
+  };
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
@@ -103,9 +122,9 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool ha
             root && *root == EventRef{static_cast<uint32_t>(p), static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
       }
       if (facts.explicit_marker || named_root) {
-        steps[g].host_markers.push_back(span);
+        step(g).host_markers.push_back(span);
       } else if (facts.real_cpu_compute) {
-        steps[g].events.push_back(
+        step(g).events.push_back(
             {corr.In(stats) ? facts.with_correlation : facts.without_correlation, span.begin, span.end});
       }
     }
@@ -122,8 +141,17 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepM
   // events with a shape (memcpys) are classified one by one.
   constexpr auto kNotYet = static_cast<EventType>(0xff);
   std::vector<EventType> unshaped_type(plane.event_metadata.size(), kNotYet);
-  const bool tf1 = IsTf1TimelinePlane(host, plane);
   StepMap local;
+  int32_t step_of_run = kNoGroup;  // As in AddHostPlane: one lookup per run of a step's events.
+  StepDetails* run_step = nullptr;
+  auto step = [&](int32_t g) -> StepDetails& {
+    if (g != step_of_run || run_step == nullptr) {
+      run_step = &local[g];
+      step_of_run = g;
+    }
+    return *run_step;
+  };
+  const bool tf1 = IsTf1TimelinePlane(host, plane);
   constexpr int64_t kStepLineId = static_cast<int32_t>(0xdeadbeefu);
   std::vector<std::tuple<int64_t, int64_t, int32_t>> ordered;  // (start, -duration, group) for derived markers
   for (size_t l = 0; l < plane.lines.size(); ++l) {
@@ -136,7 +164,7 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepM
       if (g == kNoGroup) continue;
       const Event& ev = line.events[e];
       if (steps_line) {
-        local[g].device_markers.push_back({ev.start_ps, ev.end_ps()});
+        step(g).device_markers.push_back({ev.start_ps, ev.end_ps()});
         continue;
       }
       if (!groups.from_capture) ordered.emplace_back(ev.start_ps, -ev.duration_ps, g);
@@ -154,7 +182,7 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepM
       } else {
         type = ClassifyDeviceEvent(host.Str(plane.event_metadata[ev.metadata].name), shape_text);
       }
-      local[g].events.push_back({type, ev.start_ps, ev.end_ps()});
+      step(g).events.push_back({type, ev.start_ps, ev.end_ps()});
     }
   }
   if (!groups.from_capture) {
@@ -174,8 +202,8 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepM
   for (auto& [g, d] : local) {
     if (d.device_markers.empty()) continue;
     StepDetails& s = steps[g];
-    s.device_markers.insert(s.device_markers.end(), d.device_markers.begin(), d.device_markers.end());
-    s.events.insert(s.events.end(), d.events.begin(), d.events.end());
+    AppendOrMove(s.device_markers, d.device_markers);
+    AppendOrMove(s.events, d.events);
   }
 }
 
@@ -252,8 +280,8 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
       for (auto& [g, h] : host_steps) {
         auto it = steps.find(g);
         if (it == steps.end()) continue;
-        it->second.host_markers.insert(it->second.host_markers.end(), h.host_markers.begin(), h.host_markers.end());
-        it->second.events.insert(it->second.events.end(), h.events.begin(), h.events.end());
+        AppendOrMove(it->second.host_markers, h.host_markers);
+        AppendOrMove(it->second.events, h.events);
       }
     }
   }
