@@ -20,7 +20,7 @@ void Line::SortEvents() {
     const Event& y = events[b];
     return x.start_ps != y.start_ps ? x.start_ps < y.start_ps : x.duration_ps > y.duration_ps;
   });
-  std::vector<Event> sorted_events;
+  decltype(events) sorted_events;
   std::vector<Stat> sorted_stats;
   sorted_events.reserve(events.size());
   sorted_stats.reserve(stats.size());

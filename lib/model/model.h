@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/model/default_init_allocator.h"
 #include "lib/model/stat.h"
 #include "lib/model/string_pool.h"
 
@@ -51,7 +52,9 @@ struct Line {
   StringId display_name = StringPool::kEmpty;
   int64_t timestamp_ns = 0;
   int64_t duration_ps = 0;
-  std::vector<Event> events;
+  // Readers fill events they sized beforehand: resize() leaves them
+  // unwritten (DefaultInitAllocator) rather than zeroing them first.
+  std::vector<Event, DefaultInitAllocator<Event>> events;
   std::vector<Stat> stats;
 
   std::span<const Stat> EventStats(size_t index) const {

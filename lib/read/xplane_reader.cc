@@ -56,6 +56,7 @@ struct ChunkJob {
   std::vector<Stat> stats;
   uint64_t stats_charged = 0;
   size_t dropped_stats = 0;  // Event stats left out (PlaneContext::drop_event_stat).
+  size_t first_stat = 0;     // Where `stats` went in the line's pool, once joined.
   // String stat values met while decoding, interned afterwards in order
   // (interning is not thread-safe). The text is copied, so the file pages
   // can be released behind the decoder: (index into stats, length).
@@ -74,6 +75,14 @@ class SharedBudget {
   void ChargeAppend(Growth what, const std::vector<T>& v, uint64_t& charged) {
     std::lock_guard<std::mutex> lock(mutex_);
     budget_.ChargeAppend(what, v, charged, 0);
+  }
+  void Charge(Growth what, uint64_t bytes, uint64_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    budget_.Charge(what, bytes, count);
+  }
+  void Release(Growth what, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    budget_.Release(what, bytes);
   }
 
  private:
@@ -648,31 +657,60 @@ class XSpaceReader {
     for (const Diagnostics& d : worker_diags) diag_.Merge(d);
   }
 
+  // The chunks of one line, and how many are still being decoded: the
+  // thread that finishes the last one joins the line's stats.
+  struct LineJoin {
+    size_t first_chunk = 0, chunk_count = 0;
+    std::atomic<size_t> left{0};
+    bool sorted = true;
+  };
+
   // Chunks are independent once the plane's metadata is known: decode them
-  // in parallel, each into its own stats pool; then, in order, intern their
-  // string values and join each line's pools into one.
+  // in parallel, each into its own stats pool, joined into the line's pool
+  // as soon as the line's last chunk is done (on the decoding threads, so
+  // the copy and its page faults run in parallel too); then, in order,
+  // intern their string values.
   void DecodeChunks(const PlaneContext& ctx, std::vector<ChunkJob>& chunks) {
     uint64_t total_bytes = 0;
     for (const ChunkJob& c : chunks) total_bytes += c.bytes.size();
+    size_t line_count = 0;
+    for (size_t c = 0; c < chunks.size(); ++c) line_count += c == 0 || chunks[c].line != chunks[c - 1].line;
+    std::vector<LineJoin> joins(line_count);
+    std::vector<uint32_t> join_of(chunks.size());
+    for (size_t c = 0, j = 0; c < chunks.size(); ++c) {
+      if (c > 0 && chunks[c].line != chunks[c - 1].line) ++j;
+      if (joins[j].chunk_count++ == 0) joins[j].first_chunk = c;
+      joins[j].left.fetch_add(1, std::memory_order_relaxed);
+      join_of[c] = static_cast<uint32_t>(j);
+    }
     SharedBudget shared(budget_);
-    PhaseTimer decode_phase("read plane: decode events");
+    PhaseTimer decode_phase("read plane: decode events, join stats");
     ParallelFor(
-        chunks.size(), total_bytes, [&](size_t k, EventDecoder& d) { d.DecodeChunk(chunks[k], shared, release_); },
+        chunks.size(), total_bytes,
+        [&](size_t k, EventDecoder& d) {
+          d.DecodeChunk(chunks[k], shared, release_);
+          LineJoin& join = joins[join_of[k]];
+          if (join.left.fetch_sub(1, std::memory_order_acq_rel) == 1)
+            JoinLineStats(join, std::span<ChunkJob>(chunks.data() + join.first_chunk, join.chunk_count), shared, path_);
+        },
         ctx);
     decode_phase.Stop();
-    PhaseTimer join_phase("read plane: intern strings, join stats");
+    PhaseTimer intern_phase("read plane: intern strings");
     // The string values copied aside by the decoding threads, until they
     // are interned below.
     uint64_t pending = 0;
-    for (const ChunkJob& job : chunks)
+    for (const ChunkJob& job : chunks) {
       pending += job.pending_text.capacity() + job.pending_strings.capacity() * sizeof(job.pending_strings[0]);
+      host_->event_stats_dropped += job.dropped_stats;
+    }
     budget_.Charge(Growth::kText, pending, 0);
     // Intern string values in order, so string ids don't depend on thread
     // timing.
     for (ChunkJob& job : chunks) {
       size_t at = 0;
+      Stat* stats = job.line->stats.data() + job.first_stat;
       for (auto [index, length] : job.pending_strings) {
-        job.stats[index].bits = host_->strings.Intern(std::string_view(job.pending_text).substr(at, length));
+        stats[index].bits = host_->strings.Intern(std::string_view(job.pending_text).substr(at, length));
         at += length;
       }
       ChargeStrings();
@@ -681,38 +719,9 @@ class XSpaceReader {
       std::vector<std::pair<uint32_t, uint32_t>>().swap(job.pending_strings);
       budget_.Release(Growth::kText, freed);
     }
-    for (size_t c = 0; c < chunks.size();) {
-      size_t end = c;
-      while (end < chunks.size() && chunks[end].line == chunks[c].line) ++end;
-      JoinLineStats(std::span<ChunkJob>(chunks.data() + c, end - c));
-      c = end;
-    }
-  }
-
-  // Moves a line's chunk pools into its own, exactly sized (the chunks' grew
-  // by doubling), and counts its events' stats from the line's first.
-  void JoinLineStats(std::span<ChunkJob> line_chunks) {
-    Line& line = *line_chunks.front().line;
-    uint64_t total = 0;
-    for (const ChunkJob& job : line_chunks) {
-      total += job.stats.size();
-      host_->event_stats_dropped += job.dropped_stats;
-    }
-    if (total > UINT32_MAX) throw InputError(path_, "a line has more than 4 billion stats; not supported");
-    budget_.Charge(Growth::kStats, total * sizeof(Stat), total);
-    line.stats.reserve(total);
-    for (ChunkJob& job : line_chunks) {
-      const auto base = static_cast<uint32_t>(line.stats.size());
-      line.stats.insert(line.stats.end(), job.stats.begin(), job.stats.end());
-      if (base != 0) {
-        Event* e = line.events.data() + job.first_event;
-        for (size_t i = 0; i < job.event_count; ++i) e[i].stats_end += base;
-      }
-      std::vector<Stat>().swap(job.stats);
-      budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
-      job.stats_charged = 0;
-    }
-    if (!line.IsSorted()) {
+    for (const LineJoin& join : joins) {
+      if (join.sorted) continue;
+      Line& line = *chunks[join.first_chunk].line;
       diag_.Add(diag_kind::kXplaneUnsortedLine, std::string(host_->LineName(line)));
       // Sorting copies the line (and an index per event) beside itself.
       uint64_t copy = line.events.size() * (sizeof(Event) + sizeof(uint32_t)) + line.stats.size() * sizeof(Stat);
@@ -720,6 +729,32 @@ class XSpaceReader {
       line.SortEvents();
       budget_.Release(Growth::kEvents, copy);
     }
+  }
+
+  // Moves a line's chunk pools into its own, exactly sized (the chunks' grew
+  // by doubling), and counts its events' stats from the line's first. Runs
+  // on a decoding thread: it touches only this line and the shared budget.
+  static void JoinLineStats(LineJoin& join, std::span<ChunkJob> line_chunks, SharedBudget& budget,
+                            const std::string& path) {
+    Line& line = *line_chunks.front().line;
+    uint64_t total = 0;
+    for (const ChunkJob& job : line_chunks) total += job.stats.size();
+    if (total > UINT32_MAX) throw InputError(path, "a line has more than 4 billion stats; not supported");
+    budget.Charge(Growth::kStats, total * sizeof(Stat), total);
+    line.stats.reserve(total);
+    for (ChunkJob& job : line_chunks) {
+      job.first_stat = line.stats.size();
+      const auto base = static_cast<uint32_t>(job.first_stat);
+      line.stats.insert(line.stats.end(), job.stats.begin(), job.stats.end());
+      if (base != 0) {
+        Event* e = line.events.data() + job.first_event;
+        for (size_t i = 0; i < job.event_count; ++i) e[i].stats_end += base;
+      }
+      std::vector<Stat>().swap(job.stats);
+      budget.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
+      job.stats_charged = 0;
+    }
+    join.sorted = line.IsSorted();
   }
 
   void ExtractDeviceProperties(Plane& plane) {

@@ -22,18 +22,20 @@ std::string_view EventTypeName(EventType t) {
   return Index(t) < kEventTypes ? kNames[Index(t)] : "?";
 }
 
-std::vector<TypedSpan> ToNonOverlapped(std::vector<TypedSpan> spans) {
+std::vector<TypedSpan> ToNonOverlapped(std::span<const TypedSpan> spans, std::span<const TypedSpan> more_spans) {
   struct Boundary {
     int64_t time;
     bool start;
     EventType type;
   };
   std::vector<Boundary> b;
-  b.reserve(spans.size() * 2);
-  for (const TypedSpan& s : spans) {
-    if (s.end_ps <= s.begin_ps) continue;
-    b.push_back({s.begin_ps, true, s.type});
-    b.push_back({s.end_ps, false, s.type});
+  b.reserve((spans.size() + more_spans.size()) * 2);
+  for (std::span<const TypedSpan> list : {spans, more_spans}) {
+    for (const TypedSpan& s : list) {
+      if (s.end_ps <= s.begin_ps) continue;
+      b.push_back({s.begin_ps, true, s.type});
+      b.push_back({s.end_ps, false, s.type});
+    }
   }
   // At one instant ends come before starts; among starts the higher type first.
   std::sort(b.begin(), b.end(), [](const Boundary& x, const Boundary& y) {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -41,8 +42,11 @@ struct TypedSpan {
 };
 
 // Splits overlapping spans into pieces that don't overlap, each labelled
-// with the highest-priority type active there.
-std::vector<TypedSpan> ToNonOverlapped(std::vector<TypedSpan> spans);
+// with the highest-priority type active there. The spans are those of
+// `spans` and `more_spans` together (a step's device and host events, kept
+// apart so that neither is copied into the other); their order does not
+// matter.
+std::vector<TypedSpan> ToNonOverlapped(std::span<const TypedSpan> spans, std::span<const TypedSpan> more_spans = {});
 
 // A host event of a step. `has_device`: the host has a GPU.
 EventType ClassifyHostEvent(std::string_view name, bool has_device, bool has_correlation_id);

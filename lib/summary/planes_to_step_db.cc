@@ -27,6 +27,8 @@ struct Span {
 struct StepDetails {
   std::vector<Span> host_markers, device_markers;
   std::vector<TypedSpan> events;
+  // With a GPU: the host's events of the step, beside the device's.
+  std::vector<TypedSpan> host_events;
 };
 
 using StepMap = std::map<int32_t, StepDetails>;
@@ -281,7 +283,7 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
         auto it = steps.find(g);
         if (it == steps.end()) continue;
         AppendOrMove(it->second.host_markers, h.host_markers);
-        AppendOrMove(it->second.events, h.events);
+        AppendOrMove(it->second.host_events, h.events);
       }
     }
   }
@@ -299,7 +301,9 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
     Span step = d.device_markers.empty() ? h : (h.Includes(dev) ? h : dev);
     if (groups.from_marker && !d.device_markers.empty() && h.duration() > 0 && !h.Includes(dev))
       step = {std::min(h.begin, dev.begin), std::max(h.end, dev.end)};
-    std::vector<TypedSpan> pieces = ToNonOverlapped(std::move(d.events));
+    std::vector<TypedSpan> pieces = ToNonOverlapped(d.events, d.host_events);
+    std::vector<TypedSpan>().swap(d.events);
+    std::vector<TypedSpan>().swap(d.host_events);
     StepRecord r;
     r.group_id = g;
     auto gi = group_info.find(g);

@@ -1,8 +1,9 @@
 // Wall time of the phases of one run, for finding where time goes on a
 // large capture: with TFPROF_PHASE_TIMES set in the environment, each
-// PhaseTimer prints "phase NAME: T ms" to stderr when it ends (threads
-// print their own phases; lines are written whole). Without it a timer
-// costs one cached check. Not an output of the tool: nothing parses it.
+// PhaseTimer prints "phase NAME: T ms, peak RSS M MiB" to stderr when it
+// ends (the process's peak so far; threads print their own phases; lines
+// are written whole). Without it a timer costs one cached check. Not an
+// output of the tool: nothing parses it.
 #pragma once
 
 #include <chrono>
@@ -21,7 +22,7 @@ class PhaseTimer {
   void Stop() {
     if (!Enabled() || name_ == nullptr) return;
     const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start_;
-    std::fprintf(stderr, "phase %s: %.1f ms\n", name_, took.count());
+    std::fprintf(stderr, "phase %s: %.1f ms, peak RSS %ld MiB\n", name_, took.count(), PeakRssKiB() / 1024);
     name_ = nullptr;
   }
   PhaseTimer(const PhaseTimer&) = delete;
@@ -33,6 +34,18 @@ class PhaseTimer {
   }
 
  private:
+  // VmHWM of /proc/self/status (0 where there is none).
+  static long PeakRssKiB() {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (f == nullptr) return 0;
+    char line[256];
+    long kib = 0;
+    while (std::fgets(line, sizeof line, f) != nullptr)
+      if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+    std::fclose(f);
+    return kib;
+  }
+
   const char* name_;
   std::chrono::steady_clock::time_point start_;
 };
