@@ -149,50 +149,24 @@ struct Collecting {
 // Puts the timeline in the order a stable sort by time would give (equal
 // times keep capture order), in place. Each line's events are already in
 // time order, so the capture order is a few sorted runs (one per thread
-// that allocates): they are merged pairwise on 16-byte keys, and the
-// 100-byte records then move once, along the permutation's cycles, instead
-// of log(n) times in a merge sort with its half-size buffer.
-void SortByTime(std::vector<MemorySnapshot>& captured) {
-  using Key = std::pair<int64_t, size_t>;  // (time, capture index)
-  std::vector<Key> keys(captured.size());
+// that allocates): neighbouring runs are merged (std::inplace_merge keeps
+// the first run's element among equals) until one is left, which moves the
+// 100-byte records log2(runs) times instead of log2(n) times in a merge sort.
+void SortByTime(std::vector<MemorySnapshot>& timeline) {
   std::vector<size_t> run_starts;
-  for (size_t i = 0; i < captured.size(); ++i) {
-    keys[i] = {captured[i].time_ps, i};
-    if (i == 0 || captured[i].time_ps < captured[i - 1].time_ps) run_starts.push_back(i);
-  }
-  if (run_starts.size() > 1) {
-    // Merge neighbouring runs until one is left; std::merge takes the
-    // first range's element among equals, which keeps capture order.
-    std::vector<Key> merged(keys.size());
-    const auto by_time = [](const Key& a, const Key& b) { return a.first < b.first; };
-    while (run_starts.size() > 1) {
-      std::vector<size_t> next_starts;
-      for (size_t r = 0; r < run_starts.size(); r += 2) {
-        const size_t begin = run_starts[r];
-        const size_t middle = r + 1 < run_starts.size() ? run_starts[r + 1] : keys.size();
-        const size_t end = r + 2 < run_starts.size() ? run_starts[r + 2] : keys.size();
-        std::merge(keys.begin() + static_cast<ptrdiff_t>(begin), keys.begin() + static_cast<ptrdiff_t>(middle),
-                   keys.begin() + static_cast<ptrdiff_t>(middle), keys.begin() + static_cast<ptrdiff_t>(end),
-                   merged.begin() + static_cast<ptrdiff_t>(begin), by_time);
-        next_starts.push_back(begin);
-      }
-      keys.swap(merged);
-      run_starts.swap(next_starts);
+  for (size_t i = 0; i < timeline.size(); ++i)
+    if (i == 0 || timeline[i].time_ps < timeline[i - 1].time_ps) run_starts.push_back(i);
+  const auto by_time = [](const MemorySnapshot& a, const MemorySnapshot& b) { return a.time_ps < b.time_ps; };
+  const auto at = [&](size_t i) { return timeline.begin() + static_cast<ptrdiff_t>(i); };
+  while (run_starts.size() > 1) {
+    std::vector<size_t> merged_starts;
+    for (size_t r = 0; r < run_starts.size(); r += 2) {
+      merged_starts.push_back(run_starts[r]);
+      if (r + 1 == run_starts.size()) break;  // An odd run out waits for the next round.
+      const size_t end = r + 2 < run_starts.size() ? run_starts[r + 2] : timeline.size();
+      std::inplace_merge(at(run_starts[r]), at(run_starts[r + 1]), at(end), by_time);
     }
-  }
-  // keys[i].second is the capture index of the record that goes to i.
-  // Each cycle is walked once; a placed slot is marked by pointing at itself.
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (keys[i].second == i) continue;
-    MemorySnapshot held = std::move(captured[i]);
-    size_t to = i;
-    for (size_t from = keys[to].second; from != i; from = keys[to].second) {
-      captured[to] = std::move(captured[from]);
-      keys[to].second = to;
-      to = from;
-    }
-    captured[to] = std::move(held);
-    keys[to].second = to;
+    run_starts.swap(merged_starts);
   }
 }
 
