@@ -522,6 +522,10 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
       const Line& line = plane.lines[l];
       out.group[p][l].assign(line.events.size(), kNoGroup);
       if (!group_id.exists()) continue;
+      // A line's events come in runs of one group: its name's entry is
+      // looked up once per run.
+      std::string* name = nullptr;
+      int64_t name_of = 0;
       for (size_t e = 0; e < line.events.size(); ++e) {
         auto stats = line.EventStats(e);
         auto g = group_id.In(stats);
@@ -530,8 +534,11 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
         out.group[p][l][e] = static_cast<int32_t>(g->AsInt());
         // The first step_name of the group names it, wherever it is (the
         // Steps line may come after other events of the group).
-        std::string& name = names[g->AsInt()];
-        if (auto n = step_name.In(stats); n && name.empty()) name = std::string(host.Str(n->AsString()));
+        if (name == nullptr || name_of != g->AsInt()) {
+          name = &names[g->AsInt()];
+          name_of = g->AsInt();
+        }
+        if (auto n = step_name.In(stats); n && name->empty()) *name = std::string(host.Str(n->AsString()));
       }
     }
   }

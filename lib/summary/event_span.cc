@@ -22,12 +22,47 @@ std::string_view EventTypeName(EventType t) {
   return Index(t) < kEventTypes ? kNames[Index(t)] : "?";
 }
 
+// The sweep below emits a piece only when it moves past an instant, with
+// what is open after every boundary at that instant: the order of the
+// boundaries at one instant does not matter, only their order in time.
+namespace {
+
+struct Boundary {
+  int64_t time;
+  bool start;
+  EventType type;
+};
+
+// Sorts boundaries by time. A step's times usually lie within 2^57 ps
+// (40 hours) of each other: then each boundary packs into one 64-bit key
+// (time since the first, start flag, type), which sorts about twice as fast
+// as the records.
+void SortByTime(std::vector<Boundary>& b) {
+  if (b.empty()) return;
+  int64_t lo = b[0].time, hi = b[0].time;
+  for (const Boundary& x : b) {
+    lo = std::min(lo, x.time);
+    hi = std::max(hi, x.time);
+  }
+  static_assert(kEventTypes <= 32, "five bits of type");
+  constexpr int kCodeBits = 6;
+  if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) >= (uint64_t{1} << (64 - kCodeBits))) {
+    std::sort(b.begin(), b.end(), [](const Boundary& x, const Boundary& y) { return x.time < y.time; });
+    return;
+  }
+  std::vector<uint64_t> keys(b.size());
+  for (size_t i = 0; i < b.size(); ++i)
+    keys[i] = ((static_cast<uint64_t>(b[i].time) - static_cast<uint64_t>(lo)) << kCodeBits) | (b[i].start ? 32u : 0u) |
+              static_cast<uint64_t>(b[i].type);
+  std::sort(keys.begin(), keys.end());
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = {static_cast<int64_t>(static_cast<uint64_t>(lo) + (keys[i] >> kCodeBits)), (keys[i] & 32u) != 0,
+            static_cast<EventType>(keys[i] & 31u)};
+}
+
+}  // namespace
+
 std::vector<TypedSpan> ToNonOverlapped(std::span<const TypedSpan> spans, std::span<const TypedSpan> more_spans) {
-  struct Boundary {
-    int64_t time;
-    bool start;
-    EventType type;
-  };
   std::vector<Boundary> b;
   b.reserve((spans.size() + more_spans.size()) * 2);
   for (std::span<const TypedSpan> list : {spans, more_spans}) {
@@ -37,18 +72,12 @@ std::vector<TypedSpan> ToNonOverlapped(std::span<const TypedSpan> spans, std::sp
       b.push_back({s.end_ps, false, s.type});
     }
   }
-  // At one instant ends come before starts; among starts the higher type first.
-  std::sort(b.begin(), b.end(), [](const Boundary& x, const Boundary& y) {
-    if (x.time != y.time) return x.time < y.time;
-    if (x.start != y.start) return !x.start;
-    return x.type > y.type;
-  });
+  SortByTime(b);
   std::vector<TypedSpan> out;
   // How many spans of each type are open, and a bit per type with any open:
   // the highest set bit is the type that owns the time until the next
   // boundary.
   std::array<int, kEventTypes> active{};
-  static_assert(kEventTypes <= 32, "one bit per event type");
   uint32_t open_types = 0;
   int64_t last = 0;
   bool any = false;

@@ -1,0 +1,87 @@
+// ToNonOverlapped: a hand-worked case, and random spans against a brute
+// force (each stretch between two boundary times belongs to the highest
+// type covering all of it), with many equal times, across the packed-key
+// sort and the wide-range fallback.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "lib/summary/event_span.h"
+
+using namespace tfprof;
+
+namespace {
+
+std::vector<TypedSpan> BruteForce(const std::vector<TypedSpan>& spans) {
+  std::set<int64_t> times;
+  for (const TypedSpan& s : spans)
+    if (s.end_ps > s.begin_ps) times.insert({s.begin_ps, s.end_ps});
+  std::vector<TypedSpan> out;
+  for (auto it = times.begin(); it != times.end() && std::next(it) != times.end(); ++it) {
+    const int64_t from = *it, to = *std::next(it);
+    int best = -1;
+    for (const TypedSpan& s : spans)
+      if (s.end_ps > s.begin_ps && s.begin_ps <= from && to <= s.end_ps)
+        best = std::max(best, static_cast<int>(s.type));
+    if (best < 0) continue;
+    const auto type = static_cast<EventType>(best);
+    if (!out.empty() && out.back().type == type && out.back().end_ps == from) out.back().end_ps = to;
+    else out.push_back({type, from, to});
+  }
+  return out;
+}
+
+bool Same(const std::vector<TypedSpan>& a, const std::vector<TypedSpan>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].type != b[i].type || a[i].begin_ps != b[i].begin_ps || a[i].end_ps != b[i].end_ps) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("ToNonOverlapped: the highest type owns each stretch", "[steps]") {
+  // Host compute 0..100, a kernel (compute 32) 20..50, a copy to the device
+  // 40..60 (lower than compute 32), an empty span, and host compute again.
+  const std::vector<TypedSpan> spans = {{EventType::kHostCompute, 0, 100},
+                                        {EventType::kDeviceCompute32, 20, 50},
+                                        {EventType::kHostToDevice, 40, 60},
+                                        {EventType::kDeviceCompute16, 70, 70},
+                                        {EventType::kHostCompute, 90, 120}};
+  const std::vector<TypedSpan> expected = {{EventType::kHostCompute, 0, 20},
+                                           {EventType::kDeviceCompute32, 20, 50},
+                                           {EventType::kHostToDevice, 50, 60},
+                                           {EventType::kHostCompute, 60, 120}};
+  CHECK(Same(ToNonOverlapped(spans), expected));
+  // Split over the two lists, in another order: the same pieces.
+  const std::vector<TypedSpan> first(spans.begin() + 2, spans.end()), second(spans.begin(), spans.begin() + 2);
+  CHECK(Same(ToNonOverlapped(first, second), expected));
+  CHECK(ToNonOverlapped({}).empty());
+}
+
+TEST_CASE("ToNonOverlapped equals a brute force on random spans", "[steps]") {
+  std::mt19937_64 rng(20261126);
+  for (int round = 0; round < 300; ++round) {
+    // Small time ranges make many spans start or end at the same instant;
+    // some rounds spread times over more than 2^57 ps (the unpacked sort).
+    const bool wide = round % 10 == 9;
+    const int64_t base = static_cast<int64_t>(rng() % 1000) - 500;
+    std::vector<TypedSpan> a, b;
+    const size_t n = 1 + rng() % 40;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t begin = base + static_cast<int64_t>(rng() % 50), end = begin + static_cast<int64_t>(rng() % 30) - 3;
+      if (wide && i % 3 == 0) {
+        begin += int64_t{1} << 60;
+        end += int64_t{1} << 60;
+      }
+      const auto type = static_cast<EventType>(rng() % kEventTypes);
+      (rng() % 2 ? a : b).push_back({type, begin, end});
+    }
+    std::vector<TypedSpan> all = a;
+    all.insert(all.end(), b.begin(), b.end());
+    INFO("round " << round);
+    CHECK(Same(ToNonOverlapped(a, b), BruteForce(all)));
+  }
+}
