@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <future>
 #include <map>
+#include <optional>
 
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/stat_finder.h"
@@ -216,6 +218,60 @@ Span LongestOf(const std::vector<Span>& v) {
   return best;
 }
 
+// One step's row, or none when it is incomplete (no compute, or no time),
+// and the 16- and 32-bit compute it holds (counted either way).
+struct StepBreakdown {
+  std::optional<StepRecord> record;
+  uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;
+};
+
+// Frees the step's spans once read.
+StepBreakdown SummarizeStep(int32_t g, StepDetails& d, const EventGroups& groups,
+                            const std::map<int64_t, const StepGroup*>& group_info, bool has_device) {
+  StepBreakdown out;
+  // The step time: the longest host marker when it contains the longest
+  // device marker (or there is none), else the device marker. Steps named
+  // by a marker (--step-marker, --steps-between, PyTorch's ProfilerStep#N) are where the
+  // host runs ahead of the device (PyTorch launches asynchronously): the
+  // device marker alone would leave out the host part (e.g. loading the
+  // batch), so such a step spans both.
+  const Span h = LongestOf(d.host_markers), dev = LongestOf(d.device_markers);
+  Span step = d.device_markers.empty() ? h : (h.Includes(dev) ? h : dev);
+  if (groups.from_marker && !d.device_markers.empty() && h.duration() > 0 && !h.Includes(dev))
+    step = {std::min(h.begin, dev.begin), std::max(h.end, dev.end)};
+  std::vector<TypedSpan> pieces = ToNonOverlapped(d.events, d.host_events);
+  std::vector<TypedSpan>().swap(d.events);
+  std::vector<TypedSpan>().swap(d.host_events);
+  StepRecord r;
+  r.group_id = g;
+  auto gi = group_info.find(g);
+  r.name = gi != group_info.end() ? gi->second->name : std::to_string(g);
+  if (gi != group_info.end() && gi->second->numbered_by_name) r.marker_number = gi->second->step_number;
+  r.begin_ps = step.begin;
+  r.duration_ps = static_cast<uint64_t>(std::max<int64_t>(0, step.duration()));
+  std::array<bool, kEventTypes> present{};
+  uint64_t sum = 0;
+  for (const TypedSpan& t : pieces) {
+    const size_t k = static_cast<size_t>(t.type);
+    present[k] = true;
+    const int64_t overlap = std::min(t.end_ps, step.end) - std::max(t.begin_ps, step.begin);
+    if (overlap > 0) {
+      r.type_ps[k] += static_cast<uint64_t>(overlap);
+      sum += static_cast<uint64_t>(overlap);
+    }
+    if (t.type == EventType::kDeviceCompute16) out.compute_16bit_ps += static_cast<uint64_t>(t.end_ps - t.begin_ps);
+    if (t.type == EventType::kDeviceCompute32) out.compute_32bit_ps += static_cast<uint64_t>(t.end_ps - t.begin_ps);
+  }
+  if (sum < r.duration_ps) r.type_ps[0] += r.duration_ps - sum;
+  const bool well_formed = has_device ? (present[static_cast<size_t>(EventType::kDeviceCompute16)] ||
+                                         present[static_cast<size_t>(EventType::kDeviceCompute32)])
+                                      : present[static_cast<size_t>(EventType::kHostCompute)];
+  if (!well_formed || r.duration_ps == 0) return out;
+  r.max_duration_ps = r.duration_ps;
+  out.record = std::move(r);
+  return out;
+}
+
 }  // namespace
 
 StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOptions& options,
@@ -238,8 +294,20 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
     return db;
   }
   StepMap host_steps, device_steps;
-  if (host_plane < host.planes.size()) AddHostPlane(host, host_plane, groups, db.has_device, host_steps);
-  for (size_t p : gpu_planes) AddDevicePlane(host, p, groups, device_steps);
+  {
+    // The host plane and the device planes fill their own maps from the
+    // const host: the devices' on a second thread.
+    auto devices = std::async(std::launch::async, [&] {
+      for (size_t p : gpu_planes) AddDevicePlane(host, p, groups, device_steps);
+    });
+    try {
+      if (host_plane < host.planes.size()) AddHostPlane(host, host_plane, groups, db.has_device, host_steps);
+    } catch (...) {
+      devices.wait();
+      throw;
+    }
+    devices.get();
+  }
   if (groups.whole_trace) {
     // One step from the first to the last event of the host and devices.
     int64_t first = INT64_MAX, last = INT64_MIN;
@@ -290,51 +358,43 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
 
   std::map<int64_t, const StepGroup*> group_info;
   for (const StepGroup& g : groups.groups) group_info[g.id] = &g;
+  // Steps are independent: each one's breakdown is worked out on one of
+  // two threads (by halves of the step list), then kept in step order.
+  std::vector<std::pair<int32_t, StepDetails*>> order;
+  order.reserve(steps.size());
+  size_t spans = 0;
   for (auto& [g, d] : steps) {
-    // The step time: the longest host marker when it contains the longest
-    // device marker (or there is none), else the device marker. Steps named
-    // by a marker (--step-marker, --steps-between, PyTorch's ProfilerStep#N) are where the
-    // host runs ahead of the device (PyTorch launches asynchronously): the
-    // device marker alone would leave out the host part (e.g. loading the
-    // batch), so such a step spans both.
-    const Span h = LongestOf(d.host_markers), dev = LongestOf(d.device_markers);
-    Span step = d.device_markers.empty() ? h : (h.Includes(dev) ? h : dev);
-    if (groups.from_marker && !d.device_markers.empty() && h.duration() > 0 && !h.Includes(dev))
-      step = {std::min(h.begin, dev.begin), std::max(h.end, dev.end)};
-    std::vector<TypedSpan> pieces = ToNonOverlapped(d.events, d.host_events);
-    std::vector<TypedSpan>().swap(d.events);
-    std::vector<TypedSpan>().swap(d.host_events);
-    StepRecord r;
-    r.group_id = g;
-    auto gi = group_info.find(g);
-    r.name = gi != group_info.end() ? gi->second->name : std::to_string(g);
-    if (gi != group_info.end() && gi->second->numbered_by_name) r.marker_number = gi->second->step_number;
-    r.begin_ps = step.begin;
-    r.duration_ps = static_cast<uint64_t>(std::max<int64_t>(0, step.duration()));
-    std::array<bool, kEventTypes> present{};
-    uint64_t sum = 0;
-    for (const TypedSpan& t : pieces) {
-      const size_t k = static_cast<size_t>(t.type);
-      present[k] = true;
-      const int64_t overlap = std::min(t.end_ps, step.end) - std::max(t.begin_ps, step.begin);
-      if (overlap > 0) {
-        r.type_ps[k] += static_cast<uint64_t>(overlap);
-        sum += static_cast<uint64_t>(overlap);
-      }
-      if (t.type == EventType::kDeviceCompute16) db.compute_16bit_ps += static_cast<uint64_t>(t.end_ps - t.begin_ps);
-      if (t.type == EventType::kDeviceCompute32) db.compute_32bit_ps += static_cast<uint64_t>(t.end_ps - t.begin_ps);
+    order.emplace_back(g, &d);
+    spans += d.events.size() + d.host_events.size();
+  }
+  std::vector<StepBreakdown> done(order.size());
+  auto summarize = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i)
+      done[i] = SummarizeStep(order[i].first, *order[i].second, groups, group_info, db.has_device);
+  };
+  // A second thread pays off from tens of thousands of spans on.
+  if (spans < (size_t{1} << 16)) {
+    summarize(0, order.size());
+  } else {
+    const size_t half = order.size() / 2;
+    auto first_half = std::async(std::launch::async, [&] { summarize(0, half); });
+    try {
+      summarize(half, order.size());
+    } catch (...) {
+      first_half.wait();
+      throw;
     }
-    if (sum < r.duration_ps) r.type_ps[0] += r.duration_ps - sum;
-    const bool well_formed = db.has_device ? (present[static_cast<size_t>(EventType::kDeviceCompute16)] ||
-                                              present[static_cast<size_t>(EventType::kDeviceCompute32)])
-                                           : present[static_cast<size_t>(EventType::kHostCompute)];
-    if (!well_formed || r.duration_ps == 0) {
+    first_half.get();
+  }
+  for (StepBreakdown& b : done) {
+    db.compute_16bit_ps += b.compute_16bit_ps;
+    db.compute_32bit_ps += b.compute_32bit_ps;
+    if (!b.record) {
       ++db.dropped_steps;
       continue;
     }
-    r.host = host.name;
-    r.max_duration_ps = r.duration_ps;
-    db.steps.push_back(std::move(r));
+    b.record->host = host.name;
+    db.steps.push_back(std::move(*b.record));
   }
   diagnostics.Add(diag_kind::kStepsDroppedIncomplete, "", db.dropped_steps);
   if (db.steps.empty() && groups.whole_trace)
