@@ -33,6 +33,7 @@ class WireDecoder {
       : begin_(reinterpret_cast<const uint8_t*>(bytes.data())),
         p_(begin_),
         end_(begin_ + bytes.size()),
+        limit_(end_),
         base_(base_offset) {}
 
   bool done() const { return p_ >= end_; }
@@ -50,18 +51,20 @@ class WireDecoder {
   }
 
   // Most varints on the wire are one or two bytes (tags, ids, small values):
-  // those stay inline; longer ones take the out-of-line loop.
+  // those take a byte or two of checks; longer ones the one-load decode.
   inline __attribute__((always_inline)) uint64_t Varint() {
-    if (__builtin_expect(end_ - p_ >= 2, 1)) {
-      uint64_t b0 = p_[0];
+    if (__builtin_expect(p_ < end_, 1)) {
+      const uint64_t b0 = p_[0];
       if (b0 < 0x80) {
         p_ += 1;
         return b0;
       }
-      uint64_t b1 = p_[1];
-      if (b1 < 0x80) {
-        p_ += 2;
-        return (b0 & 0x7f) | (b1 << 7);
+      if (end_ - p_ >= 2) {
+        const uint64_t b1 = p_[1];
+        if (b1 < 0x80) {
+          p_ += 2;
+          return (b0 & 0x7f) | (b1 << 7);
+        }
       }
     }
     return VarintSlow();
@@ -98,13 +101,14 @@ class WireDecoder {
   // e.g. to hand a run of fields to another thread.
   WireDecoder Slice(uint64_t from, uint64_t to) const {
     if (from < base_ || to < from || to - base_ > static_cast<uint64_t>(end_ - begin_)) Fail("bad slice");
-    return WireDecoder(std::string_view(reinterpret_cast<const char*>(begin_ + (from - base_)), to - from), from);
+    return Within(begin_ + (from - base_), to - from, from);
   }
 
   // A sub-message, as a decoder that reports offsets within the file.
   inline __attribute__((always_inline)) WireDecoder Message() {
     std::string_view b = Bytes();
-    return WireDecoder(b, base_ + static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(b.data()) - begin_));
+    const auto* at = reinterpret_cast<const uint8_t*>(b.data());
+    return Within(at, b.size(), base_ + static_cast<uint64_t>(at - begin_));
   }
 
   void Skip(WireType type) {
@@ -133,13 +137,20 @@ class WireDecoder {
   // lengths vary event to event, so a byte loop mispredicts). Inline: every
   // event has two or three of them.
   inline __attribute__((always_inline)) uint64_t VarintSlow() {
-    if (__builtin_expect(end_ - p_ >= 8, 1)) {
+    // The load may reach past this message's end, into the buffer the
+    // outermost decoder was given (never past it): the last varint of a
+    // small message (an event's duration) then needs no byte loop either.
+    if (__builtin_expect(limit_ - p_ >= 8, 1)) {
       uint64_t x;
       static_assert(std::endian::native == std::endian::little, "the one-load varint reads little-endian");
       std::memcpy(&x, p_, 8);
       const uint64_t stops = ~x & 0x8080808080808080ull;  // High bit clear: a varint's last byte.
       if (__builtin_expect(stops != 0, 1)) {
         const int bits = __builtin_ctzll(stops) + 1;  // Through the last byte's high bit.
+        if (__builtin_expect(bits / 8 > end_ - p_, 0)) {
+          p_ = end_;  // Where the byte loop would have stopped.
+          Fail("truncated varint");
+        }
         p_ += bits / 8;
         if (bits < 64) x &= (uint64_t{1} << bits) - 1;
         // Drop the continuation bits: 7-bit groups → 14 → 28 → 56 bits.
@@ -169,9 +180,17 @@ class WireDecoder {
     p_ += n;
   }
 
+  // A decoder for `size` bytes at `at` inside this one's buffer: same limit.
+  WireDecoder Within(const uint8_t* at, size_t size, uint64_t base) const {
+    WireDecoder d(std::string_view(reinterpret_cast<const char*>(at), size), base);
+    d.limit_ = limit_;
+    return d;
+  }
+
   const uint8_t* begin_;
   const uint8_t* p_;
   const uint8_t* end_;
+  const uint8_t* limit_;  // End of the outermost buffer: loads may read up to here.
   uint64_t base_;
 };
 

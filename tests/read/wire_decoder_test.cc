@@ -64,3 +64,38 @@ TEST_CASE("Varints that run past the message or past 10 bytes fail", "[wire]") {
   WireDecoder e(eight);
   CHECK_THROWS_WITH(e.Varint(), Catch::Contains("truncated varint"));
 }
+
+TEST_CASE("A sub-message's varints load past its end but never read past it", "[wire]") {
+  // A parent holding a sub-message (field 1) whose last varint is cut by
+  // the sub-message's end, followed by more parent bytes: the one-load
+  // decode reads into them, and must still fail where the sub-message ends,
+  // with the offset the byte-by-byte decode would give.
+  for (int cut = 1; cut <= 7; ++cut) {
+    INFO("varint cut after " << cut << " bytes");
+    const std::string varint = Encode(uint64_t{1} << 60);  // 9 bytes.
+    const std::string inner = "\x08" + varint.substr(0, static_cast<size_t>(cut));
+    const std::string parent = "\x0a" + Encode(inner.size()) + inner + std::string(16, '\x01');
+    WireDecoder d(parent);
+    uint32_t field;
+    WireType type;
+    REQUIRE(d.NextField(&field, &type));
+    WireDecoder sub = d.Message();
+    REQUIRE(sub.Varint() == 8);  // The tag: field 1, varint.
+    CHECK_THROWS_WITH(sub.Varint(), Catch::Contains("truncated varint at byte " + std::to_string(2 + inner.size())));
+  }
+  // Varints of every length that end exactly at the sub-message's end, with
+  // parent bytes behind: read whole, and the sub-message is then done.
+  for (uint64_t v : {uint64_t{5}, uint64_t{300}, uint64_t{1} << 20, uint64_t{1} << 40, uint64_t{1} << 55}) {
+    const std::string inner = "\x08" + Encode(v);
+    const std::string parent = "\x0a" + Encode(inner.size()) + inner + std::string(16, '\x01');
+    WireDecoder d(parent);
+    uint32_t field;
+    WireType type;
+    REQUIRE(d.NextField(&field, &type));
+    WireDecoder sub = d.Message();
+    REQUIRE(sub.Varint() == 8);
+    CHECK(sub.Varint() == v);
+    CHECK(sub.done());
+    CHECK(d.Varint() == 1);  // The parent goes on after the sub-message.
+  }
+}
