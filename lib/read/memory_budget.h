@@ -7,8 +7,8 @@
 // the total passes the limit, instead of the kernel killing the process
 // half-way or the machine swapping.
 //
-// Not thread-safe: readers charge from their serial parts only (the XSpace
-// reader sizes every line before its decoding threads start).
+// Not thread-safe: readers charge from their serial parts, or through a
+// lock (the XSpace reader's decoding threads share it that way).
 #pragma once
 
 #include <algorithm>

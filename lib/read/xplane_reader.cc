@@ -65,9 +65,11 @@ struct ChunkJob {
 };
 
 // The memory budget as the decoding threads share it: they charge a
-// chunk's stats as its pool grows. When the limit is passed on several
-// threads at once, which one reports (and the count its error gives) depends
-// on timing; that the read stops does not.
+// chunk's stats as its pool is sized or grows, and a line's pool as its
+// chunks are copied in. Chunk pools live from their decoding to their
+// line's join, so near the limit which pools are held at once, and so
+// whether the read stops and what count its error gives, can depend on how
+// the threads' chunks interleave.
 class SharedBudget {
  public:
   explicit SharedBudget(MemoryBudget& budget) : budget_(budget) {}
@@ -264,6 +266,16 @@ class EventDecoder {
   void DecodeChunk(ChunkJob& job, SharedBudget& budget, const ReleaseFn& release) {
     pending = &job;
     ChunkStats stats{job, budget};
+    // The pool is sized from the kept stats per byte of this thread's last
+    // chunk (chunks of a plane are alike), so it rarely grows by doubling:
+    // less copying, and little slack held until the line is joined.
+    if (kept_stats_per_byte_ > 0) {
+      const auto expected =
+          static_cast<size_t>(static_cast<double>(job.bytes.size()) * kept_stats_per_byte_ * 1.05) + 16;
+      budget.Charge(Growth::kStats, expected * sizeof(Stat), 0);
+      job.stats.reserve(expected);
+      job.stats_charged = job.stats.capacity();
+    }
     Event* out = job.line->events.data() + job.first_event;
     size_t done = 0;
     WireDecoder& d = job.bytes;
@@ -279,7 +291,17 @@ class EventDecoder {
       out[done++] = ReadEvent(e, stats, job.base_ps);
     }
     if (done != job.event_count) d.Fail("line holds fewer events than counted");
-    if (job.stats.size() > UINT32_MAX) d.Fail("a line has more than 4 billion stats; not supported");
+    if (job.stats.size() > UINT32_MAX)
+      throw InputError(*ctx_.path, "a line has more than 4 billion stats; not supported");
+    if (job.bytes.size() > 0)
+      kept_stats_per_byte_ = static_cast<double>(job.stats.size()) / static_cast<double>(job.bytes.size());
+    // A pool that grew by doubling holds up to twice what it needs until
+    // its line is joined: cut it to size.
+    if (job.stats.capacity() - job.stats.size() > job.stats.size() / 4 + 64) {
+      job.stats.shrink_to_fit();
+      budget.Release(Growth::kStats, (job.stats_charged - job.stats.capacity()) * sizeof(Stat));
+      job.stats_charged = job.stats.capacity();
+    }
     // Give back the file pages decoded, so the file doesn't stay in memory
     // beside the model.
     if (release) release(begin, d.offset());
@@ -301,6 +323,7 @@ class EventDecoder {
 
   const PlaneContext& ctx_;
   StringPool* strings_;
+  double kept_stats_per_byte_ = 0;  // In the last chunk this decoder read.
 };
 
 class XSpaceReader {
@@ -740,9 +763,11 @@ class XSpaceReader {
     uint64_t total = 0;
     for (const ChunkJob& job : line_chunks) total += job.stats.size();
     if (total > UINT32_MAX) throw InputError(path, "a line has more than 4 billion stats; not supported");
-    budget.Charge(Growth::kStats, total * sizeof(Stat), total);
+    // Reserved, the line's pool takes memory only as it is written: each
+    // chunk is charged as it is copied in, and its own pool released after.
     line.stats.reserve(total);
     for (ChunkJob& job : line_chunks) {
+      budget.Charge(Growth::kStats, job.stats.size() * sizeof(Stat), job.stats.size());
       job.first_stat = line.stats.size();
       const auto base = static_cast<uint32_t>(job.first_stat);
       line.stats.insert(line.stats.end(), job.stats.begin(), job.stats.end());
