@@ -292,3 +292,62 @@ TEST_CASE("XPlane reader de-duplicates many errors and warnings in linear time",
   CHECK(h.warnings.front() == "warning 0");
   CHECK(h.warnings.back() == "warning 999");
 }
+
+namespace {
+
+// Protobuf wire bytes, for messages the builder cannot make (an XStat with
+// several values set: its oneof forbids that, the wire does not).
+std::string Varint(uint64_t v) {
+  std::string out;
+  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+std::string VarintField(uint32_t field, uint64_t v) { return Varint(uint64_t{field} << 3) + Varint(v); }
+std::string BytesField(uint32_t field, const std::string& bytes) {
+  return Varint((uint64_t{field} << 3) | 2) + Varint(bytes.size()) + bytes;
+}
+
+// One host plane, one line, one event "e" whose stats are `stat_bytes`
+// (XStat messages); stat metadata 1 is "s", 2 is "r".
+std::string OneEventSpace(const std::vector<std::string>& stat_bytes) {
+  std::string event = VarintField(1, 1) + VarintField(2, 0) + VarintField(3, 10);
+  for (const std::string& s : stat_bytes) event += BytesField(4, s);
+  const std::string line = VarintField(1, 1) + BytesField(2, "t") + BytesField(4, event);
+  const std::string event_meta = BytesField(4, VarintField(1, 1) + BytesField(2, BytesField(2, "e")));
+  const std::string stat_meta = BytesField(5, VarintField(1, 1) + BytesField(2, BytesField(2, "s"))) +
+                                BytesField(5, VarintField(1, 2) + BytesField(2, BytesField(2, "r")));
+  const std::string plane =
+      VarintField(1, 1) + BytesField(2, "/host:CPU") + BytesField(3, line) + event_meta + stat_meta;
+  return BytesField(1, plane);
+}
+
+}  // namespace
+
+TEST_CASE("XPlane reader: a stat with several values on the wire takes the last", "[xplane]") {
+  // Protobuf's rule for a oneof: the last value parsed is the field's. A
+  // string followed by an int is the int (it once kept the int type with
+  // the string's id as its value); an int followed by a string, or a
+  // reference to a stat name, is that string.
+  const std::string str_then_int = VarintField(1, 1) + BytesField(5, "x") + VarintField(4, 5);
+  const std::string int_then_str = VarintField(1, 1) + VarintField(4, 5) + BytesField(5, "y");
+  const std::string str_then_ref = VarintField(1, 1) + BytesField(5, "z") + VarintField(7, 2);
+  for (bool filtered : {false, true}) {
+    ReadOptions options;
+    if (filtered) options.event_stats = EventStatFilter::Only({"s"});
+    Diagnostics d;
+    Host h = ReadXSpaceBytes(OneEventSpace({str_then_int, int_then_str, str_then_ref}), "multi.xplane.pb", d, options);
+    REQUIRE(h.planes.size() == 1);
+    REQUIRE(h.planes[0].lines.size() == 1);
+    const Line& line = h.planes[0].lines[0];
+    REQUIRE(line.events.size() == 1);
+    const auto stats = line.EventStats(0);
+    REQUIRE(stats.size() == 3);
+    CHECK(stats[0].type() == StatType::kInt64);
+    CHECK(stats[0].AsInt() == 5);
+    CHECK(stats[1].type() == StatType::kString);
+    CHECK(h.Str(stats[1].AsString()) == "y");
+    CHECK(stats[2].type() == StatType::kString);
+    CHECK(h.Str(stats[2].AsString()) == "r");
+  }
+}
