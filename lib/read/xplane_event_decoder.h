@@ -1,0 +1,329 @@
+// Internal to the XPlane reader: decoding a plane's events and their stats,
+// a chunk of a line at a time, on several threads. What the reader's
+// threads share (the plane's id maps, the memory budget behind a lock) and
+// what each chunk decodes into (its events' slots, its own stats pool).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "lib/model/diagnostic_kinds.h"
+#include "lib/model/diagnostics.h"
+#include "lib/model/errors.h"
+#include "lib/model/model.h"
+#include "lib/read/memory_budget.h"
+#include "lib/read/wire_decoder.h"
+#include "lib/read/xplane_wire.h"
+
+namespace tfprof::xplane_wire {
+
+// Gives back file pages already decoded: [begin, end) in file offsets.
+using ReleaseFn = std::function<void(uint64_t, uint64_t)>;
+
+// What decoding a plane's events needs; read-only once the plane's metadata
+// is read, so decoding threads share it.
+struct PlaneContext {
+  const std::string* path = nullptr;
+  Plane* plane = nullptr;
+  IdMap stat_map, event_map;
+  // Per StatKey: 1 when the command does not want event stats of that name
+  // (ReadOptions::event_stats). Empty: every event stat is kept.
+  std::vector<uint8_t> drop_event_stat;
+  bool DropsEventStat(uint32_t key) const { return key < drop_event_stat.size() && drop_event_stat[key]; }
+};
+
+// A run of up to kChunkEvents consecutive events of one line: the unit of
+// work of the decoding threads. Found by the serial pre-scan.
+constexpr size_t kChunkEvents = 1 << 16;
+
+struct ChunkJob {
+  Line* line = nullptr;
+  WireDecoder bytes{std::string_view()};
+  size_t first_event = 0;  // Index in line->events of the chunk's first event.
+  size_t event_count = 0;
+  int64_t base_ps = 0;  // The line's start relative to the host's time origin.
+  // The chunk's event stats, decoded in the same pass as its events (the
+  // events' stats_end count from 0 here) and moved into the line's pool
+  // once every chunk is done: one pass over the bytes, not a counting pass
+  // first. `stats_charged` is the capacity charged to the budget.
+  std::vector<Stat> stats;
+  uint64_t stats_charged = 0;
+  size_t dropped_stats = 0;  // Event stats left out (PlaneContext::drop_event_stat).
+  size_t first_stat = 0;     // Where `stats` went in the line's pool, once joined.
+  // String stat values met while decoding, interned afterwards in order
+  // (interning is not thread-safe). The text is copied, so the file pages
+  // can be released behind the decoder: (index into stats, length).
+  std::vector<std::pair<uint32_t, uint32_t>> pending_strings;
+  std::string pending_text;
+};
+
+// The memory budget as the decoding threads share it: they charge a
+// chunk's stats as its pool is sized or grows, and a line's pool as its
+// chunks are copied in. Chunk pools live from their decoding to their
+// line's join, so near the limit which pools are held at once, and so
+// whether the read stops and what count its error gives, can depend on how
+// the threads' chunks interleave.
+class SharedBudget {
+ public:
+  explicit SharedBudget(MemoryBudget& budget) : budget_(budget) {}
+  template <class T>
+  void ChargeAppend(Growth what, const std::vector<T>& v, uint64_t& charged) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    budget_.ChargeAppend(what, v, charged, 0);
+  }
+  void Charge(Growth what, uint64_t bytes, uint64_t count) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    budget_.Charge(what, bytes, count);
+  }
+  void Release(Growth what, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    budget_.Release(what, bytes);
+  }
+
+ private:
+  MemoryBudget& budget_;
+  std::mutex mutex_;
+};
+
+// Where the serial decoder's stats go (a plane's stats, its metadata's
+// stats): a vector whose growth is charged to the memory budget.
+struct ChargedStats {
+  std::vector<Stat>& stats;
+  MemoryBudget& budget;
+  uint64_t& charged;  // The capacity charged so far.
+  void push_back(const Stat& s) {
+    budget.ChargeAppend(Growth::kStats, stats, charged);
+    stats.push_back(s);
+  }
+  size_t size() const { return stats.size(); }
+};
+
+// Where a chunk's decoded stats go: its own pool, charged as it grows (the
+// charge is taken only when the pool must grow: a few dozen times a chunk).
+struct ChunkStats {
+  ChunkJob& job;
+  SharedBudget& budget;
+  void push_back(const Stat& s) {
+    if (__builtin_expect(job.stats.size() == job.stats.capacity(), 0))
+      budget.ChargeAppend(Growth::kStats, job.stats, job.stats_charged);
+    job.stats.push_back(s);
+  }
+  size_t size() const { return job.stats.size(); }
+};
+
+[[noreturn]] inline void Dangling(const std::string& path, const WireDecoder& d, const std::string& what) {
+  throw InputError(path, what + " (at byte " + std::to_string(d.offset()) + "): the capture is corrupt or incomplete");
+}
+
+// Decodes stats and events. Each decoding thread has its own, with its own
+// diagnostics.
+class EventDecoder {
+ public:
+  // With `strings`, string values are interned at once; without, they are
+  // left in `pending` for the caller.
+  EventDecoder(const PlaneContext& ctx, StringPool* strings) : ctx_(ctx), strings_(strings) {}
+
+  Diagnostics diag;
+  ChunkJob* pending = nullptr;  // Where deferred string values go.
+  // Plane and event-metadata stats: one without stat metadata is skipped,
+  // not an error (event stats: corruption).
+  bool skip_stats_without_metadata = false;
+
+  // Appends the stat to `out`. Runs once per stat, so it switches on the
+  // whole tag byte (field and wire type at once) and stays inline. A string
+  // value is only noted while the fields are read: the metadata id (which
+  // may come after it) decides whether it is kept at all, and the last
+  // value on the wire is the stat's (protobuf's rule for a oneof).
+  template <class Sink>
+  inline __attribute__((always_inline)) void ReadStat(WireDecoder& d, Sink& out) {
+    constexpr bool kEventStat = std::is_same_v<Sink, ChunkStats>;
+    int64_t meta_id = 0;
+    bool has_value = false;
+    Stat value = Stat::Int(0, 0);
+    std::string_view text;
+    bool is_text = false;
+    while (!d.done()) {
+      uint64_t tag = d.Varint();
+      switch (tag) {
+        case (kStatMetadataId << 3) | kVarint: meta_id = d.Int64(); continue;
+        case (kStatDouble << 3) | kFixed64:
+          value = Stat::Double(0, d.Double());
+          is_text = false;
+          break;
+        case (kStatUint64 << 3) | kVarint:
+          value = Stat::Uint(0, d.Varint());
+          is_text = false;
+          break;
+        case (kStatInt64 << 3) | kVarint:
+          value = Stat::Int(0, d.Int64());
+          is_text = false;
+          break;
+        case (kStatStr << 3) | kLengthDelimited:
+          text = d.Bytes();
+          is_text = true;
+          break;
+        case (kStatBytes << 3) | kLengthDelimited:
+          value = Stat::Make(0, StatType::kBytes, d.Bytes().size());  // Large blobs (HLO protos) are not kept.
+          is_text = false;
+          break;
+        case (kStatRef << 3) | kVarint: {
+          int64_t ref = static_cast<int64_t>(d.Varint());
+          uint32_t k = ctx_.stat_map.Find(ref);
+          if (k == IdMap::kMissing)
+            Dangling(*ctx_.path, d,
+                     "a string stat refers to stat metadata id " + std::to_string(ref) +
+                         ", which its plane does not define");
+          value = Stat::String(0, ctx_.plane->stat_metadata[k].name);
+          is_text = false;
+          break;
+        }
+        default: OtherTag(d, tag, "XStat", kStatRef); continue;
+      }
+      has_value = true;
+    }
+    uint32_t key = ctx_.stat_map.Find(meta_id);
+    if (key == IdMap::kMissing && skip_stats_without_metadata) {
+      // JAX 0.11's /host:__ScopeRangeCallStack__ plane keeps its scope-range
+      // tree as plane stats keyed by range ids that have no stat metadata.
+      // Such a stat names nothing, so it is left out (as the reference's
+      // visitor reads it: a stat of no known name); on events a dangling id
+      // still means corruption.
+      diag.Add(diag_kind::kXplanePlaneStatWithoutMetadata);
+      return;
+    }
+    if (key == IdMap::kMissing)
+      Dangling(*ctx_.path, d,
+               "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
+    if (key > kMaxStatKey) throw InputError(*ctx_.path, "a plane has more than 16 million stat names; not supported");
+    if (!has_value) diag.Add(diag_kind::kXplaneStatWithoutValue);
+    if constexpr (kEventStat) {
+      // Checked like a kept one above (dangling ids, missing values): what
+      // the command reads about the capture does not depend on the filter.
+      if (ctx_.DropsEventStat(key)) {
+        ++pending->dropped_stats;
+        return;
+      }
+    }
+    if (is_text) {
+      if (strings_) {
+        value = Stat::String(0, strings_->Intern(text));
+      } else {
+        pending->pending_strings.emplace_back(static_cast<uint32_t>(out.size()), static_cast<uint32_t>(text.size()));
+        pending->pending_text.append(text);
+        value = Stat::String(0, StringPool::kEmpty);
+      }
+    }
+    out.push_back(Stat::Make(key, value.type(), value.bits));
+  }
+
+  inline Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps) {
+    int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
+    bool aggregated = false;
+    while (!e.done()) {
+      uint64_t tag = e.Varint();
+      switch (tag) {
+        case (kEventMetadataId << 3) | kVarint: meta_id = e.Int64(); break;
+        case (kEventOffsetPs << 3) | kVarint: offset_ps = e.Int64(); break;
+        case (kEventDurationPs << 3) | kVarint: duration_ps = e.Int64(); break;
+        case (kEventStats << 3) | kLengthDelimited: {
+          WireDecoder s = e.Message();
+          ReadStat(s, stats);
+          break;
+        }
+        case (kEventNumOccurrences << 3) | kVarint:
+          e.Varint();
+          aggregated = true;
+          break;
+        default: OtherTag(e, tag, "XEvent", kEventNumOccurrences);
+      }
+    }
+    uint32_t meta = ctx_.event_map.Find(meta_id);
+    if (meta == IdMap::kMissing)
+      Dangling(*ctx_.path, e,
+               "an event refers to event metadata id " + std::to_string(meta_id) + ", which its plane does not define");
+    if (aggregated) diag.Add(diag_kind::kXplaneAggregatedEvent);
+    if (duration_ps < 0) {
+      diag.Add(diag_kind::kXplaneNegativeDuration);
+      duration_ps = 0;
+    }
+    int64_t start_ps, end_ps;
+    if (__builtin_add_overflow(line_base_ps, offset_ps, &start_ps) ||
+        __builtin_add_overflow(start_ps, duration_ps, &end_ps)) {
+      diag.Add(diag_kind::kXplaneEventTimeOutOfRange);
+      start_ps = line_base_ps;
+      duration_ps = 0;
+    }
+    return Event{start_ps, duration_ps, meta, static_cast<uint32_t>(stats.size())};
+  }
+
+  void DecodeChunk(ChunkJob& job, SharedBudget& budget, const ReleaseFn& release) {
+    pending = &job;
+    ChunkStats stats{job, budget};
+    // The pool is sized from the kept stats per byte of this thread's last
+    // chunk (chunks of a plane are alike), so it rarely grows by doubling:
+    // less copying, and little slack held until the line is joined.
+    if (kept_stats_per_byte_ > 0) {
+      const auto expected =
+          static_cast<size_t>(static_cast<double>(job.bytes.size()) * kept_stats_per_byte_ * 1.05) + 16;
+      budget.Charge(Growth::kStats, expected * sizeof(Stat), 0);
+      job.stats.reserve(expected);
+      job.stats_charged = job.stats.capacity();
+    }
+    Event* out = job.line->events.data() + job.first_event;
+    size_t done = 0;
+    WireDecoder& d = job.bytes;
+    const uint64_t begin = d.offset();
+    uint32_t field;
+    WireType type;
+    while (done < job.event_count && d.NextField(&field, &type)) {
+      if (field != kLineEvents || type != kLengthDelimited) {
+        d.Skip(type);  // The line's own fields, already read by the pre-scan.
+        continue;
+      }
+      WireDecoder e = d.Message();
+      out[done++] = ReadEvent(e, stats, job.base_ps);
+    }
+    if (done != job.event_count) d.Fail("line holds fewer events than counted");
+    if (job.stats.size() > UINT32_MAX)
+      throw InputError(*ctx_.path, "a line has more than 4 billion stats; not supported");
+    if (job.bytes.size() > 0)
+      kept_stats_per_byte_ = static_cast<double>(job.stats.size()) / static_cast<double>(job.bytes.size());
+    // A pool that grew by doubling holds up to twice what it needs until
+    // its line is joined: cut it to size.
+    if (job.stats.capacity() - job.stats.size() > job.stats.size() / 4 + 64) {
+      job.stats.shrink_to_fit();
+      budget.Release(Growth::kStats, (job.stats_charged - job.stats.capacity()) * sizeof(Stat));
+      job.stats_charged = job.stats.capacity();
+    }
+    // Give back the file pages decoded, so the file doesn't stay in memory
+    // beside the model.
+    if (release) release(begin, d.offset());
+  }
+
+ private:
+  // A tag the fast paths above don't expect: a known field with the wrong
+  // wire type means corruption; an unknown field is skipped and counted.
+  void OtherTag(WireDecoder& d, uint64_t tag, const char* message, uint32_t max_known_field) {
+    uint32_t field = static_cast<uint32_t>(tag >> 3);
+    WireType type = static_cast<WireType>(tag & 7);
+    if (field == 0) d.Fail("field number 0 (not a protobuf message)");
+    if (field <= max_known_field)
+      d.Fail(std::string(message) + " field " + std::to_string(field) + " has unexpected wire type " +
+             std::to_string(static_cast<int>(type)));
+    diag.Add(diag_kind::kXplaneUnknownField, std::string(message) + " field " + std::to_string(field));
+    d.Skip(type);
+  }
+
+  const PlaneContext& ctx_;
+  StringPool* strings_;
+  double kept_stats_per_byte_ = 0;  // In the last chunk this decoder read.
+};
+
+}  // namespace tfprof::xplane_wire
