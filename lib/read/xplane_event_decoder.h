@@ -110,11 +110,11 @@ struct ChargedStats {
 struct ChunkStats {
   ChunkJob& job;
   SharedBudget& budget;
-  void push_back(const Stat& s) {
-    if (__builtin_expect(job.stats.size() == job.stats.capacity(), 0))
-      budget.ChargeAppend(Growth::kStats, job.stats, job.stats_charged);
+  inline __attribute__((always_inline)) void push_back(const Stat& s) {
+    if (__builtin_expect(job.stats.size() == job.stats.capacity(), 0)) Grow();
     job.stats.push_back(s);
   }
+  __attribute__((noinline)) void Grow() { budget.ChargeAppend(Growth::kStats, job.stats, job.stats_charged); }
   size_t size() const { return job.stats.size(); }
 };
 
@@ -223,7 +223,7 @@ class EventDecoder {
     out.push_back(Stat::Make(key, value.type(), value.bits));
   }
 
-  inline Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps) {
+  inline __attribute__((always_inline)) Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps) {
     int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
     bool aggregated = false;
     while (!e.done()) {
