@@ -35,6 +35,25 @@ struct StepDetails {
 
 using StepMap = std::map<int32_t, StepDetails>;
 
+// A step's entry of a StepMap, looked up once per run of the step's events
+// (a line's events come in such runs), not once per event.
+class StepLookup {
+ public:
+  explicit StepLookup(StepMap& steps) : steps_(steps) {}
+  StepDetails& operator()(int32_t g) {
+    if (last_ == nullptr || g != last_group_) {
+      last_ = &steps_[g];
+      last_group_ = g;
+    }
+    return *last_;
+  }
+
+ private:
+  StepMap& steps_;
+  int32_t last_group_ = 0;
+  StepDetails* last_ = nullptr;
+};
+
 // Appends `from` to `to`, taking its buffer when `to` is empty; `from` is
 // left empty or as it was (its caller discards it).
 template <class T>
@@ -96,17 +115,7 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool ha
   const Plane& plane = host.planes[p];
   const StatFinder corr(host, plane, "correlation_id"), step_name(host, plane, "step_name");
   HostNameFacts names(host, plane, has_device);
-  // A line's events come in runs of one step: the step's entry is looked up
-  // once per run, not once per event.
-  int32_t step_of_run = kNoGroup;
-  StepDetails* run_step = nullptr;
-  auto step = [&](int32_t g) -> StepDetails& {
-    if (g != step_of_run || run_step == nullptr) {
-      run_step = &steps[g];
-      step_of_run = g;
-    }
-    return *run_step;
-  };
+  StepLookup step(steps);
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
@@ -146,15 +155,7 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepM
   constexpr auto kNotYet = static_cast<EventType>(0xff);
   std::vector<EventType> unshaped_type(plane.event_metadata.size(), kNotYet);
   StepMap local;
-  int32_t step_of_run = kNoGroup;  // As in AddHostPlane: one lookup per run of a step's events.
-  StepDetails* run_step = nullptr;
-  auto step = [&](int32_t g) -> StepDetails& {
-    if (g != step_of_run || run_step == nullptr) {
-      run_step = &local[g];
-      step_of_run = g;
-    }
-    return *run_step;
-  };
+  StepLookup step(local);
   const bool tf1 = IsTf1TimelinePlane(host, plane);
   constexpr int64_t kStepLineId = static_cast<int32_t>(0xdeadbeefu);
   std::vector<std::tuple<int64_t, int64_t, int32_t>> ordered;  // (start, -duration, group) for derived markers

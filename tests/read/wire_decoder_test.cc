@@ -65,6 +65,23 @@ TEST_CASE("Varints that run past the message or past 10 bytes fail", "[wire]") {
   CHECK_THROWS_WITH(e.Varint(), Catch::Contains("truncated varint"));
 }
 
+namespace {
+
+// A message holding `inner` as field 1, then 16 more bytes of its own.
+std::string InParent(const std::string& inner) {
+  return "\x0a" + Encode(inner.size()) + inner + std::string(16, '\x01');
+}
+
+// The sub-message of field 1 at the start of `parent`.
+WireDecoder FirstSubMessage(WireDecoder& parent) {
+  uint32_t field;
+  WireType type;
+  REQUIRE(parent.NextField(&field, &type));
+  return parent.Message();
+}
+
+}  // namespace
+
 TEST_CASE("A sub-message's varints load past its end but never read past it", "[wire]") {
   // A parent holding a sub-message (field 1) whose last varint is cut by
   // the sub-message's end, followed by more parent bytes: the one-load
@@ -74,12 +91,9 @@ TEST_CASE("A sub-message's varints load past its end but never read past it", "[
     INFO("varint cut after " << cut << " bytes");
     const std::string varint = Encode(uint64_t{1} << 60);  // 9 bytes.
     const std::string inner = "\x08" + varint.substr(0, static_cast<size_t>(cut));
-    const std::string parent = "\x0a" + Encode(inner.size()) + inner + std::string(16, '\x01');
+    const std::string parent = InParent(inner);
     WireDecoder d(parent);
-    uint32_t field;
-    WireType type;
-    REQUIRE(d.NextField(&field, &type));
-    WireDecoder sub = d.Message();
+    WireDecoder sub = FirstSubMessage(d);
     REQUIRE(sub.Varint() == 8);  // The tag: field 1, varint.
     CHECK_THROWS_WITH(sub.Varint(), Catch::Contains("truncated varint at byte " + std::to_string(2 + inner.size())));
   }
@@ -87,12 +101,9 @@ TEST_CASE("A sub-message's varints load past its end but never read past it", "[
   // parent bytes behind: read whole, and the sub-message is then done.
   for (uint64_t v : {uint64_t{5}, uint64_t{300}, uint64_t{1} << 20, uint64_t{1} << 40, uint64_t{1} << 55}) {
     const std::string inner = "\x08" + Encode(v);
-    const std::string parent = "\x0a" + Encode(inner.size()) + inner + std::string(16, '\x01');
+    const std::string parent = InParent(inner);
     WireDecoder d(parent);
-    uint32_t field;
-    WireType type;
-    REQUIRE(d.NextField(&field, &type));
-    WireDecoder sub = d.Message();
+    WireDecoder sub = FirstSubMessage(d);
     REQUIRE(sub.Varint() == 8);
     CHECK(sub.Varint() == v);
     CHECK(sub.done());
