@@ -83,22 +83,47 @@ class SnapshotReader {
     for (const StatMetadata& m : plane.stat_metadata) fields_.push_back(FieldOf(host.Str(m.name)));
   }
 
+  // Which allocator an event names, without making its text: the last
+  // allocator_name (a string id) or device index (a number) in stored order.
+  struct MemoryKey {
+    bool is_index = false;
+    int64_t value = StringPool::kEmpty;
+    bool operator==(const MemoryKey& o) const { return is_index == o.is_index && value == o.value; }
+    template <class H>
+    friend H AbslHashValue(H h, const MemoryKey& k) {
+      return H::combine(std::move(h), k.is_index, k.value);
+    }
+  };
+  // The memory id of an event's stats, as Read finds it.
+  MemoryKey KeyOf(std::span<const Stat> stats) const {
+    MemoryKey key;
+    for (const Stat& stat : stats) {
+      const Field f = stat.key() < fields_.size() ? fields_[stat.key()] : Field::kNone;
+      if (f == Field::kAllocatorName) key = {false, static_cast<int64_t>(stat.AsString())};
+      else if (f == Field::kDeviceIndex) key = {true, Int(stat)};
+    }
+    return key;
+  }
+  std::string IdOf(const MemoryKey& key) const {
+    return key.is_index ? std::to_string(key.value) : std::string(host_.Str(static_cast<StringId>(key.value)));
+  }
+
   // Fills `s` from the event's stats, in stored order (a repeated stat: the
   // last wins, as in the reference); returns the memory id and which of the
   // expected stats were present.
   std::string Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen) {
-    std::string memory_id;
+    MemoryKey memory;
     seen = 0;
     for (const Stat& stat : stats) {
       const Field f = stat.key() < fields_.size() ? fields_[stat.key()] : Field::kNone;
       switch (f) {
         case Field::kNone: break;
         case Field::kAllocatorName:
-          memory_id = std::string(host_.Str(stat.AsString()));
+          memory = {false, static_cast<int64_t>(stat.AsString())};
           seen |= kSeenAllocator;
           break;
         case Field::kDeviceIndex:
-          memory_id = std::to_string(Int(stat));
+          memory = {true, Int(stat)};
           seen |= kSeenAllocator;
           break;
         case Field::kBytesReserved: s.stack_bytes = Int(stat), seen |= kSeenReserved; break;
@@ -115,7 +140,7 @@ class SnapshotReader {
         case Field::kShape: s.shape = Intern(stat); break;
       }
     }
-    return memory_id;
+    return IdOf(memory);
   }
 
  private:
@@ -406,6 +431,18 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   if (lines_differ && options.line_offsets) diag.Add(diag_kind::kMemoryLineStartsDiffer);
 
   SnapshotReader reader(host, plane, options, out);
+  // How many events each allocator has, so that its timeline is sized once:
+  // grown by doubling, a timeline of millions of 100-byte snapshots is
+  // copied again and again, and briefly held twice.
+  std::map<std::string, size_t> expected;
+  {
+    absl::flat_hash_map<SnapshotReader::MemoryKey, size_t> per_key;
+    for (const Line& line : plane.lines)
+      for (size_t e = 0; e < line.events.size(); ++e)
+        if (line.events[e].metadata < kind.size() && kind[line.events[e].metadata] >= 0)
+          ++per_key[reader.KeyOf(line.EventStats(e))];
+    for (const auto& [key, n] : per_key) expected[reader.IdOf(key)] += n;
+  }
   std::map<std::string, Collecting> by_id;  // Byte order, as the reference lists memory ids.
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
@@ -437,7 +474,9 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
         diag.Add(diag_kind::kMemoryNegativeSize,
                  fmt::format("{} {} at {} ps", memory_id, host.Str(plane.event_metadata[event.metadata].name),
                              event.start_ps));
-      Collecting& c = by_id[memory_id];
+      auto [at, fresh] = by_id.try_emplace(memory_id);
+      Collecting& c = at->second;
+      if (fresh) c.profile.timeline.reserve(expected[memory_id]);
       UpdateSummary(c, s, options);
       c.profile.timeline.push_back(s);
     }
