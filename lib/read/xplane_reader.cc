@@ -4,11 +4,9 @@
 #include <atomic>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -453,9 +451,9 @@ class XSpaceReader {
     }
   }
 
-  // Moves a line's chunk pools into its own, exactly sized (the chunks' grew
-  // by doubling), and counts its events' stats from the line's first. Runs
-  // on a decoding thread: it touches only this line and the shared budget.
+  // Copies a line's chunk pools into its own, sized exactly, freeing each
+  // after its copy, and counts its events' stats from the line's first.
+  // Runs on a decoding thread: it touches only this line and the budget.
   static void JoinLineStats(LineJoin& join, std::span<ChunkJob> line_chunks, SharedBudget& budget,
                             const std::string& path) {
     Line& line = *line_chunks.front().line;

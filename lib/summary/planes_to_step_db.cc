@@ -5,6 +5,7 @@
 #include <future>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/stat_finder.h"
@@ -53,6 +54,26 @@ class StepLookup {
   int32_t last_group_ = 0;
   StepDetails* last_ = nullptr;
 };
+
+// Runs `beside` on a second thread while `here` runs on this one, when
+// `two_threads`; else one after the other here. Either way both have ended
+// when it returns or throws (the first error is rethrown).
+template <class Here, class Beside>
+void RunBoth(bool two_threads, Here&& here, Beside&& beside) {
+  if (!two_threads) {
+    beside();
+    here();
+    return;
+  }
+  auto other = std::async(std::launch::async, std::forward<Beside>(beside));
+  try {
+    here();
+  } catch (...) {
+    other.wait();
+    throw;
+  }
+  other.get();
+}
 
 // Appends `from` to `to`, taking its buffer when `to` is empty; `from` is
 // left empty or as it was (its caller discards it).
@@ -295,20 +316,17 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
     return db;
   }
   StepMap host_steps, device_steps;
-  {
-    // The host plane and the device planes fill their own maps from the
-    // const host: the devices' on a second thread.
-    auto devices = std::async(std::launch::async, [&] {
-      for (size_t p : gpu_planes) AddDevicePlane(host, p, groups, device_steps);
-    });
-    try {
-      if (host_plane < host.planes.size()) AddHostPlane(host, host_plane, groups, db.has_device, host_steps);
-    } catch (...) {
-      devices.wait();
-      throw;
-    }
-    devices.get();
-  }
+  // The host plane and the device planes fill their own maps from the
+  // const host: the devices' on a second thread when there are both.
+  const bool has_host_plane = host_plane < host.planes.size();
+  RunBoth(
+      has_host_plane && !gpu_planes.empty(),
+      [&] {
+        if (has_host_plane) AddHostPlane(host, host_plane, groups, db.has_device, host_steps);
+      },
+      [&] {
+        for (size_t p : gpu_planes) AddDevicePlane(host, p, groups, device_steps);
+      });
   if (groups.whole_trace) {
     // One step from the first to the last event of the host and devices.
     int64_t first = INT64_MAX, last = INT64_MIN;
@@ -374,19 +392,9 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
       done[i] = SummarizeStep(order[i].first, *order[i].second, groups, group_info, db.has_device);
   };
   // A second thread pays off from tens of thousands of spans on.
-  if (spans < (size_t{1} << 16)) {
-    summarize(0, order.size());
-  } else {
-    const size_t half = order.size() / 2;
-    auto first_half = std::async(std::launch::async, [&] { summarize(0, half); });
-    try {
-      summarize(half, order.size());
-    } catch (...) {
-      first_half.wait();
-      throw;
-    }
-    first_half.get();
-  }
+  const size_t half = order.size() / 2;
+  RunBoth(
+      spans >= (size_t{1} << 16), [&] { summarize(half, order.size()); }, [&] { summarize(0, half); });
   for (StepBreakdown& b : done) {
     db.compute_16bit_ps += b.compute_16bit_ps;
     db.compute_32bit_ps += b.compute_32bit_ps;
