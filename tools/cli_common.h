@@ -32,6 +32,7 @@ struct CommonOptions {
   std::string step_marker;              // --step-marker (commands with steps).
   std::string steps_between;            // --steps-between (commands with steps).
   bool whole_trace = false;
+  bool hash_sources = false;  // Record each capture's SHA-256 (summarize).
 };
 
 void AddCommonOptions(CLI::App* cmd, CommonOptions& options);

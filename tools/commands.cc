@@ -8,15 +8,16 @@ namespace tfprof::cli {
 
 // Each defined in its tools/cmd_<name>.cc.
 std::unique_ptr<Command> InfoCommand(), OverviewCommand(), OpStatsCommand(), PlacementCommand(), KernelStatsCommand(),
-    StepsCommand(), InputPipelineCommand(), MemoryCommand(), TfDataCommand(), MetricsCommand(), CheckCommand(),
-    DiffCommand();
+    StepsCommand(), InputPipelineCommand(), MemoryCommand(), TfDataCommand(), HostsCommand(), MetricsCommand(),
+    CheckCommand(), DiffCommand(), SummarizeCommand(), CombineCommand();
 
 std::vector<std::unique_ptr<Command>> AllCommands() {
   using MakeCommand = std::unique_ptr<Command> (*)();
   // The order `--help` lists them in.
   constexpr MakeCommand kCommands[] = {
-      InfoCommand,          OverviewCommand, OpStatsCommand, PlacementCommand, KernelStatsCommand, StepsCommand,
-      InputPipelineCommand, MemoryCommand,   TfDataCommand,  MetricsCommand,   CheckCommand,       DiffCommand,
+      InfoCommand,    OverviewCommand,      OpStatsCommand, PlacementCommand, KernelStatsCommand,
+      StepsCommand,   InputPipelineCommand, MemoryCommand,  TfDataCommand,    HostsCommand,
+      MetricsCommand, CheckCommand,         DiffCommand,    SummarizeCommand, CombineCommand,
   };
   std::vector<std::unique_ptr<Command>> commands;
   for (MakeCommand make : kCommands) commands.push_back(make());
@@ -39,7 +40,7 @@ void RunReportCommand::Run() {
   if (MaybeListRuns(options_)) return;
   Prepare();
   RunSummary run = Load();
-  const Diagnostics diagnostics = RunDiagnostics(run);  // Before BuildReport may take parts of `run`.
+  const Diagnostics diagnostics = RunDiagnostics(run, parts_);  // Before BuildReport may take parts of `run`.
   Report report = BuildReport(run);
   report.diagnostics.Merge(diagnostics);
   Write(report);

@@ -10,6 +10,7 @@
 #include "lib/model/errors.h"
 #include "lib/render/output_file.h"
 #include "lib/render/terminal_text.h"
+#include "lib/util/version.h"
 #include "tools/cli_common.h"
 #include "tools/commands.h"
 #include "tools/hints_to_text.h"
@@ -62,7 +63,7 @@ int RunCommand(cli::Command* command) {
 
 int Main(int argc, char** argv) {
   CLI::App app{"tfprof-analyze: what the TensorFlow Profiler would show, from the command line"};
-  app.set_version_flag("--version", std::string("tfprof-analyze 0.1.0"));
+  app.set_version_flag("--version", std::string(kToolVersion));
   app.require_subcommand(1);
   // The commands hold their options: they live until the chosen one has run.
   const std::vector<std::unique_ptr<cli::Command>> commands = cli::AllCommands();

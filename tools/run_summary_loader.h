@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "lib/model/model.h"
 #include "lib/read/read_options.h"
@@ -18,7 +20,27 @@ namespace tfprof::cli {
 // a command that shows raw stats, EventStatsFor(parts) for one that shows
 // summaries (analysed_event_stats.h: less memory). Throws InputError (usage) when --host names no
 // host of the run.
+//
+// The input may also be a run summary file (`summarize`, `combine`) or a
+// folder of them (*.tfsum, combined): then nothing is read but summaries,
+// which must hold `parts` (else exit 4) and have been made with the
+// command's analysis options (else exit 2, saying both).
 RunSummary LoadRunSummary(const CommonOptions& options, SummaryParts parts, const EventStatFilter& event_stats,
                           const std::function<void(const Host&)>& visit = {});
+
+// The run summary files `path` names: itself when it is one (by its magic,
+// whatever its name), the *.tfsum files in it (sorted) when it is a
+// folder; none otherwise.
+std::vector<std::string> SummaryFilesAt(const std::string& path);
+
+// Reads and combines the files, each declared to Guard() first. Throws
+// InputError naming the file that is not a summary of this schema version
+// or does not combine with those before it (exit 3).
+RunSummary CombineSummaryFiles(const std::vector<std::string>& files, const ReadOptions& read);
+
+// LoadRunSummary's path for summaries. `wants_events`: the command reads
+// events (info), which a summary does not have: a usage error.
+RunSummary LoadSummaryFiles(const CommonOptions& options, const std::vector<std::string>& files, SummaryParts parts,
+                            const AnalysisOptions& analysis, bool wants_events);
 
 }  // namespace tfprof::cli

@@ -317,6 +317,15 @@ std::optional<std::pair<std::string, std::string>> PyTorchWorkerSpan(const Captu
   return std::make_pair(c.host.substr(0, dot), span);
 }
 
+// A run's hosts are in the order of their files' names, as a folder lists
+// them: a run summary orders its hosts so (run_summary.h), whether one
+// process read them or each was summarised apart.
+void SortByFileName(std::vector<CaptureFile>& files) {
+  std::sort(files.begin(), files.end(), [](const CaptureFile& a, const CaptureFile& b) {
+    return fs::path(a.path).filename().string() < fs::path(b.path).filename().string();
+  });
+}
+
 // Hosts named by their worker; the run split into one run per span index
 // ("<run>/<timestamp>", the timestamp of the span's first worker) when a
 // worker has several spans or some files have none. Runs keep time order:
@@ -345,7 +354,7 @@ std::vector<ProfileRun> SplitPyTorchSpans(ProfileRun run) {
   std::vector<ProfileRun> out;
   if (most <= 1 && !worker_also_plain) {
     for (auto& [worker, spans] : spans_of) plain.push_back(std::move(spans.front().second));
-    std::sort(plain.begin(), plain.end(), [](const CaptureFile& a, const CaptureFile& b) { return a.host < b.host; });
+    SortByFileName(plain);
     run.files = std::move(plain);
     out.push_back(std::move(run));
     return out;
@@ -366,6 +375,7 @@ std::vector<ProfileRun> SplitPyTorchSpans(ProfileRun run) {
       r.files.push_back(std::move(spans[i].second));
     }
     r.name = run.name + "/" + first_span;
+    SortByFileName(r.files);
     out.push_back(std::move(r));
   }
   return out;

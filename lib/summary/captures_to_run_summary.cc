@@ -1,14 +1,17 @@
 #include "lib/summary/captures_to_run_summary.h"
 
+#include <filesystem>
 #include <set>
 
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/errors.h"
 #include "lib/read/capture_loader.h"
+#include "lib/read/file_sha256.h"
 #include "lib/read/kineto_rank.h"
 #include "lib/summary/host_to_run_summary.h"
 #include "lib/summary/run_summary_combine.h"
 #include "lib/util/phase_times.h"
+#include "lib/util/version.h"
 
 namespace tfprof {
 namespace {
@@ -27,8 +30,13 @@ bool MayHoldRank(const CaptureFile& file, const std::string& wanted) {
 RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptions& r, const SummaryOptions& options) {
   RunSummary run;
   run.run = input.selected.name;
+  run.run_folder =
+      input.kind == InputKind::kFile
+          ? std::filesystem::absolute(input.selected.path).lexically_normal().parent_path().filename().string()
+          : std::filesystem::absolute(input.selected.path).lexically_normal().filename().string();
   run.parts = options.parts;
   run.options = options.analysis;
+  run.tool = std::string(kToolVersion);
   for (const std::string& dup : input.selected.duplicates)
     run.input_diagnostics.Add(diag_kind::kInputDuplicateHostFile, dup);
   for (const std::string& skipped : input.selected.skipped)
@@ -36,8 +44,7 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
   bool matched = r.host.empty();
   std::set<std::string> names;
   const std::vector<CaptureFile>& files = input.selected.files;
-  for (size_t i = 0; i < files.size(); ++i) {
-    const CaptureFile& file = files[i];
+  for (const CaptureFile& file : files) {
     // --host names a file's host, or a PyTorch rank ("rank1"), which only
     // the trace says: its head when Kineto wrote it first, else the trace.
     const bool by_file = r.host.empty() || file.host == r.host;
@@ -56,12 +63,21 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     }
     matched = true;
     if (r.visit) r.visit(host);
+    // The file's name orders the hosts (files of one run are in one
+    // folder, so names differ); `order` stays 0, as in a summary of this
+    // file alone, so that hosts summarised apart combine into these bytes.
     SummaryOptions one = options;
-    one.order = static_cast<uint32_t>(i);
+    one.order = 0;
+    one.source = std::filesystem::path(file.path).filename().string();
     PhaseTimer summary_phase("summarize host");
     RunSummary summary = HostToRunSummary(host, one);
     summary_phase.Stop();
     summary.hosts.front().read_diagnostics = std::move(read_diagnostics);
+    if (r.hash_sources) {
+      std::vector<std::string> paths{file.path};
+      paths.insert(paths.end(), file.more_steps.begin(), file.more_steps.end());
+      summary.hosts.front().source_sha256 = FilesSha256Hex(paths);
+    }
     CombineRunSummaries(run, std::move(summary));
   }
   if (!matched) {

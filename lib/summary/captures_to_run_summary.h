@@ -23,10 +23,13 @@ struct RunReadOptions {
   // Called with each host read, before it is summarised (`info`, which
   // shows the capture itself rather than a summary of it).
   std::function<void(const Host&)> visit;
+  // Record each host's capture's SHA-256 (HostPartials::source_sha256):
+  // for summaries kept to be combined later; one more pass over the files.
+  bool hash_sources = false;
 };
 
-// `options.order` is ignored: each host's is its file's index in
-// `input.selected.files`. Throws InputError (exit code 2) when `host` names
+// `options.order` and `source` are ignored: each host's source is its
+// file's name (and order 0). Throws InputError (exit code 2) when `host` names
 // no host of the run, and what reading and summarising throw.
 RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptions& read,
                                 const SummaryOptions& options);

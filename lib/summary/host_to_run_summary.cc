@@ -26,15 +26,16 @@ struct SideParts {
 // profile (both need the groups); the other builds the kernel stats, the
 // tf.data analysis and then the op metrics, which wait for the grouping
 // only when they need its eager marks. Each part writes its own
-// diagnostics, merged afterwards in the order one thread would have made
-// them (grouping, ops, steps, memory, tf.data), so the result does not
-// depend on timing.
+// diagnostics, kept apart by part (PartDiagnostics) and merged when read in
+// the order one thread would have made them (grouping, ops, steps, memory,
+// tf.data), so the result does not depend on timing.
 RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   RunSummary out;
   out.parts = options.parts;
   out.options = options.analysis;
   HostPartials& p = out.hosts.emplace_back();
   p.order = options.order;
+  p.source = options.source;
   p.host = host.name;
   p.format = host.format;
   const SummaryParts parts = options.parts;
@@ -96,9 +97,10 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
     PhaseTimer memory_phase("summary: memory profile");
     if (parts.Has(SummaryPart::kMemory)) {
       // Without steps, the profile groups only when it needs to; what that
-      // grouping meets counts among the memory profile's diagnostics.
+      // grouping meets is the grouping's diagnostics all the same.
       auto grouped = [&]() -> const EventGroups& {
-        if (!groups) groups = GroupEvents(host, memory_diagnostics, analysis);
+        p.diagnostics.memory_grouped = true;
+        if (!groups) groups = GroupEvents(host, grouping_diagnostics, analysis);
         return *groups;
       };
       p.memory = BuildMemoryProfile(host, MemoryProfileOptionsFor(analysis.compat), memory_diagnostics, grouped);
@@ -109,17 +111,17 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   SideParts s = side.get();  // Rethrows what the side thread threw.
   if (failed) std::rethrow_exception(failed);
 
-  Diagnostics& diagnostics = p.diagnostics;
-  diagnostics.Merge(grouping_diagnostics);
+  PartDiagnostics& diagnostics = p.diagnostics;
+  diagnostics.grouping = std::move(grouping_diagnostics);
   if (s.ops) {
     p.ops = std::move(*s.ops);
     p.ops.kernels = std::move(s.kernels);
   }
-  diagnostics.Merge(s.ops_diagnostics);
-  diagnostics.Merge(steps_diagnostics);
-  diagnostics.Merge(memory_diagnostics);
+  diagnostics.ops = std::move(s.ops_diagnostics);
+  diagnostics.steps = std::move(steps_diagnostics);
+  diagnostics.memory = std::move(memory_diagnostics);
   if (s.tf_data) p.tf_data = std::move(*s.tf_data);
-  diagnostics.Merge(s.tf_data_diagnostics);
+  diagnostics.tf_data = std::move(s.tf_data_diagnostics);
   return out;
 }
 

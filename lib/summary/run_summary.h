@@ -10,10 +10,14 @@
 // reports make of them is order-sensitive (the reference aligns steps on a
 // chief host, merges tf.data hosts by name, keeps the first op category,
 // device and diagnostic example it sees, breaks ties by insertion order).
-// Keeping each host's partial in one canonical order (`order`, the host's
-// position in discovery order) makes CombineRunSummaries associative and
-// commutative while every analysis folds the hosts exactly as before
-// (run_summary_combine.h: CombineHostOps, CombineHostSteps, CombineTfData).
+// Keeping each host's partial in one canonical order (HostKeyLess: the
+// capture file's name, which is discovery order within a run) makes
+// CombineRunSummaries associative and commutative while every analysis
+// folds the hosts exactly as before (run_summary_combine.h: CombineHostOps,
+// CombineHostSteps, CombineTfData). Because the key is the file's name, not
+// its place in one process's list, hosts summarised apart (one `summarize`
+// per host file, on as many machines) combine into the run that reading the
+// folder gives.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +35,9 @@
 namespace tfprof {
 
 // Bumped whenever a field's meaning changes, so a stored summary from
-// another version is refused rather than misread.
-inline constexpr uint32_t kRunSummarySchemaVersion = 1;
+// another version is refused rather than misread. 2: hosts ordered by their
+// capture file's name (`source`), sources' content hashes, tool version.
+inline constexpr uint32_t kRunSummarySchemaVersion = 2;
 
 // What a summary holds: each command computes only the parts it shows
 // (op-stats builds no memory profile, memory groups no op metrics).
@@ -71,30 +76,80 @@ struct SummaryOptions {
   AnalysisOptions analysis;  // --compat and the step options: the command's own.
   SummaryParts parts;
   uint32_t order = 0;  // The host's position in the run's discovery order (HostPartials::order).
+  std::string source;  // HostPartials::source.
+};
+
+// What summarising one host met, by the part that met it, so that a
+// command reading a summary made with more parts than it shows reports
+// exactly what making only its parts would have (ForParts).
+struct PartDiagnostics {
+  Diagnostics grouping;  // Grouping the events: made for kSteps, or for kMemory alone when memory_grouped.
+  Diagnostics ops, steps, memory, tf_data;
+  // The memory profile needed the event groups (a host with allocator
+  // events): a memory-only summary would have grouped, and met `grouping`.
+  bool memory_grouped = false;
+
+  // What summarising `parts` alone would have met, in the order one
+  // thread would have met it: grouping, ops, steps, memory, tf.data.
+  Diagnostics ForParts(SummaryParts parts) const;
 };
 
 // One host's partials. Only the parts named in RunSummary::parts are filled.
 struct HostPartials {
-  uint32_t order = 0;  // Canonical position: the capture file's index in discovery order.
-  std::string host;    // Host::name as read (a PyTorch rank's "rank1", else the file's host).
+  // The canonical position is (source, order): the capture file's name,
+  // then its index in the reading process's discovery order (which only
+  // tells apart hosts of one name, and orders hosts built without a file).
+  std::string source;  // The capture file's name (no folder), as discovery lists it.
+  uint32_t order = 0;
+  // SHA-256 of the capture file's bytes as stored (all of a TF1 timeline
+  // host's files, in order), lowercase hex; empty unless the summary was
+  // made to be kept (`summarize`). Summaries made apart find byte-identical
+  // host files by it, as discovery does for one folder.
+  std::string source_sha256;
+  std::string host;  // Host::name as read (a PyTorch rank's "rank1", else the file's host).
   CaptureFormat format = CaptureFormat::kXSpace;
   HostSummary ops;               // kOps (eager marks in it with kEagerMarks).
   StepDb steps;                  // kSteps; CombineHostSteps folds the hosts in the analysis.
   HostMemoryProfile memory;      // kMemory.
   TfDataHost tf_data;            // kTfData; CombineTfData + FinalizeTfData fold the hosts in the analysis.
   Diagnostics read_diagnostics;  // What reading this host's capture met.
-  Diagnostics diagnostics;       // What summarising it met.
+  PartDiagnostics diagnostics;   // What summarising it met.
 };
+
+// The canonical order of hosts in a RunSummary.
+inline bool HostKeyLess(const HostPartials& a, const HostPartials& b) {
+  return a.source != b.source ? a.source < b.source : a.order < b.order;
+}
+inline bool SameHostKey(const HostPartials& a, const HostPartials& b) {
+  return a.source == b.source && a.order == b.order;
+}
 
 struct RunSummary {
   uint32_t schema_version = kRunSummarySchemaVersion;
+  // The tfprof-analyze that made it ("tfprof-analyze 0.1.0"): provenance,
+  // shown by `info`; summaries of different builds of one schema combine.
+  std::string tool;
   std::string run;  // The run's name (ProfileRun::name), for headings.
+  // The name of the folder holding the run's capture files (a single
+  // file's too). Host files of one folder summarised apart have their own
+  // file names as `run`; combined, the run is named after this folder, as
+  // reading the folder names it.
+  std::string run_folder;
   SummaryParts parts;
   AnalysisOptions options;  // What the partials were built with; combined summaries agree on it.
   // What discovery met before any host was read (duplicate and skipped
   // files): reported first, as the run's own.
   Diagnostics input_diagnostics;
-  std::vector<HostPartials> hosts;  // By `order`, ascending.
+  std::vector<HostPartials> hosts;  // By HostKeyLess, each key once.
+  // Hosts left out when summaries were combined because their capture was
+  // a byte-identical copy of a kept host's (same source_sha256): the
+  // copy's source and host, and the kept host. RunDiagnostics reports them
+  // as discovery reports copies in one folder.
+  struct DroppedCopy {
+    std::string source, host, sha256, kept_host;
+    bool operator==(const DroppedCopy&) const = default;
+  };
+  std::vector<DroppedCopy> dropped_copies;  // By source.
 };
 
 }  // namespace tfprof

@@ -5,6 +5,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
+#include "lib/model/diagnostic_kinds.h"
+
 namespace tfprof {
 namespace {
 
@@ -36,25 +39,74 @@ void CombineRunSummaries(RunSummary& into, RunSummary other) {
                                 std::to_string(other.schema_version) + " do not combine");
   if (!(other.parts == into.parts) || !SameOptions(other.options, into.options))
     throw std::invalid_argument("run summaries built with different parts or options do not combine");
-  into.input_diagnostics.Merge(other.input_diagnostics);
-  // Hosts read in order (the loader's case): appended, no merge.
-  if (into.hosts.empty() || other.hosts.empty() || into.hosts.back().order < other.hosts.front().order) {
-    into.hosts.insert(into.hosts.end(), std::make_move_iterator(other.hosts.begin()),
-                      std::make_move_iterator(other.hosts.end()));
-    return;
-  }
   // Checked before anything moves, so a refused combination leaves `into` whole.
   for (size_t i = 0, j = 0; i < into.hosts.size() && j < other.hosts.size();) {
-    const uint32_t a = into.hosts[i].order, b = other.hosts[j].order;
-    if (a == b) throw std::invalid_argument("two run summaries hold host " + std::to_string(a) + " of the run");
-    (a < b ? i : j) += 1;
+    const HostPartials &a = into.hosts[i], &b = other.hosts[j];
+    if (SameHostKey(a, b))
+      throw std::invalid_argument("two run summaries hold host " + a.host + " of capture file '" + a.source +
+                                  "' (order " + std::to_string(a.order) + ")");
+    (HostKeyLess(a, b) ? i : j) += 1;
   }
+  into.input_diagnostics.Merge(other.input_diagnostics);
+  // The smallest name: any order of combining keeps the same one.
+  if (into.tool.empty() || (!other.tool.empty() && other.tool < into.tool)) into.tool = std::move(other.tool);
+  // Runs of different names (host files summarised one by one) are named
+  // after their folder, the smallest folder name if they differ.
+  if (into.run_folder.empty() || (!other.run_folder.empty() && other.run_folder < into.run_folder))
+    into.run_folder = other.run_folder;
+  if (into.run.empty()) into.run = std::move(other.run);
+  else if (!other.run.empty() && other.run != into.run)
+    into.run = into.run_folder.empty() ? std::min(into.run, other.run) : into.run_folder;
+
   std::vector<HostPartials> hosts;
-  hosts.reserve(into.hosts.size() + other.hosts.size());
-  std::merge(std::make_move_iterator(into.hosts.begin()), std::make_move_iterator(into.hosts.end()),
-             std::make_move_iterator(other.hosts.begin()), std::make_move_iterator(other.hosts.end()),
-             std::back_inserter(hosts), [](const HostPartials& a, const HostPartials& b) { return a.order < b.order; });
+  if (into.hosts.empty() || other.hosts.empty() || HostKeyLess(into.hosts.back(), other.hosts.front())) {
+    // Hosts read in order (the loader's case): appended.
+    hosts = std::move(into.hosts);
+    hosts.insert(hosts.end(), std::make_move_iterator(other.hosts.begin()), std::make_move_iterator(other.hosts.end()));
+  } else {
+    hosts.reserve(into.hosts.size() + other.hosts.size());
+    std::merge(std::make_move_iterator(into.hosts.begin()), std::make_move_iterator(into.hosts.end()),
+               std::make_move_iterator(other.hosts.begin()), std::make_move_iterator(other.hosts.end()),
+               std::back_inserter(hosts), HostKeyLess);
+  }
+  std::vector<RunSummary::DroppedCopy> dropped;
+  dropped.reserve(into.dropped_copies.size() + other.dropped_copies.size());
+  std::merge(std::make_move_iterator(into.dropped_copies.begin()), std::make_move_iterator(into.dropped_copies.end()),
+             std::make_move_iterator(other.dropped_copies.begin()), std::make_move_iterator(other.dropped_copies.end()),
+             std::back_inserter(dropped),
+             [](const RunSummary::DroppedCopy& a, const RunSummary::DroppedCopy& b) { return a.source < b.source; });
+  // Byte-identical captures summarised apart: the first by key stays, the
+  // others go, as discovery drops copies within one folder (except for
+  // --compat xprof, which reads them all). The first by key of a content
+  // is the same whatever order summaries combine in, and every copy ever
+  // dropped points at it.
+  if (into.options.compat != Compat::kXprof) {
+    absl::flat_hash_map<std::string, std::string> kept;  // sha256 -> host
+    std::vector<HostPartials> unique;
+    unique.reserve(hosts.size());
+    for (HostPartials& h : hosts) {
+      if (h.source_sha256.empty()) {
+        unique.push_back(std::move(h));
+        continue;
+      }
+      auto [it, inserted] = kept.try_emplace(h.source_sha256, h.host);
+      if (inserted) {
+        unique.push_back(std::move(h));
+        continue;
+      }
+      RunSummary::DroppedCopy copy{h.source, h.host, h.source_sha256, ""};
+      dropped.insert(std::upper_bound(dropped.begin(), dropped.end(), copy,
+                                      [](const RunSummary::DroppedCopy& a, const RunSummary::DroppedCopy& b) {
+                                        return a.source < b.source;
+                                      }),
+                     std::move(copy));
+    }
+    hosts = std::move(unique);
+    for (RunSummary::DroppedCopy& d : dropped)
+      if (auto it = kept.find(d.sha256); it != kept.end()) d.kept_host = it->second;
+  }
   into.hosts = std::move(hosts);
+  into.dropped_copies = std::move(dropped);
 }
 
 HostSummary CombineHostOps(const RunSummary& run) {
@@ -80,11 +132,25 @@ TfDataAnalysis CombineRunTfData(const RunSummary& run) {
   return analysis;
 }
 
-Diagnostics RunDiagnostics(const RunSummary& run) {
+Diagnostics PartDiagnostics::ForParts(SummaryParts parts) const {
+  Diagnostics out;
+  if (parts.Has(SummaryPart::kSteps) || (parts.Has(SummaryPart::kMemory) && memory_grouped)) out.Merge(grouping);
+  if (parts.Has(SummaryPart::kOps)) out.Merge(ops);
+  if (parts.Has(SummaryPart::kSteps)) out.Merge(steps);
+  if (parts.Has(SummaryPart::kMemory)) out.Merge(memory);
+  if (parts.Has(SummaryPart::kTfData)) out.Merge(tf_data);
+  return out;
+}
+
+Diagnostics RunDiagnostics(const RunSummary& run) { return RunDiagnostics(run, run.parts); }
+
+Diagnostics RunDiagnostics(const RunSummary& run, SummaryParts parts) {
   Diagnostics out;
   out.Merge(run.input_diagnostics);
+  for (const RunSummary::DroppedCopy& d : run.dropped_copies)
+    out.Add(diag_kind::kInputDuplicateHostFile, d.host + " (a byte-identical copy of " + d.kept_host + ")");
   for (const HostPartials& h : run.hosts) out.Merge(h.read_diagnostics);
-  for (const HostPartials& h : run.hosts) out.Merge(h.diagnostics);
+  for (const HostPartials& h : run.hosts) out.Merge(h.diagnostics.ForParts(parts));
   return out;
 }
 

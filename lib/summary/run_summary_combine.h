@@ -11,13 +11,16 @@
 namespace tfprof {
 
 // Adds `other` (more hosts of the same run) into `into`. Associative and
-// commutative: the hosts end up by `order` whatever order summaries are
-// combined in. An empty `into` (no hosts, no parts) takes `other`'s parts,
-// options and run name. Throws std::invalid_argument when the two disagree
-// on the schema version, the parts or the options, or both hold a host of
-// the same `order`. input_diagnostics add up (counts and severities; the
-// message and example kept are the first summary's that has the kind: in a
-// run read by one process only the first summary carries any).
+// commutative: the hosts end up by HostKeyLess whatever order summaries are
+// combined in; of hosts whose captures have one SHA-256 only the first by
+// key stays (the others go to dropped_copies; not with --compat xprof,
+// which reads copies too); the run and tool names are the smallest given.
+// An empty `into` (no hosts, no parts) takes `other`'s parts, options and
+// run name. Throws std::invalid_argument when the two disagree on the
+// schema version, the parts or the options, or both hold a host of the
+// same key. input_diagnostics add up (counts and severities; the message
+// and example kept are the first summary's that has the kind: in a run
+// read by one process only the first summary carries any).
 void CombineRunSummaries(RunSummary& into, RunSummary other);
 
 // The folds, each over the hosts in `order`, exactly as the reference
@@ -30,6 +33,9 @@ StepDb CombineRunSteps(const RunSummary& run);
 TfDataAnalysis CombineRunTfData(const RunSummary& run);
 // Everything reading and summarising met, in the order it was met: the
 // input's, every host's reading, then every host's summarising.
+// `parts`: those a command shows, when the summary was made with more
+// (PartDiagnostics::ForParts); by default the summary's own.
 Diagnostics RunDiagnostics(const RunSummary& run);
+Diagnostics RunDiagnostics(const RunSummary& run, SummaryParts parts);
 
 }  // namespace tfprof

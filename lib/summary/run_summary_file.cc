@@ -45,6 +45,8 @@ AnalysisOptions FromProto(const summary::AnalysisOptions& in) {
 
 void ToProto(const HostPartials& in, summary::HostPartials* out) {
   out->set_order(in.order);
+  out->set_source(in.source);
+  out->set_source_sha256(in.source_sha256);
   out->set_host(in.host);
   out->set_format(static_cast<summary::CaptureFormat>(in.format));
   ToProto(in.ops, out->mutable_ops());
@@ -52,12 +54,19 @@ void ToProto(const HostPartials& in, summary::HostPartials* out) {
   ToProto(in.memory, out->mutable_memory());
   ToProto(in.tf_data, out->mutable_tf_data());
   ToProto(in.read_diagnostics, out->mutable_read_diagnostics());
-  ToProto(in.diagnostics, out->mutable_diagnostics());
+  ToProto(in.diagnostics.grouping, out->mutable_grouping_diagnostics());
+  ToProto(in.diagnostics.ops, out->mutable_ops_diagnostics());
+  ToProto(in.diagnostics.steps, out->mutable_steps_diagnostics());
+  ToProto(in.diagnostics.memory, out->mutable_memory_diagnostics());
+  ToProto(in.diagnostics.tf_data, out->mutable_tf_data_diagnostics());
+  out->set_memory_grouped(in.diagnostics.memory_grouped);
 }
 
 HostPartials FromProto(const summary::HostPartials& in) {
   HostPartials out;
   out.order = in.order();
+  out.source = in.source();
+  out.source_sha256 = in.source_sha256();
   out.host = in.host();
   if (in.format() < 0 || in.format() > summary::CAPTURE_CHROME_TRACE)
     Corrupt(fmt::format("unknown capture format {}", in.format()));
@@ -67,7 +76,12 @@ HostPartials FromProto(const summary::HostPartials& in) {
   out.memory = FromProto(in.memory());
   out.tf_data = FromProto(in.tf_data());
   out.read_diagnostics = FromProto(in.read_diagnostics());
-  out.diagnostics = FromProto(in.diagnostics());
+  out.diagnostics.grouping = FromProto(in.grouping_diagnostics());
+  out.diagnostics.ops = FromProto(in.ops_diagnostics());
+  out.diagnostics.steps = FromProto(in.steps_diagnostics());
+  out.diagnostics.memory = FromProto(in.memory_diagnostics());
+  out.diagnostics.tf_data = FromProto(in.tf_data_diagnostics());
+  out.diagnostics.memory_grouped = in.memory_grouped();
   return out;
 }
 
@@ -128,6 +142,15 @@ void ToProto(const RunSummary& in, summary::RunSummary* out) {
   ToProto(in.input_diagnostics, out->mutable_input_diagnostics());
   out->mutable_hosts()->Reserve(static_cast<int>(in.hosts.size()));
   for (const HostPartials& h : in.hosts) ToProto(h, out->add_hosts());
+  out->set_tool(in.tool);
+  out->set_run_folder(in.run_folder);
+  for (const RunSummary::DroppedCopy& d : in.dropped_copies) {
+    summary::DroppedCopy* c = out->add_dropped_copies();
+    c->set_source(d.source);
+    c->set_host(d.host);
+    c->set_kept_host(d.kept_host);
+    c->set_sha256(d.sha256);
+  }
 }
 
 RunSummary FromProto(const summary::RunSummary& in) {
@@ -142,13 +165,23 @@ RunSummary FromProto(const summary::RunSummary& in) {
   out.parts.bits = in.parts() & SummaryParts::All().bits;
   out.options = FromProto(in.options());
   out.input_diagnostics = FromProto(in.input_diagnostics());
+  out.tool = in.tool();
+  out.run_folder = in.run_folder();
   out.hosts.reserve(in.hosts_size());
   for (const auto& h : in.hosts()) {
-    // CombineRunSummaries and the folds rely on hosts by order, each once.
-    if (!out.hosts.empty() && h.order() <= out.hosts.back().order)
-      Corrupt(fmt::format("host order {} after {}: hosts must be in ascending order, each once", h.order(),
-                          out.hosts.back().order));
-    out.hosts.push_back(FromProto(h));
+    HostPartials host = FromProto(h);
+    // CombineRunSummaries and the folds rely on hosts in canonical order, each once.
+    if (!out.hosts.empty() && !HostKeyLess(out.hosts.back(), host))
+      Corrupt(fmt::format(
+          "host {} (file '{}', order {}) after host {} (file '{}', order {}): hosts must be in "
+          "ascending order of file name and order, each once",
+          host.host, host.source, host.order, out.hosts.back().host, out.hosts.back().source, out.hosts.back().order));
+    out.hosts.push_back(std::move(host));
+  }
+  for (const auto& d : in.dropped_copies()) {
+    if (!out.dropped_copies.empty() && d.source() <= out.dropped_copies.back().source)
+      Corrupt("dropped copies must be in ascending order of file name, each once");
+    out.dropped_copies.push_back({d.source(), d.host(), d.sha256(), d.kept_host()});
   }
   return out;
 }

@@ -24,6 +24,9 @@ namespace tfprof {
 
 inline constexpr std::string_view kRunSummaryMagic{"\x89tfprof\n", 8};
 inline constexpr size_t kRunSummaryHeaderBytes = 20;
+// What `summarize` and `combine` name their files, and what a folder of
+// summaries holds.
+inline constexpr std::string_view kRunSummaryExtension = ".tfsum";
 // Protobuf parses messages below 2 GiB only.
 inline constexpr uint64_t kRunSummaryMaxMessageBytes = (uint64_t{1} << 31) - 1;
 // Memory reading takes per byte of message: the file's bytes, the parsed

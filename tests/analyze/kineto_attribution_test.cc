@@ -77,7 +77,7 @@ RunAnalysis Metrics(const Host& host, Diagnostics& d) {
   SummaryOptions options;
   options.parts = SummaryParts::All();
   const RunSummary summary = HostToRunSummary(host, options);
-  d.Merge(summary.hosts.front().diagnostics);
+  d.Merge(summary.hosts.front().diagnostics.ForParts(summary.parts));
   return RunSummaryToMetrics(summary);
 }
 

@@ -38,7 +38,7 @@ Analyzed Analyze(const std::string& path) {
   SummaryOptions options;
   options.parts = SummaryParts::All();
   const RunSummary summary = HostToRunSummary(host, options);
-  out.d.Merge(summary.hosts.front().diagnostics);
+  out.d.Merge(summary.hosts.front().diagnostics.ForParts(summary.parts));
   out.a = RunSummaryToMetrics(summary);
   return out;
 }

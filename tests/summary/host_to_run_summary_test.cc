@@ -30,7 +30,7 @@ RunSummary Summarise(const Host& host, SummaryParts parts) {
 // Grouping says once per grouping that it took the ProfilerStep#N markers
 // as the steps, counting them: how many times the events were grouped shows.
 uint64_t StepMarkerCount(const RunSummary& s) {
-  return s.hosts.front().diagnostics.Count("steps.profiler_step_marker");
+  return s.hosts.front().diagnostics.ForParts(s.parts).Count("steps.profiler_step_marker");
 }
 
 }  // namespace

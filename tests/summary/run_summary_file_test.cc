@@ -44,7 +44,8 @@ RunSummary SmallSummary() {
     s.op_name = h.memory.strings.Intern("MatMul");
     s.heap_bytes = 4096;
     a.timeline.push_back(s);
-    h.diagnostics.AddEntry({Severity::kInfo, "memory.unmatched_deallocation", "frees", 2, "GPU_0_bfc address 7"});
+    h.diagnostics.memory.AddEntry(
+        {Severity::kInfo, "memory.unmatched_deallocation", "frees", 2, "GPU_0_bfc address 7"});
   }
   return run;
 }
@@ -87,14 +88,14 @@ TEST_CASE("run summary file: the header, then the deterministic message", "[summ
   const std::string bytes = RunSummaryToBytes(run);
   REQUIRE(bytes.size() > kRunSummaryHeaderBytes);
   CHECK(bytes.substr(0, 8) == std::string("\x89tfprof\n", 8));
-  CHECK(bytes.substr(8, 4) == std::string("\x01\x00\x00\x00", 4));  // Schema version 1.
+  CHECK(bytes.substr(8, 4) == std::string("\x02\x00\x00\x00", 4));  // Schema version 2.
   const uint64_t length = bytes.size() - kRunSummaryHeaderBytes;
   std::string length_le;
   for (int i = 0; i < 8; ++i) length_le += static_cast<char>((length >> (8 * i)) & 0xff);
   CHECK(bytes.substr(12, 8) == length_le);
   summary::RunSummary message;
   REQUIRE(message.ParseFromString(bytes.substr(kRunSummaryHeaderBytes)));
-  CHECK(message.schema_version() == 1);
+  CHECK(message.schema_version() == 2);
   CHECK(message.hosts_size() == 2);
   CHECK(message.hosts(1).order() == 3);
 
@@ -112,7 +113,7 @@ TEST_CASE("run summary file: the header, then the deterministic message", "[summ
   REQUIRE(back.hosts.size() == 2);
   CHECK(back.hosts[1].order == 3);
   CHECK(back.hosts[1].format == CaptureFormat::kChromeTrace);
-  CHECK(back.hosts[1].diagnostics.Count("memory.unmatched_deallocation") == 2);
+  CHECK(back.hosts[1].diagnostics.memory.Count("memory.unmatched_deallocation") == 2);
   REQUIRE(back.hosts[0].ops.host_ops.rows().size() == 3);  // bad..name, MatMul and IDLE.
   CHECK(back.hosts[0].ops.host_ops.rows()[0].name == "bad\xff\xfename");
   CHECK(back.hosts[0].ops.host_ops.rows()[0].category == "\xc3");
@@ -147,9 +148,9 @@ TEST_CASE("run summary file: a wrong, truncated, corrupt or other-version file i
         "corrupt run summary: 1 bytes past the " + std::to_string(message) + " its header says");
 
   std::string other_version = good;
-  PutU32(other_version, 8, 2);
+  PutU32(other_version, 8, 1);  // What tfprof-analyze wrote before hosts were ordered by file name.
   CHECK(ReadError(other_version) ==
-        "run summary schema version 2, this tfprof-analyze reads version 1 (summarise the captures again with this "
+        "run summary schema version 1, this tfprof-analyze reads version 2 (summarise the captures again with this "
         "version)");
 
   std::string absurd = good.substr(0, kRunSummaryHeaderBytes);
@@ -169,18 +170,27 @@ TEST_CASE("run summary file: a wrong, truncated, corrupt or other-version file i
   std::string wrong_bytes = good.substr(0, 12);
   const std::string body = SerializeDeterministic(wrong);
   for (int i = 0; i < 8; ++i) wrong_bytes += static_cast<char>((uint64_t{body.size()} >> (8 * i)) & 0xff);
-  CHECK(ReadError(wrong_bytes + body) == "corrupt run summary: schema version 7, this tfprof-analyze reads version 1");
+  CHECK(ReadError(wrong_bytes + body) == "corrupt run summary: schema version 7, this tfprof-analyze reads version 2");
 
   // Hosts out of order (CombineRunSummaries relies on the order).
   summary::RunSummary unordered;
-  unordered.set_schema_version(1);
+  unordered.set_schema_version(2);
   unordered.add_hosts()->set_order(2);
   unordered.add_hosts()->set_order(1);
+  summary::HostPartials* named = unordered.add_hosts();  // A file name orders before the order.
+  named->set_source("a.xplane.pb");
+  named->set_order(9);
   const std::string body2 = SerializeDeterministic(unordered);
   std::string unordered_bytes = good.substr(0, 12);
   for (int i = 0; i < 8; ++i) unordered_bytes += static_cast<char>((uint64_t{body2.size()} >> (8 * i)) & 0xff);
   CHECK(ReadError(unordered_bytes + body2) ==
-        "corrupt run summary: host order 1 after 2: hosts must be in ascending order, each once");
+        "corrupt run summary: host  (file '', order 1) after host  (file '', order 2): hosts must be in ascending "
+        "order of file name and order, each once");
+  unordered.mutable_hosts()->SwapElements(0, 1);
+  const std::string body3 = SerializeDeterministic(unordered);
+  std::string ordered_bytes = good.substr(0, 12);
+  for (int i = 0; i < 8; ++i) ordered_bytes += static_cast<char>((uint64_t{body3.size()} >> (8 * i)) & 0xff);
+  CHECK(ReadError(ordered_bytes + body3) == "no error");  // "" < "a.xplane.pb": (1), (2), then the named host.
 }
 
 TEST_CASE("run summary file: reading stays within the memory limit", "[summary][proto]") {

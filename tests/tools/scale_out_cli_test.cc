@@ -1,0 +1,228 @@
+// `summarize`, `combine` and `hosts` (issue: scale-out): hosts summarised
+// apart, on as many machines, combine into the bytes of the run read in one
+// process, in any order; every command answers the same on the combined
+// summary as on the captures; the hosts table picks out the slow rank.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "tests/support/corpus.h"
+#include "tests/support/files.h"
+#include "tests/support/run_tool.h"
+#include "tests/support/skip.h"
+#include "tests/support/xspace_builder.h"
+
+using tfprof::testing::RunTool;
+using tfprof::testing::Slurp;
+using tfprof::testing::SourcePath;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder for one test's summaries.
+std::string Scratch(const std::string& name) {
+  const fs::path dir = fs::path(tfprof::testing::TempDir()) / ("scale_out_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+// The host files of a run folder, as the tool reads them (the hosts table's
+// `file` column), each summarised on its own into `dir`.
+std::vector<std::string> SummariseEachHost(const std::string& run_folder, const std::string& dir) {
+  const auto hosts = RunTool("hosts -f json " + run_folder);
+  REQUIRE(hosts.exit_code == 0);
+  fs::create_directories(dir);
+  std::vector<std::string> out;
+  const nlohmann::json doc = nlohmann::json::parse(hosts.out);
+  for (const auto& row : doc["tables"]["hosts"]) {
+    const std::string file = row["file"];
+    const std::string summary = dir + "/" + file + ".tfsum";
+    const auto r = RunTool("summarize " + run_folder + "/" + file + " -o " + summary);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.empty());
+    CHECK(r.err.empty());
+    out.push_back(summary);
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += " " + w;
+  return out;
+}
+
+// Summarised whole and host by host: combined forward and backward, the
+// same bytes as the whole; every report command the same on all three.
+void CheckApartEqualsWhole(const std::string& run_folder, const std::string& name, size_t hosts) {
+  const std::string dir = Scratch(name);
+  const std::string whole = dir + "/whole.tfsum";
+  REQUIRE(RunTool("summarize " + run_folder + " -o " + whole).exit_code == 0);
+  // Deterministic: the same input gives the same bytes.
+  REQUIRE(RunTool("summarize " + run_folder + " -o " + dir + "/again.tfsum").exit_code == 0);
+  CHECK(Slurp(dir + "/again.tfsum") == Slurp(whole));
+
+  const std::vector<std::string> parts = SummariseEachHost(run_folder, dir + "/apart");
+  REQUIRE(parts.size() == hosts);
+  std::vector<std::string> reversed(parts.rbegin(), parts.rend());
+  REQUIRE(RunTool("combine" + Join(parts) + " -o " + dir + "/forward.tfsum").exit_code == 0);
+  REQUIRE(RunTool("combine" + Join(reversed) + " -o " + dir + "/reverse.tfsum").exit_code == 0);
+  REQUIRE(RunTool("combine " + dir + "/apart -o " + dir + "/folder.tfsum").exit_code == 0);
+  const std::string bytes = Slurp(whole);
+  REQUIRE(bytes.size() > 20);
+  CHECK(Slurp(dir + "/forward.tfsum") == bytes);
+  CHECK(Slurp(dir + "/reverse.tfsum") == bytes);
+  CHECK(Slurp(dir + "/folder.tfsum") == bytes);
+
+  for (const char* command : {"metrics", "overview", "steps", "op-stats", "kernel-stats", "hosts"}) {
+    INFO(command);
+    const auto raw = RunTool(std::string(command) + " " + run_folder);
+    const auto combined = RunTool(std::string(command) + " " + dir + "/reverse.tfsum");
+    CHECK(combined.exit_code == raw.exit_code);
+    CHECK(combined.out == raw.out);  // Line for line.
+  }
+}
+
+}  // namespace
+
+TEST_CASE("summarize/combine: TF2 two-host run, hosts summarised apart = the run read whole", "[cli][scale_out]") {
+  CheckApartEqualsWhole(SourcePath("testdata/captures/tf_two_hosts/plugins/profile/2026_11_21_08_22_33"), "tf2", 2);
+}
+
+TEST_CASE("summarize/combine: PyTorch 4-rank DDP run (H100), ranks summarised apart = the run read whole",
+          "[cli][scale_out]") {
+  CheckApartEqualsWhole(SourcePath("testdata/captures/torch_gpu_ddp"), "ddp", 4);
+}
+
+TEST_CASE("summarize/combine: PyTorch two-rank trace of the corpus", "[cli][scale_out][corpus]") {
+  REQUIRE_CORPUS(folder, "hta/trace_filter");
+  CheckApartEqualsWhole(folder, "hta_ranks", 2);
+}
+
+TEST_CASE("combine drops a host file that is a byte-identical copy, as reading the folder does (8x V100, corpus)",
+          "[cli][scale_out][corpus]") {
+  REQUIRE_CORPUS(folder, "tfprofiler_demo/plugins/profile/GPU-multi-worker");
+  const std::string dir = Scratch("v100");
+  const std::string a = dir + "/a.tfsum", b = dir + "/b.tfsum";
+  REQUIRE(RunTool("summarize " + folder + "/34.83.195.179_6003.xplane.pb -o " + a).exit_code == 0);
+  REQUIRE(RunTool("summarize " + folder + "/34.83.195.180_6003.xplane.pb -o " + b).exit_code == 0);
+  REQUIRE(RunTool("combine " + b + " " + a + " -o " + dir + "/run.tfsum").exit_code == 0);
+  REQUIRE(RunTool("combine " + a + " " + b + " -o " + dir + "/run2.tfsum").exit_code == 0);
+  CHECK(Slurp(dir + "/run.tfsum") == Slurp(dir + "/run2.tfsum"));
+  const auto raw = RunTool("metrics " + folder);
+  const auto combined = RunTool("metrics " + dir + "/run.tfsum");
+  REQUIRE(raw.exit_code == 0);
+  CHECK(combined.out == raw.out);
+  const auto raw_json = nlohmann::json::parse(RunTool("metrics -f json " + folder).out);
+  CHECK(raw_json["tables"]["metrics"][0]["metric"] == "run.hosts");
+  CHECK(raw_json["tables"]["metrics"][0]["value"] == 1);
+  // The copy is reported as discovery reports it.
+  const auto verbose = RunTool("hosts -f json " + dir + "/run.tfsum");
+  REQUIRE(verbose.exit_code == 0);
+  bool reported = false;
+  const nlohmann::json doc = nlohmann::json::parse(verbose.out);
+  for (const auto& d : doc["diagnostics"])
+    reported = reported || (d["kind"] == "input.duplicate_host_file" &&
+                            d["example"] == "34.83.195.180_6003 (a byte-identical copy of 34.83.195.179_6003)");
+  CHECK(reported);
+  // --compat xprof reads copies as hosts: so does combining its summaries.
+  REQUIRE(RunTool("summarize --compat xprof " + folder + "/34.83.195.179_6003.xplane.pb -o " + a).exit_code == 0);
+  REQUIRE(RunTool("summarize --compat xprof " + folder + "/34.83.195.180_6003.xplane.pb -o " + b).exit_code == 0);
+  REQUIRE(RunTool("combine " + b + " " + a + " -o " + dir + "/xprof.tfsum").exit_code == 0);
+  CHECK(RunTool("metrics --compat xprof " + dir + "/xprof.tfsum").out ==
+        RunTool("metrics --compat xprof " + folder).out);
+}
+
+TEST_CASE("hosts: the DDP run's slow-input rank is the straggler", "[cli][scale_out][hosts]") {
+  // 4 ranks on one H100 (gloo all-reduce); rank 2 sleeps 20 ms in its
+  // load_batch region each step (scripts/capture/gpu_torch_ddp.py). Counted
+  // from the raw traces: rank 2's ProfilerStep#2..#5 last 33769.159,
+  // 27990.331, 28407.908, 28730.467 us; its load_batch regions 20.23-20.34
+  // ms each. The other ranks wait in the all-reduce: their steps are as
+  // long, their own work short.
+  const auto r = RunTool("hosts -f json " + SourcePath("testdata/captures/torch_gpu_ddp"));
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc["statements"][2] == "stragglers: rank2");
+  const auto& rows = doc["tables"]["hosts"];
+  REQUIRE(rows.size() == 4);
+  for (const auto& row : rows) {
+    INFO(row["host"]);
+    CHECK(row["steps"] == 4);
+    CHECK(row["straggler"] == (row["host"] == "rank2"));
+    // Every rank's step is about the same: none is slow by step time.
+    CHECK(std::abs(row["step_vs_median_percent"].get<double>()) < 1.0);
+  }
+  const auto& rank2 = rows[2];
+  REQUIRE(rank2["host"] == "rank2");
+  CHECK(rank2["step_avg_ms"].get<double>() == Approx((33.769159 + 27.990331 + 28.407908 + 28.730467) / 4).margin(1e-5));
+  CHECK(rank2["step_p50_ms"].get<double>() == Approx(28.407908).margin(1e-5));  // 2nd of 4 (nearest rank).
+  CHECK(rank2["step_p90_ms"].get<double>() == Approx(33.769159).margin(1e-5));  // 4th of 4.
+  CHECK(rank2["step_max_ms"].get<double>() == Approx(33.769159).margin(1e-5));
+  // Its own work holds the 20 ms sleep; the others' does not.
+  CHECK(rank2["host_compute_ms"].get<double>() > 20.2);
+  CHECK(rank2["late_ms"].get<double>() > 18.0);
+  for (int i : {0, 1, 3}) {
+    CHECK(rows[i]["busy_ms"].get<double>() < 3.0);
+    CHECK(rows[i]["all_others_ms"].get<double>() > 25.0);  // Waiting in the all-reduce.
+  }
+}
+
+TEST_CASE("summaries: refused with one clear line and a documented exit code", "[cli][scale_out][errors]") {
+  const std::string dir = Scratch("errors");
+  const std::string run = SourcePath("testdata/captures/tf_two_hosts/plugins/profile/2026_11_21_08_22_33");
+  const std::string one = dir + "/one.tfsum";
+  REQUIRE(RunTool("summarize " + run + "/localhost_6101.xplane.pb -o " + one).exit_code == 0);
+
+  // The same host twice: exit 3, naming the file and the host.
+  auto twice = RunTool("combine " + one + " " + one + " -o " + dir + "/twice.tfsum");
+  CHECK(twice.exit_code == 3);
+  CHECK(twice.err == "tfprof-analyze: error: " + one +
+                         ": does not combine with the summaries before it: two run summaries hold host "
+                         "localhost_6101 of capture file 'localhost_6101.xplane.pb' (order 0)\n");
+  CHECK_FALSE(fs::exists(dir + "/twice.tfsum"));
+
+  // Another schema version: exit 3 before anything is combined.
+  std::string old = Slurp(one);
+  old[8] = 1;
+  tfprof::testing::WriteFile(dir + "/old.tfsum", old);
+  auto version = RunTool("combine " + one + " " + dir + "/old.tfsum -o " + dir + "/v.tfsum");
+  CHECK(version.exit_code == 3);
+  CHECK(version.err == "tfprof-analyze: error: " + dir +
+                           "/old.tfsum: run summary schema version 1, this tfprof-analyze reads version 2 "
+                           "(summarise the captures again with this version)\n");
+
+  // Not a summary.
+  auto capture = RunTool("combine " + run + "/localhost_6101.xplane.pb -o " + dir + "/c.tfsum");
+  CHECK(capture.exit_code == 3);
+  CHECK(capture.err.find("not a run summary, nor a folder holding *.tfsum files") != std::string::npos);
+
+  // Other analysis options than the summary's: exit 2, saying both.
+  auto options = RunTool("overview --compat xprof " + one);
+  CHECK(options.exit_code == 2);
+  CHECK(options.err == "tfprof-analyze: error: " + one +
+                           ": this run summary was made with no analysis options, the command asks for --compat "
+                           "xprof; give the summary's options or summarize the captures again with these\n");
+
+  // Summarised with other options: combining refuses.
+  REQUIRE(RunTool("summarize --compat xprof " + run + "/localhost_6102.xplane.pb -o " + dir + "/x.tfsum").exit_code ==
+          0);
+  CHECK(RunTool("combine " + one + " " + dir + "/x.tfsum -o " + dir + "/ox.tfsum").exit_code == 3);
+
+  // `info` reads events, which a summary has none of.
+  CHECK(RunTool("info " + one).exit_code == 2);
+
+  // --host picks a host of a summary too.
+  REQUIRE(RunTool("summarize " + run + " -o " + dir + "/run.tfsum").exit_code == 0);
+  CHECK(RunTool("steps --host localhost_6102 " + dir + "/run.tfsum").out ==
+        RunTool("steps --host localhost_6102 " + run).out);
+  auto nohost = RunTool("steps --host nosuch " + dir + "/run.tfsum");
+  CHECK(nohost.exit_code == 2);
+  CHECK(nohost.err.find("no host named 'nosuch' in the run summary (hosts: localhost_6101, localhost_6102)") !=
+        std::string::npos);
+}
