@@ -63,7 +63,14 @@ class Memory final : public RunReportCommand {
     // `memory --timeline -f csv` gives the timeline to plot.
     if (options_.table.empty() && report_options_.timeline != report_options_.breakdown)
       options_.table = report_options_.timeline ? "timeline" : "breakdown";
-    Report report = BuildMemoryReport(profiles, report_options_);
+    Report report;
+    try {
+      report = BuildMemoryReport(profiles, report_options_);
+    } catch (const InputError& e) {
+      // A sampled timeline of a stored summary: the summary is the file to name.
+      if (!e.path().empty()) throw;
+      throw InputError(options_.path, e.what(), e.code(), e.hint());
+    }
     report.lines.insert(report.lines.begin(), "run " + run.run);
     for (const HostMemoryProfile& p : profiles)
       if (p.allocators.empty()) report.notes.push_back(p.host + ": no memory profile: " + p.no_profile_reason);

@@ -63,7 +63,7 @@ std::string StepName(const HostMemoryProfile& h, int64_t step) {
 double Ms(int64_t ps) { return static_cast<double>(ps) / 1e9; }
 
 std::vector<size_t> TimelinePoints(const AllocatorMemoryProfile& a, const MemoryReportOptions& o) {
-  return SampleTimeline(a.timeline, o.all_points ? 0 : o.max_points, o.compat == Compat::kTfLegacy);
+  return AllocatorTimelinePoints(a, o.all_points ? 0 : o.max_points, o.compat == Compat::kTfLegacy);
 }
 
 // Calls visit(host, allocator) for each allocator the options select, hosts
@@ -79,7 +79,7 @@ void ForEachSelected(const std::vector<HostMemoryProfile>& hosts, const MemoryRe
 bool AnyTimelineSampled(const std::vector<HostMemoryProfile>& hosts, const MemoryReportOptions& o) {
   bool sampled = false;
   ForEachSelected(hosts, o, [&](const HostMemoryProfile&, const AllocatorMemoryProfile& a) {
-    sampled = sampled || (!o.all_points && a.timeline.size() > o.max_points);
+    sampled = sampled || (!o.all_points && TimelineEvents(a) > o.max_points);
   });
   return sampled;
 }
@@ -126,7 +126,7 @@ Table SummaryTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRepo
     if (o.compat == Compat::kXprof) {
       // The TensorFlow Profiler's UI counts the plotted (sampled) points.
       allocs = deallocs = 0;
-      for (size_t i : SampleTimeline(a.timeline, o.max_points))
+      for (size_t i : AllocatorTimelinePoints(a, o.max_points, /*legacy=*/false))
         ++(a.timeline[i].activity == MemoryActivity::kAllocation ? allocs : deallocs);
     }
     t.AddRow()

@@ -20,7 +20,7 @@ struct MemoryReportOptions {
   bool all_points = false;  // Timeline without sampling.
   bool breakdown = false;
   MemoryUnit unit = MemoryUnit::kMiB;
-  size_t max_points = 1000;  // The reference's sampling limit.
+  size_t max_points = kMemoryTimelinePoints;  // The reference's sampling limit.
   Compat compat = Compat::kDefault;
 };
 

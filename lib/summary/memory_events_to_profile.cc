@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -10,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "lib/model/diagnostic_kinds.h"
+#include "lib/model/errors.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/kineto_memory_events_to_profile.h"
@@ -561,6 +563,45 @@ std::string DataTypeName(int64_t dt) {
   // Reference types are the base type + 100.
   if (dt > 100 && dt - 100 < static_cast<int64_t>(kNames.size())) return std::string(kNames[dt - 100]) + "_ref";
   return fmt::format("unknown dtype enum ({})", dt);
+}
+
+void KeepSampledTimelines(HostMemoryProfile& profile, size_t max_points) {
+  for (AllocatorMemoryProfile& a : profile.allocators) {
+    if (a.timeline_events || max_points == 0 || a.timeline.size() <= max_points) continue;
+    const std::vector<size_t> reference = SampleTimeline(a.timeline, max_points, /*legacy=*/false);
+    const std::vector<size_t> legacy = SampleTimeline(a.timeline, max_points, /*legacy=*/true);
+    std::vector<size_t> kept;
+    kept.reserve(reference.size() + legacy.size());
+    std::set_union(reference.begin(), reference.end(), legacy.begin(), legacy.end(), std::back_inserter(kept));
+    auto positions = [&kept](const std::vector<size_t>& picks) {
+      std::vector<uint32_t> out;
+      out.reserve(picks.size());
+      for (size_t i : picks)
+        out.push_back(static_cast<uint32_t>(std::lower_bound(kept.begin(), kept.end(), i) - kept.begin()));
+      return out;
+    };
+    a.reference_points = positions(reference);
+    a.legacy_points = positions(legacy);
+    std::vector<MemorySnapshot> timeline;
+    timeline.reserve(kept.size());
+    for (size_t i : kept) timeline.push_back(a.timeline[i]);
+    a.timeline_events = a.timeline.size();
+    a.sampled_to = static_cast<uint32_t>(max_points);
+    a.timeline = std::move(timeline);
+  }
+}
+
+std::vector<size_t> AllocatorTimelinePoints(const AllocatorMemoryProfile& a, size_t max_points, bool legacy) {
+  if (!a.timeline_events) return SampleTimeline(a.timeline, max_points, legacy);
+  if (max_points != a.sampled_to)
+    throw InputError("",
+                     "this run summary keeps allocator " + a.memory_id + "'s timeline sampled to " +
+                         std::to_string(a.sampled_to) + " of its " + std::to_string(a.timeline_events) +
+                         " events; every event (--all-points) needs the captures, or a summary made with "
+                         "`summarize --all-points`",
+                     kExitUnavailable);
+  const std::vector<uint32_t>& picks = legacy ? a.legacy_points : a.reference_points;
+  return std::vector<size_t>(picks.begin(), picks.end());
 }
 
 }  // namespace tfprof

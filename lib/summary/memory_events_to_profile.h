@@ -94,7 +94,16 @@ struct PyTorchMemoryDetails {
 
 struct AllocatorMemoryProfile {
   std::string memory_id;                 // e.g. "GPU_0_bfc", "gpu_host_bfc".
-  std::vector<MemorySnapshot> timeline;  // Every event, in time order.
+  std::vector<MemorySnapshot> timeline;  // Every event, in time order (unless sampled, below).
+  // A stored run summary keeps only the snapshots the report's samplings
+  // show (KeepSampledTimelines): then `timeline` is their union in time
+  // order, timeline_events the number of events it was sampled from, and
+  // reference_points / legacy_points the positions in `timeline` of
+  // SampleTimeline's picks (xprof's, TensorFlow 2.x's) at sampled_to points.
+  // timeline_events == 0: `timeline` is whole.
+  uint64_t timeline_events = 0;
+  uint32_t sampled_to = 0;
+  std::vector<uint32_t> reference_points, legacy_points;
   int64_t allocations = 0;
   int64_t deallocations = 0;
   int64_t lifetime_peak_bytes = 0;  // The allocator's peak_bytes_in_use (see options).
@@ -171,6 +180,27 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
 // survive. Legacy (TensorFlow 2.x): keep the max_points snapshots with the
 // least free memory. Both return indices in time order.
 std::vector<size_t> SampleTimeline(const std::vector<MemorySnapshot>& timeline, size_t max_points, bool legacy = false);
+
+// How many points the memory report samples a timeline to (the reference's
+// limit), and what a stored summary keeps.
+inline constexpr size_t kMemoryTimelinePoints = 1000;
+
+// Cuts each allocator's timeline longer than `max_points` down to the
+// snapshots SampleTimeline picks at `max_points` (reference and legacy
+// alike), so that a stored summary's size does not grow with the capture's
+// allocator events while every report that shows sampled points reads the
+// same (AllocatorTimelinePoints).
+void KeepSampledTimelines(HostMemoryProfile& profile, size_t max_points);
+
+// The snapshots of `a.timeline` to show: every one (max_points 0), or
+// SampleTimeline's pick (legacy: TensorFlow 2.x's). Throws InputError
+// (exit 4) when the timeline was cut down by KeepSampledTimelines and what
+// is asked is not what it kept.
+std::vector<size_t> AllocatorTimelinePoints(const AllocatorMemoryProfile& a, size_t max_points, bool legacy);
+// How many events the allocator's timeline had before any sampling.
+inline uint64_t TimelineEvents(const AllocatorMemoryProfile& a) {
+  return a.timeline_events ? a.timeline_events : a.timeline.size();
+}
 
 // TensorFlow's name for a DataType enum value ("float", "int64", "INVALID").
 std::string DataTypeName(int64_t data_type);

@@ -281,6 +281,10 @@ void ToProto(const AllocatorMemoryProfile& in, const std::vector<uint32_t>& str,
   out->set_peak_time_ps(in.peak_time_ps);
   out->set_capacity_bytes(in.capacity_bytes);
   out->set_peak_step(in.peak_step);
+  out->set_timeline_events(in.timeline_events);
+  out->set_sampled_to(in.sampled_to);
+  for (uint32_t i : in.reference_points) out->add_reference_points(i);
+  for (uint32_t i : in.legacy_points) out->add_legacy_points(i);
   for (const ActiveAllocation& a : in.active) ToProto(a, str, out->add_active());
   for (const ActiveAllocation& a : in.specials) ToProto(a, str, out->add_specials());
   const PyTorchMemoryDetails& pt = in.pytorch;
@@ -316,7 +320,21 @@ AllocatorMemoryProfile FromProto(const summary::AllocatorMemoryProfile& in, cons
   out.peak_time_ps = in.peak_time_ps();
   out.capacity_bytes = in.capacity_bytes();
   out.peak_step = in.peak_step();
-  const size_t timeline = out.timeline.size(), specials = static_cast<size_t>(in.specials_size());
+  out.timeline_events = in.timeline_events();
+  out.sampled_to = in.sampled_to();
+  if (out.timeline_events && (out.timeline.size() > out.timeline_events || out.sampled_to == 0))
+    Corrupt(fmt::format("a timeline of {} snapshots sampled from {} events to {} points", out.timeline.size(),
+                        out.timeline_events, out.sampled_to));
+  for (auto [from, to] :
+       {std::pair{&in.reference_points(), &out.reference_points}, std::pair{&in.legacy_points(), &out.legacy_points}}) {
+    for (uint32_t i : *from) {
+      if (i >= out.timeline.size() || (!to->empty() && i <= to->back()))
+        Corrupt(fmt::format("sampled point {} of a timeline of {} (points must ascend)", i, out.timeline.size()));
+      to->push_back(i);
+    }
+  }
+  // Allocations name their snapshot in the timeline as recorded, before any sampling.
+  const size_t timeline = TimelineEvents(out), specials = static_cast<size_t>(in.specials_size());
   for (const auto& a : in.active()) out.active.push_back(FromProto(a, str, timeline, specials));
   for (const auto& a : in.specials()) out.specials.push_back(FromProto(a, str, timeline, specials));
   const summary::PyTorchMemoryDetails& pi = in.pytorch();

@@ -226,3 +226,21 @@ TEST_CASE("summaries: refused with one clear line and a documented exit code", "
   CHECK(nohost.err.find("no host named 'nosuch' in the run summary (hosts: localhost_6101, localhost_6102)") !=
         std::string::npos);
 }
+
+TEST_CASE("summarize -: a capture on standard input, named by --source-name", "[cli][scale_out]") {
+  const std::string dir = Scratch("stdin");
+  const std::string run = SourcePath("testdata/captures/tf_two_hosts/plugins/profile/2026_11_21_08_22_33");
+  const std::string piped = dir + "/piped.tfsum", named = dir + "/named.tfsum";
+  const std::string cmd = "cat '" + run + "/localhost_6102.xplane.pb' | '" + TFPROF_TOOL_PATH +
+                          "' summarize - --source-name localhost_6102.xplane.pb -o '" + piped + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  REQUIRE(RunTool("summarize " + run + "/localhost_6101.xplane.pb -o " + named).exit_code == 0);
+  // The piped host is the file's host, in its place among the run's hosts.
+  REQUIRE(RunTool("combine " + piped + " " + named + " -o " + dir + "/run.tfsum").exit_code == 0);
+  CHECK(RunTool("metrics " + dir + "/run.tfsum").out == RunTool("metrics " + run).out);
+  // Nothing left behind, and a bad stream is named as standard input.
+  const auto bad = RunTool("summarize - -o " + dir + "/bad.tfsum");  // stdin is /dev/null: empty.
+  CHECK(bad.exit_code == 3);
+  CHECK(bad.err == "tfprof-analyze: error: standard input: file is empty (0 bytes)\n");
+  CHECK(RunTool("summarize " + run + " --source-name x -o " + dir + "/x.tfsum").exit_code == 2);
+}
