@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <optional>
 
 #include "lib/model/errors.h"
 #include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/run_summary_file.h"
+#include "lib/summary/run_summary_stream_combine.h"
 #include "tools/commands.h"
 #include "tools/run_summary_loader.h"
 
@@ -21,13 +23,17 @@ namespace tfprof::cli {
 namespace {
 
 // "-" is standard output, which must not be a terminal: a summary is binary.
-void WriteSummaryTo(const std::string& output, const RunSummary& run) {
+void WriteSummaryTo(const std::string& output, const std::function<void(std::ostream&)>& write) {
   const bool to_stdout = output == "-";
   if (to_stdout && ::isatty(STDOUT_FILENO))
     throw InputError("", "a run summary is binary: write it to a file (-o FILE) or a pipe, not a terminal", kExitUsage);
+  WriteOutput(to_stdout ? "" : output, write);
+}
+
+void WriteSummaryTo(const std::string& output, const RunSummary& run) {
   const std::string bytes = RunSummaryToBytes(run);
-  WriteOutput(to_stdout ? "" : output,
-              [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
+  WriteSummaryTo(output,
+                 [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
 }
 
 // Standard input copied to <TMPDIR>/tfprof-stdin-XXXXXX/<name>, removed
@@ -164,7 +170,9 @@ class Combine final : public Command {
         throw InputError(input, "not a run summary, nor a folder holding *.tfsum files (make them with `summarize`)");
       files.insert(files.end(), here.begin(), here.end());
     }
-    WriteSummaryTo(output_, CombineSummaryFiles(files, ReadOptions{}));
+    for (const std::string& file : files) Guard().AddInput(file);
+    // Host by host: memory for the hosts' keys, not their contents.
+    WriteSummaryTo(output_, [&](std::ostream& out) { CombineRunSummaryFiles(files, out); });
   }
 
  private:

@@ -43,6 +43,26 @@ AnalysisOptions FromProto(const summary::AnalysisOptions& in) {
   return out;
 }
 
+void PutLittleEndian(std::string& out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) out += static_cast<char>((value >> (8 * i)) & 0xff);
+}
+
+uint64_t GetLittleEndian(std::string_view in, size_t at, int bytes) {
+  uint64_t value = 0;
+  for (int i = 0; i < bytes; ++i) value |= uint64_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
+  return value;
+}
+
+std::string TooBigProblem(uint64_t needs, uint64_t limit, bool limit_from_env) {
+  return "reading this run summary needs about " + MemorySize(needs) + ", more than " +
+         (limit_from_env ? "the " + MemorySize(limit) +
+                               " memory limit (set TFPROF_MEMORY_LIMIT higher if this "
+                               "machine has the memory)"
+                         : "the " + MemorySize(limit) + " of memory available");
+}
+
+}  // namespace
+
 void ToProto(const HostPartials& in, summary::HostPartials* out) {
   out->set_order(in.order);
   out->set_source(in.source);
@@ -85,16 +105,6 @@ HostPartials FromProto(const summary::HostPartials& in) {
   return out;
 }
 
-void PutLittleEndian(std::string& out, uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) out += static_cast<char>((value >> (8 * i)) & 0xff);
-}
-
-uint64_t GetLittleEndian(std::string_view in, size_t at, int bytes) {
-  uint64_t value = 0;
-  for (int i = 0; i < bytes; ++i) value |= uint64_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
-  return value;
-}
-
 // The message's length, after checking the header against the file's
 // size: the magic, the version, and a length that is the rest of the file.
 uint64_t CheckRunSummaryHeader(std::string_view header, uint64_t file_bytes, const std::string& path) {
@@ -123,16 +133,6 @@ uint64_t CheckRunSummaryHeader(std::string_view header, uint64_t file_bytes, con
         path, fmt::format("corrupt run summary: {} bytes past the {} its header says", after_header - length, length));
   return length;
 }
-
-std::string TooBigProblem(uint64_t needs, uint64_t limit, bool limit_from_env) {
-  return "reading this run summary needs about " + MemorySize(needs) + ", more than " +
-         (limit_from_env ? "the " + MemorySize(limit) +
-                               " memory limit (set TFPROF_MEMORY_LIMIT higher if this "
-                               "machine has the memory)"
-                         : "the " + MemorySize(limit) + " of memory available");
-}
-
-}  // namespace
 
 void ToProto(const RunSummary& in, summary::RunSummary* out) {
   out->set_schema_version(in.schema_version);

@@ -37,6 +37,15 @@ inline constexpr uint64_t kRunSummaryMaxMessageBytes = (uint64_t{1} << 31) - 1;
 inline constexpr uint64_t kRunSummaryReadBytesPerByte = 10;
 
 void ToProto(const RunSummary& in, summary::RunSummary* out);
+// One host's partials (part of the above; run_summary_stream_combine.cc
+// copies hosts one at a time).
+void ToProto(const HostPartials& in, summary::HostPartials* out);
+HostPartials FromProto(const summary::HostPartials& in);
+// The message's length, after checking a file's first kRunSummaryHeaderBytes
+// (`header`; fewer when the file is shorter) against its size: the magic,
+// the version, and a length that is the rest of the file. Throws InputError
+// naming `path` (exit 3).
+uint64_t CheckRunSummaryHeader(std::string_view header, uint64_t file_bytes, const std::string& path);
 // Throws InputError (no path) for a message no summary gives, including a
 // schema version other than kRunSummarySchemaVersion.
 RunSummary FromProto(const summary::RunSummary& in);
