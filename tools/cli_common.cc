@@ -11,6 +11,7 @@
 #include "lib/read/capture_discovery.h"
 #include "lib/summary/name_regex.h"
 #include "tools/hints_to_text.h"
+#include "tools/run_summary_loader.h"
 
 namespace tfprof::cli {
 
@@ -152,13 +153,19 @@ void Emit(const Report& report, const CommonOptions& o) {
 bool MaybeListRuns(const CommonOptions& o) {
   if (!o.list_runs) return false;
   Guard().AddInput(o.path);
-  DiscoveredInput d = DiscoverInput(o.path, "");
   Report r;
   r.command = "list-runs";
   Table t{"runs", "Runs (newest last; the newest is analysed by default)", {}, {}};
   t.Add({"run", "run"}).Add({"hosts", "hosts", ColumnType::kInt}).Add({"path", "path"});
-  for (const ProfileRun& run : d.runs)
-    t.AddRow().Set("run", run.name).Set("hosts", static_cast<int64_t>(run.files.size())).Set("path", run.path);
+  if (std::vector<std::string> summaries = SummaryFilesAt(o.path); !summaries.empty()) {
+    // Run summaries hold one run.
+    const RunSummary run = CombineSummaryFiles(summaries, ReadOptions{});
+    t.AddRow().Set("run", run.run).Set("hosts", static_cast<int64_t>(run.hosts.size())).Set("path", o.path);
+  } else {
+    DiscoveredInput d = DiscoverInput(o.path, "");
+    for (const ProfileRun& run : d.runs)
+      t.AddRow().Set("run", run.name).Set("hosts", static_cast<int64_t>(run.files.size())).Set("path", run.path);
+  }
   r.tables.push_back(std::move(t));
   Emit(r, o);
   return true;

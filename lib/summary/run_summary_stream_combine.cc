@@ -21,8 +21,8 @@
 namespace tfprof {
 namespace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 // RunSummary.hosts: field 6, length-delimited.
 constexpr uint32_t kHostsField = 6;

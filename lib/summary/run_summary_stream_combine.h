@@ -26,7 +26,6 @@ namespace tfprof {
 // same host twice: exit 3), and when a host's message is not stored as
 // this tool stores it. The memory limit (options.memory_limit_bytes, else
 // what is available) bounds what one host's message may take to check.
-void CombineRunSummaryFiles(const std::vector<std::string>& paths, std::ostream& out,
-                            const ReadOptions& options = {});
+void CombineRunSummaryFiles(const std::vector<std::string>& paths, std::ostream& out, const ReadOptions& options = {});
 
 }  // namespace tfprof
