@@ -25,6 +25,7 @@ ALLOWED = {
     "report": {"model", "util"},
     "render": {"report", "model", "util"},
     "analyze": {"summary", "read", "model", "util", "report"},
+    "export": {"summary", "read", "model", "util"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

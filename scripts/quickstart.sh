@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 bash scripts/build.sh
 capture=testdata/captures/tf_input_bound
 echo
-echo "\$ build/tfprof-analyze info $capture"
-build/tfprof-analyze info "$capture"
+echo "\$ build/tfprof-analyze overview $capture"
+build/tfprof-analyze overview "$capture"

@@ -68,13 +68,14 @@ RunSummary CombineSummaryFiles(const std::vector<std::string>& files, const Read
 }
 
 RunSummary LoadRunSummary(const CommonOptions& o, SummaryParts parts, const EventStatFilter& event_stats,
-                          const std::function<void(const Host&)>& visit) {
+                          const std::function<void(const Host&)>& visit,
+                          const std::function<void(const Host&, const RunSummary&)>& summarized) {
   SummaryOptions summary;
   summary.analysis = AnalysisOptionsFrom(o);  // Before reading: a bad regular expression is a usage error first.
   summary.parts = parts;
   Guard().AddInput(o.path);  // Before discovery: a refused output fails before anything is read.
   if (std::vector<std::string> files = SummaryFilesAt(o.path); !files.empty())
-    return LoadSummaryFiles(o, files, parts, summary.analysis, static_cast<bool>(visit));
+    return LoadSummaryFiles(o, files, parts, summary.analysis, visit || summarized);
   // xprof reads byte-identical host files twice; so does --compat xprof.
   const DiscoveredInput input = DiscoverInput(o.path, o.run, /*keep_duplicates=*/o.compat == "xprof");
   Guard().AddInput(input.selected.path);
@@ -85,6 +86,7 @@ RunSummary LoadRunSummary(const CommonOptions& o, SummaryParts parts, const Even
   read.read.event_stats = event_stats;
   read.host = o.host;
   read.visit = visit;
+  read.summarized = summarized;
   read.hash_sources = o.hash_sources;
   return CapturesToRunSummary(input, read, summary);
 }
@@ -93,8 +95,8 @@ RunSummary LoadSummaryFiles(const CommonOptions& o, const std::vector<std::strin
                             const AnalysisOptions& analysis, bool wants_events) {
   if (wants_events)
     throw InputError(o.path,
-                     "this is a run summary: it holds no events to describe (`hosts` lists its hosts and their "
-                     "capture files; give `info` the captures themselves)",
+                     "this is a run summary: it holds no events (give this command the captures themselves; "
+                     "`hosts` lists the summary's hosts and their capture files)",
                      kExitUsage);
   if (!o.run.empty())
     throw InputError(o.path, "--run selects a run of a logdir; a run summary holds one run", kExitUsage);

@@ -25,8 +25,10 @@ namespace tfprof::cli {
 // folder of them (*.tfsum, combined): then nothing is read but summaries,
 // which must hold `parts` (else exit 4) and have been made with the
 // command's analysis options (else exit 2, saying both).
+// `summarized` sees each host with its one-host summary, before it is dropped.
 RunSummary LoadRunSummary(const CommonOptions& options, SummaryParts parts, const EventStatFilter& event_stats,
-                          const std::function<void(const Host&)>& visit = {});
+                          const std::function<void(const Host&)>& visit = {},
+                          const std::function<void(const Host&, const RunSummary&)>& summarized = {});
 
 // The run summary files `path` names: itself when it is one (by its magic,
 // whatever its name), the *.tfsum files in it (sorted) when it is a

@@ -35,6 +35,10 @@ const DiagnosticKind kJsonInvalidUtf8{"json.invalid_utf8", Severity::kWarning,
 const DiagnosticKind kJsonKinetoCorrelation{
     "json.kineto_correlation", Severity::kInfo,
     "Kineto `correlation` args read as the correlation_id stat, linking runtime calls to their kernels and copies"};
+const DiagnosticKind kJsonTfprofExport{
+    "json.tfprof_export", Severity::kInfo,
+    "a trace `tfprof-analyze trace` wrote: read as it is, without the TensorFlow and Kineto conventions (its "
+    "events already follow the XPlane's)"};
 const DiagnosticKind kJsonKinetoDeviceAnnotations{
     "json.kineto_device_annotations", Severity::kInfo,
     "Kineto GPU-side annotations and waits (gpu_user_annotation, cuda_sync) moved to a derived line of their device "
@@ -289,6 +293,7 @@ std::span<const DiagnosticKind* const> DiagnosticCatalogue() {
                                                    &kJsonTfLevel0FromAnnotation,
                                                    &kJsonTfLongName,
                                                    &kJsonTfStringInts,
+                                                   &kJsonTfprofExport,
                                                    &kJsonTimeOutOfRange,
                                                    &kJsonTooDeep,
                                                    &kJsonTooManyStatNames,

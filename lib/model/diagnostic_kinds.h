@@ -34,6 +34,7 @@ extern const DiagnosticKind kJsonEndArgsIgnored;                  // json.end_ar
 extern const DiagnosticKind kJsonFlowEvents;                      // json.flow_events
 extern const DiagnosticKind kJsonInvalidUtf8;                     // json.invalid_utf8
 extern const DiagnosticKind kJsonKinetoCorrelation;               // json.kineto_correlation
+extern const DiagnosticKind kJsonTfprofExport;                    // json.tfprof_export
 extern const DiagnosticKind kJsonKinetoDeviceAnnotations;         // json.kineto_device_annotations
 extern const DiagnosticKind kJsonKinetoDeviceOps;                 // json.kineto_device_ops
 extern const DiagnosticKind kJsonKinetoDeviceOpsByAnnotation;     // json.kineto_device_ops_by_annotation

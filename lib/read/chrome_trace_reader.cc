@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/chrome_trace_builder.h"
@@ -146,10 +147,11 @@ class TraceSink : public TraceScanConsumer {
   }
 
   bool WantsTopLevelValue(std::string_view key) override {
-    return key == "deviceProperties" || key == "host_name" || key == "distributedInfo";
+    return key == "deviceProperties" || key == "host_name" || key == "distributedInfo" || key == "tfprofExport";
   }
   void OnTopLevelValue(std::string_view key, std::string_view raw_json) override {
-    if (key == "deviceProperties") device_properties_ = std::string(raw_json);
+    if (key == "tfprofExport") exported_ = true;
+    else if (key == "deviceProperties") device_properties_ = std::string(raw_json);
     else if (key == "distributedInfo") rank_ = RankOfDistributedInfo(raw_json);
     else host_name_ = std::string(raw_json);
   }
@@ -218,6 +220,9 @@ class TraceSink : public TraceScanConsumer {
   TraceEventParser parser_;
   std::string device_properties_, host_name_;
   std::optional<int64_t> rank_;  // PyTorch's distributedInfo.rank (kineto_rank.h).
+
+ public:
+  bool exported_ = false;  // Written by `tfprof-analyze trace`: already in the XPlane's conventions.
 };
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -246,8 +251,10 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
   if (result.unterminated_array) builder.Count(TraceDiag::kUnterminatedArray);
   sink.ApplyTopLevel(host);
   builder.Finish();
-  // TensorFlow's and Kineto's own conventions onto the XPlane's.
-  ApplyChromeTraceConventions(host, diagnostics);
+  // TensorFlow's and Kineto's own conventions onto the XPlane's; our own
+  // export follows them already (applied twice, Kineto's would merge planes again).
+  if (sink.exported_) diagnostics.Add(diag_kind::kJsonTfprofExport, path);
+  else ApplyChromeTraceConventions(host, diagnostics);
   return host;
 }
 

@@ -1,0 +1,245 @@
+#include "lib/export/host_to_chrome_trace.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "fmt/format.h"
+
+namespace tfprof {
+namespace {
+
+constexpr size_t kBlockBytes = size_t{1} << 20;
+// Flow ids: a host's correlation ids, each host in its own range.
+constexpr int kFlowHostShift = 40;
+
+// Picoseconds on the capture's clock as microseconds with the picoseconds
+// as 6 decimals (trailing zeros dropped).
+void AppendMicros(std::string& out, __int128 ps) {
+  const bool negative = ps < 0;
+  if (negative) ps = -ps;
+  const auto whole = static_cast<uint64_t>(ps / 1000000);
+  auto frac = static_cast<uint64_t>(ps % 1000000);
+  if (negative) out += '-';
+  fmt::format_to(std::back_inserter(out), "{}", whole);
+  if (frac == 0) return;
+  int digits = 6;
+  while (frac % 10 == 0) frac /= 10, --digits;
+  fmt::format_to(std::back_inserter(out), ".{:0{}}", frac, digits);
+}
+
+void AppendStatValue(std::string& out, const Host& host, const Stat& s) {
+  switch (s.type()) {
+    case StatType::kInt64: fmt::format_to(std::back_inserter(out), "{}", static_cast<int64_t>(s.bits)); break;
+    case StatType::kUint64: fmt::format_to(std::back_inserter(out), "{}", s.bits); break;
+    case StatType::kDouble: {
+      const double d = s.AsDouble();
+      if (d == d && d - d == 0) fmt::format_to(std::back_inserter(out), "{}", d);
+      else out += "null";  // JSON has no NaN or infinity.
+      break;
+    }
+    case StatType::kString: AppendJsonString(out, host.Str(s.AsString())); break;
+    case StatType::kBytes: fmt::format_to(std::back_inserter(out), "\"<{} bytes>\"", s.bits); break;
+  }
+}
+
+}  // namespace
+
+// JSON string contents: quotes, backslashes and control characters escaped;
+// bytes that are not UTF-8 written as the code point of the same value
+// (Latin-1), so the output is always valid JSON.
+void AppendJsonString(std::string& out, std::string_view s) {
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c < 0x20) {
+      fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+      ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+    } else {
+      // A well-formed UTF-8 sequence passes as it is.
+      size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+      bool ok = len > 0 && i + len <= n;
+      for (size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xc0) == 0x80;
+      if (ok && len == 3) ok = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
+      if (ok && len == 4) ok = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
+      if (ok) {
+        out.append(s.substr(i, len));
+        i += len;
+      } else {
+        fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+        ++i;
+      }
+    }
+  }
+  out += '"';
+}
+
+ChromeTraceWriter::ChromeTraceWriter(std::ostream& out) : out_(out) {
+  block_.reserve(kBlockBytes + 4096);
+  // tfprofExport tells our reader the events follow the XPlane's conventions already.
+  block_ += "{\"tfprofExport\":{\"version\":1},\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+}
+
+std::string& ChromeTraceWriter::Next() {
+  if (block_.size() >= kBlockBytes) Spill();
+  if (!first_) block_ += ",\n";
+  first_ = false;
+  return block_;
+}
+
+void ChromeTraceWriter::Spill() {
+  out_.write(block_.data(), static_cast<std::streamsize>(block_.size()));
+  block_.clear();
+}
+
+void ChromeTraceWriter::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  block_ += "\n]}\n";
+  Spill();
+  out_.flush();
+}
+
+void ChromeTraceWriter::AddHost(const Host& host, const std::string& label, const StepDb* steps,
+                                const TraceWindow& window) {
+  ++counts_.hosts;
+  const int64_t host_index = static_cast<int64_t>(counts_.hosts - 1);
+  const __int128 origin_ps = static_cast<__int128>(host.time_origin_ns) * 1000;
+  int64_t host_pid = 0;
+  int64_t host_plane_threads = 0;
+  for (const Plane& plane : host.planes) {
+    const int64_t pid = next_pid_++;
+    ++counts_.processes;
+    const std::string_view plane_name = host.PlaneName(plane);
+    if (plane_name == "/host:CPU" && host_pid == 0) {
+      host_pid = pid;
+      host_plane_threads = static_cast<int64_t>(plane.lines.size());
+    }
+    std::string& m = Next();
+    fmt::format_to(std::back_inserter(m),
+                   "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":", pid);
+    AppendJsonString(m, label.empty() ? std::string(plane_name) : label + ": " + std::string(plane_name));
+    m += "}}";
+    fmt::format_to(std::back_inserter(Next()),
+                   "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}", pid,
+                   pid);
+    const std::optional<StatKey> correlation = plane.FindStatKey(host.strings, "correlation_id");
+    const bool device = plane_name.rfind("/device:", 0) == 0;
+    std::vector<StatKey> seen;  // An event's own stat keys, so its metadata's do not repeat them.
+    for (size_t l = 0; l < plane.lines.size(); ++l) {
+      const Line& line = plane.lines[l];
+      const int64_t tid = static_cast<int64_t>(l) + 1;
+      ++counts_.threads;
+      std::string& t = Next();
+      fmt::format_to(std::back_inserter(t),
+                     "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":", pid, tid);
+      AppendJsonString(t, host.Str(line.name));
+      t += "}}";
+      fmt::format_to(
+          std::back_inserter(Next()),
+          "{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}", pid,
+          tid, tid);
+      for (size_t i = 0; i < line.events.size(); ++i) {
+        const Event& e = line.events[i];
+        if (!window.Overlaps(e.start_ps, e.end_ps())) continue;
+        ++counts_.events;
+        const EventMetadata& meta = plane.event_metadata[e.metadata];
+        std::string& out = Next();
+        fmt::format_to(std::back_inserter(out), "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+        AppendMicros(out, origin_ps + e.start_ps);
+        out += ",\"dur\":";
+        AppendMicros(out, e.duration_ps);
+        out += ",\"name\":";
+        const bool renamed = meta.display_name != StringPool::kEmpty && meta.display_name != meta.name;
+        AppendJsonString(out, host.Str(renamed ? meta.display_name : meta.name));
+        const std::span<const Stat> stats = line.EventStats(i);
+        const bool any = renamed || !stats.empty() || meta.stats_end > meta.stats_begin;
+        std::optional<uint64_t> flow;
+        if (any) {
+          out += ",\"args\":{";
+          bool comma = false;
+          auto key = [&](std::string_view name) {
+            if (comma) out += ',';
+            comma = true;
+            AppendJsonString(out, name);
+            out += ':';
+          };
+          if (renamed) {
+            key("long_name");
+            AppendJsonString(out, host.Str(meta.name));
+          }
+          seen.clear();
+          for (const Stat& s : stats) {
+            seen.push_back(s.key());
+            key(host.Str(plane.stat_metadata[s.key()].name));
+            AppendStatValue(out, host, s);
+            if (correlation && s.key() == *correlation && s.is_integer()) flow = s.AsUint();
+          }
+          for (uint32_t k = meta.stats_begin; k < meta.stats_end; ++k) {
+            const Stat& s = plane.metadata_stats[k];
+            if (std::find(seen.begin(), seen.end(), s.key()) != seen.end()) continue;
+            key(host.Str(plane.stat_metadata[s.key()].name));
+            AppendStatValue(out, host, s);
+          }
+          out += '}';
+        }
+        out += '}';
+        // The launch on the host starts the arrow, its kernel (or copy) ends it.
+        if (flow) {
+          ++counts_.flows;
+          const uint64_t id =
+              (static_cast<uint64_t>(host_index) << kFlowHostShift) | (*flow & ((uint64_t{1} << kFlowHostShift) - 1));
+          std::string& f = Next();
+          fmt::format_to(std::back_inserter(f),
+                         "{{\"ph\":\"{}\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":{},\"pid\":{},"
+                         "\"tid\":{},\"ts\":",
+                         device ? 'f' : 's', id, pid, tid);
+          AppendMicros(f, origin_ps + e.start_ps);
+          f += '}';
+        }
+      }
+    }
+  }
+  if (!steps || steps->steps.empty()) return;
+  // The steps: a thread of the host plane's process (or a process of their own).
+  int64_t pid = host_pid, tid = host_plane_threads + 1;
+  if (pid == 0) {
+    pid = next_pid_++;
+    tid = 1;
+    ++counts_.processes;
+    std::string& m = Next();
+    fmt::format_to(std::back_inserter(m),
+                   "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":", pid);
+    AppendJsonString(m, label.empty() ? std::string("Steps") : label + ": Steps");
+    m += "}}";
+  }
+  ++counts_.threads;
+  fmt::format_to(std::back_inserter(Next()),
+                 "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"Steps\"}}}}", pid,
+                 tid);
+  const __int128 step_origin_ps = static_cast<__int128>(steps->origin_ns) * 1000;
+  int64_t index = 0;
+  for (const StepRecord& s : steps->steps) {
+    const int64_t number = s.marker_number.value_or(index++);
+    if (!window.Overlaps(s.begin_ps, s.begin_ps + static_cast<int64_t>(s.duration_ps))) continue;
+    ++counts_.steps;
+    std::string& out = Next();
+    fmt::format_to(std::back_inserter(out), "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+    AppendMicros(out, step_origin_ps + s.begin_ps);
+    out += ",\"dur\":";
+    AppendMicros(out, static_cast<__int128>(s.duration_ps));
+    out += ",\"name\":";
+    AppendJsonString(out, s.name.empty() ? fmt::format("step {}", number) : s.name);
+    fmt::format_to(std::back_inserter(out), ",\"args\":{{\"step_number\":{}}}}}", number);
+  }
+}
+
+}  // namespace tfprof

@@ -1,0 +1,75 @@
+// A host's events as Chrome trace JSON (the format chrome://tracing and
+// ui.perfetto.dev open), written as they are visited: the writer keeps no
+// event, so a run of any size streams through in the memory of one host's
+// model (docs/trace.md).
+//
+//   planes -> processes (named after the plane; "<host>: <plane>" when a
+//             file holds several hosts), lines -> threads (named after the
+//             line, in the capture's order), events -> complete ("X")
+//             events with their stats (the event's and its metadata's) as
+//             args, a name with a display name as TensorFlow's trace viewer
+//             writes it (`name` the display name, `long_name` the full one),
+//             launch -> kernel links (`correlation_id`) -> flow events,
+//             and the steps the analyses find -> a "Steps" thread of the
+//             host plane's process.
+// Times are microseconds with picosecond digits (6 decimals), absolute on
+// the capture's clock, so nothing is rounded away for our own reader.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <string>
+
+#include "lib/model/model.h"
+#include "lib/summary/planes_to_step_db.h"
+
+namespace tfprof {
+
+// `s` as a JSON string (quoted): quotes, backslashes and control characters
+// escaped; bytes that are not UTF-8 written as the code point of the same
+// value (Latin-1), so the output is valid JSON whatever a capture's names hold.
+void AppendJsonString(std::string& out, std::string_view s);
+
+// Events overlapping [begin_ps, end_ps) (host-relative, as Event::start_ps) are written.
+struct TraceWindow {
+  int64_t begin_ps = std::numeric_limits<int64_t>::min();
+  int64_t end_ps = std::numeric_limits<int64_t>::max();
+  bool Overlaps(int64_t start, int64_t end) const {
+    return (end > begin_ps && start < end_ps) || (start == end && start >= begin_ps && start < end_ps);
+  }
+};
+
+struct ChromeTraceCounts {
+  uint64_t hosts = 0, processes = 0, threads = 0, events = 0, flows = 0, steps = 0;
+};
+
+class ChromeTraceWriter {
+ public:
+  // Writes the opening of the JSON object.
+  explicit ChromeTraceWriter(std::ostream& out);
+  ChromeTraceWriter(const ChromeTraceWriter&) = delete;
+  ChromeTraceWriter& operator=(const ChromeTraceWriter&) = delete;
+
+  // `label`: "" to name processes after the planes alone (one host), else
+  // the host's name to put before them. `steps` (may be null): the host's
+  // steps, written as the "Steps" thread; only those overlapping `window`.
+  void AddHost(const Host& host, const std::string& label, const StepDb* steps, const TraceWindow& window = {});
+  // Writes the closing; nothing may be added after.
+  void Finish();
+  const ChromeTraceCounts& counts() const { return counts_; }
+
+ private:
+  // Starts the next element of the event array in block_ (a comma after
+  // the first); block_ goes to the stream when it is full.
+  std::string& Next();
+  void Spill();
+
+  std::ostream& out_;
+  ChromeTraceCounts counts_;
+  int64_t next_pid_ = 1;
+  bool first_ = true, finished_ = false;
+  std::string block_;
+};
+
+}  // namespace tfprof

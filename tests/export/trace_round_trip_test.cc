@@ -1,0 +1,162 @@
+// `trace` (lib/export/host_to_chrome_trace.h): every event of a capture is
+// written, and our own Chrome trace reader reads the export back with the
+// same lines, the same number of events on each and the same total
+// duration, to the picosecond: on every capture of testdata and of the
+// corpus.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "lib/export/gzip_ostream.h"
+#include "lib/export/host_to_chrome_trace.h"
+#include "lib/model/errors.h"
+#include "lib/read/capture_discovery.h"
+#include "lib/read/capture_loader.h"
+#include "lib/read/chrome_trace_reader.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/corpus.h"
+#include "tests/support/files.h"
+#include "tests/support/skip.h"
+#include "tests/support/xspace_builder.h"
+
+namespace tfprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Per plane name: each line's (name, events, total duration), sorted
+// (lines that hold events).
+using LineFacts = std::map<std::string, std::vector<std::tuple<std::string, size_t, int64_t>>>;
+
+// A name as it reads back from JSON: bytes that are not UTF-8 become the
+// code points of their values (the writer's rule; JSON holds text only).
+std::string AsJsonReadsIt(std::string_view name) {
+  std::string quoted;
+  AppendJsonString(quoted, name);
+  return nlohmann::json::parse(quoted).get<std::string>();
+}
+
+LineFacts Facts(const Host& host) {
+  LineFacts out;
+  for (const Plane& p : host.planes)
+    for (const Line& l : p.lines) {
+      // A thread with no event is a name only: Chrome traces have no line without events.
+      if (l.events.empty()) continue;
+      int64_t total = 0;
+      for (const Event& e : l.events) total += e.duration_ps;
+      out[AsJsonReadsIt(host.PlaneName(p))].emplace_back(AsJsonReadsIt(host.Str(l.name)), l.events.size(), total);
+    }
+  for (auto& [plane, lines] : out) std::sort(lines.begin(), lines.end());
+  return out;
+}
+
+// Exports every host of the input without steps, reads each export back and
+// compares. Returns the number of hosts checked.
+size_t CheckRoundTrip(const std::string& input, bool gzip) {
+  DiscoveredInput d;
+  try {
+    d = DiscoverInput(input);
+  } catch (const InputError&) {
+    return 0;  // Not a capture (a reference file of the corpus): nothing to export.
+  }
+  size_t checked = 0;
+  for (const CaptureFile& file : d.selected.files) {
+    Diagnostics read;
+    Host host;
+    try {
+      host = LoadCapture(file, read);
+    } catch (const InputError&) {
+      continue;  // A malformed capture (the corpus has one): refused, not exported.
+    }
+    const std::string path = testing::TempDir() + "/round_trip" + (gzip ? ".json.gz" : ".json");
+    {
+      std::ofstream out(path, std::ios::binary);
+      if (gzip) {
+        GzipOstream gz(out);
+        ChromeTraceWriter writer(gz);
+        writer.AddHost(host, "", nullptr);
+        writer.Finish();
+        REQUIRE(gz.Finish());
+      } else {
+        ChromeTraceWriter writer(out);
+        writer.AddHost(host, "", nullptr);
+        writer.Finish();
+        size_t events = 0;
+        for (const Plane& p : host.planes) events += p.EventCount();
+        CHECK(writer.counts().events == events);
+      }
+    }
+    Diagnostics again;
+    const Host back = ReadChromeTraceFile(path, again);
+    INFO(file.path);
+    CHECK(Facts(back) == Facts(host));
+    ++checked;
+  }
+  return checked;
+}
+
+}  // namespace
+
+TEST_CASE("trace: every testdata capture reads back with the same lines, counts and durations", "[export][trace]") {
+  size_t hosts = 0;
+  for (const auto& entry : fs::directory_iterator(testing::SourcePath("testdata/captures")))
+    if (entry.is_directory()) hosts += CheckRoundTrip(entry.path().string(), /*gzip=*/false);
+  CHECK(hosts >= 20);
+  // Gzipped too (ISA-L deflate; our reader inflates it).
+  CHECK(CheckRoundTrip(testing::SourcePath("testdata/captures/torch_gpu_ddp"), /*gzip=*/true) == 4);
+}
+
+TEST_CASE("trace: every corpus capture reads back with the same lines, counts and durations",
+          "[export][trace][corpus]") {
+  REQUIRE_CORPUS(root, ".");
+  size_t hosts = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string name = entry.path().filename().string();
+    const bool capture = name.ends_with(".xplane.pb") || name.ends_with(".json") || name.ends_with(".json.gz");
+    if (capture) hosts += CheckRoundTrip(entry.path().string(), /*gzip=*/false);
+  }
+  CHECK(hosts >= 100);  // 122 hosts of the corpus of 2026-11 (the rest of its JSON is tool output, not captures).
+}
+
+TEST_CASE("trace: names and values are valid JSON whatever bytes they hold", "[export][trace]") {
+  Host host;
+  host.name = "h";
+  host.time_origin_ns = 1'700'000'000'000'000'000;  // Epoch ns: microseconds past 2^53, picoseconds kept.
+  Plane& p = host.planes.emplace_back();
+  p.name = host.strings.Intern("/host:CPU");
+  Line& l = p.lines.emplace_back();
+  l.name = host.strings.Intern("thread \"one\"\n");
+  p.event_metadata.push_back({host.strings.Intern("bad\xff\xfe utf8 \xe2\x82\xac"), StringPool::kEmpty, 0, 0});
+  p.stat_metadata.push_back({host.strings.Intern("x")});
+  l.events.push_back(Event{1'234'567, 1'000'001, 0, 1});
+  l.stats.push_back(Stat::Double(0, 0.0 / 0.0));
+  std::ostringstream out;
+  ChromeTraceWriter writer(out);
+  writer.AddHost(host, "", nullptr);
+  writer.Finish();
+  const std::string json = out.str();
+  CHECK(json.find(R"("ts":1700000000000001.234567,"dur":1.000001,)") != std::string::npos);
+  CHECK(json.find(R"("name":"bad\u00ff\u00fe utf8 €")") != std::string::npos);
+  CHECK(json.find(R"("name":"thread \"one\"\u000a")") != std::string::npos);
+  CHECK(json.find(R"("x":null)") != std::string::npos);
+  const std::string path = testing::TempDir() + "/names.json";
+  testing::WriteFile(path, json);
+  Diagnostics d;
+  const Host back = ReadChromeTraceFile(path, d);
+  REQUIRE(back.planes.size() == 1);
+  REQUIRE(back.planes[0].lines.size() == 1);
+  REQUIRE(back.planes[0].lines[0].events.size() == 1);
+  const Event& e = back.planes[0].lines[0].events[0];
+  CHECK(e.duration_ps == 1'000'001);
+  CHECK(static_cast<__int128>(back.time_origin_ns) * 1000 + e.start_ps ==
+        static_cast<__int128>(host.time_origin_ns) * 1000 + 1'234'567);
+}
+
+}  // namespace tfprof

@@ -1,0 +1,133 @@
+// `tfprof-analyze trace PATH -o trace.json.gz`: the capture as Chrome /
+// Perfetto trace JSON (lib/export/host_to_chrome_trace.h, docs/trace.md),
+// streamed host by host.
+#include <charconv>
+#include <iostream>
+#include <optional>
+#include <set>
+
+#include "fmt/format.h"
+#include "lib/export/gzip_ostream.h"
+#include "lib/export/host_to_chrome_trace.h"
+#include "lib/model/errors.h"
+#include "lib/read/capture_discovery.h"
+#include "lib/util/split.h"
+#include "tools/commands.h"
+#include "tools/run_summary_loader.h"
+
+namespace tfprof::cli {
+namespace {
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "A-B" or "A": step numbers as the steps table numbers them.
+std::pair<int64_t, int64_t> ParseStepRange(const std::string& text) {
+  const size_t dash = text.find('-', 1);
+  auto number = [&](std::string_view s) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+      throw InputError("", "--steps: '" + text + "' is not a step number or a range A-B of them", kExitUsage);
+    return v;
+  };
+  const int64_t a = number(std::string_view(text).substr(0, dash));
+  const int64_t b = dash == std::string::npos ? a : number(std::string_view(text).substr(dash + 1));
+  if (b < a) throw InputError("", "--steps: '" + text + "' ends before it starts", kExitUsage);
+  return {a, b};
+}
+
+class Trace final : public Command {
+ public:
+  Trace()
+      : Command("trace",
+                "Write the capture as Chrome/Perfetto trace JSON (every event, stats as args, launch->kernel flows, "
+                "a Steps track) for ui.perfetto.dev or chrome://tracing; streamed host by host") {}
+
+  void AddOptions(CLI::App* cmd) override {
+    cmd->add_option("path", o_.path, "Logdir, run folder (plugins/profile/<run>) or capture file")->required();
+    AddOutputOption(cmd, "--output,-o", o_.output,
+                    "The trace to write: *.gz is gzipped; '-' is standard output (never into an input)")
+        ->required();
+    cmd->add_option("--run", o_.run, "Which run of a logdir (default: the newest)");
+    cmd->add_option("--hosts", hosts_, "Only these hosts (comma-separated names, or rank<N>)");
+    cmd->add_option("--steps", steps_,
+                    "Only the events overlapping steps A to B (numbers as the steps table's #), e.g. 3-5 or 4");
+    cmd->add_flag("--no-steps", no_steps_, "Leave out the Steps track (and the step finding it needs: faster)");
+    cmd->add_option("--compat", o_.compat, "As for the analysis commands (which steps are found)")
+        ->check(CLI::IsMember({"xprof", "tf-legacy"}));
+    AddReadLimitOptions(cmd, o_);
+    AddStepOptions(cmd, o_);
+  }
+
+  void Run() override {
+    std::optional<std::pair<int64_t, int64_t>> range;
+    if (!steps_.empty()) range = ParseStepRange(steps_);
+    if (range && no_steps_) throw InputError("", "--steps needs the steps: leave out --no-steps", kExitUsage);
+    std::set<std::string> wanted;
+    for (std::string_view h : SplitAny(hosts_, ","))
+      if (!h.empty()) wanted.emplace(h);
+    if (wanted.size() == 1) o_.host = *wanted.begin();  // Read only that host.
+    // Processes are named after the planes alone when the trace holds one host.
+    bool several = wanted.size() > 1;
+    if (wanted.empty() && SummaryFilesAt(o_.path).empty()) {
+      Guard().AddInput(o_.path);
+      several = DiscoverInput(o_.path, o_.run, o_.compat == "xprof").selected.files.size() > 1;
+    }
+    const bool gzip = EndsWith(o_.output, ".gz");
+    std::set<std::string> seen;
+    size_t in_range = 0;
+    ChromeTraceCounts counts;
+    WriteOutput(o_.output == "-" ? "" : o_.output, [&](std::ostream& raw) {
+      std::optional<GzipOstream> gz;
+      std::ostream& out = gzip ? gz.emplace(raw) : raw;
+      ChromeTraceWriter writer(out);
+      auto add = [&](const Host& host, const RunSummary& summary) {
+        if (!wanted.empty() && !wanted.count(host.name)) return;
+        seen.insert(host.name);
+        const StepDb* steps = no_steps_ ? nullptr : &summary.hosts.front().steps;
+        TraceWindow window;
+        if (range) {
+          bool any = false;
+          int64_t index = 0;
+          for (const StepRecord& s : steps->steps) {
+            const int64_t number = s.marker_number.value_or(index++);
+            if (number < range->first || number > range->second) continue;
+            window.begin_ps = any ? std::min(window.begin_ps, s.begin_ps) : s.begin_ps;
+            window.end_ps =
+                std::max(any ? window.end_ps : s.begin_ps, s.begin_ps + static_cast<int64_t>(s.duration_ps));
+            any = true;
+          }
+          if (!any) return;  // None of its steps in range: nothing of this host.
+          ++in_range;
+        }
+        writer.AddHost(host, several ? host.name : "", steps, window);
+      };
+      const SummaryParts parts = no_steps_ ? SummaryParts() : SummaryParts(SummaryPart::kSteps);
+      LoadRunSummary(o_, parts, EventStatFilter(), {}, add);
+      for (const std::string& h : wanted)
+        if (!seen.count(h)) throw InputError(o_.path, "no host named '" + h + "' in the run", kExitUsage);
+      if (range && in_range == 0)
+        throw InputError(o_.path, "no host has steps " + steps_ + " (the steps command lists them)", kExitUnavailable);
+      writer.Finish();
+      if (gz && !gz->Finish()) throw InputError(o_.output, "cannot write the gzipped trace", kExitOutputFailed);
+      counts = writer.counts();
+    });
+    std::cerr << fmt::format("trace: {} host{}, {} processes, {} threads, {} events, {} flows, {} steps -> {}\n",
+                             counts.hosts, counts.hosts == 1 ? "" : "s", counts.processes, counts.threads,
+                             counts.events, counts.flows, counts.steps,
+                             o_.output == "-" ? "standard output" : o_.output);
+  }
+
+ private:
+  CommonOptions o_;
+  std::string hosts_, steps_;
+  bool no_steps_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> TraceCommand() { return std::make_unique<Trace>(); }
+
+}  // namespace tfprof::cli
