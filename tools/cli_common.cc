@@ -74,8 +74,9 @@ void WriteOutput(const std::string& path, const std::function<void(std::ostream&
 void AddCommonOptions(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("path", o.path, "Logdir, run folder (plugins/profile/<run>) or capture file")->required();
   cmd->add_option("--format,-f", o.format,
-                  "Output format: table (default), csv, json, or dot (commands that draw a graph)")
-      ->check(CLI::IsMember({"table", "csv", "json", "dot"}));
+                  "Output format: table (default), csv, json, html (one self-contained page), or dot (commands that "
+                  "draw a graph)")
+      ->check(CLI::IsMember({"table", "csv", "json", "html", "dot"}));
   AddOutputOption(cmd, "--output,-o", o.output,
                   "Write the output to this file instead of stdout (replaced whole, never an input or inside an input "
                   "folder)");
@@ -142,6 +143,7 @@ void Emit(const Report& report, const CommonOptions& o) {
   r.format = o.format == "csv"    ? OutputFormat::kCsv
              : o.format == "json" ? OutputFormat::kJson
              : o.format == "dot"  ? OutputFormat::kDot
+             : o.format == "html" ? OutputFormat::kHtml
                                   : OutputFormat::kTable;
   r.verbose = o.verbose;
   r.csv_table = o.table;

@@ -9,7 +9,7 @@ namespace tfprof::cli {
 // Each defined in its tools/cmd_<name>.cc.
 std::unique_ptr<Command> InfoCommand(), OverviewCommand(), OpStatsCommand(), PlacementCommand(), KernelStatsCommand(),
     StepsCommand(), InputPipelineCommand(), MemoryCommand(), TfDataCommand(), HostsCommand(), MetricsCommand(),
-    CheckCommand(), DiffCommand(), SummarizeCommand(), CombineCommand(), TraceCommand();
+    CheckCommand(), DiffCommand(), SummarizeCommand(), CombineCommand(), TraceCommand(), ReportCommand();
 
 std::vector<std::unique_ptr<Command>> AllCommands() {
   using MakeCommand = std::unique_ptr<Command> (*)();
@@ -17,7 +17,7 @@ std::vector<std::unique_ptr<Command>> AllCommands() {
   constexpr MakeCommand kCommands[] = {
       InfoCommand,          OverviewCommand,  OpStatsCommand, PlacementCommand, KernelStatsCommand, StepsCommand,
       InputPipelineCommand, MemoryCommand,    TfDataCommand,  HostsCommand,     MetricsCommand,     CheckCommand,
-      DiffCommand,          SummarizeCommand, CombineCommand, TraceCommand,
+      DiffCommand,          SummarizeCommand, CombineCommand, TraceCommand,     ReportCommand,
   };
   std::vector<std::unique_ptr<Command>> commands;
   for (MakeCommand make : kCommands) commands.push_back(make());
@@ -35,6 +35,11 @@ void RunReportCommand::AddOptions(CLI::App* cmd) {
 RunSummary RunReportCommand::Load() { return LoadRunSummary(options_, parts_, EventStatsFor(parts_)); }
 
 void RunReportCommand::Write(const Report& report) { Emit(report, options_); }
+
+Report RunReportCommand::ReportOf(RunSummary& run) {
+  Prepare();
+  return BuildReport(run);
+}
 
 void RunReportCommand::Run() {
   if (MaybeListRuns(options_)) return;

@@ -43,6 +43,11 @@ class RunReportCommand : public Command {
 
   void AddOptions(CLI::App* cmd) final;
   void Run() final;
+  // The report this command makes of `run` once its options are parsed,
+  // without the run's diagnostics (`report` shows them once, and builds
+  // each section so; the command may take parts of `run`).
+  Report ReportOf(RunSummary& run);
+  SummaryParts parts() const { return parts_; }
 
  protected:
   // The command's own options.

@@ -28,9 +28,11 @@ void AppendMicros(std::string& out, __int128 ps) {
 }
 
 void AppendStatValue(std::string& out, const Host& host, const Stat& s) {
+  // A copy: Stat is packed, and formatting binds a reference to what it prints.
+  const uint64_t bits = s.bits;
   switch (s.type()) {
-    case StatType::kInt64: fmt::format_to(std::back_inserter(out), "{}", static_cast<int64_t>(s.bits)); break;
-    case StatType::kUint64: fmt::format_to(std::back_inserter(out), "{}", s.bits); break;
+    case StatType::kInt64: fmt::format_to(std::back_inserter(out), "{}", static_cast<int64_t>(bits)); break;
+    case StatType::kUint64: fmt::format_to(std::back_inserter(out), "{}", bits); break;
     case StatType::kDouble: {
       const double d = s.AsDouble();
       if (d == d && d - d == 0) fmt::format_to(std::back_inserter(out), "{}", d);
@@ -38,7 +40,7 @@ void AppendStatValue(std::string& out, const Host& host, const Stat& s) {
       break;
     }
     case StatType::kString: AppendJsonString(out, host.Str(s.AsString())); break;
-    case StatType::kBytes: fmt::format_to(std::back_inserter(out), "\"<{} bytes>\"", s.bits); break;
+    case StatType::kBytes: fmt::format_to(std::back_inserter(out), "\"<{} bytes>\"", bits); break;
   }
 }
 

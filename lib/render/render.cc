@@ -4,6 +4,7 @@
 
 #include "lib/render/junit.h"
 #include "lib/render/render_dot.h"
+#include "lib/render/render_html.h"
 
 namespace tfprof {
 
@@ -13,6 +14,7 @@ void Render(const Report& report, const RenderOptions& options, std::ostream& ou
     case OutputFormat::kJson: RenderJson(report, out); return;
     case OutputFormat::kDot: RenderDot(report, out); return;
     case OutputFormat::kJUnit: RenderJUnit(report, out); return;
+    case OutputFormat::kHtml: RenderHtml(report, out); return;
     case OutputFormat::kCsv: {
       if (report.tables.empty()) return;
       const Table* t = options.csv_table.empty() ? &report.tables.front() : report.FindTable(options.csv_table);

@@ -1,5 +1,6 @@
-// Renders a Report as a text table, CSV, JSON, Graphviz DOT (its graph) or
-// JUnit XML (a report of check outcomes, lib/render/junit.h).
+// Renders a Report as a text table, CSV, JSON, Graphviz DOT (its graph),
+// JUnit XML (a report of check outcomes, lib/render/junit.h) or a
+// self-contained HTML page (lib/render/render_html.h).
 #pragma once
 
 #include <ostream>
@@ -9,7 +10,7 @@
 
 namespace tfprof {
 
-enum class OutputFormat { kTable, kCsv, kJson, kDot, kJUnit };
+enum class OutputFormat { kTable, kCsv, kJson, kDot, kJUnit, kHtml };
 
 struct RenderOptions {
   OutputFormat format = OutputFormat::kTable;

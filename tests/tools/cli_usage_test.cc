@@ -75,7 +75,7 @@ TEST_CASE("Every usage error is one line with the prefix", "[cli][usage]") {
       {"info --bogus " + path, "The following argument was not expected: --bogus (see tfprof-analyze info --help)"},
       {"info " + path + " " + path,
        "The following argument was not expected: " + path + " (see tfprof-analyze info --help)"},
-      {"info --format xml " + path, "--format: xml not in {table,csv,json,dot} (see tfprof-analyze info --help)"},
+      {"info --format xml " + path, "--format: xml not in {table,csv,json,html,dot} (see tfprof-analyze info --help)"},
       {"", "A subcommand is required (see tfprof-analyze --help)"},
   });
   // Help is not an error: stdout, exit 0.
