@@ -2,15 +2,11 @@
 
 #include "fmt/format.h"
 #include "lib/analyze/step_summary.h"
+#include "lib/analyze/steps_report.h"
 #include "lib/summary/planes_to_step_db.h"
 
 namespace tfprof {
 namespace {
-
-// The steps table's order: what a step spends most on first.
-constexpr Category kOrder[] = {Category::kDeviceCompute, Category::kDeviceToDevice, Category::kDeviceCollectives,
-                               Category::kInput,         Category::kOutput,         Category::kKernelLaunch,
-                               Category::kHostCompute,   Category::kCompilation,    Category::kAllOthers};
 
 Table HostsTable(const HostsAnalysis& a) {
   Table t{"hosts", "Hosts (times in ms, averages over each host's own steps)", {}, {}};
@@ -21,8 +17,7 @@ Table HostsTable(const HostsAnalysis& a) {
       .Add({"step_p50_ms", "p50", ColumnType::kDouble, 3}, "ms")
       .Add({"step_p90_ms", "p90", ColumnType::kDouble, 3}, "ms")
       .Add({"step_max_ms", "max", ColumnType::kDouble, 3}, "ms");
-  for (Category c : kOrder)
-    t.Add({std::string(CategoryKey(c)) + "_ms", std::string(CategoryName(c)), ColumnType::kDouble, 3}, "ms");
+  AddCategoryColumns(t);
   t.Add({"busy_ms", "busy", ColumnType::kDouble, 3}, "ms")
       .Add({"step_vs_median_percent", "vs median %", ColumnType::kDouble, 1}, "%")
       .Add({"late_ms", "late", ColumnType::kDouble, 3}, "ms")
@@ -35,8 +30,7 @@ Table HostsTable(const HostsAnalysis& a) {
         .Set("step_p50_ms", row.step_p50_ms)
         .Set("step_p90_ms", row.step_p90_ms)
         .Set("step_max_ms", row.step_max_ms);
-    for (Category c : kOrder)
-      cells.Set(std::string(CategoryKey(c)) + "_ms", row.category_avg_ms[static_cast<size_t>(c)]);
+    SetCategoryCells(cells, row.category_avg_ms);
     cells.Set("busy_ms", row.busy_avg_ms);
     if (!row.compared || a.compared < 2) continue;
     cells.Set("step_vs_median_percent", row.step_vs_median_percent)
@@ -53,8 +47,7 @@ Table HostStepsTable(const RunSummary& run) {
       .Add({"step", "step", ColumnType::kString, 0, 24})
       .Add({"step_number", "#", ColumnType::kInt})
       .Add({"step_time_ms", "step", ColumnType::kDouble, 3}, "ms");
-  for (Category c : kOrder)
-    t.Add({std::string(CategoryKey(c)) + "_ms", std::string(CategoryName(c)), ColumnType::kDouble, 3}, "ms");
+  AddCategoryColumns(t);
   for (const HostPartials& h : run.hosts) {
     const StepSummary s = SummarizeSteps(CombineHostSteps({h.steps}, run.options));
     for (const StepRow& step : s.rows) {
@@ -63,8 +56,7 @@ Table HostStepsTable(const RunSummary& run) {
           .Set("step", step.name)
           .Set("step_number", step.number)
           .Set("step_time_ms", step.step_time_ms);
-      for (Category c : kOrder)
-        cells.Set(std::string(CategoryKey(c)) + "_ms", step.category_ms[static_cast<size_t>(c)]);
+      SetCategoryCells(cells, step.category_ms);
     }
   }
   return t;

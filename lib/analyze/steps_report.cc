@@ -28,6 +28,15 @@ std::string StackedBar(const std::array<double, kCategories>& ms, double total_m
   return bar;
 }
 
+void AddCategoryColumns(Table& table) {
+  for (Category c : kOrder)
+    table.Add({std::string(CategoryKey(c)) + "_ms", std::string(CategoryName(c)), ColumnType::kDouble, 3}, "ms");
+}
+
+void SetCategoryCells(Table::RowWriter& row, const std::array<double, kCategories>& category_ms) {
+  for (Category c : kOrder) row.Set(std::string(CategoryKey(c)) + "_ms", category_ms[static_cast<size_t>(c)]);
+}
+
 Report BuildStepsReport(const StepSummary& s) {
   Report r;
   r.command = "steps";
@@ -39,8 +48,7 @@ Report BuildStepsReport(const StepSummary& s) {
       .Add({"step_number", "#", ColumnType::kInt})
       .Add({"host", "host", ColumnType::kString, 0, 24})
       .Add({"step_time_ms", "step", ColumnType::kDouble, 3}, "ms");
-  for (Category c : kOrder)
-    t.Add({std::string(CategoryKey(c)) + "_ms", std::string(CategoryName(c)), ColumnType::kDouble, 3}, "ms");
+  AddCategoryColumns(t);
   t.Add({"input_percent", "input %", ColumnType::kDouble, 1}, "%");
   t.Add({"bar", "breakdown", ColumnType::kString, 0, 0, "", false, /*terminal_only=*/true});
   double longest = 0;
@@ -51,7 +59,7 @@ Report BuildStepsReport(const StepSummary& s) {
         .Set("step_number", row.number)
         .Set("host", row.host)
         .Set("step_time_ms", row.step_time_ms);
-    for (Category c : kOrder) cells.Set(std::string(CategoryKey(c)) + "_ms", row.category_ms[static_cast<size_t>(c)]);
+    SetCategoryCells(cells, row.category_ms);
     cells.Set("input_percent", row.input_percent)
         .Set("bar", StackedBar(row.category_ms, row.step_time_ms, longest, 40));
   }
