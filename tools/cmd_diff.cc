@@ -84,20 +84,10 @@ class Diff final : public Command {
     const RunSummary next_summary =
         LoadRunSummary(SideOptions(shared_, d_.next, d_.next_run), SummaryParts::All(), kAllParts);
     const RunAnalysis base = RunSummaryToMetrics(base_summary), next = RunSummaryToMetrics(next_summary);
-
-    DiffInputs in;
-    in.base = &base;
-    in.next = &next;
-    in.metrics = DiffMetrics(base, next);
-    in.ops = DiffOpRows(base.ops, next.ops, base_summary.options);
-    in.kernels = DiffKernelRows(base.ops, next.ops);
+    DiffInputs in = DiffRuns(base, next, base_summary.options);
     in.fail_if = EvaluateDeltaConditions(conditions, in.metrics, base, next,
                                          d_.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail);
-    DiffReportOptions report_options;
-    report_options.base_label = d_.base;
-    report_options.next_label = d_.next;
-    report_options.top = d_.top;
-    Report report = BuildDiffReport(in, report_options);
+    Report report = BuildDiffReport(in, {d_.base, d_.next, d_.top});
     // Diagnostics of both sides; the same kind from both merges into one count.
     report.diagnostics.Merge(RunDiagnostics(base_summary));
     report.diagnostics.Merge(RunDiagnostics(next_summary));

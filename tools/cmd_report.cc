@@ -4,7 +4,9 @@
 // command's own options from one summary of the run.
 #include <algorithm>
 #include <cstring>
+#include <deque>
 
+#include "lib/analyze/metrics_report.h"
 #include "lib/model/errors.h"
 #include "lib/render/render_html.h"
 #include "lib/summary/analysed_event_stats.h"
@@ -46,7 +48,11 @@ class HtmlReport final : public Command {
                 "offline)") {}
 
   void AddOptions(CLI::App* cmd) override {
-    cmd->add_option("path", o_.path, "Logdir, run folder, capture file, or run summary")->required();
+    cmd->add_option("paths", paths_,
+                    "Logdir, run folder, capture file, or run summary; two of them (BASE NEW) for a page of what "
+                    "changed, then both runs' overview and steps")
+        ->required()
+        ->expected(1, 2);
     AddOutputOption(cmd, "--output,-o", o_.output, "The HTML file to write ('-': standard output)")->required();
     cmd->add_option("--host", o_.host, "Only this host of a multi-host run (its name, or rank<N>)");
     cmd->add_option("--run", o_.run, "Which run of a logdir (default: the newest)");
@@ -58,30 +64,62 @@ class HtmlReport final : public Command {
 
   void Run() override {
     const SummaryParts all = SummaryParts::All();
-    const RunSummary run = LoadRunSummary(o_, all, EventStatsFor(all));
+    std::vector<RunSummary> runs;
+    for (const std::string& path : paths_) {
+      CommonOptions side = o_;
+      side.path = path;
+      runs.push_back(LoadRunSummary(side, all, EventStatsFor(all)));
+    }
+    std::string title = "tfprof-analyze report: run " + runs.front().run;
+    if (runs.size() == 2) {
+      title = "tfprof-analyze report: " + paths_[0] + " → " + paths_[1];
+      const RunAnalysis base = RunSummaryToMetrics(runs[0]), next = RunSummaryToMetrics(runs[1]);
+      Report diff = BuildDiffReport(DiffRuns(base, next, runs[0].options), {paths_[0], paths_[1], 20});
+      reports_.push_back(std::move(diff));
+      sections_.push_back({"changes", "What changed (new against base)", nullptr, ""});
+      // Each analysis of the two runs one after the other.
+      for (const char* command : {"overview", "steps"})
+        for (size_t i = 0; i < runs.size(); ++i) {
+          const std::string side = i == 0 ? "base" : "new";
+          AddSections(runs[i], paths_[i], side + "-", side + ": ", {command});
+        }
+    } else {
+      AddSections(runs.front(), paths_.front(), "", "", {});
+    }
+    Report diagnostics;
+    diagnostics.command = "diagnostics";
+    for (const RunSummary& run : runs) diagnostics.diagnostics.Merge(RunDiagnostics(run, all));
+    diagnostics.lines.push_back(diagnostics.diagnostics.Entries().empty()
+                                    ? "Reading and analysing met nothing to report."
+                                    : "What reading and analysing the runs met (the text views' diagnostics).");
+    reports_.push_back(std::move(diagnostics));
+    sections_.push_back({"diagnostics", "Diagnostics", nullptr, ""});
+    // Sections point at their reports once no more are added.
+    for (size_t i = 0, r = 0; i < sections_.size(); ++i)
+      if (sections_[i].unavailable.empty()) sections_[i].report = &reports_[r++];
+    WriteOutput(o_.output == "-" ? "" : o_.output, [&](std::ostream& out) { RenderHtmlPage(title, sections_, out); });
+  }
+
+ private:
+  // The sections of one run (`only`: these commands; empty: all).
+  void AddSections(const RunSummary& run, const std::string& path, const std::string& id_prefix,
+                   const std::string& title_prefix, const std::vector<std::string>& only) {
     // Each section gets its own copy (commands may take parts of it): the
     // summary's bytes, read back (exactly the same reports; the CLI's own
     // wording of hints is not stored, so it is put back).
     const std::string bytes = RunSummaryToBytes(run);
-    auto copy = [&] {
-      RunSummary one = RunSummaryFromBytes(bytes, o_.path);
-      one.options.word_no_steps_hint = AnalysisOptionsFrom(o_).word_no_steps_hint;
-      return one;
-    };
     const std::vector<std::unique_ptr<Command>> commands = AllCommands();
-    std::vector<Report> reports;
-    reports.reserve(Sections().size() + 1);
-    std::vector<HtmlSection> sections;
     for (const SectionSpec& spec : Sections()) {
+      if (!only.empty() && std::find(only.begin(), only.end(), spec.command) == only.end()) continue;
       auto it = std::find_if(commands.begin(), commands.end(),
                              [&](const std::unique_ptr<Command>& c) { return c->name() == spec.command; });
       auto* command = it == commands.end() ? nullptr : dynamic_cast<RunReportCommand*>(it->get());
       if (!command) continue;
-      HtmlSection section{spec.id, spec.title, nullptr, ""};
+      HtmlSection section{id_prefix + spec.id, title_prefix + spec.title, nullptr, ""};
       try {
         CLI::App app;
         command->AddOptions(&app);
-        std::vector<std::string> args = {o_.path};
+        std::vector<std::string> args = {path};
         args.insert(args.end(), spec.args.begin(), spec.args.end());
         if (!o_.compat.empty()) args.insert(args.end(), {"--compat", o_.compat});
         if (!o_.step_marker.empty()) args.insert(args.end(), {"--step-marker", o_.step_marker});
@@ -89,29 +127,22 @@ class HtmlReport final : public Command {
         if (o_.whole_trace) args.push_back("--whole-trace");
         std::reverse(args.begin(), args.end());  // CLI11 takes them last first.
         app.parse(args);
-        RunSummary mine = copy();
-        reports.push_back(command->ReportOf(mine));
-        reports.back().diagnostics = Diagnostics();  // Shown once, below.
-        section.report = &reports.back();
+        RunSummary mine = RunSummaryFromBytes(bytes, path);
+        mine.options.word_no_steps_hint = AnalysisOptionsFrom(o_).word_no_steps_hint;
+        reports_.push_back(command->ReportOf(mine));
+        reports_.back().diagnostics = Diagnostics();  // Shown once, at the end.
       } catch (const InputError& e) {
         section.unavailable = e.what();
       }
-      sections.push_back(std::move(section));
+      sections_.push_back(std::move(section));
     }
-    Report diagnostics;
-    diagnostics.command = "diagnostics";
-    diagnostics.diagnostics = RunDiagnostics(run, all);
-    diagnostics.lines.push_back(diagnostics.diagnostics.Entries().empty()
-                                    ? "Reading and analysing met nothing to report."
-                                    : "What reading and analysing the run met (the text views' diagnostics).");
-    reports.push_back(std::move(diagnostics));
-    sections.push_back({"diagnostics", "Diagnostics", &reports.back(), ""});
-    WriteOutput(o_.output == "-" ? "" : o_.output,
-                [&](std::ostream& out) { RenderHtmlPage("tfprof-analyze report: run " + run.run, sections, out); });
   }
 
  private:
   CommonOptions o_;
+  std::vector<std::string> paths_;
+  std::deque<Report> reports_;  // Sections point into it: a deque keeps them in place.
+  std::vector<HtmlSection> sections_;
 };
 
 }  // namespace

@@ -173,6 +173,16 @@ Report BuildCheckReport(const RunAnalysis& run, const std::vector<CheckOutcome>&
   return r;
 }
 
+DiffInputs DiffRuns(const RunAnalysis& base, const RunAnalysis& next, const AnalysisOptions& options) {
+  DiffInputs in;
+  in.base = &base;
+  in.next = &next;
+  in.metrics = DiffMetrics(base, next);
+  in.ops = DiffOpRows(base.ops, next.ops, options);
+  in.kernels = DiffKernelRows(base.ops, next.ops);
+  return in;
+}
+
 Report BuildDiffReport(const DiffInputs& d, const DiffReportOptions& options) {
   Report r;
   r.command = "diff";

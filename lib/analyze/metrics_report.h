@@ -32,6 +32,10 @@ struct DiffInputs {
   std::vector<CheckOutcome> fail_if;
 };
 
+// What `diff` compares of two runs (no --fail-if conditions): metrics, op
+// rows, kernel rows. `base`/`next` must outlive the result.
+DiffInputs DiffRuns(const RunAnalysis& base, const RunAnalysis& next, const AnalysisOptions& options);
+
 // `diff`: tables `overview`, `ops`, `kernels` (when either run has GPU
 // kernels), `fail_if` (with --fail-if) and `metrics` (detail: every metric).
 Report BuildDiffReport(const DiffInputs& diff, const DiffReportOptions& options);

@@ -38,7 +38,7 @@ nav a{margin-right:12px}p.line{margin:2px 0}
 table{border-collapse:collapse;margin:8px 0 4px;font-size:12px}caption{text-align:left;font-weight:600;padding:4px 0}
 th,td{border:1px solid #ddd;padding:2px 6px;vertical-align:top}td{max-width:420px;overflow-wrap:anywhere}th{background:#f4f4f4;cursor:pointer;white-space:nowrap}
 td.n{text-align:right;font-variant-numeric:tabular-nums}ul.notes{color:#555;font-size:12px}
-.unavailable{color:#777;font-style:italic}.sev-error{color:#b00}.sev-warning{color:#a60}
+.unavailable{color:#777;font-style:italic}td.up{background:#fdeee4}td.down{background:#e6f0fb}.sev-error{color:#b00}.sev-warning{color:#a60}
 svg text{font:11px system-ui,sans-serif}details{margin:6px 0}div.scroll{overflow-x:auto;max-width:100%}
 )";
 
@@ -84,9 +84,14 @@ void RenderTable(const Table& t, std::ostream& out) {
     for (size_t i : shown) {
       const Column& c = t.columns[i];
       const Cell& cell = i < row.size() ? row[i] : Cell{};
+      // Deltas (`delta*` columns, as `diff` writes them) are shaded by sign.
+      const bool delta = c.key.rfind("delta", 0) == 0;
       if (std::optional<double> v = Number(cell))
-        out << "<td class=\"n\" data-v=\"" << fmt::format("{}", *v) << "\">" << HtmlEscape(CellText(cell, c))
-            << "</td>";
+        out << "<td class=\"n"
+            << (delta && *v > 0   ? " up"
+                : delta && *v < 0 ? " down"
+                                  : "")
+            << "\" data-v=\"" << fmt::format("{}", *v) << "\">" << HtmlEscape(CellText(cell, c)) << "</td>";
       else out << "<td>" << HtmlEscape(CellText(cell, c)) << "</td>";
     }
     out << "</tr>";

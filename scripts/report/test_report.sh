@@ -23,6 +23,9 @@ for input in "${inputs[@]}"; do
   "$tool" report "$input" -o "$page"
   pages+=("$page")
 done
+# Two runs on one page: what changed, then both runs side after side.
+"$tool" report "$root/testdata/captures/tf_input_bound" "$root/testdata/captures/tf_prefetch" -o "$work/diff.html"
+pages+=("$work/diff.html")
 # One report per page too (--format html), the tf.data graph among them.
 for cmd in tf-data kernel-stats memory; do
   "$tool" "$cmd" "$root/testdata/captures/tf_input_bound" -f html -o "$work/$cmd.html" 2>/dev/null || continue
