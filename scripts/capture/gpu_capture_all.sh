@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes the GPU captures (torch_gpu_amp, jax_gpu, torch_gpu_fp32_nosched,
-# torch_gpu_fp8, torch_gpu_sdpa_backends, jax_gpu_cublas, torch_gpu_ddp) on a machine with one CUDA GPU, torch (+triton) and jax with
+# torch_gpu_fp8, torch_gpu_sdpa_backends, jax_gpu_cublas, torch_gpu_ddp,
+# torch_gpu_launch_bound, torch_gpu_dataloader_bound, torch_gpu_memory_near_capacity) on a machine with one CUDA GPU, torch (+triton) and jax with
 # its CUDA plugin installed.  Each capture gets its own time limit and runs
 # even when an earlier one failed; with TARDIR each capture folder is also
 # packed into TARDIR/<name>.tgz (to carry it off the GPU machine).
@@ -23,7 +24,8 @@ tars="${2:-}"
 shift 2 2>/dev/null || shift $#
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(torch_gpu_amp jax_gpu torch_gpu_fp32_nosched torch_gpu_fp8
-                                 torch_gpu_sdpa_backends jax_gpu_cublas torch_gpu_ddp)
+                                 torch_gpu_sdpa_backends jax_gpu_cublas torch_gpu_ddp
+                                 torch_gpu_launch_bound torch_gpu_dataloader_bound torch_gpu_memory_near_capacity)
 py="${PYTHON:-python3}"
 mkdir -p "$work"
 
@@ -73,6 +75,8 @@ for name in "${names[@]}"; do
     torch_gpu_sdpa_backends) capture "$name" 90 "$here/gpu_torch.py" --variant sdpa --out "$work/$name" ;;
     jax_gpu_cublas) capture "$name" 90 "$here/gpu_jax.py" --cublas --out "$work/$name" ;;
     torch_gpu_ddp) capture "$name" 150 "$here/gpu_torch_ddp.py" --out "$work/$name" ;;
+    torch_gpu_launch_bound | torch_gpu_dataloader_bound | torch_gpu_memory_near_capacity)
+      capture "$name" 120 "$here/gpu_torch_advise.py" --variant "${name#torch_gpu_}" --out "$work/$name" ;;
     *) echo "gpu_capture_all: unknown capture $name" >&2 ;;
   esac
 done
