@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "lib/analyze/hosts_analysis.h"
 #include "lib/analyze/kernel_stats_report.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/step_summary.h"
@@ -77,6 +78,10 @@ const std::vector<MetricDef> kCatalogue = {
     {"tf_data.bottleneck.self_us", "us", "tf-data", "self time of that call's bottleneck iterator"},
     {"tf_data.slow_calls", "count", "tf-data", "host pipeline calls over 50 us"},
     {"tf_data.input_bound", "bool", "tf-data", "1 when the slowest host pipeline call took over 50 us, else 0"},
+    {"hosts.compared", "count", "hosts", "hosts compared in the hosts table (with steps; with a GPU when any has one)"},
+    {"hosts.stragglers", "count", "hosts", "hosts the hosts table flags as stragglers (docs/hosts.md)"},
+    {"hosts.max_late_ms", "ms", "hosts", "the largest late: busy time per step over the median host's"},
+    {"hosts.max_step_vs_median_percent", "%", "hosts", "the largest average step time against the median host's, in %"},
 };
 // clang-format on
 
@@ -312,6 +317,20 @@ RunAnalysis RunSummaryToMetrics(const RunSummary& run) {
     m.Add("tf_data.input_bound", tf_data.input_bound ? 1.0 : 0.0);
   } else {
     out.absent.push_back({{"tf_data."}, "no tf_data.* metrics: no call of a tf.data input pipeline in the capture"});
+  }
+
+  // Stragglers, for a CI gate on many-host runs (check --max hosts.stragglers=0).
+  const HostsAnalysis hosts = AnalyzeHosts(run);
+  if (hosts.compared >= 2) {
+    double late = -1e300, slow = -1e300;
+    for (const HostRow& h : hosts.rows)
+      if (h.compared) late = std::max(late, h.late_ms), slow = std::max(slow, h.step_vs_median_percent);
+    m.Add("hosts.compared", static_cast<double>(hosts.compared));
+    m.Add("hosts.stragglers", static_cast<double>(hosts.stragglers.size()));
+    m.Add("hosts.max_late_ms", late);
+    m.Add("hosts.max_step_vs_median_percent", slow);
+  } else {
+    out.absent.push_back({{"hosts."}, "no hosts.* metrics: fewer than two hosts with steps to compare"});
   }
   return out;
 }

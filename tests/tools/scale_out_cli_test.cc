@@ -289,3 +289,29 @@ TEST_CASE("combine, host by host, writes the bytes of combining in memory", "[cl
   CHECK(refused.err == "tfprof-analyze: error: " + dir +
                            "/odd.tfsum: corrupt run summary: host rank0 is not stored as tfprof-analyze stores it\n");
 }
+
+TEST_CASE("hosts.* metrics gate a many-host run in CI", "[cli][scale_out][hosts]") {
+  // The DDP run's straggler (rank 2, late by ~20 ms a step) fails the gate;
+  // the two TF2 hosts, in lock step, pass it.
+  const std::string ddp = SourcePath("testdata/captures/torch_gpu_ddp");
+  const auto fail = RunTool("check " + ddp + " --max hosts.stragglers=0");
+  CHECK(fail.exit_code == 5);
+  CHECK(fail.err.find("hosts.stragglers = 1 count, not <= 0") != std::string::npos);
+  const auto metrics = RunTool("metrics -f json " + ddp);
+  REQUIRE(metrics.exit_code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(metrics.out);
+  const auto hosts = RunTool("hosts -f json " + ddp);
+  const nlohmann::json table = nlohmann::json::parse(hosts.out);
+  double rank2_late = 0;
+  for (const auto& row : table["tables"]["hosts"])
+    if (row["host"] == "rank2") rank2_late = row["late_ms"].get<double>();
+  bool found = false;
+  for (const auto& row : doc["tables"]["metrics"])
+    if (row["metric"] == "hosts.max_late_ms") {
+      found = true;
+      CHECK(row["value"].get<double>() == Approx(rank2_late));
+      CHECK(rank2_late > 18.0);
+    }
+  CHECK(found);
+  CHECK(RunTool("check " + SourcePath("testdata/captures/tf_two_hosts") + " --max hosts.stragglers=0").exit_code == 0);
+}
