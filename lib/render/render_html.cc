@@ -118,10 +118,15 @@ void Legend(const std::vector<Series>& series, double x, double y, std::ostream&
   }
 }
 
-// The step-time graph: one stacked bar per step row.
+// Stacked bars of the step-time categories, one per row: the step-time
+// graph (table `steps`: a bar per step, labelled by its number) and the
+// hosts table (a bar per host's average step, labelled by the host: the
+// straggler's bar is the one whose work is not grey).
 void StepsChart(const Table& t, std::ostream& out) {
-  const int step_col = t.ColumnIndex("step"), time_col = t.ColumnIndex("step_time_ms"),
-            number_col = t.ColumnIndex("step_number");
+  const bool hosts = t.name == "hosts";
+  const int step_col = t.ColumnIndex(hosts ? "host" : "step"),
+            time_col = t.ColumnIndex(hosts ? "step_avg_ms" : "step_time_ms"),
+            number_col = hosts ? -1 : t.ColumnIndex("step_number");
   if (time_col < 0 || t.rows.empty()) return;
   std::vector<std::pair<Series, int>> cols;
   for (const Series& s : CategorySeries())
@@ -336,7 +341,7 @@ void RenderDiagnostics(const Diagnostics& d, std::ostream& out) {
 void RenderReportBody(const Report& r, std::ostream& out) {
   for (const std::string& line : r.lines) out << "<p class=\"line\">" << HtmlEscape(line) << "</p>";
   for (const Table& t : r.tables) {
-    if (t.name == "steps" || t.name == "step_time_graph") StepsChart(t, out);
+    if (t.name == "steps" || t.name == "hosts") StepsChart(t, out);
     if (t.name == "step_time_breakdown") BreakdownChart(t, out);
     if (t.name == "timeline") TimelineChart(t, out);
   }

@@ -4,7 +4,7 @@
 // script; readable without it); charts are inline SVG drawn here from the
 // report's tables, with tooltips as SVG <title>s:
 //   * table `steps` (columns `<category>_ms`): the step-time graph, stacked
-//     bars per step;
+//     bars per step; table `hosts`: the same, a bar per host's average step;
 //   * table `step_time_breakdown` (`category`, `percent`): the breakdown as
 //     one 100% bar;
 //   * table `timeline` (`time_ms` and sizes): the memory timeline;
