@@ -102,11 +102,14 @@ class HtmlReport final : public Command {
 
  private:
   // The sections of one run (`only`: these commands; empty: all).
-  void AddSections(const RunSummary& run, const std::string& path, const std::string& id_prefix,
+  void AddSections(RunSummary& run, const std::string& path, const std::string& id_prefix,
                    const std::string& title_prefix, const std::vector<std::string>& only) {
     // Each section gets its own copy (commands may take parts of it): the
     // summary's bytes, read back (exactly the same reports; the CLI's own
     // wording of hints is not stored, so it is put back).
+    // The memory section shows sampled timelines (every report reads the
+    // same from them): the copies need no more.
+    for (HostPartials& h : run.hosts) KeepSampledTimelines(h.memory, kMemoryTimelinePoints);
     const std::string bytes = RunSummaryToBytes(run);
     const std::vector<std::unique_ptr<Command>> commands = AllCommands();
     for (const SectionSpec& spec : Sections()) {

@@ -10,17 +10,13 @@
 #include "lib/export/gzip_ostream.h"
 #include "lib/export/host_to_chrome_trace.h"
 #include "lib/model/errors.h"
-#include "lib/read/capture_discovery.h"
+#include "lib/summary/planes_to_step_db.h"
 #include "lib/util/split.h"
 #include "tools/commands.h"
 #include "tools/run_summary_loader.h"
 
 namespace tfprof::cli {
 namespace {
-
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // "A-B" or "A": step numbers as the steps table numbers them.
 std::pair<int64_t, int64_t> ParseStepRange(const std::string& text) {
@@ -53,7 +49,8 @@ class Trace final : public Command {
     cmd->add_option("--run", o_.run, "Which run of a logdir (default: the newest)");
     cmd->add_option("--hosts", hosts_, "Only these hosts (comma-separated names, or rank<N>)");
     cmd->add_option("--steps", steps_,
-                    "Only the events overlapping steps A to B (numbers as the steps table's #), e.g. 3-5 or 4");
+                    "Only the events overlapping steps A to B of each host (numbers as `hosts --per-step` and, for "
+                    "one host, `steps` show them), e.g. 3-5 or 4");
     cmd->add_flag("--no-steps", no_steps_, "Leave out the Steps track (and the step finding it needs: faster)");
     cmd->add_option("--compat", o_.compat, "As for the analysis commands (which steps are found)")
         ->check(CLI::IsMember({"xprof", "tf-legacy"}));
@@ -69,13 +66,7 @@ class Trace final : public Command {
     for (std::string_view h : SplitAny(hosts_, ","))
       if (!h.empty()) wanted.emplace(h);
     if (wanted.size() == 1) o_.host = *wanted.begin();  // Read only that host.
-    // Processes are named after the planes alone when the trace holds one host.
-    bool several = wanted.size() > 1;
-    if (wanted.empty() && SummaryFilesAt(o_.path).empty()) {
-      Guard().AddInput(o_.path);
-      several = DiscoverInput(o_.path, o_.run, o_.compat == "xprof").selected.files.size() > 1;
-    }
-    const bool gzip = EndsWith(o_.output, ".gz");
+    const bool gzip = o_.output.ends_with(".gz");
     std::set<std::string> seen;
     size_t in_range = 0;
     ChromeTraceCounts counts;
@@ -83,16 +74,21 @@ class Trace final : public Command {
       std::optional<GzipOstream> gz;
       std::ostream& out = gzip ? gz.emplace(raw) : raw;
       ChromeTraceWriter writer(out);
-      auto add = [&](const Host& host, const RunSummary& summary) {
+      auto add = [&](const Host& host, const RunSummary& summary, size_t run_hosts) {
         if (!wanted.empty() && !wanted.count(host.name)) return;
         seen.insert(host.name);
-        const StepDb* steps = no_steps_ ? nullptr : &summary.hosts.front().steps;
+        // Processes are named after the planes alone when the trace holds one host.
+        const bool several = wanted.size() > 1 || (wanted.empty() && run_hosts > 1);
+        // The host's steps as `steps` and `hosts --per-step` number them (a
+        // first and last step the profile window cut are left out, as there).
+        std::optional<StepDb> steps;
+        if (!no_steps_) steps = CombineHostSteps({summary.hosts.front().steps}, summary.options);
         TraceWindow window;
         if (range) {
           bool any = false;
-          int64_t index = 0;
-          for (const StepRecord& s : steps->steps) {
-            const int64_t number = s.marker_number.value_or(index++);
+          for (size_t i = 0; i < steps->steps.size(); ++i) {
+            const StepRecord& s = steps->steps[i];
+            const int64_t number = StepNumber(s, i);
             if (number < range->first || number > range->second) continue;
             window.begin_ps = any ? std::min(window.begin_ps, s.begin_ps) : s.begin_ps;
             window.end_ps =
@@ -102,7 +98,7 @@ class Trace final : public Command {
           if (!any) return;  // None of its steps in range: nothing of this host.
           ++in_range;
         }
-        writer.AddHost(host, several ? host.name : "", steps, window);
+        writer.AddHost(host, several ? host.name : "", steps ? &*steps : nullptr, window);
       };
       const SummaryParts parts = no_steps_ ? SummaryParts() : SummaryParts(SummaryPart::kSteps);
       LoadRunSummary(o_, parts, EventStatFilter(), {}, add);

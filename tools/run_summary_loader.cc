@@ -32,11 +32,6 @@ std::string OptionsText(const AnalysisOptions& a) {
   return out.empty() ? "no analysis options" : out;
 }
 
-bool SameAnalysis(const AnalysisOptions& a, const AnalysisOptions& b) {
-  return a.compat == b.compat && a.step_marker == b.step_marker && a.steps_between == b.steps_between &&
-         a.whole_trace == b.whole_trace;
-}
-
 }  // namespace
 
 std::vector<std::string> SummaryFilesAt(const std::string& path) {
@@ -69,7 +64,7 @@ RunSummary CombineSummaryFiles(const std::vector<std::string>& files, const Read
 
 RunSummary LoadRunSummary(const CommonOptions& o, SummaryParts parts, const EventStatFilter& event_stats,
                           const std::function<void(const Host&)>& visit,
-                          const std::function<void(const Host&, const RunSummary&)>& summarized) {
+                          const std::function<void(const Host&, const RunSummary&, size_t run_hosts)>& summarized) {
   SummaryOptions summary;
   summary.analysis = AnalysisOptionsFrom(o);  // Before reading: a bad regular expression is a usage error first.
   summary.parts = parts;
@@ -108,7 +103,7 @@ RunSummary LoadSummaryFiles(const CommonOptions& o, const std::vector<std::strin
                      "this run summary lacks parts this command shows (it was made by an older or partial "
                      "summarize); summarize the captures again",
                      kExitUnavailable);
-  if (!SameAnalysis(run.options, analysis))
+  if (!run.options.SameAs(analysis))
     throw InputError(o.path,
                      "this run summary was made with " + OptionsText(run.options) + ", the command asks for " +
                          OptionsText(analysis) +

@@ -28,7 +28,7 @@ namespace tfprof::cli {
 // `summarized` sees each host with its one-host summary, before it is dropped.
 RunSummary LoadRunSummary(const CommonOptions& options, SummaryParts parts, const EventStatFilter& event_stats,
                           const std::function<void(const Host&)>& visit = {},
-                          const std::function<void(const Host&, const RunSummary&)>& summarized = {});
+                          const std::function<void(const Host&, const RunSummary&, size_t run_hosts)>& summarized = {});
 
 // The run summary files `path` names: itself when it is one (by its magic,
 // whatever its name), the *.tfsum files in it (sorted) when it is a

@@ -39,7 +39,7 @@ StepSummary SummarizeSteps(const StepDb& db) {
   for (const StepRecord& s : db.steps) {
     StepRow r;
     r.name = s.name;
-    r.number = s.marker_number.value_or(index);
+    r.number = StepNumber(s, static_cast<size_t>(index));
     ++index;
     r.host = s.host;
     r.step_time_ms = static_cast<double>(s.duration_ps) / 1e9;

@@ -25,7 +25,6 @@ class GzipOstream::Buf : public std::streambuf {
     sink_.flush();
     return ok_ && static_cast<bool>(sink_);
   }
-  uint64_t bytes_in() const { return bytes_in_ + static_cast<uint64_t>(pptr() - pbase()); }
 
  protected:
   int_type overflow(int_type ch) override {
@@ -42,7 +41,6 @@ class GzipOstream::Buf : public std::streambuf {
   // Compresses the buffered input (and ends the stream when `last`).
   bool Deflate(bool last) {
     const size_t n = static_cast<size_t>(pptr() - pbase());
-    bytes_in_ += n;
     z_.next_in = reinterpret_cast<uint8_t*>(in_.data());
     z_.avail_in = static_cast<uint32_t>(n);
     z_.end_of_stream = last ? 1 : 0;
@@ -63,7 +61,6 @@ class GzipOstream::Buf : public std::streambuf {
   std::vector<char> in_;
   std::vector<uint8_t> out_, level_buf_;
   isal_zstream z_{};
-  uint64_t bytes_in_ = 0;
   bool ok_ = true, finished_ = false;
 };
 
@@ -77,7 +74,5 @@ bool GzipOstream::Finish() {
   flush();
   return buf_->Finish();
 }
-
-uint64_t GzipOstream::bytes_in() const { return buf_->bytes_in(); }
 
 }  // namespace tfprof

@@ -22,7 +22,6 @@ class GzipOstream : public std::ostream {
   // Compresses what is buffered, ends the gzip stream and flushes the sink;
   // false when the sink failed. Called by the destructor if not before.
   bool Finish();
-  uint64_t bytes_in() const;
 
  private:
   class Buf;

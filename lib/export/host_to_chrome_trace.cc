@@ -228,9 +228,9 @@ void ChromeTraceWriter::AddHost(const Host& host, const std::string& label, cons
                  "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"Steps\"}}}}", pid,
                  tid);
   const __int128 step_origin_ps = static_cast<__int128>(steps->origin_ns) * 1000;
-  int64_t index = 0;
-  for (const StepRecord& s : steps->steps) {
-    const int64_t number = s.marker_number.value_or(index++);
+  for (size_t i = 0; i < steps->steps.size(); ++i) {
+    const StepRecord& s = steps->steps[i];
+    const int64_t number = StepNumber(s, i);
     if (!window.Overlaps(s.begin_ps, s.begin_ps + static_cast<int64_t>(s.duration_ps))) continue;
     ++counts_.steps;
     std::string& out = Next();

@@ -53,7 +53,8 @@ class ChromeTraceWriter {
 
   // `label`: "" to name processes after the planes alone (one host), else
   // the host's name to put before them. `steps` (may be null): the host's
-  // steps, written as the "Steps" thread; only those overlapping `window`.
+  // steps, written as the "Steps" thread with their numbers (StepNumber of
+  // their place in `steps`); only those overlapping `window`.
   void AddHost(const Host& host, const std::string& label, const StepDb* steps, const TraceWindow& window = {});
   // Writes the closing; nothing may be added after.
   void Finish();

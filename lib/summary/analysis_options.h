@@ -53,6 +53,11 @@ struct AnalysisOptions {
   // command line sets it, naming its flags. Unset: analyses give no hint.
   std::function<std::string(const NoStepsHint&)> word_no_steps_hint;
   bool tf_legacy() const { return compat == Compat::kTfLegacy; }
+  // The same analysis: every option but how hints are worded.
+  bool SameAs(const AnalysisOptions& o) const {
+    return compat == o.compat && step_marker == o.step_marker && steps_between == o.steps_between &&
+           whole_trace == o.whole_trace;
+  }
 };
 
 }  // namespace tfprof

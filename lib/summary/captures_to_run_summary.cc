@@ -73,7 +73,7 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     RunSummary summary = HostToRunSummary(host, one);
     summary_phase.Stop();
     summary.hosts.front().read_diagnostics = std::move(read_diagnostics);
-    if (r.summarized) r.summarized(host, summary);
+    if (r.summarized) r.summarized(host, summary, files.size());
     if (r.hash_sources) {
       std::vector<std::string> paths{file.path};
       paths.insert(paths.end(), file.more_steps.begin(), file.more_steps.end());

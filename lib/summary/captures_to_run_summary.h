@@ -24,8 +24,9 @@ struct RunReadOptions {
   // shows the capture itself rather than a summary of it).
   std::function<void(const Host&)> visit;
   // Called with each host and its summary (one host, `order` 0) once it is
-  // summarised, before the host is dropped (`trace`: events and steps).
-  std::function<void(const Host&, const RunSummary&)> summarized;
+  // summarised, before the host is dropped (`trace`: events and steps),
+  // and the number of host files of the run.
+  std::function<void(const Host&, const RunSummary&, size_t run_hosts)> summarized;
   // Record each host's capture's SHA-256 (HostPartials::source_sha256):
   // for summaries kept to be combined later; one more pass over the files.
   bool hash_sources = false;

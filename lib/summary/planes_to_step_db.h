@@ -28,6 +28,12 @@ struct StepRecord {
   uint64_t max_duration_ps = 0;                 // The longest step time over hosts (one host: duration_ps).
 };
 
+// The number the steps table shows for the step at `index` of its list:
+// its marker's N (ProfilerStep#N), else its place in the list.
+inline int64_t StepNumber(const StepRecord& step, size_t index) {
+  return step.marker_number.value_or(static_cast<int64_t>(index));
+}
+
 struct StepDb {
   std::vector<StepRecord> steps;  // By group id.
   bool has_device = false;

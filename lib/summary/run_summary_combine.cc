@@ -11,11 +11,6 @@
 namespace tfprof {
 namespace {
 
-bool SameOptions(const AnalysisOptions& a, const AnalysisOptions& b) {
-  return a.compat == b.compat && a.step_marker == b.step_marker && a.steps_between == b.steps_between &&
-         a.whole_trace == b.whole_trace;
-}
-
 bool IsEmpty(const RunSummary& s) { return s.hosts.empty() && s.parts.bits == 0; }
 
 }  // namespace
@@ -37,7 +32,7 @@ void CombineRunSummaries(RunSummary& into, RunSummary other) {
   if (other.schema_version != into.schema_version)
     throw std::invalid_argument("run summaries of schema versions " + std::to_string(into.schema_version) + " and " +
                                 std::to_string(other.schema_version) + " do not combine");
-  if (!(other.parts == into.parts) || !SameOptions(other.options, into.options))
+  if (!(other.parts == into.parts) || !other.options.SameAs(into.options))
     throw std::invalid_argument("run summaries built with different parts or options do not combine");
   // Checked before anything moves, so a refused combination leaves `into` whole.
   for (size_t i = 0, j = 0; i < into.hosts.size() && j < other.hosts.size();) {
@@ -75,38 +70,34 @@ void CombineRunSummaries(RunSummary& into, RunSummary other) {
              std::make_move_iterator(other.dropped_copies.begin()), std::make_move_iterator(other.dropped_copies.end()),
              std::back_inserter(dropped),
              [](const RunSummary::DroppedCopy& a, const RunSummary::DroppedCopy& b) { return a.source < b.source; });
-  // Byte-identical captures summarised apart: the first by key stays, the
-  // others go, as discovery drops copies within one folder (except for
-  // --compat xprof, which reads them all). The first by key of a content
-  // is the same whatever order summaries combine in, and every copy ever
-  // dropped points at it.
-  if (into.options.compat != Compat::kXprof) {
-    absl::flat_hash_map<std::string, std::string> kept;  // sha256 -> host
-    std::vector<HostPartials> unique;
-    unique.reserve(hosts.size());
-    for (HostPartials& h : hosts) {
-      if (h.source_sha256.empty()) {
-        unique.push_back(std::move(h));
-        continue;
-      }
-      auto [it, inserted] = kept.try_emplace(h.source_sha256, h.host);
-      if (inserted) {
-        unique.push_back(std::move(h));
-        continue;
-      }
-      RunSummary::DroppedCopy copy{h.source, h.host, h.source_sha256, ""};
-      dropped.insert(std::upper_bound(dropped.begin(), dropped.end(), copy,
-                                      [](const RunSummary::DroppedCopy& a, const RunSummary::DroppedCopy& b) {
-                                        return a.source < b.source;
-                                      }),
-                     std::move(copy));
-    }
-    hosts = std::move(unique);
-    for (RunSummary::DroppedCopy& d : dropped)
-      if (auto it = kept.find(d.sha256); it != kept.end()) d.kept_host = it->second;
-  }
-  into.hosts = std::move(hosts);
   into.dropped_copies = std::move(dropped);
+  std::vector<HostIdentity> ids;
+  ids.reserve(hosts.size());
+  for (const HostPartials& h : hosts) ids.push_back({h.source, h.host, h.source_sha256});
+  const std::vector<bool> keep = DropByteIdenticalCopies(ids, into);
+  into.hosts.clear();
+  for (size_t i = 0; i < hosts.size(); ++i)
+    if (keep[i]) into.hosts.push_back(std::move(hosts[i]));
+}
+
+std::vector<bool> DropByteIdenticalCopies(const std::vector<HostIdentity>& hosts, RunSummary& run) {
+  std::vector<bool> keep(hosts.size(), true);
+  // --compat xprof reads copies as hosts, as xprof does.
+  if (run.options.compat == Compat::kXprof) return keep;
+  absl::flat_hash_map<std::string_view, std::string_view> kept;  // sha256 -> host
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    const HostIdentity& h = hosts[i];
+    if (h.sha256.empty() || kept.try_emplace(h.sha256, h.host).second) continue;
+    keep[i] = false;
+    RunSummary::DroppedCopy copy{std::string(h.source), std::string(h.host), std::string(h.sha256), ""};
+    auto at = std::upper_bound(
+        run.dropped_copies.begin(), run.dropped_copies.end(), copy,
+        [](const RunSummary::DroppedCopy& a, const RunSummary::DroppedCopy& b) { return a.source < b.source; });
+    run.dropped_copies.insert(at, std::move(copy));
+  }
+  for (RunSummary::DroppedCopy& d : run.dropped_copies)
+    if (auto it = kept.find(d.sha256); it != kept.end()) d.kept_host = std::string(it->second);
+  return keep;
 }
 
 HostSummary CombineHostOps(const RunSummary& run) {

@@ -2,6 +2,9 @@
 // the analyses read.
 #pragma once
 
+#include <string_view>
+#include <vector>
+
 #include "lib/model/diagnostics.h"
 #include "lib/summary/host_summary.h"
 #include "lib/summary/planes_to_step_db.h"
@@ -22,6 +25,18 @@ namespace tfprof {
 // and example kept are the first summary's that has the kind: in a run
 // read by one process only the first summary carries any).
 void CombineRunSummaries(RunSummary& into, RunSummary other);
+
+// Byte-identical captures summarised apart: of hosts (in canonical order)
+// with one SHA-256, the first stays and the others go, as discovery drops
+// copies within one folder (not with --compat xprof, which reads them all).
+// Returns which hosts to keep; the others are added to run.dropped_copies,
+// and every dropped copy there is pointed at the kept host of its content
+// (the first by key whatever order summaries combine in). Shared by
+// CombineRunSummaries and the streaming combine (run_summary_stream_combine.h).
+struct HostIdentity {
+  std::string_view source, host, sha256;
+};
+std::vector<bool> DropByteIdenticalCopies(const std::vector<HostIdentity>& hosts, RunSummary& run);
 
 // The folds, each over the hosts in `order`, exactly as the reference
 // combines hosts (run_summary.h says why they are not done in Combine).

@@ -53,8 +53,9 @@ uint64_t GetLittleEndian(std::string_view in, size_t at, int bytes) {
   return value;
 }
 
-std::string TooBigProblem(uint64_t needs, uint64_t limit, bool limit_from_env) {
-  return "reading this run summary needs about " + MemorySize(needs) + ", more than " +
+std::string TooBigProblem(uint64_t needs, uint64_t limit, bool limit_from_env,
+                          const std::string& what = "this run summary") {
+  return "reading " + what + " needs about " + MemorySize(needs) + ", more than " +
          (limit_from_env ? "the " + MemorySize(limit) +
                                " memory limit (set TFPROF_MEMORY_LIMIT higher if this "
                                "machine has the memory)"
@@ -190,10 +191,23 @@ std::string RunSummaryToBytes(const RunSummary& run) {
   summary::RunSummary message;
   ToProto(run, &message);
   const std::string body = SerializeDeterministic(message);
+  return RunSummaryHeader(run.schema_version, body.size()) + body;
+}
+
+std::string RunSummaryHeader(uint32_t schema_version, uint64_t message_bytes) {
   std::string out(kRunSummaryMagic);
-  PutLittleEndian(out, run.schema_version, 4);
-  PutLittleEndian(out, body.size(), 8);
-  return out + body;
+  PutLittleEndian(out, schema_version, 4);
+  PutLittleEndian(out, message_bytes, 8);
+  return out;
+}
+
+void CheckRunSummaryMemory(uint64_t message_bytes, const std::string& path, const ReadOptions& options,
+                           const std::string& what) {
+  bool from_env = options.memory_limit_from_env;
+  uint64_t limit = options.memory_limit_bytes;
+  if (!limit) limit = AvailableMemoryBytes(&from_env).value_or(0);
+  if (limit && message_bytes * kRunSummaryReadBytesPerByte > limit)
+    throw InputError(path, TooBigProblem(message_bytes * kRunSummaryReadBytesPerByte, limit, from_env, what));
 }
 
 RunSummary RunSummaryFromBytes(std::string_view bytes, const std::string& path, uint64_t memory_limit_bytes) {
@@ -234,11 +248,7 @@ RunSummary ReadRunSummary(const std::string& path, const ReadOptions& options) {
   std::string bytes(std::min<uint64_t>(size, kRunSummaryHeaderBytes), '\0');
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   const uint64_t length = CheckRunSummaryHeader(bytes, size, path);
-  bool from_env = options.memory_limit_from_env;
-  uint64_t limit = options.memory_limit_bytes;
-  if (!limit) limit = AvailableMemoryBytes(&from_env).value_or(0);
-  if (limit && length * kRunSummaryReadBytesPerByte > limit)
-    throw InputError(path, TooBigProblem(length * kRunSummaryReadBytesPerByte, limit, from_env));
+  CheckRunSummaryMemory(length, path, options);
   bytes.resize(size);
   in.read(bytes.data() + kRunSummaryHeaderBytes, static_cast<std::streamsize>(length));
   if (static_cast<uint64_t>(in.gcount()) != length) throw InputError(path, "cannot read: the file shrank while read");

@@ -52,6 +52,13 @@ RunSummary FromProto(const summary::RunSummary& in);
 
 // Header and message.
 std::string RunSummaryToBytes(const RunSummary& summary);
+// The header of a file whose message is `message_bytes` long.
+std::string RunSummaryHeader(uint32_t schema_version, uint64_t message_bytes);
+// Throws InputError naming `path` (exit 3) when reading `what` (a message
+// of `message_bytes`) would take more than the memory limit:
+// options.memory_limit_bytes, else the memory available.
+void CheckRunSummaryMemory(uint64_t message_bytes, const std::string& path, const ReadOptions& options,
+                           const std::string& what = "this run summary");
 // Throws InputError naming `path` (exit 3) for anything but a whole summary
 // of this schema version; `memory_limit_bytes` (0: none) bounds what
 // reading may take.

@@ -7,13 +7,10 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "absl/container/flat_hash_map.h"
-#include "fmt/format.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "lib/model/errors.h"
 #include "lib/read/byte_source.h"
-#include "lib/read/memory_guard.h"
 #include "lib/summary/run_summary_combine.h"
 #include "lib/summary/run_summary_file.h"
 #include "lib/summary/run_summary_proto.h"
@@ -102,9 +99,12 @@ RunSummary ScanFile(const std::string& path, size_t file, std::vector<HostRef>& 
 
 bool KeyLess(const HostRef& a, const HostRef& b) { return std::tie(a.source, a.order) < std::tie(b.source, b.order); }
 
-void PutVarint(std::string& out, uint64_t value) {
-  for (; value >= 0x80; value >>= 7) out += static_cast<char>((value & 0x7f) | 0x80);
-  out += static_cast<char>(value);
+// A host's field in the message: its tag, its length, then its bytes.
+std::string HostFieldPrefix(uint32_t length) {
+  uint8_t buffer[10];  // Two varint32s of at most 5 bytes each.
+  uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(kHostsTag, buffer);
+  end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(length, end);
+  return std::string(reinterpret_cast<const char*>(buffer), static_cast<size_t>(end - buffer));
 }
 
 }  // namespace
@@ -132,26 +132,16 @@ void CombineRunSummaryFiles(const std::vector<std::string>& paths, std::ostream&
                      "does not combine with the summaries before it: two run summaries hold host " + b.host +
                          " of capture file '" + b.source + "' (order " + std::to_string(b.order) + ")");
   }
-  // Byte-identical captures: the first by key stays (CombineRunSummaries).
-  if (run.options.compat != Compat::kXprof) {
-    absl::flat_hash_map<std::string, std::string> kept;
-    std::vector<HostRef> unique;
-    unique.reserve(hosts.size());
-    for (HostRef& h : hosts) {
-      if (h.sha256.empty() || kept.try_emplace(h.sha256, h.host).second) {
-        unique.push_back(std::move(h));
-        continue;
-      }
-      RunSummary::DroppedCopy copy{h.source, h.host, h.sha256, ""};
-      auto at = std::upper_bound(
-          run.dropped_copies.begin(), run.dropped_copies.end(), copy,
-          [](const RunSummary::DroppedCopy& a, const RunSummary::DroppedCopy& b) { return a.source < b.source; });
-      run.dropped_copies.insert(at, std::move(copy));
-    }
-    hosts = std::move(unique);
-    for (RunSummary::DroppedCopy& d : run.dropped_copies)
-      if (auto it = kept.find(d.sha256); it != kept.end()) d.kept_host = it->second;
-  }
+  // Byte-identical captures: the first by key stays, as CombineRunSummaries keeps it.
+  std::vector<HostIdentity> ids;
+  ids.reserve(hosts.size());
+  for (const HostRef& h : hosts) ids.push_back({h.source, h.host, h.sha256});
+  const std::vector<bool> keep = DropByteIdenticalCopies(ids, run);
+  std::vector<HostRef> kept;
+  kept.reserve(hosts.size());
+  for (size_t i = 0; i < hosts.size(); ++i)
+    if (keep[i]) kept.push_back(std::move(hosts[i]));
+  hosts = std::move(kept);
 
   // The message around the hosts: fields 1-5 before them, 7-9 after
   // (deterministic serialisation writes fields in number order).
@@ -166,35 +156,22 @@ void CombineRunSummaryFiles(const std::vector<std::string>& paths, std::ostream&
   message.clear_run_folder();
   const std::string prefix = SerializeDeterministic(message), suffix = SerializeDeterministic(after);
   uint64_t length = prefix.size() + suffix.size();
-  for (const HostRef& h : hosts) {
-    std::string tag;
-    PutVarint(tag, kHostsTag);
-    PutVarint(tag, h.length);
-    length += tag.size() + h.length;
-  }
+  for (const HostRef& h : hosts) length += HostFieldPrefix(h.length).size() + h.length;
   if (length > kRunSummaryMaxMessageBytes)
     throw InputError(paths.empty() ? "" : paths.front(),
                      "the combined run summary would pass the 2 GiB protobuf reads; combine fewer hosts");
 
-  std::string header(kRunSummaryMagic);
-  for (int i = 0; i < 4; ++i) header += static_cast<char>((run.schema_version >> (8 * i)) & 0xff);
-  for (int i = 0; i < 8; ++i) header += static_cast<char>((length >> (8 * i)) & 0xff);
+  const std::string header = RunSummaryHeader(run.schema_version, length);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
   out.write(prefix.data(), static_cast<std::streamsize>(prefix.size()));
 
   // Pass 2: each host's message, checked and copied, one at a time.
-  bool from_env = options.memory_limit_from_env;
-  uint64_t limit = options.memory_limit_bytes;
-  if (!limit) limit = AvailableMemoryBytes(&from_env).value_or(0);
   std::ifstream file;
   size_t open = paths.size();
   std::string bytes;
   for (const HostRef& h : hosts) {
     const std::string& path = paths[h.file];
-    if (limit && uint64_t{h.length} * kRunSummaryReadBytesPerByte > limit)
-      throw InputError(path, fmt::format("host {} needs about {} MB to check, more than the {} MB {}", h.host,
-                                         uint64_t{h.length} * kRunSummaryReadBytesPerByte >> 20, limit >> 20,
-                                         from_env ? "memory limit (TFPROF_MEMORY_LIMIT)" : "of memory available"));
+    CheckRunSummaryMemory(h.length, path, options, "host " + h.host + " of this run summary");
     if (open != h.file) {
       file = std::ifstream(path, std::ios::binary);
       open = h.file;
@@ -213,9 +190,7 @@ void CombineRunSummaryFiles(const std::vector<std::string>& paths, std::ostream&
     }
     if (SerializeDeterministic(again) != bytes)
       Corrupt(path, "host " + h.host + " is not stored as tfprof-analyze stores it");
-    std::string tag;
-    PutVarint(tag, kHostsTag);
-    PutVarint(tag, h.length);
+    const std::string tag = HostFieldPrefix(h.length);
     out.write(tag.data(), static_cast<std::streamsize>(tag.size()));
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
