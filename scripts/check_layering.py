@@ -26,6 +26,7 @@ ALLOWED = {
     "render": {"report", "model", "util"},
     "analyze": {"summary", "read", "model", "util", "report"},
     "export": {"summary", "read", "model", "util"},
+    "advise": {"analyze", "summary", "read", "model", "util", "report"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -9,15 +9,16 @@ namespace tfprof::cli {
 // Each defined in its tools/cmd_<name>.cc.
 std::unique_ptr<Command> InfoCommand(), OverviewCommand(), OpStatsCommand(), PlacementCommand(), KernelStatsCommand(),
     StepsCommand(), InputPipelineCommand(), MemoryCommand(), TfDataCommand(), HostsCommand(), MetricsCommand(),
-    CheckCommand(), DiffCommand(), SummarizeCommand(), CombineCommand(), TraceCommand(), ReportCommand();
+    CheckCommand(), DiffCommand(), SummarizeCommand(), CombineCommand(), TraceCommand(), ReportCommand(),
+    AdviseCommand();
 
 std::vector<std::unique_ptr<Command>> AllCommands() {
   using MakeCommand = std::unique_ptr<Command> (*)();
   // The order `--help` lists them in.
   constexpr MakeCommand kCommands[] = {
-      InfoCommand,          OverviewCommand,  OpStatsCommand, PlacementCommand, KernelStatsCommand, StepsCommand,
-      InputPipelineCommand, MemoryCommand,    TfDataCommand,  HostsCommand,     MetricsCommand,     CheckCommand,
-      DiffCommand,          SummarizeCommand, CombineCommand, TraceCommand,     ReportCommand,
+      InfoCommand,    OverviewCommand, OpStatsCommand,   PlacementCommand, KernelStatsCommand, StepsCommand,
+      InputPipelineCommand, MemoryCommand, TfDataCommand, HostsCommand, AdviseCommand,  MetricsCommand,
+      CheckCommand,   DiffCommand,     SummarizeCommand, CombineCommand,   TraceCommand,       ReportCommand,
   };
   std::vector<std::unique_ptr<Command>> commands;
   for (MakeCommand make : kCommands) commands.push_back(make());

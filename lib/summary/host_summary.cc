@@ -50,6 +50,7 @@ HostSummary SummarizeHostOpMetrics(const Host& host, Diagnostics& diagnostics, c
   s.env.hosts.push_back(host.name);
   s.env.hostnames = host.hostnames.empty() ? std::vector<std::string>{host.name} : host.hostnames;
   s.env.framework = host.framework;
+  s.pytorch = CollectPyTorchRuntimeFacts(host);
   for (size_t p = 0; p < host.planes.size(); ++p) {
     const Plane& plane = host.planes[p];
     const std::vector<std::vector<bool>>* marks = eager->empty() ? nullptr : &(*eager)[p];
@@ -101,6 +102,7 @@ void CombineHostSummaries(HostSummary& into, const HostSummary& other) {
   into.kernels.AppendHost(other.kernels);
   into.device_events += other.device_events;
   into.has_host_plane = into.has_host_plane || other.has_host_plane;
+  AddPyTorchRuntimeFacts(into.pytorch, other.pytorch);
 }
 
 }  // namespace tfprof

@@ -13,6 +13,7 @@
 #include "lib/summary/device_plane_to_kernel_stats.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/op_metrics_db.h"
+#include "lib/summary/pytorch_runtime_facts.h"
 
 namespace tfprof {
 
@@ -37,6 +38,7 @@ struct HostSummary {
   KernelStatsDb kernels;
   uint64_t device_events = 0;  // Events on GPU planes' non-derived lines.
   bool has_host_plane = false;
+  PyTorchRuntimeFacts pytorch;  // DataLoader, copies, CUDA graphs: PyTorch traces only.
 };
 
 // `eager`: the host's eager marks from GroupEvents when the caller groups

@@ -37,7 +37,8 @@ namespace tfprof {
 // Bumped whenever a field's meaning changes, so a stored summary from
 // another version is refused rather than misread. 2: hosts ordered by their
 // capture file's name (`source`), sources' content hashes, tool version.
-inline constexpr uint32_t kRunSummarySchemaVersion = 2;
+// 3: PyTorch runtime facts (HostSummary::pytorch) for the advisor.
+inline constexpr uint32_t kRunSummarySchemaVersion = 3;
 
 // What a summary holds: each command computes only the parts it shows
 // (op-stats builds no memory profile, memory groups no op metrics).

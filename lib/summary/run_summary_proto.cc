@@ -478,6 +478,18 @@ void ToProto(const HostSummary& in, summary::HostSummary* out) {
   ToProto(in.kernels, out->mutable_kernels());
   out->set_device_events(in.device_events);
   out->set_has_host_plane(in.has_host_plane);
+  if (in.pytorch != PyTorchRuntimeFacts{}) {
+    summary::PyTorchRuntimeFacts* f = out->mutable_pytorch();
+    f->set_single_process_loader_calls(in.pytorch.single_process_loader_calls);
+    f->set_single_process_loader_ps(in.pytorch.single_process_loader_ps);
+    f->set_worker_loader_calls(in.pytorch.worker_loader_calls);
+    f->set_worker_loader_ps(in.pytorch.worker_loader_ps);
+    f->set_pageable_h2d_copies(in.pytorch.pageable_h2d_copies);
+    f->set_pageable_h2d_ps(in.pytorch.pageable_h2d_ps);
+    f->set_pinned_h2d_copies(in.pytorch.pinned_h2d_copies);
+    f->set_pinned_h2d_ps(in.pytorch.pinned_h2d_ps);
+    f->set_cuda_graph_launches(in.pytorch.cuda_graph_launches);
+  }
 }
 
 HostSummary FromProto(const summary::HostSummary& in) {
@@ -488,6 +500,18 @@ HostSummary FromProto(const summary::HostSummary& in) {
   out.kernels = FromProto(in.kernels());
   out.device_events = in.device_events();
   out.has_host_plane = in.has_host_plane();
+  {
+    const summary::PyTorchRuntimeFacts& f = in.pytorch();
+    out.pytorch.single_process_loader_calls = f.single_process_loader_calls();
+    out.pytorch.single_process_loader_ps = f.single_process_loader_ps();
+    out.pytorch.worker_loader_calls = f.worker_loader_calls();
+    out.pytorch.worker_loader_ps = f.worker_loader_ps();
+    out.pytorch.pageable_h2d_copies = f.pageable_h2d_copies();
+    out.pytorch.pageable_h2d_ps = f.pageable_h2d_ps();
+    out.pytorch.pinned_h2d_copies = f.pinned_h2d_copies();
+    out.pytorch.pinned_h2d_ps = f.pinned_h2d_ps();
+    out.pytorch.cuda_graph_launches = f.cuda_graph_launches();
+  }
   return out;
 }
 

@@ -88,7 +88,7 @@ TEST_CASE("run summary file: the header, then the deterministic message", "[summ
   const std::string bytes = RunSummaryToBytes(run);
   REQUIRE(bytes.size() > kRunSummaryHeaderBytes);
   CHECK(bytes.substr(0, 8) == std::string("\x89tfprof\n", 8));
-  CHECK(bytes.substr(8, 4) == std::string("\x02\x00\x00\x00", 4));  // Schema version 2.
+  CHECK(bytes.substr(8, 4) == std::string("\x03\x00\x00\x00", 4));  // Schema version 3.
   const uint64_t length = bytes.size() - kRunSummaryHeaderBytes;
   std::string length_le;
   for (int i = 0; i < 8; ++i) length_le += static_cast<char>((length >> (8 * i)) & 0xff);
@@ -150,7 +150,7 @@ TEST_CASE("run summary file: a wrong, truncated, corrupt or other-version file i
   std::string other_version = good;
   PutU32(other_version, 8, 1);  // What tfprof-analyze wrote before hosts were ordered by file name.
   CHECK(ReadError(other_version) ==
-        "run summary schema version 1, this tfprof-analyze reads version 2 (summarise the captures again with this "
+        "run summary schema version 1, this tfprof-analyze reads version 3 (summarise the captures again with this "
         "version)");
 
   std::string absurd = good.substr(0, kRunSummaryHeaderBytes);
@@ -170,7 +170,7 @@ TEST_CASE("run summary file: a wrong, truncated, corrupt or other-version file i
   std::string wrong_bytes = good.substr(0, 12);
   const std::string body = SerializeDeterministic(wrong);
   for (int i = 0; i < 8; ++i) wrong_bytes += static_cast<char>((uint64_t{body.size()} >> (8 * i)) & 0xff);
-  CHECK(ReadError(wrong_bytes + body) == "corrupt run summary: schema version 7, this tfprof-analyze reads version 2");
+  CHECK(ReadError(wrong_bytes + body) == "corrupt run summary: schema version 7, this tfprof-analyze reads version 3");
 
   // Hosts out of order (CombineRunSummaries relies on the order).
   summary::RunSummary unordered;

@@ -198,7 +198,7 @@ TEST_CASE("summaries: refused with one clear line and a documented exit code", "
   auto version = RunTool("combine " + one + " " + dir + "/old.tfsum -o " + dir + "/v.tfsum");
   CHECK(version.exit_code == 3);
   CHECK(version.err == "tfprof-analyze: error: " + dir +
-                           "/old.tfsum: run summary schema version 1, this tfprof-analyze reads version 2 "
+                           "/old.tfsum: run summary schema version 1, this tfprof-analyze reads version 3 "
                            "(summarise the captures again with this version)\n");
 
   // Not a summary.

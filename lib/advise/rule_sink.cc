@@ -1,0 +1,83 @@
+#include <cmath>
+
+#include "fmt/format.h"
+#include "lib/advise/rules.h"
+
+namespace tfprof {
+
+Finding& RuleSink::Add(std::string_view id, FindingSeverity severity, std::optional<double> ms, std::string summary) {
+  const RuleDef* def = FindRule(id);
+  Finding f;
+  f.id = std::string(id);
+  f.severity = severity;
+  f.ms_per_step = ms;
+  if (ms && in.step_ms > 0) f.step_percent = in.PercentOfStep(*ms);
+  f.summary = std::move(summary);
+  if (def) f.guide = std::string(in.pytorch && !def->pytorch_guide.empty() ? def->pytorch_guide : def->guide);
+  Check(id, RuleStatus::kFired, f.summary);
+  out_.findings.push_back(std::move(f));
+  return out_.findings.back();
+}
+
+bool RuleSink::TooSmall(std::string_view id, std::optional<double> ms_per_step, const std::string& summary) {
+  if (!ms_per_step || in.step_ms <= 0) return false;
+  const double share = in.PercentOfStep(*ms_per_step), min = Threshold("finding.min_step_percent");
+  if (share >= min) return false;
+  Pass(id, summary + fmt::format(" But only {} per step is at stake ({} of the step; findings from {}).",
+                                 Millis(*ms_per_step), Percent(share), Percent(min)));
+  return true;
+}
+
+Finding& RuleSink::Fire(std::string_view id, std::optional<double> ms_per_step, std::string summary) {
+  if (TooSmall(id, ms_per_step, summary)) {
+    scratch_ = Finding{};
+    return scratch_;
+  }
+  FindingSeverity severity = FindingSeverity::kLow;
+  if (ms_per_step && in.step_ms > 0) {
+    const double share = in.PercentOfStep(*ms_per_step);
+    if (share >= Threshold("severity.high_percent")) severity = FindingSeverity::kHigh;
+    else if (share >= Threshold("severity.medium_percent")) severity = FindingSeverity::kMedium;
+  }
+  return Add(id, severity, ms_per_step, std::move(summary));
+}
+
+Finding& RuleSink::FireRisk(std::string_view id, FindingSeverity severity, std::string summary) {
+  Finding& f = Add(id, severity, std::nullopt, std::move(summary));
+  f.risk = true;
+  return f;
+}
+
+void RuleSink::Pass(std::string_view id, std::string detail) { Check(id, RuleStatus::kPassed, std::move(detail)); }
+void RuleSink::Undecided(std::string_view id, std::string why) { Check(id, RuleStatus::kUndecided, std::move(why)); }
+void RuleSink::NotApplicable(std::string_view id, std::string why) {
+  Check(id, RuleStatus::kNotApplicable, std::move(why));
+}
+
+void RuleSink::Check(std::string_view id, RuleStatus status, std::string detail) {
+  out_.checks.push_back({std::string(id), status, std::move(detail)});
+}
+
+std::string Percent(double value) { return fmt::format("{:.1f}%", value); }
+std::string Millis(double ms) { return fmt::format("{:.3f} ms", ms); }
+std::string Micros(double us) { return fmt::format("{:.1f} us", us); }
+std::string Bytes(double bytes) {
+  if (std::fabs(bytes) >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (std::fabs(bytes) >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  if (std::fabs(bytes) >= 1e3) return fmt::format("{:.1f} kB", bytes / 1e3);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+std::string NoStepsReason(const AdviseInputs& in) {
+  if (in.has_steps && in.step_ms > 0) return "";
+  const std::string& why = in.overview.steps.no_steps_reason;
+  return "no steps to measure against" + (why.empty() ? std::string() : ": " + why);
+}
+
+bool NoGpu(RuleSink& sink, std::string_view id) {
+  if (sink.in.ops.env.has_device()) return false;
+  sink.NotApplicable(id, "no GPU in the capture (no device plane)");
+  return true;
+}
+
+}  // namespace tfprof

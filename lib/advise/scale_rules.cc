@@ -1,0 +1,172 @@
+// Many GPUs and the program around them: stragglers, collectives, eager
+// execution, memory headroom.
+#include <algorithm>
+#include <cctype>
+
+#include "fmt/format.h"
+#include "lib/advise/rules.h"
+
+namespace tfprof {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// GPU memory, not the host's: TensorFlow's GPU_<n>_bfc (not gpu_host_bfc),
+// PyTorch's cuda_<n>.
+bool IsDeviceAllocator(std::string_view memory_id) {
+  const std::string id = Lower(memory_id);
+  return (id.rfind("gpu_", 0) == 0 && id.find("host") == std::string::npos) || id.rfind("cuda", 0) == 0;
+}
+
+}  // namespace
+
+void MultiGpuImbalanceRule(RuleSink& sink) {
+  constexpr std::string_view kId = "multi_gpu_imbalance";
+  const AdviseInputs& in = sink.in;
+  const HostsAnalysis& h = in.hosts;
+  if (h.compared < 2) {
+    if (in.ops.env.device_core_count > 1 && in.run.hosts.size() == 1)
+      return sink.Undecided(kId, fmt::format("one host with {} GPUs: their busy times are not compared per GPU (one "
+                                             "capture per rank or worker is)",
+                                             in.ops.env.device_core_count));
+    return sink.NotApplicable(kId, fmt::format("{} host(s) with steps to compare: needs two or more", h.compared));
+  }
+  if (h.stragglers.empty())
+    return sink.Pass(kId, fmt::format("{} hosts compared, no straggler (median step {})", h.compared,
+                                      Millis(h.median_step_ms)));
+  const HostRow* worst = nullptr;
+  for (const HostRow& r : h.rows)
+    if (r.host == h.stragglers.front()) worst = &r;
+  if (!worst) return sink.Undecided(kId, "the straggler's row is missing");
+  Finding& f = sink.Fire(kId, worst->late_ms,
+                         fmt::format("{} of {} hosts straggle; the slowest, {}, is busy {} per step longer than the "
+                                     "median host, and every synchronised step waits for it.",
+                                     h.stragglers.size(), h.compared, worst->host, Millis(worst->late_ms)));
+  f.evidence.push_back({"stragglers", fmt::format("{}", fmt::join(h.stragglers, ", ")), "hosts"});
+  f.evidence.push_back({worst->host + ": step time vs the median host",
+                        fmt::format("{:+.1f}%", worst->step_vs_median_percent), "hosts"});
+  f.evidence.push_back({worst->host + ": busy time per step", Millis(worst->busy_avg_ms), "hosts"});
+  f.evidence.push_back({"median host's busy time per step", Millis(h.median_busy_ms), "hosts"});
+  f.advice =
+      "Find what the straggler does differently (tfprof-analyze hosts --per-step, trace --hosts NAME): its input "
+      "(a slower loader or shard), extra work on one rank (logging, evaluation), a slower GPU or link. Balance the "
+      "data shards; keep rank-0-only work off the step.";
+}
+
+void AllreduceTimeRule(RuleSink& sink) {
+  constexpr std::string_view kId = "allreduce_time";
+  if (NoGpu(sink, kId)) return;
+  const AdviseInputs& in = sink.in;
+  if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(kId, why);
+  const double pct = in.overview.bottleneck.collectives_percent, ms = in.CategoryMs(Category::kDeviceCollectives);
+  if (pct == 0 && in.ops.env.device_core_count <= 1 && in.run.hosts.size() <= 1)
+    return sink.NotApplicable(kId, "one GPU: no collectives");
+  const double min = sink.Threshold("allreduce_time.min_percent");
+  if (pct < min)
+    return sink.Pass(kId, fmt::format("device collectives {} of the step time (fires from {})", Percent(pct),
+                                      Percent(min)));
+  Finding& f = sink.Fire(kId, ms,
+                         fmt::format("Device collectives (AllReduce and others) take {} of the step time ({} per "
+                                     "step) without overlapping compute.",
+                                     Percent(pct), Millis(ms)));
+  f.evidence.push_back({"device collectives, % of the step time", Percent(pct), "overview"});
+  f.evidence.push_back({"per step", Millis(ms), "steps"});
+  f.evidence.push_back({"achieved bandwidth",
+                        "not checked: the capture records no message sizes per collective", "advise"});
+  f.advice = in.pytorch ? "Overlap gradient AllReduce with the backward pass (DDP does; tune bucket_cap_mb), "
+                          "communicate in bf16 (DDP comm hooks), accumulate gradients over several micro-batches "
+                          "(no_sync), check NCCL uses NVLink/InfiniBand (NCCL_DEBUG=INFO)."
+                        : "Overlap and batch the AllReduce (MirroredStrategy packs gradients; try "
+                          "tf.distribute.experimental.CommunicationOptions with bytes_per_pack), reduce in 16-bit, "
+                          "and check NCCL's topology (NCCL_DEBUG=INFO).";
+}
+
+void EagerExecutionRule(RuleSink& sink) {
+  constexpr std::string_view kId = "eager_execution";
+  const AdviseInputs& in = sink.in;
+  uint64_t ops_ps = 0, eager_ps = 0;
+  for (const OpMetricsDb* db : {&in.ops.host_ops, &in.ops.device_ops})
+    for (const OpMetrics& m : db->rows()) {
+      if (m.is_idle()) continue;
+      ops_ps += m.self_time_ps;
+      if (m.is_eager) eager_ps += m.self_time_ps;
+    }
+  if (in.jax) return sink.NotApplicable(kId, "JAX: ops run under jax.jit or op by op, not tf.function");
+  if (ops_ps == 0) return sink.Undecided(kId, "no TensorFlow op time in the capture");
+  const double host = in.overview.host_eager_percent, device = in.overview.device_eager_percent;
+  const double pct = std::max(host, device), min = sink.Threshold("eager_execution.min_percent");
+  if (pct < min)
+    return sink.Pass(kId, fmt::format("eager op time: host {}, device {} (fires from {})", Percent(host),
+                                      Percent(device), Percent(min)));
+  std::optional<double> ms;
+  if (in.host_steps && NoStepsReason(in).empty()) ms = in.PerStepMs(static_cast<double>(eager_ps) / 1e9);
+  Finding& f = sink.Fire(kId, ms,
+                         fmt::format("Ops run eagerly, one by one from Python: {} of the host's op time, {} of the "
+                                     "device's.",
+                                     Percent(host), Percent(device)));
+  f.evidence.push_back({"host op time in eager execution", Percent(host), "overview"});
+  f.evidence.push_back({"device op time in eager execution", Percent(device), "overview"});
+  f.advice =
+      "Run the training step as a graph: decorate it with @tf.function (Keras fit does so unless "
+      "run_eagerly=True); keep Python side effects and .numpy() out of it.";
+}
+
+void MemoryNearCapacityRule(RuleSink& sink) {
+  constexpr std::string_view kId = "memory_near_capacity";
+  const AdviseInputs& in = sink.in;
+  struct Worst {
+    std::string host, allocator;
+    double peak = 0, capacity = 0, pct = -1;
+    std::string capacity_is;
+  } worst;
+  std::string no_profile;
+  for (const HostPartials& h : in.run.hosts) {
+    if (!h.memory.no_profile_reason.empty() && no_profile.empty()) no_profile = h.memory.no_profile_reason;
+    for (const AllocatorMemoryProfile& a : h.memory.allocators) {
+      if (!IsDeviceAllocator(a.memory_id)) continue;
+      double peak = static_cast<double>(a.peak_bytes), capacity = static_cast<double>(a.capacity_bytes);
+      std::string capacity_is = "the allocator's limit at the peak (in use + free)";
+      if (h.memory.source == MemorySource::kPyTorch) {
+        // PyTorch's capacity in the profile is what it had reserved; the
+        // limit is the device's memory.
+        peak = static_cast<double>(std::max(a.pytorch.peak_reserved_bytes, a.peak_bytes));
+        capacity = static_cast<double>(h.ops.env.first_device.memory_bytes);
+        if (capacity <= 0) capacity = static_cast<double>(in.ops.env.first_device.memory_bytes);
+        capacity_is = "the device's memory";
+      }
+      if (capacity <= 0) continue;
+      const double pct = 100 * peak / capacity;
+      if (pct > worst.pct) worst = {h.host, a.memory_id, peak, capacity, pct, capacity_is};
+    }
+  }
+  if (worst.pct < 0)
+    return sink.Undecided(kId, no_profile.empty() ? "no GPU allocator with a known capacity in the memory profile"
+                                                  : "no GPU memory profile: " + no_profile);
+  const double min = sink.Threshold("memory_near_capacity.min_percent");
+  if (worst.pct < min)
+    return sink.Pass(kId, fmt::format("peak {} of {} on {} {} ({}; fires from {})", Bytes(worst.peak),
+                                      Bytes(worst.capacity), worst.host, worst.allocator, Percent(worst.pct),
+                                      Percent(min)));
+  const FindingSeverity severity =
+      worst.pct >= sink.Threshold("memory_near_capacity.high_percent") ? FindingSeverity::kHigh : FindingSeverity::kMedium;
+  Finding& f = sink.FireRisk(kId, severity,
+                             fmt::format("{} peaks at {} of {} ({}): little headroom before out-of-memory, and "
+                                         "no room for a larger batch.",
+                                         worst.allocator, Bytes(worst.peak), Bytes(worst.capacity),
+                                         Percent(worst.pct)));
+  f.evidence.push_back({"allocator", worst.host + " " + worst.allocator, "memory"});
+  f.evidence.push_back({"peak memory", Bytes(worst.peak), "memory"});
+  f.evidence.push_back({"capacity: " + worst.capacity_is, Bytes(worst.capacity), "memory"});
+  f.advice = in.pytorch
+                 ? "Lower the peak: smaller micro-batches with gradient accumulation, activation checkpointing "
+                   "(torch.utils.checkpoint), bf16 autocast; fragmentation: PYTORCH_CUDA_ALLOC_CONF="
+                   "expandable_segments:True. The memory command shows the ops alive at the peak."
+                 : "Lower the peak: a smaller batch, mixed precision, recomputing activations "
+                   "(tf.recompute_grad); the memory command shows the allocations alive at the peak.";
+}
+
+}  // namespace tfprof
