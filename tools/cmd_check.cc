@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "lib/advise/advice_rules_check.h"
+#include "lib/advise/run_summary_to_advice.h"
 #include "lib/analyze/metric_rules.h"
 #include "lib/analyze/metrics_report.h"
 #include "lib/analyze/run_summary_to_metrics.h"
@@ -20,6 +22,7 @@ namespace {
 
 struct CheckOptions {
   std::vector<std::string> max, min, rules_files;
+  std::vector<std::string> no_finding, max_findings;  // The advisor's gates (docs/advise.md).
   std::string missing = "fail";
   std::string junit;
 };
@@ -66,10 +69,23 @@ std::vector<MetricRule> CollectRules(const CheckOptions& c) {
   }
   for (const std::string& m : c.max) rules.push_back(ParseBoundFlag(m, /*is_max=*/true));
   for (const std::string& m : c.min) rules.push_back(ParseBoundFlag(m, /*is_max=*/false));
-  if (rules.empty())
-    throw InputError("", "check needs at least one rule: --max METRIC=VALUE, --min METRIC=VALUE or --rules FILE",
+  if (rules.empty() && c.no_finding.empty() && c.max_findings.empty())
+    throw InputError("",
+                     "check needs at least one rule: --max METRIC=VALUE, --min METRIC=VALUE, --rules FILE, "
+                     "--no-finding ID or --max-findings SEVERITY",
                      kExitUsage);
   return rules;
+}
+
+std::vector<FindingGate> CollectFindingGates(const CheckOptions& c) {
+  std::vector<FindingGate> gates;
+  try {
+    for (const std::string& id : c.no_finding) gates.push_back(ParseNoFindingFlag(id));
+    for (const std::string& m : c.max_findings) gates.push_back(ParseMaxFindingsFlag(m));
+  } catch (const std::invalid_argument& e) {
+    throw InputError("", e.what(), kExitUsage);
+  }
+  return gates;
 }
 
 class Check final : public RunReportCommand {
@@ -90,13 +106,27 @@ class Check final : public RunReportCommand {
                     "A rule on a metric this capture lacks: 'fail' (default) or 'skip' (lines starting 'optional' "
                     "always skip)")
         ->check(CLI::IsMember({"fail", "skip"}));
+    cmd->add_option("--no-finding", c_.no_finding,
+                    "Fails when the advisor's rule ID fires (advise; docs/advise.md lists the ids; repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("--max-findings", c_.max_findings,
+                    "SEVERITY[=N]: fails when more than N (default 0) advisor findings are at or above SEVERITY "
+                    "(low, medium, high; repeatable)")
+        ->allow_extra_args(false);
     AddOutputOption(cmd, "--junit", c_.junit, "Also write the results as JUnit XML to this file (for CI test reports)");
   }
   // Rules first: a typo in a metric name is a usage error before any reading.
-  void Prepare() override { rules_ = CollectRules(c_); }
+  void Prepare() override {
+    rules_ = CollectRules(c_);
+    gates_ = CollectFindingGates(c_);
+  }
   Report BuildReport(RunSummary& run) override {
     metrics_ = RunSummaryToMetrics(run);
-    outcomes_ = EvaluateRules(rules_, metrics_, c_.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail);
+    const MissingPolicy missing = c_.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail;
+    outcomes_ = EvaluateRules(rules_, metrics_, missing);
+    if (!gates_.empty())
+      for (CheckOutcome& o : EvaluateFindingGates(gates_, RunSummaryToAdvice(run), missing))
+        outcomes_.push_back(std::move(o));
     return BuildCheckReport(metrics_, outcomes_);
   }
   void Write(const Report& report) override {
@@ -111,6 +141,7 @@ class Check final : public RunReportCommand {
 
   CheckOptions c_;
   std::vector<MetricRule> rules_;
+  std::vector<FindingGate> gates_;
   RunAnalysis metrics_;
   std::vector<CheckOutcome> outcomes_;
 };

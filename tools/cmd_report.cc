@@ -27,6 +27,7 @@ struct SectionSpec {
 
 const std::vector<SectionSpec>& Sections() {
   static const std::vector<SectionSpec> kSections = {
+      {"advise", "Findings (the performance guide's checklist)", "advise", {}},
       {"overview", "Overview", "overview", {}},
       {"steps", "Step-time graph", "steps", {}},
       {"hosts", "Hosts", "hosts", {}},
@@ -78,7 +79,7 @@ class HtmlReport final : public Command {
       reports_.push_back(std::move(diff));
       sections_.push_back({"changes", "What changed (new against base)", nullptr, ""});
       // Each analysis of the two runs one after the other.
-      for (const char* command : {"overview", "steps"})
+      for (const char* command : {"advise", "overview", "steps"})
         for (size_t i = 0; i < runs.size(); ++i) {
           const std::string side = i == 0 ? "base" : "new";
           AddSections(runs[i], paths_[i], side + "-", side + ": ", {command});

@@ -68,6 +68,7 @@ AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_a
     std::vector<const StepRecord*> steps;
     for (const StepRecord& s : h.steps.steps) steps.push_back(&s);
     in.host_steps += steps.size();
+    in.device_steps += steps.size() * static_cast<uint64_t>(std::max(h.ops.env.device_core_count, 1));
     std::sort(steps.begin(), steps.end(), [](const StepRecord* a, const StepRecord* b) { return a->begin_ps < b->begin_ps; });
     in.whole_steps = in.whole_steps || h.steps.whole_steps;
     for (size_t i = 1; i < steps.size(); ++i) {

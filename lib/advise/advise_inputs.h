@@ -64,6 +64,9 @@ struct AdviseInputs {
   // Host-steps the whole-profile totals (kernels, runtime facts) divide by:
   // every host's own steps, summed (the overview's list drops some).
   uint64_t host_steps = 0;
+  // Kernel totals add up every GPU of a host: they divide by each host's
+  // steps times its GPUs (per GPU and step).
+  uint64_t device_steps = 0;
   // Gaps between a host's consecutive steps (end of one to start of the
   // next), averaged over all such pairs of all hosts. Pairs whose step
   // markers skip numbers (a profiler schedule's unprofiled steps lie
@@ -78,6 +81,10 @@ struct AdviseInputs {
   double PercentOfStep(double ms) const { return step_ms > 0 ? 100.0 * ms / step_ms : 0.0; }
   // A whole-profile total in ps, per host-step, in ms.
   double PerStepMs(double total_ms) const { return host_steps ? total_ms / static_cast<double>(host_steps) : 0.0; }
+  // A whole-profile kernel total, per GPU and step, in ms.
+  double PerDeviceStepMs(double total_ms) const {
+    return device_steps ? total_ms / static_cast<double>(device_steps) : 0.0;
+  }
 };
 
 AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_avg_us);

@@ -11,7 +11,7 @@ namespace {
 
 void AddKernelEvidence(Finding& f, const std::vector<KernelShare>& top, std::string_view label) {
   for (const KernelShare& k : top)
-    f.evidence.push_back({std::string(label) + ": " + k.name + (k.op.empty() ? "" : " (" + k.op + ")"),
+    f.evidence.push_back({std::string(label) + ": " + ShortKernelName(k.name) + (k.op.empty() ? "" : " (" + k.op + ")"),
                           fmt::format("{} launches, {}", k.launches, Millis(k.ms)), "kernel-stats"});
 }
 
@@ -31,10 +31,10 @@ void KernelLaunchRule(RuleSink& sink, std::string_view id) {
   f.evidence.push_back({"kernel launch time, % of the step time", Percent(pct), "overview"});
   f.evidence.push_back({"device compute, % of the step time", Percent(in.overview.bottleneck.compute_percent),
                         "overview"});
-  if (in.host_steps)
-    f.evidence.push_back({"kernel launches per step",
+  if (in.device_steps)
+    f.evidence.push_back({"kernel launches per step and GPU",
                           fmt::format("{:.0f}", static_cast<double>(in.kernels.launches) /
-                                                    static_cast<double>(in.host_steps)),
+                                                    static_cast<double>(in.device_steps)),
                           "kernel-stats"});
   if (in.pytorch) {
     if (in.ops.pytorch.cuda_graph_launches)
@@ -93,8 +93,8 @@ void SmallKernelsRule(RuleSink& sink) {
     return sink.Pass(kId, fmt::format("{} of the launches are of kernels under {} on average (fires from {})",
                                       Percent(pct), Micros(max_us), Percent(min)));
   std::optional<double> ms;
-  if (in.host_steps && NoStepsReason(in).empty())
-    ms = static_cast<double>(k.small_launches) / static_cast<double>(in.host_steps) *
+  if (in.device_steps && NoStepsReason(in).empty())
+    ms = static_cast<double>(k.small_launches) / static_cast<double>(in.device_steps) *
          sink.Threshold("small_kernels.launch_overhead_us") / 1e3;
   Finding& f = sink.Fire(kId, ms,
                          fmt::format("{} of {} kernel launches run under {} on average: launch latency, not the "
@@ -107,7 +107,7 @@ void SmallKernelsRule(RuleSink& sink) {
   if (ms)
     f.evidence.push_back({"time at stake: launches per step x launch latency",
                           fmt::format("{:.0f} x {} = {}", static_cast<double>(k.small_launches) /
-                                                              static_cast<double>(in.host_steps),
+                                                              static_cast<double>(in.device_steps),
                                       Micros(sink.Threshold("small_kernels.launch_overhead_us")), Millis(*ms)),
                           "advise"});
   AddKernelEvidence(f, k.top_small, "small kernel");
@@ -133,7 +133,7 @@ void FusionRule(RuleSink& sink, std::string_view id) {
     return sink.Pass(id, fmt::format("element-wise kernels take {} of the kernel time (fires from {})", Percent(pct),
                                      Percent(min)));
   std::optional<double> ms;
-  if (in.host_steps && NoStepsReason(in).empty()) ms = in.PerStepMs(k.elementwise_ms);
+  if (in.device_steps && NoStepsReason(in).empty()) ms = in.PerDeviceStepMs(k.elementwise_ms);
   Finding& f = sink.Fire(id, ms,
                          fmt::format("Element-wise kernels take {} of the GPU's kernel time ({} launches): each reads "
                                      "and writes memory that one fused kernel would keep in registers.",

@@ -82,7 +82,7 @@ void TfDataStageRule(RuleSink& sink) {
   const TfDataBottleneckKind kind = ClassifyTfDataBottleneck(b.iterator_name);
   Finding& f = sink.Fire(kId, ms,
                          fmt::format("tf.data's slowest stage is {} ({}): {} of the slowest {} call.", b.iterator_name,
-                                     TfDataBottleneckKindName(kind), Millis(self_ms), Micros(latency_us)));
+                                     TfDataBottleneckKindName(kind), Millis(self_ms), Millis(latency_us / 1e3)));
   f.evidence.push_back({"pipeline", b.pipeline + " on " + b.host, "tf-data"});
   f.evidence.push_back({"slowest call's latency", Micros(latency_us), "tf-data"});
   f.evidence.push_back({"bottleneck iterator", b.iterator_long_name, "tf-data"});

@@ -1,5 +1,7 @@
 // Do Tensor-Core-eligible ops use Tensor Cores: mixed precision / AMP, and
 // TF32 on Ampere and later.
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "lib/advise/rules.h"
 
@@ -10,9 +12,9 @@ namespace {
 // Cores could win per step, or none without steps.
 std::optional<double> TensorCoreGain(const RuleSink& sink, double unused_ms) {
   const AdviseInputs& in = sink.in;
-  if (!in.host_steps || !NoStepsReason(in).empty()) return std::nullopt;
+  if (!in.device_steps || !NoStepsReason(in).empty()) return std::nullopt;
   const double speedup = std::max(1.0, sink.Threshold("mixed_precision.speedup"));
-  return in.PerStepMs(unused_ms) * (1 - 1 / speedup);
+  return in.PerDeviceStepMs(unused_ms) * (1 - 1 / speedup);
 }
 
 void AddEligibleEvidence(Finding& f, const AdviseInputs& in, double unused_ms) {
@@ -20,7 +22,7 @@ void AddEligibleEvidence(Finding& f, const AdviseInputs& in, double unused_ms) {
                         Percent(100 * unused_ms / in.kernels.ms), "kernel-stats"});
   f.evidence.push_back({"device compute in 32-bit kernels", Percent(in.overview.compute_32bit_percent), "overview"});
   for (const KernelShare& k : in.kernels.top_eligible_unused)
-    f.evidence.push_back({"kernel: " + k.name + (k.op.empty() ? "" : " (" + k.op + ")"),
+    f.evidence.push_back({"kernel: " + ShortKernelName(k.name) + (k.op.empty() ? "" : " (" + k.op + ")"),
                           fmt::format("{} launches, {}", k.launches, Millis(k.ms)), "kernel-stats"});
 }
 
@@ -63,7 +65,7 @@ void Tf32Rule(RuleSink& sink) {
   if (d.compute_cap_major < 8)
     return sink.NotApplicable(kId, fmt::format("the GPU ({}) has compute capability {}.{}: TF32 needs Ampere (8.0) "
                                                "or later",
-                                               d.name.empty() ? "unnamed" : d.name, d.compute_cap_major,
+                                               d.name.empty() ? in.ops.env.device_type : d.name, d.compute_cap_major,
                                                d.compute_cap_minor));
   if (in.kernels.ms <= 0) return sink.Undecided(kId, "no kernel time on the GPU planes");
   const double pct = 100 * in.kernels.eligible_unused_fp32_ms / in.kernels.ms;
@@ -78,7 +80,7 @@ void Tf32Rule(RuleSink& sink) {
                                      "change to the model.",
                                      d.compute_cap_major, d.compute_cap_minor, Percent(pct)));
   AddEligibleEvidence(f, in, in.kernels.eligible_unused_fp32_ms);
-  f.evidence.push_back({"GPU", fmt::format("{} (compute capability {}.{})", d.name, d.compute_cap_major,
+  f.evidence.push_back({"GPU", fmt::format("{} (compute capability {}.{})", d.name.empty() ? in.ops.env.device_type : d.name, d.compute_cap_major,
                                            d.compute_cap_minor),
                         "info"});
   f.advice = in.jax ? "jax.config.update(\"jax_default_matmul_precision\", \"tensorfloat32\") (or pass "

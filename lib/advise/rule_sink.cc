@@ -68,6 +68,12 @@ std::string Bytes(double bytes) {
   return fmt::format("{:.0f} B", bytes);
 }
 
+std::string ShortKernelName(std::string_view name) {
+  constexpr size_t kMax = 100;
+  if (name.size() <= kMax) return std::string(name);
+  return std::string(name.substr(0, kMax)) + "...";
+}
+
 std::string NoStepsReason(const AdviseInputs& in) {
   if (in.has_steps && in.step_ms > 0) return "";
   const std::string& why = in.overview.steps.no_steps_reason;

@@ -49,6 +49,9 @@ std::string Percent(double value);  // "12.3%"
 std::string Millis(double ms);      // "1.234 ms"
 std::string Micros(double us);      // "4.2 us"
 std::string Bytes(double bytes);    // "76.6 GB"
+// A kernel's name cut to 100 characters ("..." after): C++ template
+// signatures run to hundreds; kernel-stats shows them whole.
+std::string ShortKernelName(std::string_view name);
 
 // Why step-based rules cannot decide on this run ("" when it has steps).
 std::string NoStepsReason(const AdviseInputs& in);

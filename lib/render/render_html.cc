@@ -34,7 +34,7 @@ const std::vector<Series>& CategorySeries() {
 constexpr const char* kStyle = R"(
 body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:0 16px 48px;color:#222}
 h1{font-size:22px;margin:20px 0 4px}h2{font-size:18px;margin:32px 0 8px;border-bottom:1px solid #ddd}
-nav a{margin-right:12px}p.line{margin:2px 0}
+nav a{margin-right:12px}p.line{margin:2px 0;white-space:pre-wrap}
 table{border-collapse:collapse;margin:8px 0 4px;font-size:12px}caption{text-align:left;font-weight:600;padding:4px 0}
 th,td{border:1px solid #ddd;padding:2px 6px;vertical-align:top}td{max-width:420px;overflow-wrap:anywhere}th{background:#f4f4f4;cursor:pointer;white-space:nowrap}
 td.n{text-align:right;font-variant-numeric:tabular-nums}ul.notes{color:#555;font-size:12px}
