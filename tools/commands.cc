@@ -16,9 +16,9 @@ std::vector<std::unique_ptr<Command>> AllCommands() {
   using MakeCommand = std::unique_ptr<Command> (*)();
   // The order `--help` lists them in.
   constexpr MakeCommand kCommands[] = {
-      InfoCommand,    OverviewCommand, OpStatsCommand,   PlacementCommand, KernelStatsCommand, StepsCommand,
-      InputPipelineCommand, MemoryCommand, TfDataCommand, HostsCommand, AdviseCommand,  MetricsCommand,
-      CheckCommand,   DiffCommand,     SummarizeCommand, CombineCommand,   TraceCommand,       ReportCommand,
+      InfoCommand,          OverviewCommand, OpStatsCommand,   PlacementCommand, KernelStatsCommand, StepsCommand,
+      InputPipelineCommand, MemoryCommand,   TfDataCommand,    HostsCommand,     AdviseCommand,      MetricsCommand,
+      CheckCommand,         DiffCommand,     SummarizeCommand, CombineCommand,   TraceCommand,       ReportCommand,
   };
   std::vector<std::unique_ptr<Command>> commands;
   for (MakeCommand make : kCommands) commands.push_back(make());

@@ -23,16 +23,17 @@ Report BuildAdviceReport(const Advice& advice, const AdviseOptions& options) {
   Report r;
   r.command = "advise";
   r.lines.push_back("run " + advice.run + " · " + advice.framework + " checklist");
-  if (advice.steps) r.lines.push_back(fmt::format("{} steps, {:.3f} ms per step on average", advice.steps, advice.step_ms));
+  if (advice.steps)
+    r.lines.push_back(fmt::format("{} steps, {:.3f} ms per step on average", advice.steps, advice.step_ms));
   size_t by[3] = {0, 0, 0};
   for (const Finding& f : advice.findings) ++by[static_cast<size_t>(f.severity)];
   size_t undecided = 0;
   for (const RuleCheck& c : advice.checks) undecided += c.status == RuleStatus::kUndecided;
-  r.lines.push_back(advice.findings.empty()
-                        ? fmt::format("no findings: {} rules checked, {} could not decide", advice.checks.size(),
-                                      undecided)
-                        : fmt::format("{} findings ({} high, {} medium, {} low); {} rules checked, {} could not decide",
-                                      advice.findings.size(), by[2], by[1], by[0], advice.checks.size(), undecided));
+  r.lines.push_back(
+      advice.findings.empty()
+          ? fmt::format("no findings: {} rules checked, {} could not decide", advice.checks.size(), undecided)
+          : fmt::format("{} findings ({} high, {} medium, {} low); {} rules checked, {} could not decide",
+                        advice.findings.size(), by[2], by[1], by[0], advice.checks.size(), undecided));
   // The text view shows each finding as a block of statements; the
   // `findings` table (CSV's default, JSON) holds the same, one row each.
   int64_t n = 0;
@@ -43,7 +44,8 @@ Report BuildAdviceReport(const Advice& advice, const AdviseOptions& options) {
                  (f.step_percent ? fmt::format(" ({:.1f}% of the step)", *f.step_percent) : std::string());
     r.lines.push_back(fmt::format("{}. [{}] {} · {}", ++n, SeverityName(f.severity), f.id, at_stake));
     r.lines.push_back("   " + f.summary);
-    for (const Evidence& ev : f.evidence) r.lines.push_back("   - " + ev.what + ": " + ev.value + " [" + ev.source + "]");
+    for (const Evidence& ev : f.evidence)
+      r.lines.push_back("   - " + ev.what + ": " + ev.value + " [" + ev.source + "]");
     r.lines.push_back("   try: " + f.advice);
     if (!f.guide.empty()) r.lines.push_back("   guide: " + f.guide);
   }

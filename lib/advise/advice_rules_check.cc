@@ -23,8 +23,7 @@ FindingGate ParseMaxFindingsFlag(const std::string& text) {
   const size_t eq = text.find('=');
   const std::string severity = text.substr(0, eq);
   const std::optional<FindingSeverity> s = ParseFindingSeverity(severity);
-  if (!s)
-    throw std::invalid_argument("--max-findings: '" + severity + "' is not a severity (low, medium or high)");
+  if (!s) throw std::invalid_argument("--max-findings: '" + severity + "' is not a severity (low, medium or high)");
   g.severity = *s;
   if (eq != std::string::npos) {
     uint64_t n = 0;
@@ -57,11 +56,11 @@ std::vector<CheckOutcome> EvaluateFindingGates(const std::vector<FindingGate>& g
       } else if (check->status == RuleStatus::kFired) {
         o.status = OutcomeStatus::kFail;
         o.actual = 1;
-        o.message = check->detail;
+        o.message = g.id + " fired: " + check->detail;
       } else if (check->status == RuleStatus::kUndecided) {
         o.missing = true;
         o.status = missing == MissingPolicy::kSkip ? OutcomeStatus::kSkip : OutcomeStatus::kFail;
-        o.message = "could not decide: " + check->detail;
+        o.message = g.id + " could not decide: " + check->detail;
       } else {
         o.status = OutcomeStatus::kPass;
         o.actual = 0;

@@ -13,10 +13,10 @@ namespace tfprof {
 
 struct FindingGate {
   enum class Kind { kNoFinding, kMaxFindings } kind = Kind::kNoFinding;
-  std::string id;                                   // kNoFinding: the rule.
+  std::string id;                                    // kNoFinding: the rule.
   FindingSeverity severity = FindingSeverity::kLow;  // kMaxFindings: counted at or above this.
-  size_t allowed = 0;                               // kMaxFindings: at most this many.
-  std::string text;                                 // As given, for the outcome's name.
+  size_t allowed = 0;                                // kMaxFindings: at most this many.
+  std::string text;                                  // As given, for the outcome's name.
 };
 
 // Parses `--no-finding ID` (a rule of the catalogue) and `--max-findings

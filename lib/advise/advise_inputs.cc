@@ -30,7 +30,8 @@ KernelAggregates AggregateKernels(const KernelStatsDb& db, double small_max_avg_
     k.launches += r.occurrences;
     k.ms += ms;
     const KernelShare share{r.name, r.op_name, r.occurrences, ms};
-    if (r.occurrences > 0 && static_cast<double>(r.total_ns) / static_cast<double>(r.occurrences) < small_max_avg_us * 1e3) {
+    if (r.occurrences > 0 &&
+        static_cast<double>(r.total_ns) / static_cast<double>(r.occurrences) < small_max_avg_us * 1e3) {
       k.small_launches += r.occurrences;
       k.small_ms += ms;
       KeepTop(k.top_small, share, /*by_launches=*/true);
@@ -69,7 +70,8 @@ AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_a
     for (const StepRecord& s : h.steps.steps) steps.push_back(&s);
     in.host_steps += steps.size();
     in.device_steps += steps.size() * static_cast<uint64_t>(std::max(h.ops.env.device_core_count, 1));
-    std::sort(steps.begin(), steps.end(), [](const StepRecord* a, const StepRecord* b) { return a->begin_ps < b->begin_ps; });
+    std::sort(steps.begin(), steps.end(),
+              [](const StepRecord* a, const StepRecord* b) { return a->begin_ps < b->begin_ps; });
     in.whole_steps = in.whole_steps || h.steps.whole_steps;
     for (size_t i = 1; i < steps.size(); ++i) {
       const auto& prev = steps[i - 1]->marker_number;

@@ -41,7 +41,7 @@ struct KernelAggregates {
   // kernel stats do not, so there every such kernel counts as 32-bit).
   double eligible_unused_ms = 0, eligible_unused_fp32_ms = 0;
   std::vector<KernelShare> top_eligible_unused;  // Most time first, at most 3.
-  bool triton = false;  // torch.compile's kernels (triton_*) are present.
+  bool triton = false;                           // torch.compile's kernels (triton_*) are present.
 };
 
 // Which framework's remedies the advice names. JAX: XLA-compiled device
@@ -54,8 +54,8 @@ struct AdviseInputs {
   bool pytorch = false;
   bool jax = false;
   bool host_tf_ops = false;  // Any TensorFlow op ran on the host (non-IDLE host op rows).
-  HostSummary ops;    // All hosts combined.
-  Overview overview;  // Steps: the combined steps, first and last dropped past five.
+  HostSummary ops;           // All hosts combined.
+  Overview overview;         // Steps: the combined steps, first and last dropped past five.
   TfDataAnalysis tf_data;
   HostsAnalysis hosts;
   KernelAggregates kernels;

@@ -25,21 +25,21 @@ void KernelLaunchRule(RuleSink& sink, std::string_view id) {
   const double min = sink.Threshold("kernel_launch.min_percent");
   if (pct < min)
     return sink.Pass(id, fmt::format("kernel launch {} of the step time (fires from {})", Percent(pct), Percent(min)));
-  Finding& f = sink.Fire(id, ms,
-                         fmt::format("The GPU waits for kernel launches {} of the step time ({} per step).",
-                                     Percent(pct), Millis(ms)));
+  Finding& f = sink.Fire(
+      id, ms,
+      fmt::format("The GPU waits for kernel launches {} of the step time ({} per step).", Percent(pct), Millis(ms)));
   f.evidence.push_back({"kernel launch time, % of the step time", Percent(pct), "overview"});
-  f.evidence.push_back({"device compute, % of the step time", Percent(in.overview.bottleneck.compute_percent),
-                        "overview"});
+  f.evidence.push_back(
+      {"device compute, % of the step time", Percent(in.overview.bottleneck.compute_percent), "overview"});
   if (in.device_steps)
-    f.evidence.push_back({"kernel launches per step and GPU",
-                          fmt::format("{:.0f}", static_cast<double>(in.kernels.launches) /
-                                                    static_cast<double>(in.device_steps)),
-                          "kernel-stats"});
+    f.evidence.push_back(
+        {"kernel launches per step and GPU",
+         fmt::format("{:.0f}", static_cast<double>(in.kernels.launches) / static_cast<double>(in.device_steps)),
+         "kernel-stats"});
   if (in.pytorch) {
     if (in.ops.pytorch.cuda_graph_launches)
-      f.evidence.push_back({"CUDA graph replays (cudaGraphLaunch)", std::to_string(in.ops.pytorch.cuda_graph_launches),
-                            "advise"});
+      f.evidence.push_back(
+          {"CUDA graph replays (cudaGraphLaunch)", std::to_string(in.ops.pytorch.cuda_graph_launches), "advise"});
     f.advice =
         "Replay the step's kernels from a CUDA graph (torch.compile(mode=\"reduce-overhead\"), or "
         "torch.cuda.graphs / torch.cuda.make_graphed_callables): one launch instead of one per kernel. Fusing small "
@@ -105,16 +105,16 @@ void SmallKernelsRule(RuleSink& sink) {
                         Micros(k.small_ms * 1e3 / static_cast<double>(std::max<uint64_t>(k.small_launches, 1))),
                         "kernel-stats"});
   if (ms)
-    f.evidence.push_back({"time at stake: launches per step x launch latency",
-                          fmt::format("{:.0f} x {} = {}", static_cast<double>(k.small_launches) /
-                                                              static_cast<double>(in.device_steps),
-                                      Micros(sink.Threshold("small_kernels.launch_overhead_us")), Millis(*ms)),
-                          "advise"});
+    f.evidence.push_back(
+        {"time at stake: launches per step x launch latency",
+         fmt::format("{:.0f} x {} = {}", static_cast<double>(k.small_launches) / static_cast<double>(in.device_steps),
+                     Micros(sink.Threshold("small_kernels.launch_overhead_us")), Millis(*ms)),
+         "advise"});
   AddKernelEvidence(f, k.top_small, "small kernel");
   f.advice = in.pytorch ? "Fuse the small ops (torch.compile), replay them from a CUDA graph (cuda_graphs), or give "
                           "each kernel more work (larger batches, fewer tiny tensors: torch._foreach_* optimizers)."
-                : in.jax ? "Give each kernel more work (larger batches), jit larger functions so XLA fuses more, and "
-                           "replace Python loops with jax.lax.scan."
+             : in.jax   ? "Give each kernel more work (larger batches), jit larger functions so XLA fuses more, and "
+                          "replace Python loops with jax.lax.scan."
                         : "Fuse the small ops (XLA: tf.function(jit_compile=True)) or give each kernel more work "
                           "(larger batches).";
 }
@@ -130,8 +130,8 @@ void FusionRule(RuleSink& sink, std::string_view id) {
     return sink.Pass(id, "torch.compile's Triton kernels (triton_*) are present: the model is already compiled");
   const double pct = 100.0 * k.elementwise_ms / k.ms, min = sink.Threshold("fusion.min_elementwise_percent");
   if (pct < min)
-    return sink.Pass(id, fmt::format("element-wise kernels take {} of the kernel time (fires from {})", Percent(pct),
-                                     Percent(min)));
+    return sink.Pass(
+        id, fmt::format("element-wise kernels take {} of the kernel time (fires from {})", Percent(pct), Percent(min)));
   std::optional<double> ms;
   if (in.device_steps && NoStepsReason(in).empty()) ms = in.PerDeviceStepMs(k.elementwise_ms);
   Finding& f = sink.Fire(id, ms,
@@ -155,8 +155,9 @@ void HostOpsOnGpuRunRule(RuleSink& sink) {
   const AdviseInputs& in = sink.in;
   if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(kId, why);
   if (!in.host_tf_ops)
-    return sink.NotApplicable(kId, "no TensorFlow ops on the host: host compute is the framework's own dispatch and "
-                                   "Python");
+    return sink.NotApplicable(kId,
+                              "no TensorFlow ops on the host: host compute is the framework's own dispatch and "
+                              "Python");
   const double pct = in.overview.steps.category_percent[static_cast<size_t>(Category::kHostCompute)];
   const double ms = in.CategoryMs(Category::kHostCompute), min = sink.Threshold("host_ops_on_gpu_run.min_percent");
   if (pct < min)
@@ -190,8 +191,9 @@ void MemcpyHeavyRule(RuleSink& sink) {
   const double ms = h2d + d2h + d2d, pct = in.PercentOfStep(ms), min = sink.Threshold("memcpy_heavy.min_percent");
   if (pct < min)
     return sink.Pass(kId, fmt::format("copies take {} of the step time (fires from {})", Percent(pct), Percent(min)));
-  Finding& f = sink.Fire(kId, ms, fmt::format("Copies between host and device take {} of the step time ({} per step).",
-                                              Percent(pct), Millis(ms)));
+  Finding& f = sink.Fire(
+      kId, ms,
+      fmt::format("Copies between host and device take {} of the step time ({} per step).", Percent(pct), Millis(ms)));
   f.evidence.push_back({"host to device per step", Millis(h2d), "input-pipeline"});
   f.evidence.push_back({"device to host (output) per step", Millis(d2h), "overview"});
   f.evidence.push_back({"device to device per step", Millis(d2d), "overview"});

@@ -53,9 +53,9 @@ struct Advice {
   std::string run;
   std::string framework;  // "TensorFlow", "JAX" or "PyTorch": which rule set and remedies.
   size_t steps = 0;
-  double step_ms = 0;                // Average step time the percentages are of.
-  std::vector<Finding> findings;     // Most costly first (FindingBefore).
-  std::vector<RuleCheck> checks;     // Every rule of the framework's set, in catalogue order.
+  double step_ms = 0;             // Average step time the percentages are of.
+  std::vector<Finding> findings;  // Most costly first (FindingBefore).
+  std::vector<RuleCheck> checks;  // Every rule of the framework's set, in catalogue order.
   const Finding* Find(std::string_view id) const;
 };
 
@@ -70,7 +70,7 @@ enum class RuleFramework : uint8_t { kAny, kTensorFlow, kPyTorch };
 struct RuleDef {
   std::string_view id;
   RuleFramework framework;
-  std::string_view title;  // What the rule asks, as the guide's checklist does.
+  std::string_view title;          // What the rule asks, as the guide's checklist does.
   std::string_view guide;          // URL of the guide section (TensorFlow's for rules of any framework).
   std::string_view pytorch_guide;  // For a PyTorch run, when it differs from `guide`.
 };

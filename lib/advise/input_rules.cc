@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "lib/analyze/pytorch_advice.h"
 #include "lib/advise/rules.h"
+#include "lib/analyze/pytorch_advice.h"
 
 namespace tfprof {
 
@@ -14,7 +14,8 @@ void InputBoundRule(RuleSink& sink) {
   if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(kId, why);
   const double pct = in.overview.bottleneck.input_percent, ms = in.CategoryMs(Category::kInput);
   const double min = sink.Threshold("input_bound.min_percent");
-  if (pct < min) return sink.Pass(kId, fmt::format("input {} of the step time (fires from {})", Percent(pct), Percent(min)));
+  if (pct < min)
+    return sink.Pass(kId, fmt::format("input {} of the step time (fires from {})", Percent(pct), Percent(min)));
   Finding& f = sink.Fire(kId, ms,
                          fmt::format("Steps wait for input {} of the time: {} of the {} step ({}).", Percent(pct),
                                      Millis(ms), Millis(in.step_ms), in.overview.bottleneck.verdict));
@@ -49,7 +50,8 @@ void InputBoundRule(RuleSink& sink) {
   f.advice =
       "Make the input pipeline produce batches ahead of the step: end it with .prefetch(tf.data.AUTOTUNE), "
       "parallelise map with num_parallel_calls=tf.data.AUTOTUNE, .cache() what does not change between epochs, "
-      "read files in parallel with interleave; move heavy preprocessing offline. tf_data_stage names the slowest stage.";
+      "read files in parallel with interleave; move heavy preprocessing offline. tf_data_stage names the slowest "
+      "stage.";
 }
 
 void TfDataStageRule(RuleSink& sink) {
@@ -67,8 +69,8 @@ void TfDataStageRule(RuleSink& sink) {
     return sink.Pass(kId, fmt::format("the slowest pipeline call took {} (slow from {})", Micros(latency_us),
                                       Micros(static_cast<double>(kTfDataSlowCallPs) / 1e6)));
   if (b.iterator_name.empty())
-    return sink.Undecided(kId, fmt::format("the slowest call ({}) has no blocking iterator with self time",
-                                           Micros(latency_us)));
+    return sink.Undecided(
+        kId, fmt::format("the slowest call ({}) has no blocking iterator with self time", Micros(latency_us)));
   std::optional<double> ms;
   const double self_ms = static_cast<double>(b.iterator_self_ps) / 1e9;
   if (NoStepsReason(in).empty()) {
@@ -154,8 +156,9 @@ void StepGapsRule(RuleSink& sink) {
   const AdviseInputs& in = sink.in;
   if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(kId, why);
   if (in.whole_steps)
-    return sink.Undecided(kId, "the steps are separate session.run timelines (TF1): the time between them was not "
-                               "profiled");
+    return sink.Undecided(kId,
+                          "the steps are separate session.run timelines (TF1): the time between them was not "
+                          "profiled");
   if (in.gaps == 0) return sink.Undecided(kId, "no two consecutive steps on one host");
   const double pct = in.PercentOfStep(in.gap_ms), min = sink.Threshold("step_gaps.min_percent");
   if (pct < min)

@@ -63,10 +63,10 @@ void Tf32Rule(RuleSink& sink) {
   if (d.compute_cap_major == 0)
     return sink.Undecided(kId, "the capture does not record the GPU's compute capability (TF32 needs 8.0 or later)");
   if (d.compute_cap_major < 8)
-    return sink.NotApplicable(kId, fmt::format("the GPU ({}) has compute capability {}.{}: TF32 needs Ampere (8.0) "
-                                               "or later",
-                                               d.name.empty() ? in.ops.env.device_type : d.name, d.compute_cap_major,
-                                               d.compute_cap_minor));
+    return sink.NotApplicable(
+        kId, fmt::format("the GPU ({}) has compute capability {}.{}: TF32 needs Ampere (8.0) "
+                         "or later",
+                         d.name.empty() ? in.ops.env.device_type : d.name, d.compute_cap_major, d.compute_cap_minor));
   if (in.kernels.ms <= 0) return sink.Undecided(kId, "no kernel time on the GPU planes");
   const double pct = 100 * in.kernels.eligible_unused_fp32_ms / in.kernels.ms;
   const double min = sink.Threshold("mixed_precision.min_percent");
@@ -80,15 +80,16 @@ void Tf32Rule(RuleSink& sink) {
                                      "change to the model.",
                                      d.compute_cap_major, d.compute_cap_minor, Percent(pct)));
   AddEligibleEvidence(f, in, in.kernels.eligible_unused_fp32_ms);
-  f.evidence.push_back({"GPU", fmt::format("{} (compute capability {}.{})", d.name.empty() ? in.ops.env.device_type : d.name, d.compute_cap_major,
-                                           d.compute_cap_minor),
+  f.evidence.push_back({"GPU",
+                        fmt::format("{} (compute capability {}.{})", d.name.empty() ? in.ops.env.device_type : d.name,
+                                    d.compute_cap_major, d.compute_cap_minor),
                         "info"});
-  f.advice = in.jax ? "jax.config.update(\"jax_default_matmul_precision\", \"tensorfloat32\") (or pass "
-                      "precision= to the matmuls that tolerate it)."
+  f.advice = in.jax       ? "jax.config.update(\"jax_default_matmul_precision\", \"tensorfloat32\") (or pass "
+                            "precision= to the matmuls that tolerate it)."
              : in.pytorch ? "torch.set_float32_matmul_precision(\"high\") (or torch.backends.cuda.matmul.allow_tf32 = "
-                          "True) and torch.backends.cudnn.allow_tf32 = True."
-                        : "TF32 is on by default since TensorFlow 2.4: make sure nothing calls "
-                          "tf.config.experimental.enable_tensor_float_32_execution(False).";
+                            "True) and torch.backends.cudnn.allow_tf32 = True."
+                          : "TF32 is on by default since TensorFlow 2.4: make sure nothing calls "
+                            "tf.config.experimental.enable_tensor_float_32_execution(False).";
 }
 
 }  // namespace tfprof

@@ -36,8 +36,8 @@ void MultiGpuImbalanceRule(RuleSink& sink) {
     return sink.NotApplicable(kId, fmt::format("{} host(s) with steps to compare: needs two or more", h.compared));
   }
   if (h.stragglers.empty())
-    return sink.Pass(kId, fmt::format("{} hosts compared, no straggler (median step {})", h.compared,
-                                      Millis(h.median_step_ms)));
+    return sink.Pass(
+        kId, fmt::format("{} hosts compared, no straggler (median step {})", h.compared, Millis(h.median_step_ms)));
   const HostRow* worst = nullptr;
   for (const HostRow& r : h.rows)
     if (r.host == h.stragglers.front()) worst = &r;
@@ -67,16 +67,16 @@ void AllreduceTimeRule(RuleSink& sink) {
     return sink.NotApplicable(kId, "one GPU: no collectives");
   const double min = sink.Threshold("allreduce_time.min_percent");
   if (pct < min)
-    return sink.Pass(kId, fmt::format("device collectives {} of the step time (fires from {})", Percent(pct),
-                                      Percent(min)));
+    return sink.Pass(kId,
+                     fmt::format("device collectives {} of the step time (fires from {})", Percent(pct), Percent(min)));
   Finding& f = sink.Fire(kId, ms,
                          fmt::format("Device collectives (AllReduce and others) take {} of the step time ({} per "
                                      "step) without overlapping compute.",
                                      Percent(pct), Millis(ms)));
   f.evidence.push_back({"device collectives, % of the step time", Percent(pct), "overview"});
   f.evidence.push_back({"per step", Millis(ms), "steps"});
-  f.evidence.push_back({"achieved bandwidth",
-                        "not checked: the capture records no message sizes per collective", "advise"});
+  f.evidence.push_back(
+      {"achieved bandwidth", "not checked: the capture records no message sizes per collective", "advise"});
   f.advice = in.pytorch ? "Overlap gradient AllReduce with the backward pass (DDP does; tune bucket_cap_mb), "
                           "communicate in bf16 (DDP comm hooks), accumulate gradients over several micro-batches "
                           "(no_sync), check NCCL uses NVLink/InfiniBand (NCCL_DEBUG=INFO)."
@@ -148,25 +148,25 @@ void MemoryNearCapacityRule(RuleSink& sink) {
                                                   : "no GPU memory profile: " + no_profile);
   const double min = sink.Threshold("memory_near_capacity.min_percent");
   if (worst.pct < min)
-    return sink.Pass(kId, fmt::format("peak {} of {} on {} {} ({}; fires from {})", Bytes(worst.peak),
-                                      Bytes(worst.capacity), worst.host, worst.allocator, Percent(worst.pct),
-                                      Percent(min)));
-  const FindingSeverity severity =
-      worst.pct >= sink.Threshold("memory_near_capacity.high_percent") ? FindingSeverity::kHigh : FindingSeverity::kMedium;
-  Finding& f = sink.FireRisk(kId, severity,
-                             fmt::format("{} peaks at {} of {} ({}): little headroom before out-of-memory, and "
-                                         "no room for a larger batch.",
-                                         worst.allocator, Bytes(worst.peak), Bytes(worst.capacity),
-                                         Percent(worst.pct)));
+    return sink.Pass(kId,
+                     fmt::format("peak {} of {} on {} {} ({}; fires from {})", Bytes(worst.peak), Bytes(worst.capacity),
+                                 worst.host, worst.allocator, Percent(worst.pct), Percent(min)));
+  const FindingSeverity severity = worst.pct >= sink.Threshold("memory_near_capacity.high_percent")
+                                       ? FindingSeverity::kHigh
+                                       : FindingSeverity::kMedium;
+  Finding& f =
+      sink.FireRisk(kId, severity,
+                    fmt::format("{} peaks at {} of {} ({}): little headroom before out-of-memory, and "
+                                "no room for a larger batch.",
+                                worst.allocator, Bytes(worst.peak), Bytes(worst.capacity), Percent(worst.pct)));
   f.evidence.push_back({"allocator", worst.host + " " + worst.allocator, "memory"});
   f.evidence.push_back({"peak memory", Bytes(worst.peak), "memory"});
   f.evidence.push_back({"capacity: " + worst.capacity_is, Bytes(worst.capacity), "memory"});
-  f.advice = in.pytorch
-                 ? "Lower the peak: smaller micro-batches with gradient accumulation, activation checkpointing "
-                   "(torch.utils.checkpoint), bf16 autocast; fragmentation: PYTORCH_CUDA_ALLOC_CONF="
-                   "expandable_segments:True. The memory command shows the ops alive at the peak."
-                 : "Lower the peak: a smaller batch, mixed precision, recomputing activations "
-                   "(tf.recompute_grad); the memory command shows the allocations alive at the peak.";
+  f.advice = in.pytorch ? "Lower the peak: smaller micro-batches with gradient accumulation, activation checkpointing "
+                          "(torch.utils.checkpoint), bf16 autocast; fragmentation: PYTORCH_CUDA_ALLOC_CONF="
+                          "expandable_segments:True. The memory command shows the ops alive at the peak."
+                        : "Lower the peak: a smaller batch, mixed precision, recomputing activations "
+                          "(tf.recompute_grad); the memory command shows the allocations alive at the peak.";
 }
 
 }  // namespace tfprof

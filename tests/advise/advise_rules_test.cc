@@ -63,20 +63,27 @@ std::string SyntheticTrace(int loader_us, bool workers, bool pinned) {
   auto add = [&](const std::string& e) { events += (events.empty() ? "" : ",\n") + e; };
   for (int s = 0; s < 3; ++s) {
     const int t0 = s * 10000;
-    add(fmt::format(R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{},"dur":10000}})",
-                    s + 1, t0));
-    add(fmt::format(R"({{"ph":"X","cat":"user_annotation","name":"enumerate(DataLoader)#_{}DataLoaderIter.__next__","pid":1,"tid":1,"ts":{},"dur":{}}})",
-                    workers ? "MultiProcessing" : "SingleProcess", t0 + 100, loader_us));
-    add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":{},"dur":700}})", t0 + 4150));
-    add(fmt::format(R"({{"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":{},"dur":50,"args":{{"correlation":{}}}}})",
-                    t0 + 4200, 10 + s));
-    add(fmt::format(R"J({{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD ({} -> Device)","pid":0,"tid":7,"ts":{},"dur":500,"args":{{"device":0,"stream":7,"correlation":{}}}}})J",
-                    pinned ? "Pinned" : "Pageable", t0 + 4250, 10 + s));
+    add(fmt::format(
+        R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{},"dur":10000}})", s + 1,
+        t0));
+    add(fmt::format(
+        R"({{"ph":"X","cat":"user_annotation","name":"enumerate(DataLoader)#_{}DataLoaderIter.__next__","pid":1,"tid":1,"ts":{},"dur":{}}})",
+        workers ? "MultiProcessing" : "SingleProcess", t0 + 100, loader_us));
+    add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":{},"dur":700}})",
+                    t0 + 4150));
+    add(fmt::format(
+        R"({{"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":{},"dur":50,"args":{{"correlation":{}}}}})",
+        t0 + 4200, 10 + s));
+    add(fmt::format(
+        R"J({{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD ({} -> Device)","pid":0,"tid":7,"ts":{},"dur":500,"args":{{"device":0,"stream":7,"correlation":{}}}}})J",
+        pinned ? "Pinned" : "Pageable", t0 + 4250, 10 + s));
     add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":{},"dur":200}})", t0 + 5000));
-    add(fmt::format(R"({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":20,"args":{{"correlation":{}}}}})",
-                    t0 + 5050, 100 + s));
-    add(fmt::format(R"({{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8","pid":0,"tid":7,"ts":{},"dur":3000,"args":{{"device":0,"stream":7,"correlation":{},"grid":[1,1,1],"block":[128,1,1],"registers per thread":64,"shared memory":0}}}})",
-                    t0 + 5100, 100 + s));
+    add(fmt::format(
+        R"({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":20,"args":{{"correlation":{}}}}})",
+        t0 + 5050, 100 + s));
+    add(fmt::format(
+        R"({{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8","pid":0,"tid":7,"ts":{},"dur":3000,"args":{{"device":0,"stream":7,"correlation":{},"grid":[1,1,1],"block":[128,1,1],"registers per thread":64,"shared memory":0}}}})",
+        t0 + 5100, 100 + s));
   }
   return R"({"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100","totalGlobalMem":85000000000,)"
          R"("computeMajor":9,"computeMinor":0,"numSms":132}],"traceEvents":[)" +
@@ -136,7 +143,8 @@ TEST_CASE("advise: a trace built here, every number known by construction", "[ad
 
 TEST_CASE("advise: thresholds are settable, and wrong ones are usage errors", "[advise][cli]") {
   const std::string path = WriteTrace("thresholds", SyntheticTrace(4000, false, false));
-  const AdviceResult a = Advise(path, "--threshold dataloader_workers.min_percent=41 --threshold pin_memory.min_percent=6");
+  const AdviceResult a =
+      Advise(path, "--threshold dataloader_workers.min_percent=41 --threshold pin_memory.min_percent=6");
   REQUIRE(a.exit_code == 0);
   CHECK(a.status.at("dataloader_workers") == "passed");
   CHECK(a.status.at("pin_memory") == "passed");
@@ -171,10 +179,10 @@ TEST_CASE("advise: input_bound, dataloader_workers fire on the main-process Data
   // Six pageable copies, too short to matter at this step time.
   CHECK(a.status.at("pin_memory") == "passed");
   CHECK(a.detail.at("pin_memory").find("6 pageable host-to-device copies take 0.0%") == 0);
-  CHECK(a.status.at("cuda_graphs") == "passed");      // Kernel launch 1.7%.
-  CHECK(a.status.at("torch_compile") == "passed");    // Element-wise 10.7% of kernel time.
-  CHECK(a.status.at("small_kernels") == "passed");    // All small, but 0.5% of the step at stake.
-  CHECK(a.order.front() == "dataloader_workers");     // Same time as input_bound: by id.
+  CHECK(a.status.at("cuda_graphs") == "passed");    // Kernel launch 1.7%.
+  CHECK(a.status.at("torch_compile") == "passed");  // Element-wise 10.7% of kernel time.
+  CHECK(a.status.at("small_kernels") == "passed");  // All small, but 0.5% of the step at stake.
+  CHECK(a.order.front() == "dataloader_workers");   // Same time as input_bound: by id.
 
   const AdviceResult amp = Advise(Capture("torch_gpu_amp"));
   REQUIRE(amp.exit_code == 0);
@@ -215,22 +223,21 @@ TEST_CASE("advise: amp, tf32, memory_near_capacity fire on the near-capacity H10
   CHECK(a.status.at("tf32") == "fired");
   CHECK(a.findings.at("tf32")["summary"].get<std::string>().find("compute capability 9.0") != std::string::npos);
   // Over memory_near_capacity.high_percent the risk is high.
-  const AdviceResult high = Advise(Capture("torch_gpu_memory_near_capacity"),
-                                   "--threshold memory_near_capacity.high_percent=90");
+  const AdviceResult high =
+      Advise(Capture("torch_gpu_memory_near_capacity"), "--threshold memory_near_capacity.high_percent=90");
   REQUIRE(high.exit_code == 0);
   CHECK(high.findings.at("memory_near_capacity")["severity"] == "high");
   CHECK(high.order.front() == "memory_near_capacity");
 }
 
-TEST_CASE("advise: multi_gpu_imbalance fires on the DDP run with a straggler, not on two even hosts",
-          "[advise][cli]") {
+TEST_CASE("advise: multi_gpu_imbalance fires on the DDP run with a straggler, not on two even hosts", "[advise][cli]") {
   const AdviceResult a = Advise(Capture("torch_gpu_ddp"));
   REQUIRE(a.exit_code == 0);
   REQUIRE(a.findings.count("multi_gpu_imbalance"));
   const nlohmann::json& f = a.findings.at("multi_gpu_imbalance");
   CHECK(f["summary"].get<std::string>().find("1 of 4 hosts straggle; the slowest, rank2,") == 0);
   CHECK(f["ms_per_step"].get<double>() == Approx(20.308).margin(0.001));  // hosts' late_ms of rank2.
-  CHECK(a.status.at("pin_memory") == "passed");                            // 32 pinned copies.
+  CHECK(a.status.at("pin_memory") == "passed");                           // 32 pinned copies.
   CHECK(a.detail.at("pin_memory") == "all 32 host-to-device copies read pinned memory");
   CHECK(a.status.at("allreduce_time") == "passed");  // gloo: no device collectives.
 
@@ -360,9 +367,8 @@ TEST_CASE("advise: a run summary advises as its capture does", "[advise][cli][su
 
 TEST_CASE("check --no-finding and --max-findings gate on the advisor", "[advise][cli][check]") {
   const std::string ddp = Capture("torch_gpu_ddp");
-  tfprof::testing::ToolResult r =
-      RunTool("check -f json --no-finding multi_gpu_imbalance --no-finding tf_data_stage --max-findings high '" + ddp +
-              "'");
+  tfprof::testing::ToolResult r = RunTool(
+      "check -f json --no-finding multi_gpu_imbalance --no-finding tf_data_stage --max-findings high '" + ddp + "'");
   CHECK(r.exit_code == 5);
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   std::map<std::string, std::string> status;
@@ -380,8 +386,9 @@ TEST_CASE("check --no-finding and --max-findings gate on the advisor", "[advise]
 
   r = RunTool("check --no-finding no_such_rule '" + ddp + "'");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "tfprof-analyze: error: --no-finding: no advisor rule named 'no_such_rule' (docs/advise.md lists "
-                 "them)\n");
+  CHECK(r.err ==
+        "tfprof-analyze: error: --no-finding: no advisor rule named 'no_such_rule' (docs/advise.md lists "
+        "them)\n");
   r = RunTool("check --max-findings severe '" + ddp + "'");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("'severe' is not a severity (low, medium or high)") != std::string::npos);

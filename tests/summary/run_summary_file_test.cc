@@ -95,7 +95,7 @@ TEST_CASE("run summary file: the header, then the deterministic message", "[summ
   CHECK(bytes.substr(12, 8) == length_le);
   summary::RunSummary message;
   REQUIRE(message.ParseFromString(bytes.substr(kRunSummaryHeaderBytes)));
-  CHECK(message.schema_version() == 2);
+  CHECK(message.schema_version() == 3);
   CHECK(message.hosts_size() == 2);
   CHECK(message.hosts(1).order() == 3);
 
@@ -174,7 +174,7 @@ TEST_CASE("run summary file: a wrong, truncated, corrupt or other-version file i
 
   // Hosts out of order (CombineRunSummaries relies on the order).
   summary::RunSummary unordered;
-  unordered.set_schema_version(2);
+  unordered.set_schema_version(3);
   unordered.add_hosts()->set_order(2);
   unordered.add_hosts()->set_order(1);
   summary::HostPartials* named = unordered.add_hosts();  // A file name orders before the order.

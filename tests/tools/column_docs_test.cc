@@ -77,9 +77,9 @@ DocumentedNames ReadDocumentedNames(const std::string& docs) {
 }  // namespace
 
 TEST_CASE("docs/*.md document every column key the report tables emit", "[docs][cli]") {
-  const std::vector<std::string> commands = {"info", "overview", "op-stats", "kernel-stats", "advise",
-                                             "steps",   "placement",       "memory",   "input-pipeline",
-                                             "tf-data", "hosts --per-step"};
+  const std::vector<std::string> commands = {"info",           "overview", "op-stats",        "kernel-stats",
+                                             "advise",         "steps",    "placement",       "memory",
+                                             "input-pipeline", "tf-data",  "hosts --per-step"};
   const std::vector<std::string> captures = {"tf_input_bound", "tf_memory",    "torch_gpu_amp",
                                              "jax_gpu",        "tf1_timeline", "torch_gpu_ddp"};
   // key -> one "command capture table" that emits it, for the failure message.
