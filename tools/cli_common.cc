@@ -1,8 +1,10 @@
 #include "tools/cli_common.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -136,6 +138,17 @@ AnalysisOptions AnalysisOptionsFrom(const CommonOptions& o) {
   return a;
 }
 
+// The terminal's columns: the window's size, else $COLUMNS, else 80.
+static int TerminalWidth() {
+  struct winsize ws {};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* env = std::getenv("COLUMNS")) {
+    const int n = std::atoi(env);
+    if (n > 0 && n < 10000) return n;
+  }
+  return 80;
+}
+
 void Emit(const Report& report, const CommonOptions& o) {
   if (o.format == "dot" && report.graphs.empty())
     throw InputError("", "--format dot is only available for commands that draw a graph (tf-data)", kExitUsage);
@@ -149,6 +162,7 @@ void Emit(const Report& report, const CommonOptions& o) {
   r.csv_table = o.table;
   r.csv_safe = o.csv_safe;
   r.terminal = o.output.empty() && ::isatty(STDOUT_FILENO);
+  if (r.terminal) r.terminal_width = TerminalWidth();
   WriteOutput(o.output, [&](std::ostream& out) { Render(report, r, out); });
 }
 

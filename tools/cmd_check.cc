@@ -23,6 +23,7 @@ namespace {
 struct CheckOptions {
   std::vector<std::string> max, min, rules_files;
   std::vector<std::string> no_finding, max_findings;  // The advisor's gates (docs/advise.md).
+  std::vector<std::string> thresholds;                // The advisor's thresholds, as `advise --threshold`.
   std::string missing = "fail";
   std::string junit;
 };
@@ -77,11 +78,12 @@ std::vector<MetricRule> CollectRules(const CheckOptions& c) {
   return rules;
 }
 
-std::vector<FindingGate> CollectFindingGates(const CheckOptions& c) {
+std::vector<FindingGate> CollectFindingGates(const CheckOptions& c, AdviseOptions& advise) {
   std::vector<FindingGate> gates;
   try {
     for (const std::string& id : c.no_finding) gates.push_back(ParseNoFindingFlag(id));
     for (const std::string& m : c.max_findings) gates.push_back(ParseMaxFindingsFlag(m));
+    for (const std::string& t : c.thresholds) advise.Set(t);
   } catch (const std::invalid_argument& e) {
     throw InputError("", e.what(), kExitUsage);
   }
@@ -113,19 +115,23 @@ class Check final : public RunReportCommand {
                     "SEVERITY[=N]: fails when more than N (default 0) advisor findings are at or above SEVERITY "
                     "(low, medium, high; repeatable)")
         ->allow_extra_args(false);
+    cmd->add_option("--threshold", c_.thresholds,
+                    "NAME=VALUE: one of the advisor's thresholds for --no-finding/--max-findings (as advise takes it)")
+        ->allow_extra_args(false);
     AddOutputOption(cmd, "--junit", c_.junit, "Also write the results as JUnit XML to this file (for CI test reports)");
   }
   // Rules first: a typo in a metric name is a usage error before any reading.
   void Prepare() override {
     rules_ = CollectRules(c_);
-    gates_ = CollectFindingGates(c_);
+    advise_ = AdviseOptions{};
+    gates_ = CollectFindingGates(c_, advise_);
   }
   Report BuildReport(RunSummary& run) override {
     metrics_ = RunSummaryToMetrics(run);
     const MissingPolicy missing = c_.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail;
     outcomes_ = EvaluateRules(rules_, metrics_, missing);
     if (!gates_.empty())
-      for (CheckOutcome& o : EvaluateFindingGates(gates_, RunSummaryToAdvice(run), missing))
+      for (CheckOutcome& o : EvaluateFindingGates(gates_, RunSummaryToAdvice(run, advise_), missing))
         outcomes_.push_back(std::move(o));
     return BuildCheckReport(metrics_, outcomes_);
   }
@@ -142,6 +148,7 @@ class Check final : public RunReportCommand {
   CheckOptions c_;
   std::vector<MetricRule> rules_;
   std::vector<FindingGate> gates_;
+  AdviseOptions advise_;
   RunAnalysis metrics_;
   std::vector<CheckOutcome> outcomes_;
 };

@@ -23,7 +23,7 @@ void KeepTop(std::vector<KernelShare>& top, KernelShare k, bool by_launches) {
   if (top.size() > 3) top.pop_back();
 }
 
-KernelAggregates AggregateKernels(const KernelStatsDb& db, double small_max_avg_us) {
+KernelAggregates AggregateKernels(const KernelStatsDb& db, double small_max_avg_us, bool pytorch) {
   KernelAggregates k;
   for (const KernelReport& r : db.Sorted(0)) {
     const double ms = static_cast<double>(r.total_ns) / 1e6;
@@ -42,10 +42,14 @@ KernelAggregates AggregateKernels(const KernelStatsDb& db, double small_max_avg_
       KeepTop(k.top_elementwise, share, /*by_launches=*/false);
     }
     if (r.op_tensor_core_eligible && !r.uses_tensor_core) {
-      k.eligible_unused_ms += ms;
-      if (r.precision == ComputePrecision::k32Bit || r.precision == ComputePrecision::kUnknown)
-        k.eligible_unused_fp32_ms += ms;
-      KeepTop(k.top_eligible_unused, share, /*by_launches=*/false);
+      if (!pytorch && TensorCoreUseUnknown(r.name)) {
+        k.eligible_unknown_ms += ms;
+      } else {
+        k.eligible_unused_ms += ms;
+        const ComputePrecision p = pytorch ? r.precision : PrecisionNamedIn(r.name);
+        if (p == ComputePrecision::k32Bit) k.eligible_unused_fp32_ms += ms;
+        KeepTop(k.top_eligible_unused, share, /*by_launches=*/false);
+      }
     }
     if (r.name.rfind("triton_", 0) == 0) k.triton = true;
   }
@@ -54,6 +58,12 @@ KernelAggregates AggregateKernels(const KernelStatsDb& db, double small_max_avg_
 
 }  // namespace
 
+bool TensorCoreUseUnknown(std::string_view name) {
+  for (std::string_view part : {"gemm_fusion", "triton", "cutlass", "nvjet", "cublasLt"})
+    if (name.find(part) != std::string_view::npos) return true;
+  return false;
+}
+
 AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_avg_us) {
   AdviseInputs in{.run = run};
   in.ops = CombineHostOps(run);
@@ -61,7 +71,7 @@ AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_a
   in.overview = BuildOverview(in.ops, SummarizeSteps(CombineRunSteps(run)), run.options);
   in.tf_data = CombineRunTfData(run);
   in.hosts = AnalyzeHosts(run);
-  in.kernels = AggregateKernels(in.ops.kernels, small_kernel_max_avg_us);
+  in.kernels = AggregateKernels(in.ops.kernels, small_kernel_max_avg_us, in.pytorch);
   in.has_steps = !in.overview.steps.rows.empty();
   in.step_ms = in.overview.steps.step_time_ms.avg;
   double gap_ps = 0;
@@ -92,7 +102,6 @@ AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_a
   for (const OpMetrics& m : in.ops.host_ops.rows())
     if (!m.is_idle()) in.host_tf_ops = true;
   in.jax = !in.pytorch && in.xla_compiled && !in.host_tf_ops;
-  in.framework = in.pytorch ? AdviseFramework::kPyTorch : in.jax ? AdviseFramework::kJax : AdviseFramework::kTensorFlow;
   return in;
 }
 

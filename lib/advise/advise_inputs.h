@@ -37,22 +37,22 @@ struct KernelAggregates {
   double elementwise_ms = 0;
   std::vector<KernelShare> top_elementwise;  // Most time first, at most 3.
   // Kernels of Tensor-Core-eligible ops that do not use Tensor Cores; the
-  // 32-bit ones separately (PyTorch names the precision; TensorFlow's
-  // kernel stats do not, so there every such kernel counts as 32-bit).
+  // 32-bit ones separately (PyTorch records the precision; for TensorFlow
+  // and JAX the kernel's name must say float/f32).
   double eligible_unused_ms = 0, eligible_unused_fp32_ms = 0;
+  // Eligible kernels whose Tensor Core use their name cannot tell: XLA's
+  // Triton and cuBLASLt kernels (gemm_fusion_*, triton_*, cutlass*, nvjet*)
+  // on TensorFlow/JAX, which the kernel-name list of the TensorFlow
+  // Profiler (kernel-stats' column) does not know. Left out of the above.
+  double eligible_unknown_ms = 0;
   std::vector<KernelShare> top_eligible_unused;  // Most time first, at most 3.
   bool triton = false;                           // torch.compile's kernels (triton_*) are present.
 };
 
-// Which framework's remedies the advice names. JAX: XLA-compiled device
-// ops and no TensorFlow ops on the host.
-enum class AdviseFramework : uint8_t { kTensorFlow, kJax, kPyTorch };
-
 struct AdviseInputs {
   const RunSummary& run;
-  AdviseFramework framework = AdviseFramework::kTensorFlow;
   bool pytorch = false;
-  bool jax = false;
+  bool jax = false;          // XLA-compiled device ops and no TensorFlow op on the host.
   bool host_tf_ops = false;  // Any TensorFlow op ran on the host (non-IDLE host op rows).
   HostSummary ops;           // All hosts combined.
   Overview overview;         // Steps: the combined steps, first and last dropped past five.
@@ -79,7 +79,7 @@ struct AdviseInputs {
 
   double CategoryMs(Category c) const { return overview.steps.category_ms[static_cast<size_t>(c)].avg; }
   double PercentOfStep(double ms) const { return step_ms > 0 ? 100.0 * ms / step_ms : 0.0; }
-  // A whole-profile total in ps, per host-step, in ms.
+  // A whole-profile total (ms) per host and step, in ms.
   double PerStepMs(double total_ms) const { return host_steps ? total_ms / static_cast<double>(host_steps) : 0.0; }
   // A whole-profile kernel total, per GPU and step, in ms.
   double PerDeviceStepMs(double total_ms) const {
@@ -88,5 +88,9 @@ struct AdviseInputs {
 };
 
 AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_avg_us);
+
+// A TensorFlow/JAX kernel whose name tells nothing about Tensor Core use
+// (compiler-generated GEMMs).
+bool TensorCoreUseUnknown(std::string_view kernel_name);
 
 }  // namespace tfprof

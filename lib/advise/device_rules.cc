@@ -40,10 +40,12 @@ void KernelLaunchRule(RuleSink& sink, std::string_view id) {
     if (in.ops.pytorch.cuda_graph_launches)
       f.evidence.push_back(
           {"CUDA graph replays (cudaGraphLaunch)", std::to_string(in.ops.pytorch.cuda_graph_launches), "advise"});
-    f.advice =
-        "Replay the step's kernels from a CUDA graph (torch.compile(mode=\"reduce-overhead\"), or "
-        "torch.cuda.graphs / torch.cuda.make_graphed_callables): one launch instead of one per kernel. Fusing small "
-        "ops (torch.compile) and larger batches also leave fewer launches per sample.";
+    f.advice = in.ops.pytorch.cuda_graph_launches
+                   ? "CUDA graphs are already replayed, but launches still cost this much: capture more of the step "
+                     "in them (the optimizer step, the loss), fuse small ops (torch.compile), use larger batches."
+                   : "Replay the step's kernels from a CUDA graph (torch.compile(mode=\"reduce-overhead\"), or "
+                     "torch.cuda.graph / torch.cuda.make_graphed_callables): one launch instead of one per kernel. "
+                     "Fusing small ops (torch.compile) and larger batches also leave fewer launches per sample.";
   } else if (in.jax) {
     f.advice =
         "Launch fewer, larger executables: put the whole step under one jax.jit, replace Python loops with "
@@ -60,6 +62,7 @@ void HostThreadContentionRule(RuleSink& sink) {
   constexpr std::string_view kId = "host_thread_contention";
   if (NoGpu(sink, kId)) return;
   const AdviseInputs& in = sink.in;
+  if (in.jax) return sink.NotApplicable(kId, "JAX: TensorFlow's GPU launch threads (TF_GPU_THREAD_MODE) do not run");
   if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(kId, why);
   const double pct = in.overview.bottleneck.kernel_launch_percent, min = sink.Threshold("kernel_launch.min_percent");
   if (pct < min)
@@ -112,7 +115,7 @@ void SmallKernelsRule(RuleSink& sink) {
          "advise"});
   AddKernelEvidence(f, k.top_small, "small kernel");
   f.advice = in.pytorch ? "Fuse the small ops (torch.compile), replay them from a CUDA graph (cuda_graphs), or give "
-                          "each kernel more work (larger batches, fewer tiny tensors: torch._foreach_* optimizers)."
+                          "each kernel more work (larger batches; optimizers with foreach=True or fused=True)."
              : in.jax   ? "Give each kernel more work (larger batches), jit larger functions so XLA fuses more, and "
                           "replace Python loops with jax.lax.scan."
                         : "Fuse the small ops (XLA: tf.function(jit_compile=True)) or give each kernel more work "
@@ -197,10 +200,14 @@ void MemcpyHeavyRule(RuleSink& sink) {
   f.evidence.push_back({"host to device per step", Millis(h2d), "input-pipeline"});
   f.evidence.push_back({"device to host (output) per step", Millis(d2h), "overview"});
   f.evidence.push_back({"device to device per step", Millis(d2d), "overview"});
-  f.advice = in.pytorch ? "Keep tensors on the GPU between steps; avoid .item(), .cpu() and .numpy() inside the step; "
-                          "copy batches from pinned memory with non_blocking=True so copies overlap compute."
-                        : "Keep tensors on the GPU between steps (no .numpy() in the step); prefetch batches to the "
-                          "device (tf.data.experimental.prefetch_to_device); return fewer or smaller outputs per step.";
+  f.advice = in.jax ? "Keep arrays on the device between steps (no jax.device_get or np.asarray in the step), put "
+                      "the next batch on the device while the current step runs (jax.device_put ahead of time), "
+                      "return fewer or smaller outputs per step."
+             : in.pytorch
+                 ? "Keep tensors on the GPU between steps; avoid .item(), .cpu() and .numpy() inside the step; "
+                   "copy batches from pinned memory with non_blocking=True so copies overlap compute."
+                 : "Keep tensors on the GPU between steps (no .numpy() in the step); prefetch batches to the "
+                   "device (tf.data.experimental.prefetch_to_device); return fewer or smaller outputs per step.";
 }
 
 }  // namespace tfprof

@@ -14,6 +14,10 @@ constexpr std::string_view kPyTorchTuning = "https://pytorch.org/tutorials/recip
 
 }  // namespace
 
+std::string_view JaxGpuGuide() { return "https://docs.jax.dev/en/latest/gpu_performance_tips.html"; }
+
+namespace {}  // namespace
+
 std::string_view SeverityName(FindingSeverity s) {
   switch (s) {
     case FindingSeverity::kLow: return "low";
@@ -39,12 +43,6 @@ std::string_view RuleStatusName(RuleStatus s) {
   return "passed";
 }
 
-const Finding* Advice::Find(std::string_view id) const {
-  for (const Finding& f : findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
 bool FindingBefore(const Finding& a, const Finding& b) {
   if (a.severity != b.severity) return a.severity > b.severity;
   if (a.ms_per_step.has_value() != b.ms_per_step.has_value()) return a.ms_per_step.has_value();
@@ -57,9 +55,11 @@ const std::vector<RuleDef>& RuleCatalogue() {
   static const std::vector<RuleDef> kRules = {
       {"input_bound", F::kAny, "Is the program input-bound (steps waiting for their next batch)?",
        "https://www.tensorflow.org/guide/data_performance_analysis",
-       "https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading"},
+       "https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading",
+       "https://www.tensorflow.org/guide/data_performance_analysis"},
       {"tf_data_stage", F::kTensorFlow, "Which tf.data stage is the bottleneck of the input pipeline?",
-       "https://www.tensorflow.org/guide/data_performance_analysis", ""},
+       "https://www.tensorflow.org/guide/data_performance_analysis", "",
+       "https://www.tensorflow.org/guide/data_performance_analysis"},
       {"dataloader_workers", F::kPyTorch, "Does the DataLoader load batches in the training process itself?", "",
        "https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading"},
       {"pin_memory", F::kPyTorch, "Are host-to-device copies made from pageable (unpinned) memory?", "",
@@ -93,7 +93,8 @@ const std::vector<RuleDef>& RuleCatalogue() {
        "https://www.tensorflow.org/guide/function", ""},
       {"memory_near_capacity", F::kAny, "Is the peak memory in use close to the device's capacity?",
        "https://www.tensorflow.org/guide/profiler#memory_profile_tool",
-       "https://pytorch.org/docs/stable/notes/cuda.html#memory-management"},
+       "https://pytorch.org/docs/stable/notes/cuda.html#memory-management",
+       "https://docs.jax.dev/en/latest/gpu_memory_allocation.html"},
       {"memcpy_heavy", F::kAny, "Do host/device copies take a large share of the step?", kGpuGuide,
        "https://pytorch.org/docs/stable/notes/cuda.html#use-pinned-memory-buffers"},
   };

@@ -56,7 +56,6 @@ struct Advice {
   double step_ms = 0;             // Average step time the percentages are of.
   std::vector<Finding> findings;  // Most costly first (FindingBefore).
   std::vector<RuleCheck> checks;  // Every rule of the framework's set, in catalogue order.
-  const Finding* Find(std::string_view id) const;
 };
 
 // Order of findings: severity, then time at stake per step (a finding
@@ -65,6 +64,8 @@ bool FindingBefore(const Finding& a, const Finding& b);
 
 // --- Rules and thresholds ----------------------------------------------------
 
+// kTensorFlow rules run on TensorFlow and JAX runs (JAX's device side is
+// XLA's, as TensorFlow's; the rules word their advice for each).
 enum class RuleFramework : uint8_t { kAny, kTensorFlow, kPyTorch };
 
 struct RuleDef {
@@ -73,9 +74,12 @@ struct RuleDef {
   std::string_view title;          // What the rule asks, as the guide's checklist does.
   std::string_view guide;          // URL of the guide section (TensorFlow's for rules of any framework).
   std::string_view pytorch_guide;  // For a PyTorch run, when it differs from `guide`.
+  std::string_view jax_guide;      // For a JAX run (empty: JAX's GPU performance tips).
 };
 // Every rule, in the order checks are listed.
 const std::vector<RuleDef>& RuleCatalogue();
+// The guide a JAX finding links when its rule names none of its own.
+std::string_view JaxGpuGuide();
 const RuleDef* FindRule(std::string_view id);
 
 struct ThresholdDef {

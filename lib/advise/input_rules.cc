@@ -4,7 +4,6 @@
 
 #include "fmt/format.h"
 #include "lib/advise/rules.h"
-#include "lib/analyze/pytorch_advice.h"
 
 namespace tfprof {
 
@@ -29,7 +28,10 @@ void InputBoundRule(RuleSink& sink) {
     if (p.single_process_loader_calls)
       f.evidence.push_back({"DataLoader in the training process (num_workers=0)",
                             fmt::format("{} batches", p.single_process_loader_calls), "advise"});
-    f.advice = PyTorchInputAdvice() + " See dataloader_workers and pin_memory for what the trace shows of them.";
+    f.advice =
+        "Load batches in DataLoader worker processes (num_workers > 0, persistent_workers=True, prefetch_factor), "
+        "pin them (pin_memory=True) and copy with .to(device, non_blocking=True); move expensive per-sample "
+        "preprocessing out of the loop. dataloader_workers and pin_memory say what the trace shows of these.";
     return;
   }
   size_t shown = 0;
@@ -121,7 +123,8 @@ void DataLoaderWorkersRule(RuleSink& sink) {
   f.evidence.push_back({"input time, % of the step time", Percent(in.overview.bottleneck.input_percent), "overview"});
   f.advice =
       "Load batches in worker processes: DataLoader(num_workers=N) (start from the CPU cores per GPU), "
-      "persistent_workers=True, prefetch_factor=2 or more; with pin_memory=True the workers hand over pinned batches.";
+      "persistent_workers=True, prefetch_factor=2 or more; pin_memory=True has the loader copy each batch to pinned "
+      "memory for a non-blocking transfer.";
 }
 
 void PinMemoryRule(RuleSink& sink) {
@@ -160,25 +163,29 @@ void StepGapsRule(RuleSink& sink) {
                           "the steps are separate session.run timelines (TF1): the time between them was not "
                           "profiled");
   if (in.gaps == 0) return sink.Undecided(kId, "no two consecutive steps on one host");
-  const double pct = in.PercentOfStep(in.gap_ms), min = sink.Threshold("step_gaps.min_percent");
+  // The gaps' share of the time from one step's start to the next's: the
+  // share of the wall time they cost (they lie outside the step time).
+  const double pct = 100 * in.gap_ms / (in.gap_ms + in.step_ms), min = sink.Threshold("step_gaps.min_percent");
   if (pct < min)
-    return sink.Pass(kId, fmt::format("{} between steps on average, {} of the step time (fires from {})",
+    return sink.Pass(kId, fmt::format("{} between steps on average, {} of the time from one step's start to the "
+                                      "next's (fires from {})",
                                       Millis(in.gap_ms), Percent(pct), Percent(min)));
   Finding& f = sink.Fire(kId, in.gap_ms,
-                         fmt::format("{} pass between one step's end and the next one's start on average ({} of "
-                                     "the step time): the host does something else there.",
-                                     Millis(in.gap_ms), Percent(pct)));
+                         fmt::format("{} pass between one step's end and the next one's start on average ({} of the "
+                                     "time from one step's start to the next's): the host does something else there.",
+                                     Millis(in.gap_ms), Percent(pct)),
+                         pct);
   f.evidence.push_back({"average gap between consecutive steps", Millis(in.gap_ms), "steps"});
   f.evidence.push_back({"gaps measured", std::to_string(in.gaps), "steps"});
   f.evidence.push_back({"average step time", Millis(in.step_ms), "overview"});
-  f.evidence.push_back({"gaps' share of the time from one step's start to the next's",
-                        Percent(100 * in.gap_ms / (in.gap_ms + in.step_ms)), "steps"});
-  f.advice = in.pytorch ? "Look at the gaps in the timeline (tfprof-analyze trace): logging, checkpointing, "
-                          "evaluation, .item()/.cpu() synchronisations or Python work between steps; make them less "
-                          "frequent or move them off the training loop."
-                        : "Look at the gaps in the timeline (tfprof-analyze trace): callbacks, checkpoints, summaries "
-                          "and logging between steps; make them less frequent (e.g. steps_per_execution in "
-                          "Model.compile, fewer TensorBoard writes) or asynchronous.";
+  f.evidence.push_back({"gaps' share of the time from one step's start to the next's", Percent(pct), "steps"});
+  f.advice = in.pytorch || in.jax
+                 ? "Look at the gaps in the timeline (tfprof-analyze trace): logging, checkpointing, evaluation, "
+                   "host synchronisations (.item(), .cpu(), device_get / block_until_ready) or Python work between "
+                   "steps; make them less frequent or move them off the training loop."
+                 : "Look at the gaps in the timeline (tfprof-analyze trace): callbacks, checkpoints, summaries "
+                   "and logging between steps; make them less frequent (e.g. steps_per_execution in "
+                   "Model.compile, fewer TensorBoard writes) or asynchronous.";
 }
 
 }  // namespace tfprof

@@ -26,6 +26,19 @@ void AddEligibleEvidence(Finding& f, const AdviseInputs& in, double unused_ms) {
                           fmt::format("{} launches, {}", k.launches, Millis(k.ms)), "kernel-stats"});
 }
 
+// Below the threshold on the kernels whose Tensor Core use is known, but
+// over it with those whose names cannot tell: the rule cannot decide.
+bool UnknownDecides(RuleSink& sink, std::string_view id, double pct, double min) {
+  const AdviseInputs& in = sink.in;
+  const double unknown = 100 * in.kernels.eligible_unknown_ms / in.kernels.ms;
+  if (pct >= min || pct + unknown < min) return false;
+  sink.Undecided(id, fmt::format("{} of the kernel time is in kernels of Tensor-Core-eligible ops whose names do not "
+                                 "tell whether they use Tensor Cores (XLA's Triton and cuBLASLt GEMMs: gemm_fusion_*, "
+                                 "triton_*, cutlass*, nvjet*)",
+                                 Percent(unknown)));
+  return true;
+}
+
 }  // namespace
 
 void MixedPrecisionRule(RuleSink& sink, std::string_view id) {
@@ -34,6 +47,7 @@ void MixedPrecisionRule(RuleSink& sink, std::string_view id) {
   if (in.kernels.ms <= 0) return sink.Undecided(id, "no kernel time on the GPU planes");
   const double pct = 100 * in.kernels.eligible_unused_ms / in.kernels.ms;
   const double min = sink.Threshold("mixed_precision.min_percent");
+  if (UnknownDecides(sink, id, pct, min)) return;
   if (pct < min)
     return sink.Pass(id, fmt::format("Tensor-Core-eligible ops off Tensor Cores: {} of the kernel time (fires from {})",
                                      Percent(pct), Percent(min)));
@@ -70,6 +84,7 @@ void Tf32Rule(RuleSink& sink) {
   if (in.kernels.ms <= 0) return sink.Undecided(kId, "no kernel time on the GPU planes");
   const double pct = 100 * in.kernels.eligible_unused_fp32_ms / in.kernels.ms;
   const double min = sink.Threshold("mixed_precision.min_percent");
+  if (UnknownDecides(sink, kId, pct, min)) return;
   if (pct < min)
     return sink.Pass(kId, fmt::format("FP32 Tensor-Core-eligible kernels off Tensor Cores: {} of the kernel time "
                                       "(fires from {})",

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "fmt/format.h"
@@ -5,47 +6,63 @@
 
 namespace tfprof {
 
-Finding& RuleSink::Add(std::string_view id, FindingSeverity severity, std::optional<double> ms, std::string summary) {
+Finding& RuleSink::Add(std::string_view id, FindingSeverity severity, std::optional<double> ms,
+                       std::optional<double> share, std::string summary) {
   const RuleDef* def = FindRule(id);
   Finding f;
   f.id = std::string(id);
   f.severity = severity;
   f.ms_per_step = ms;
-  if (ms && in.step_ms > 0) f.step_percent = in.PercentOfStep(*ms);
+  f.step_percent = share;
   f.summary = std::move(summary);
-  if (def) f.guide = std::string(in.pytorch && !def->pytorch_guide.empty() ? def->pytorch_guide : def->guide);
+  if (def) {
+    std::string_view guide = def->guide;
+    if (in.pytorch && !def->pytorch_guide.empty()) guide = def->pytorch_guide;
+    if (in.jax) guide = def->jax_guide.empty() ? JaxGpuGuide() : def->jax_guide;
+    f.guide = std::string(guide);
+  }
   Check(id, RuleStatus::kFired, f.summary);
   out_.findings.push_back(std::move(f));
   return out_.findings.back();
 }
 
-bool RuleSink::TooSmall(std::string_view id, std::optional<double> ms_per_step, const std::string& summary) {
-  if (!ms_per_step || in.step_ms <= 0) return false;
-  const double share = in.PercentOfStep(*ms_per_step), min = Threshold("finding.min_step_percent");
+bool RuleSink::TooSmall(std::string_view id, double share, double ms, const std::string& summary) {
+  const double min = Threshold("finding.min_step_percent");
   if (share >= min) return false;
-  Pass(id, summary + fmt::format(" But only {} per step is at stake ({} of the step; findings from {}).",
-                                 Millis(*ms_per_step), Percent(share), Percent(min)));
+  Pass(id, summary + fmt::format(" But only {} per step is at stake ({} of the step; findings from {}).", Millis(ms),
+                                 Percent(share), Percent(min)));
   return true;
 }
 
-Finding& RuleSink::Fire(std::string_view id, std::optional<double> ms_per_step, std::string summary) {
-  if (TooSmall(id, ms_per_step, summary)) {
-    scratch_ = Finding{};
-    return scratch_;
-  }
+Finding& RuleSink::Fire(std::string_view id, std::optional<double> ms_per_step, std::string summary,
+                        std::optional<double> share) {
   FindingSeverity severity = FindingSeverity::kLow;
   if (ms_per_step && in.step_ms > 0) {
-    const double share = in.PercentOfStep(*ms_per_step);
-    if (share >= Threshold("severity.high_percent")) severity = FindingSeverity::kHigh;
-    else if (share >= Threshold("severity.medium_percent")) severity = FindingSeverity::kMedium;
+    // Whole-profile totals can hold time outside the steps: a step cannot
+    // lose more than itself (gaps, outside it, are not capped), nor less
+    // than nothing.
+    ms_per_step = std::max(0.0, share ? *ms_per_step : std::min(*ms_per_step, in.step_ms));
+    if (!share) share = in.PercentOfStep(*ms_per_step);
+    if (TooSmall(id, *share, *ms_per_step, summary)) {
+      scratch_ = Finding{};
+      return scratch_;
+    }
+    if (*share >= Threshold("severity.high_percent")) severity = FindingSeverity::kHigh;
+    else if (*share >= Threshold("severity.medium_percent")) severity = FindingSeverity::kMedium;
+  } else {
+    share.reset();
   }
-  return Add(id, severity, ms_per_step, std::move(summary));
+  return Add(id, severity, ms_per_step, share, std::move(summary));
 }
 
 Finding& RuleSink::FireRisk(std::string_view id, FindingSeverity severity, std::string summary) {
-  Finding& f = Add(id, severity, std::nullopt, std::move(summary));
+  Finding& f = Add(id, severity, std::nullopt, std::nullopt, std::move(summary));
   f.risk = true;
   return f;
+}
+
+void RuleSink::PassBelow(std::string_view id, std::string_view what, double value, double min) {
+  Pass(id, fmt::format("{} {} (fires from {})", what, Percent(value), Percent(min)));
 }
 
 void RuleSink::Pass(std::string_view id, std::string detail) { Check(id, RuleStatus::kPassed, std::move(detail)); }

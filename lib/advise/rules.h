@@ -24,7 +24,10 @@ class RuleSink {
   // Under finding.min_step_percent of the step the rule passes instead
   // (what it found is noise at this step time) and the returned finding is
   // a scratch one the caller may fill, which is dropped.
-  Finding& Fire(std::string_view id, std::optional<double> ms_per_step, std::string summary);
+  // `share`: the % of the step the time is, when not ms_per_step / step
+  // (gaps lie outside the step). ms_per_step is clamped to [0, step time].
+  Finding& Fire(std::string_view id, std::optional<double> ms_per_step, std::string summary,
+                std::optional<double> share = std::nullopt);
   // A risk that costs no time per step, with its own severity.
   Finding& FireRisk(std::string_view id, FindingSeverity severity, std::string summary);
   void Pass(std::string_view id, std::string detail);
@@ -32,13 +35,17 @@ class RuleSink {
   void NotApplicable(std::string_view id, std::string why);
 
   double Threshold(std::string_view name) const { return options.Get(name); }
+  // Passes with "<what> <value> (fires from <min>)", the measured value
+  // against the rule's threshold.
+  void PassBelow(std::string_view id, std::string_view what, double value, double min);
 
   const AdviseInputs& in;
   const AdviseOptions& options;
 
  private:
-  bool TooSmall(std::string_view id, std::optional<double> ms_per_step, const std::string& summary);
-  Finding& Add(std::string_view id, FindingSeverity severity, std::optional<double> ms, std::string summary);
+  bool TooSmall(std::string_view id, double share, double ms, const std::string& summary);
+  Finding& Add(std::string_view id, FindingSeverity severity, std::optional<double> ms, std::optional<double> share,
+               std::string summary);
   void Check(std::string_view id, RuleStatus status, std::string detail);
   Advice& out_;
   Finding scratch_;

@@ -42,10 +42,13 @@ void MultiGpuImbalanceRule(RuleSink& sink) {
   for (const HostRow& r : h.rows)
     if (r.host == h.stragglers.front()) worst = &r;
   if (!worst) return sink.Undecided(kId, "the straggler's row is missing");
-  Finding& f = sink.Fire(kId, worst->late_ms,
-                         fmt::format("{} of {} hosts straggle; the slowest, {}, is busy {} per step longer than the "
-                                     "median host, and every synchronised step waits for it.",
-                                     h.stragglers.size(), h.compared, worst->host, Millis(worst->late_ms)));
+  // A host flagged for its step time alone (not busier) costs its extra step time.
+  const double extra_ms = std::max(worst->late_ms, worst->step_avg_ms - h.median_step_ms);
+  Finding& f =
+      sink.Fire(kId, extra_ms,
+                fmt::format("{} of {} hosts straggle; the slowest, {}, takes {} per step more than the "
+                            "median host (busy {} longer), and every synchronised step waits for it.",
+                            h.stragglers.size(), h.compared, worst->host, Millis(extra_ms), Millis(worst->late_ms)));
   f.evidence.push_back({"stragglers", fmt::format("{}", fmt::join(h.stragglers, ", ")), "hosts"});
   f.evidence.push_back({worst->host + ": step time vs the median host",
                         fmt::format("{:+.1f}%", worst->step_vs_median_percent), "hosts"});
@@ -65,6 +68,10 @@ void AllreduceTimeRule(RuleSink& sink) {
   const double pct = in.overview.bottleneck.collectives_percent, ms = in.CategoryMs(Category::kDeviceCollectives);
   if (pct == 0 && in.ops.env.device_core_count <= 1 && in.run.hosts.size() <= 1)
     return sink.NotApplicable(kId, "one GPU: no collectives");
+  if (pct == 0)
+    return sink.Undecided(kId,
+                          "no device collectives recorded: collectives on the host (gloo, or NCCL without "
+                          "kernels in the trace) are not measured");
   const double min = sink.Threshold("allreduce_time.min_percent");
   if (pct < min)
     return sink.Pass(kId,
@@ -77,23 +84,29 @@ void AllreduceTimeRule(RuleSink& sink) {
   f.evidence.push_back({"per step", Millis(ms), "steps"});
   f.evidence.push_back(
       {"achieved bandwidth", "not checked: the capture records no message sizes per collective", "advise"});
-  f.advice = in.pytorch ? "Overlap gradient AllReduce with the backward pass (DDP does; tune bucket_cap_mb), "
-                          "communicate in bf16 (DDP comm hooks), accumulate gradients over several micro-batches "
-                          "(no_sync), check NCCL uses NVLink/InfiniBand (NCCL_DEBUG=INFO)."
-                        : "Overlap and batch the AllReduce (MirroredStrategy packs gradients; try "
-                          "tf.distribute.experimental.CommunicationOptions with bytes_per_pack), reduce in 16-bit, "
-                          "and check NCCL's topology (NCCL_DEBUG=INFO).";
+  f.advice = in.jax       ? "Let XLA overlap the collectives with compute (shard with jax.sharding / pjit so they are "
+                            "scheduled inside the step, XLA_FLAGS=--xla_gpu_enable_latency_hiding_scheduler=true), "
+                            "reduce in bfloat16, and check NCCL's topology (NCCL_DEBUG=INFO)."
+             : in.pytorch ? "Overlap gradient AllReduce with the backward pass (DDP does; tune bucket_cap_mb), "
+                            "communicate in bf16 (DDP comm hooks), accumulate gradients over several micro-batches "
+                            "(no_sync), check NCCL uses NVLink/InfiniBand (NCCL_DEBUG=INFO)."
+                          : "Overlap and batch the AllReduce (MirroredStrategy packs gradients; try "
+                            "tf.distribute.experimental.CommunicationOptions with bytes_per_pack), reduce in 16-bit, "
+                            "and check NCCL's topology (NCCL_DEBUG=INFO).";
 }
 
 void EagerExecutionRule(RuleSink& sink) {
   constexpr std::string_view kId = "eager_execution";
   const AdviseInputs& in = sink.in;
-  uint64_t ops_ps = 0, eager_ps = 0;
+  // Eager self time on each side: a host op and the kernels it launched
+  // are the same work, so the larger side (per host step, per GPU step)
+  // is what is at stake, not their sum.
+  uint64_t ops_ps = 0, host_eager_ps = 0, device_eager_ps = 0;
   for (const OpMetricsDb* db : {&in.ops.host_ops, &in.ops.device_ops})
     for (const OpMetrics& m : db->rows()) {
       if (m.is_idle()) continue;
       ops_ps += m.self_time_ps;
-      if (m.is_eager) eager_ps += m.self_time_ps;
+      if (m.is_eager) (db == &in.ops.host_ops ? host_eager_ps : device_eager_ps) += m.self_time_ps;
     }
   if (in.jax) return sink.NotApplicable(kId, "JAX: ops run under jax.jit or op by op, not tf.function");
   if (ops_ps == 0) return sink.Undecided(kId, "no TensorFlow op time in the capture");
@@ -103,7 +116,9 @@ void EagerExecutionRule(RuleSink& sink) {
     return sink.Pass(kId, fmt::format("eager op time: host {}, device {} (fires from {})", Percent(host),
                                       Percent(device), Percent(min)));
   std::optional<double> ms;
-  if (in.host_steps && NoStepsReason(in).empty()) ms = in.PerStepMs(static_cast<double>(eager_ps) / 1e9);
+  if (in.host_steps && NoStepsReason(in).empty())
+    ms = std::max(in.PerStepMs(static_cast<double>(host_eager_ps) / 1e9),
+                  in.PerDeviceStepMs(static_cast<double>(device_eager_ps) / 1e9));
   Finding& f = sink.Fire(kId, ms,
                          fmt::format("Ops run eagerly, one by one from Python: {} of the host's op time, {} of the "
                                      "device's.",
@@ -162,11 +177,15 @@ void MemoryNearCapacityRule(RuleSink& sink) {
   f.evidence.push_back({"allocator", worst.host + " " + worst.allocator, "memory"});
   f.evidence.push_back({"peak memory", Bytes(worst.peak), "memory"});
   f.evidence.push_back({"capacity: " + worst.capacity_is, Bytes(worst.capacity), "memory"});
-  f.advice = in.pytorch ? "Lower the peak: smaller micro-batches with gradient accumulation, activation checkpointing "
-                          "(torch.utils.checkpoint), bf16 autocast; fragmentation: PYTORCH_CUDA_ALLOC_CONF="
-                          "expandable_segments:True. The memory command shows the ops alive at the peak."
-                        : "Lower the peak: a smaller batch, mixed precision, recomputing activations "
-                          "(tf.recompute_grad); the memory command shows the allocations alive at the peak.";
+  f.advice = in.jax ? "Lower the peak: smaller micro-batches with gradient accumulation, rematerialisation "
+                      "(jax.checkpoint), bfloat16; XLA_PYTHON_CLIENT_MEM_FRACTION sets how much JAX preallocates. The "
+                      "memory command shows the allocations alive at the peak."
+             : in.pytorch
+                 ? "Lower the peak: smaller micro-batches with gradient accumulation, activation checkpointing "
+                   "(torch.utils.checkpoint), bf16 autocast; fragmentation: PYTORCH_CUDA_ALLOC_CONF="
+                   "expandable_segments:True. The memory command shows the ops alive at the peak."
+                 : "Lower the peak: a smaller batch, mixed precision, recomputing activations "
+                   "(tf.recompute_grad); the memory command shows the allocations alive at the peak.";
 }
 
 }  // namespace tfprof

@@ -17,6 +17,9 @@ struct RenderOptions {
   bool verbose = false;   // Text: also show info-level diagnostics.
   std::string csv_table;  // CSV: which table (default: the report's first).
   bool terminal = false;  // Text goes to a terminal: show bars.
+  // The terminal's width in columns (0: unknown). A table wider than it
+  // hides its all-zero number columns, then draws its bars narrower.
+  int terminal_width = 0;
   bool csv_safe = false;  // CSV: text cells a spreadsheet would take for a formula get a leading '.
 };
 

@@ -39,7 +39,67 @@ std::string TextCell(const Cell& cell, const Column& c) {
 
 bool RightAligned(const Column& c) { return c.type == ColumnType::kInt || c.type == ColumnType::kDouble; }
 
-void RenderTable(const Table& full, bool terminal, std::ostream& out) {
+bool IsZeroOrEmpty(const Cell& cell) {
+  if (std::holds_alternative<std::monostate>(cell)) return true;
+  if (const auto* i = std::get_if<int64_t>(&cell)) return *i == 0;
+  if (const auto* d = std::get_if<double>(&cell)) return *d == 0;
+  return false;
+}
+
+// A bar drawn `to` characters wide instead of `from`, keeping its share
+// of each letter (the letters at evenly spaced positions).
+std::string ShrinkBar(const std::string& bar, size_t from, size_t to) {
+  if (from == 0 || bar.size() <= to) return bar.size() * to <= from * to ? bar.substr(0, bar.size() * to / from) : bar;
+  const size_t n = (bar.size() * to + from / 2) / from;
+  std::string out;
+  for (size_t j = 0; j < n; ++j) out += bar[j * bar.size() / n];
+  return out;
+}
+
+// What fits a `limit`-column terminal: number columns that are zero in every
+// row say nothing there, so they go first (their names are listed under the
+// table); then the bars (decoration) shrink, down to 10 characters.
+// Returns the names of the hidden columns.
+std::vector<std::string> FitToTerminal(Table& t, size_t limit) {
+  auto line_width = [&t]() {
+    size_t w = 1;
+    for (size_t i = 0; i < t.columns.size(); ++i) {
+      size_t c = DisplayWidth(t.columns[i].label);
+      for (const auto& row : t.rows)
+        c = std::max(c, DisplayWidth(Truncate(TextCell(row[i], t.columns[i]), t.columns[i].max_width)));
+      w += c + 2;
+    }
+    return w;
+  };
+  std::vector<std::string> hidden;
+  size_t width = line_width();
+  if (width <= limit) return hidden;
+  for (size_t i = t.columns.size(); i-- > 0;) {
+    if (!RightAligned(t.columns[i])) continue;
+    bool zero = true;
+    for (const auto& row : t.rows) zero = zero && IsZeroOrEmpty(row[i]);
+    if (!zero) continue;
+    hidden.insert(hidden.begin(), t.columns[i].label);
+    t.columns.erase(t.columns.begin() + static_cast<ptrdiff_t>(i));
+    for (auto& row : t.rows) row.erase(row.begin() + static_cast<ptrdiff_t>(i));
+  }
+  width = line_width();
+  for (size_t i = 0; i < t.columns.size() && width > limit; ++i) {
+    if (!t.columns[i].terminal_only) continue;
+    size_t longest = 0;
+    for (const auto& row : t.rows)
+      if (const auto* s = std::get_if<std::string>(&row[i])) longest = std::max(longest, s->size());
+    const size_t over = width - limit, floor = std::max<size_t>(10, DisplayWidth(t.columns[i].label));
+    if (longest <= floor) continue;
+    const size_t target = longest > over + floor ? longest - over : floor;
+    for (auto& row : t.rows)
+      if (auto* s = std::get_if<std::string>(&row[i])) *s = ShrinkBar(*s, longest, target);
+    width = line_width();
+  }
+  return hidden;
+}
+
+void RenderTable(const Table& full, bool terminal, int terminal_width, std::ostream& out) {
   out << EscapeForTerminal(full.title) << "\n";
   if (full.rows.empty()) {
     out << "  (none)\n";
@@ -57,6 +117,9 @@ void RenderTable(const Table& full, bool terminal, std::ostream& out) {
     auto& r = t.rows.emplace_back();
     for (size_t i : keep) r.push_back(row[i]);
   }
+  const std::vector<std::string> hidden = terminal && terminal_width > 0
+                                              ? FitToTerminal(t, static_cast<size_t>(terminal_width))
+                                              : std::vector<std::string>{};
   std::vector<std::vector<std::string>> cells;
   std::vector<size_t> width(t.columns.size());
   std::vector<std::string> header;
@@ -84,6 +147,11 @@ void RenderTable(const Table& full, bool terminal, std::ostream& out) {
   };
   emit(header, true);
   for (const auto& r : cells) emit(r, false);
+  if (!hidden.empty()) {
+    std::string names;
+    for (const std::string& h : hidden) names += (names.empty() ? "" : ", ") + h;
+    out << "  (all zero, hidden to fit the terminal: " << EscapeForTerminal(names) << ")\n";
+  }
 }
 
 }  // namespace
@@ -100,7 +168,7 @@ void RenderText(const Report& report, const RenderOptions& options, std::ostream
     }
     if (!first) out << "\n";
     first = false;
-    RenderTable(t, options.terminal, out);
+    RenderTable(t, options.terminal, options.terminal_width, out);
   }
   if (hidden_tables)
     out << "\n(" << hidden_tables << " detail table" << (hidden_tables > 1 ? "s" : "")

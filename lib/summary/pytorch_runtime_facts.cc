@@ -3,6 +3,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/model/xplane_schema.h"
+
 namespace tfprof {
 namespace {
 
@@ -42,7 +44,9 @@ PyTorchRuntimeFacts CollectPyTorchRuntimeFacts(const Host& host) {
       any = any || facts[m] != Fact::kNone;
     }
     if (!any) continue;
-    for (const Line& line : plane.lines)
+    for (const Line& line : plane.lines) {
+      // Derived lines repeat events of the real ones (as op metrics skip them).
+      if (schema::IsDerivedLineId(line.id)) continue;
       for (const Event& e : line.events) {
         const uint64_t ps = static_cast<uint64_t>(e.duration_ps);
         switch (e.metadata < facts.size() ? facts[e.metadata] : Fact::kNone) {
@@ -54,6 +58,7 @@ PyTorchRuntimeFacts CollectPyTorchRuntimeFacts(const Host& host) {
           case Fact::kGraphLaunch: ++f.cuda_graph_launches; break;
         }
       }
+    }
   }
   return f;
 }

@@ -3,6 +3,7 @@
 // corpus), the numbers the findings quote, the CI gates of `check`, and a
 // PyTorch trace built here whose every number is known by construction.
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -55,12 +56,28 @@ std::string Capture(const std::string& name) { return SourcePath("testdata/captu
 const char* kT4 = "e4040-2023fall-assign2-hd2551/logs/fit/20231107-184716/train";
 const char* kTfGpuWorker = "tfprofiler_demo/plugins/profile/GPU-multi-worker/34.83.195.180_6003.xplane.pb";
 
-// A PyTorch trace with three 10 ms steps; in each, the DataLoader loads the
-// batch in the main process for `loader_us`, a pageable (or pinned) copy
-// of 500 us follows, then one 3 ms matmul kernel.
-std::string SyntheticTrace(int loader_us, bool workers, bool pinned) {
+// A PyTorch trace with three 10 ms steps, each: the DataLoader loads the
+// batch (in the main process or from workers) for `loader_us`, a
+// host-to-device copy of `copy_us` from pageable or pinned memory, one 3 ms
+// matmul kernel, then, when asked, an NCCL AllReduce kernel and a
+// device-to-host copy. Every number the advisor quotes follows from these.
+struct Synthetic {
+  int loader_us = 4000;
+  bool workers = false;
+  bool pinned = false;
+  int copy_us = 600;
+  int allreduce_us = 0;
+  int d2h_us = 0;
+};
+
+std::string SyntheticTrace(const Synthetic& c) {
   std::string events;
   auto add = [&](const std::string& e) { events += (events.empty() ? "" : ",\n") + e; };
+  auto launch = [&](const char* api, int ts, int correlation) {
+    add(fmt::format(
+        R"({{"ph":"X","cat":"cuda_runtime","name":"{}","pid":1,"tid":1,"ts":{},"dur":20,"args":{{"correlation":{}}}}})",
+        api, ts, correlation));
+  };
   for (int s = 0; s < 3; ++s) {
     const int t0 = s * 10000;
     add(fmt::format(
@@ -68,22 +85,30 @@ std::string SyntheticTrace(int loader_us, bool workers, bool pinned) {
         t0));
     add(fmt::format(
         R"({{"ph":"X","cat":"user_annotation","name":"enumerate(DataLoader)#_{}DataLoaderIter.__next__","pid":1,"tid":1,"ts":{},"dur":{}}})",
-        workers ? "MultiProcessing" : "SingleProcess", t0 + 100, loader_us));
+        c.workers ? "MultiProcessing" : "SingleProcess", t0 + 100, c.loader_us));
     add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":{},"dur":700}})",
                     t0 + 4150));
+    launch("cudaMemcpyAsync", t0 + 4200, 10 + s);
     add(fmt::format(
-        R"({{"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":{},"dur":50,"args":{{"correlation":{}}}}})",
-        t0 + 4200, 10 + s));
-    add(fmt::format(
-        R"J({{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD ({} -> Device)","pid":0,"tid":7,"ts":{},"dur":500,"args":{{"device":0,"stream":7,"correlation":{}}}}})J",
-        pinned ? "Pinned" : "Pageable", t0 + 4250, 10 + s));
+        R"J({{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD ({} -> Device)","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"device":0,"stream":7,"correlation":{}}}}})J",
+        c.pinned ? "Pinned" : "Pageable", t0 + 4250, c.copy_us, 10 + s));
     add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":{},"dur":200}})", t0 + 5000));
-    add(fmt::format(
-        R"({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":20,"args":{{"correlation":{}}}}})",
-        t0 + 5050, 100 + s));
+    launch("cudaLaunchKernel", t0 + 5050, 100 + s);
     add(fmt::format(
         R"({{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8","pid":0,"tid":7,"ts":{},"dur":3000,"args":{{"device":0,"stream":7,"correlation":{},"grid":[1,1,1],"block":[128,1,1],"registers per thread":64,"shared memory":0}}}})",
         t0 + 5100, 100 + s));
+    if (c.allreduce_us) {
+      launch("cudaLaunchKernel", t0 + 5100, 200 + s);
+      add(fmt::format(
+          R"J({{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"device":0,"stream":7,"correlation":{},"grid":[1,1,1],"block":[512,1,1],"registers per thread":96,"shared memory":0}}}})J",
+          t0 + 8200, c.allreduce_us, 200 + s));
+    }
+    if (c.d2h_us) {
+      launch("cudaMemcpyAsync", t0 + 8150, 300 + s);
+      add(fmt::format(
+          R"J({{"ph":"X","cat":"gpu_memcpy","name":"Memcpy DtoH (Device -> Pageable)","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"device":0,"stream":7,"correlation":{}}}}})J",
+          t0 + 8200 + c.allreduce_us, c.d2h_us, 300 + s));
+    }
   }
   return R"({"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H100","totalGlobalMem":85000000000,)"
          R"("computeMajor":9,"computeMinor":0,"numSms":132}],"traceEvents":[)" +
@@ -101,19 +126,19 @@ std::string WriteTrace(const std::string& name, const std::string& json) {
 }  // namespace
 
 TEST_CASE("advise: a trace built here, every number known by construction", "[advise][cli]") {
-  const AdviceResult a = Advise(WriteTrace("single_pageable", SyntheticTrace(4000, false, false)));
+  const AdviceResult a = Advise(WriteTrace("single_pageable", SyntheticTrace({})));
   REQUIRE(a.exit_code == 0);
   CHECK(a.doc["statements"][0] == "run single_pageable.pt.trace.json · PyTorch checklist");
-  // Input: the 4 ms DataLoader wait plus the 0.5 ms copy, of 10 ms steps.
+  // Input: the 4 ms DataLoader wait plus the 0.6 ms copy, of 10 ms steps.
   REQUIRE(a.findings.count("input_bound"));
-  CHECK(a.findings.at("input_bound")["ms_per_step"].get<double>() == Approx(4.5));
+  CHECK(a.findings.at("input_bound")["ms_per_step"].get<double>() == Approx(4.6));
   CHECK(a.findings.at("input_bound")["severity"] == "high");
   REQUIRE(a.findings.count("dataloader_workers"));
   CHECK(a.findings.at("dataloader_workers")["ms_per_step"].get<double>() == Approx(4.0));
   CHECK(a.findings.at("dataloader_workers")["step_percent"].get<double>() == Approx(40.0));
   REQUIRE(a.findings.count("pin_memory"));
-  CHECK(a.findings.at("pin_memory")["ms_per_step"].get<double>() == Approx(0.5));
-  CHECK(a.findings.at("pin_memory")["severity"] == "medium");  // 5% of the step: medium from 5%.
+  CHECK(a.findings.at("pin_memory")["ms_per_step"].get<double>() == Approx(0.6));
+  CHECK(a.findings.at("pin_memory")["severity"] == "medium");  // 6% of the step: medium from 5%.
   CHECK(a.findings.at("pin_memory")["evidence"].get<std::string>().find("pageable host-to-device copies: 3 [advise]") !=
         std::string::npos);
   CHECK(a.order == std::vector<std::string>{"input_bound", "dataloader_workers", "pin_memory"});
@@ -126,7 +151,7 @@ TEST_CASE("advise: a trace built here, every number known by construction", "[ad
   CHECK(a.status.size() == 13);
 
   // Workers and pinned memory: both rules pass, saying what they saw.
-  const AdviceResult b = Advise(WriteTrace("workers_pinned", SyntheticTrace(4000, true, true)));
+  const AdviceResult b = Advise(WriteTrace("workers_pinned", SyntheticTrace({.workers = true, .pinned = true})));
   REQUIRE(b.exit_code == 0);
   CHECK(b.status.at("dataloader_workers") == "passed");
   CHECK(b.detail.at("dataloader_workers") == "the DataLoader uses worker processes (3 batches)");
@@ -134,17 +159,38 @@ TEST_CASE("advise: a trace built here, every number known by construction", "[ad
   CHECK(b.detail.at("pin_memory") == "all 3 host-to-device copies read pinned memory");
 
   // A short main-process load: under dataloader_workers.min_percent (5%).
-  const AdviceResult c = Advise(WriteTrace("short_loader", SyntheticTrace(300, false, true)));
+  const AdviceResult c = Advise(WriteTrace("short_loader", SyntheticTrace({.loader_us = 300, .pinned = true})));
   REQUIRE(c.exit_code == 0);
   CHECK(c.status.at("dataloader_workers") == "passed");
   CHECK(c.detail.at("dataloader_workers") ==
         "the main-process DataLoader takes 3.0% of the step time (fires from 5.0%)");
 }
 
+TEST_CASE("advise: allreduce_time and memcpy_heavy on a trace built here", "[advise][cli]") {
+  // 1.5 ms of AllReduce and 1.2 ms of device-to-host copy per 10 ms step.
+  const AdviceResult a = Advise(WriteTrace(
+      "collectives", SyntheticTrace({.workers = true, .pinned = true, .allreduce_us = 1500, .d2h_us = 1200})));
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(a.findings.count("allreduce_time"));
+  CHECK(a.findings.at("allreduce_time")["ms_per_step"].get<double>() == Approx(1.5));
+  CHECK(a.findings.at("allreduce_time")["severity"] == "medium");
+  REQUIRE(a.findings.count("memcpy_heavy"));
+  // Host to device 0.6 ms + device to host 1.2 ms.
+  CHECK(a.findings.at("memcpy_heavy")["ms_per_step"].get<double>() == Approx(1.8));
+  CHECK(a.findings.at("memcpy_heavy")["evidence"].get<std::string>().find(
+            "device to host (output) per step: 1.200 ms") != std::string::npos);
+  // Without them both pass, with their measured shares.
+  const AdviceResult b = Advise(WriteTrace("no_collectives", SyntheticTrace({.workers = true, .pinned = true})));
+  REQUIRE(b.exit_code == 0);
+  CHECK(b.status.at("allreduce_time") == "not applicable");
+  CHECK(b.status.at("memcpy_heavy") == "passed");
+  CHECK(b.detail.at("memcpy_heavy") == "copies take 6.0% of the step time (fires from 10.0%)");
+}
+
 TEST_CASE("advise: thresholds are settable, and wrong ones are usage errors", "[advise][cli]") {
-  const std::string path = WriteTrace("thresholds", SyntheticTrace(4000, false, false));
+  const std::string path = WriteTrace("thresholds", SyntheticTrace({}));
   const AdviceResult a =
-      Advise(path, "--threshold dataloader_workers.min_percent=41 --threshold pin_memory.min_percent=6");
+      Advise(path, "--threshold dataloader_workers.min_percent=41 --threshold pin_memory.min_percent=7");
   REQUIRE(a.exit_code == 0);
   CHECK(a.status.at("dataloader_workers") == "passed");
   CHECK(a.status.at("pin_memory") == "passed");
@@ -153,7 +199,7 @@ TEST_CASE("advise: thresholds are settable, and wrong ones are usage errors", "[
   for (const auto& row : a.doc["tables"]["thresholds"])
     if (row["name"] == "pin_memory.min_percent") {
       listed = true;
-      CHECK(row["value"].get<double>() == 6);
+      CHECK(row["value"].get<double>() == 7);
       CHECK(row["default"].get<double>() == 1);
     }
   CHECK(listed);
@@ -239,7 +285,7 @@ TEST_CASE("advise: multi_gpu_imbalance fires on the DDP run with a straggler, no
   CHECK(f["ms_per_step"].get<double>() == Approx(20.308).margin(0.001));  // hosts' late_ms of rank2.
   CHECK(a.status.at("pin_memory") == "passed");                           // 32 pinned copies.
   CHECK(a.detail.at("pin_memory") == "all 32 host-to-device copies read pinned memory");
-  CHECK(a.status.at("allreduce_time") == "passed");  // gloo: no device collectives.
+  CHECK(a.status.at("allreduce_time") == "undecided");  // gloo: collectives on the host are not measured.
 
   const AdviceResult two = Advise(Capture("tf_two_hosts"));
   REQUIRE(two.exit_code == 0);
@@ -394,6 +440,31 @@ TEST_CASE("check --no-finding and --max-findings gate on the advisor", "[advise]
   CHECK(r.err.find("'severe' is not a severity (low, medium or high)") != std::string::npos);
 }
 
+TEST_CASE("docs/advise.md states every threshold with its default", "[advise][docs]") {
+  const std::string docs = tfprof::testing::Slurp(SourcePath("docs/advise.md"));
+  for (const tfprof::ThresholdDef& t : tfprof::ThresholdCatalogue()) {
+    INFO(t.name);
+    const std::string quoted = "`" + std::string(t.name) + "`";
+    REQUIRE(docs.find(quoted) != std::string::npos);
+    // Somewhere the default follows the name: "`input_bound.min_percent` 5"
+    // or "`severity.high_percent` (20%)".
+    const std::string value = fmt::format("{:g}", t.value);
+    bool stated = false;
+    for (size_t at = docs.find(quoted); at != std::string::npos; at = docs.find(quoted, at + 1))
+      for (const std::string& lead : {std::string(" "), std::string(" (")}) {
+        const size_t v = at + quoted.size() + lead.size();
+        stated = stated || (docs.compare(at + quoted.size(), lead.size(), lead) == 0 &&
+                            docs.compare(v, value.size(), value) == 0 && v + value.size() < docs.size() &&
+                            !std::isdigit(static_cast<unsigned char>(docs[v + value.size()])));
+      }
+    CHECK(stated);
+  }
+  for (const tfprof::RuleDef& r : tfprof::RuleCatalogue()) {
+    INFO(r.id);
+    CHECK(docs.find("`" + std::string(r.id) + "`") != std::string::npos);
+  }
+}
+
 TEST_CASE("advise: findings order by severity, then time at stake, then id", "[advise]") {
   using tfprof::Finding;
   using tfprof::FindingSeverity;
@@ -408,7 +479,6 @@ TEST_CASE("advise: findings order by severity, then time at stake, then id", "[a
   Finding tie = high_small;
   tie.id = "z";
   CHECK(tfprof::FindingBefore(high_small, tie));
-  // Every threshold's default is what docs/advise.md says the rule uses.
   tfprof::AdviseOptions o;
   CHECK(o.Get("input_bound.min_percent") == 5);
   CHECK(o.Get("kernel_launch.min_percent") == 3);

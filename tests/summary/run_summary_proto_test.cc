@@ -259,3 +259,27 @@ TEST_CASE("run summary parts: a message no summary gives is one input error", "[
 
 }  // namespace
 }  // namespace tfprof
+
+TEST_CASE("run summary: the PyTorch runtime facts survive the protobuf round trip, field by field",
+          "[summary][proto]") {
+  tfprof::HostSummary in;
+  in.pytorch = {.single_process_loader_calls = 1,
+                .single_process_loader_ps = 2,
+                .worker_loader_calls = 3,
+                .worker_loader_ps = 4,
+                .pageable_h2d_copies = 5,
+                .pageable_h2d_ps = 6,
+                .pinned_h2d_copies = 7,
+                .pinned_h2d_ps = 8,
+                .cuda_graph_launches = 9};
+  tfprof::summary::HostSummary message;
+  tfprof::ToProto(in, &message);
+  CHECK(message.has_pytorch());
+  const tfprof::HostSummary out = tfprof::FromProto(message);
+  CHECK(out.pytorch == in.pytorch);
+  CHECK(out.pytorch.cuda_graph_launches == 9);
+  // All zero (not PyTorch): nothing is written.
+  tfprof::summary::HostSummary empty;
+  tfprof::ToProto(tfprof::HostSummary{}, &empty);
+  CHECK_FALSE(empty.has_pytorch());
+}
