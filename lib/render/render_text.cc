@@ -49,8 +49,9 @@ bool IsZeroOrEmpty(const Cell& cell) {
 // A bar drawn `to` characters wide instead of `from`, keeping its share
 // of each letter (the letters at evenly spaced positions).
 std::string ShrinkBar(const std::string& bar, size_t from, size_t to) {
-  if (from == 0 || bar.size() <= to) return bar.size() * to <= from * to ? bar.substr(0, bar.size() * to / from) : bar;
-  const size_t n = (bar.size() * to + from / 2) / from;
+  if (from == 0) return bar;
+  const size_t n = (bar.size() * to + from / 2) / from;  // Rounded, so bars keep their lengths' ratios.
+  if (n >= bar.size()) return bar;
   std::string out;
   for (size_t j = 0; j < n; ++j) out += bar[j * bar.size() / n];
   return out;

@@ -82,6 +82,47 @@ TEST_CASE("Text: headline, aligned columns, percent, hidden detail, notes", "[re
         "note: fractions are of the ops' own time\n");
 }
 
+TEST_CASE("Text on a narrow terminal: all-zero columns hidden, then bars drawn narrower", "[render]") {
+  Report r;
+  Table t{"steps", "T", {}, {}};
+  t.Add({"step", "step"})
+      .Add({"total", "total", ColumnType::kDouble, 1})
+      .Add({"zeros", "zeros", ColumnType::kDouble, 1})
+      .Add({"bar", "", ColumnType::kString, 0, 0, "", false, /*terminal_only=*/true});
+  t.AddRow()
+      .Set("step", std::string("a"))
+      .Set("total", 10.0)
+      .Set("zeros", 0.0)
+      .Set("bar", std::string(10, 'I') + std::string(10, 'H'));
+  t.AddRow()
+      .Set("step", std::string("b"))
+      .Set("total", 5.0)
+      .Set("zeros", 0.0)
+      .Set("bar", std::string(5, 'I') + std::string(5, 'H'));
+  r.tables.push_back(std::move(t));
+  // 43 columns wide; at 30 the zero column goes (36), then the bars shrink
+  // from 20 to 14 characters, each to 14/20 of its length, the letters at
+  // evenly spaced positions.
+  CHECK(Rendered(r, {.format = OutputFormat::kTable, .terminal = true, .terminal_width = 30}) ==
+        "T\n"
+        "  step  total\n"
+        "  a      10.0  IIIIIIIHHHHHHH\n"
+        "  b       5.0  IIIIHHH\n"
+        "  (all zero, hidden to fit the terminal: zeros)\n");
+  // Wide enough: as it was.
+  CHECK(Rendered(r, {.format = OutputFormat::kTable, .terminal = true, .terminal_width = 43}) ==
+        "T\n"
+        "  step  total  zeros\n"
+        "  a      10.0    0.0  IIIIIIIIIIHHHHHHHHHH\n"
+        "  b       5.0    0.0  IIIIIHHHHH\n");
+  // Not a terminal: no fitting, no bars.
+  CHECK(Rendered(r, {.format = OutputFormat::kTable, .terminal_width = 30}) ==
+        "T\n"
+        "  step  total  zeros\n"
+        "  a      10.0    0.0\n"
+        "  b       5.0    0.0\n");
+}
+
 TEST_CASE("CSV: keys or CSV headers, RFC 4180 quoting, column precision", "[render]") {
   CHECK(Rendered(OpsReport(), {.format = OutputFormat::kCsv}) ==
         "op_name,calls,self_us,Share (%)\n"
