@@ -23,8 +23,7 @@ void KernelLaunchRule(RuleSink& sink, std::string_view id) {
   if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(id, why);
   const double pct = in.overview.bottleneck.kernel_launch_percent, ms = in.CategoryMs(Category::kKernelLaunch);
   const double min = sink.Threshold("kernel_launch.min_percent");
-  if (pct < min)
-    return sink.Pass(id, fmt::format("kernel launch {} of the step time (fires from {})", Percent(pct), Percent(min)));
+  if (pct < min) return sink.PassBelow(id, "kernel launch", pct, " of the step time", min);
   Finding& f = sink.Fire(
       id, ms,
       fmt::format("The GPU waits for kernel launches {} of the step time ({} per step).", Percent(pct), Millis(ms)));
@@ -65,8 +64,7 @@ void HostThreadContentionRule(RuleSink& sink) {
   if (in.jax) return sink.NotApplicable(kId, "JAX: TensorFlow's GPU launch threads (TF_GPU_THREAD_MODE) do not run");
   if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(kId, why);
   const double pct = in.overview.bottleneck.kernel_launch_percent, min = sink.Threshold("kernel_launch.min_percent");
-  if (pct < min)
-    return sink.Pass(kId, fmt::format("kernel launch {} of the step time (fires from {})", Percent(pct), Percent(min)));
+  if (pct < min) return sink.PassBelow(kId, "kernel launch", pct, " of the step time", min);
   if (!in.overview.input.tf_data_in_use)
     return sink.Pass(kId, fmt::format("kernel launch {} of the step time, but no tf.data work on the host competes "
                                       "with the launch threads",
@@ -132,9 +130,7 @@ void FusionRule(RuleSink& sink, std::string_view id) {
   if (in.pytorch && k.triton)
     return sink.Pass(id, "torch.compile's Triton kernels (triton_*) are present: the model is already compiled");
   const double pct = 100.0 * k.elementwise_ms / k.ms, min = sink.Threshold("fusion.min_elementwise_percent");
-  if (pct < min)
-    return sink.Pass(
-        id, fmt::format("element-wise kernels take {} of the kernel time (fires from {})", Percent(pct), Percent(min)));
+  if (pct < min) return sink.PassBelow(id, "element-wise kernels take", pct, " of the kernel time", min);
   std::optional<double> ms;
   if (in.device_steps && NoStepsReason(in).empty()) ms = in.PerDeviceStepMs(k.elementwise_ms);
   Finding& f = sink.Fire(id, ms,
@@ -163,8 +159,7 @@ void HostOpsOnGpuRunRule(RuleSink& sink) {
                               "Python");
   const double pct = in.overview.steps.category_percent[static_cast<size_t>(Category::kHostCompute)];
   const double ms = in.CategoryMs(Category::kHostCompute), min = sink.Threshold("host_ops_on_gpu_run.min_percent");
-  if (pct < min)
-    return sink.Pass(kId, fmt::format("host compute {} of the step time (fires from {})", Percent(pct), Percent(min)));
+  if (pct < min) return sink.PassBelow(kId, "host compute", pct, " of the step time", min);
   Finding& f = sink.Fire(kId, ms,
                          fmt::format("TensorFlow ops compute on the host {} of the step time ({} per step) while the "
                                      "GPU waits.",
@@ -192,8 +187,7 @@ void MemcpyHeavyRule(RuleSink& sink) {
   const double h2d = in.overview.steps.host_to_device_ms.avg, d2h = in.CategoryMs(Category::kOutput),
                d2d = in.CategoryMs(Category::kDeviceToDevice);
   const double ms = h2d + d2h + d2d, pct = in.PercentOfStep(ms), min = sink.Threshold("memcpy_heavy.min_percent");
-  if (pct < min)
-    return sink.Pass(kId, fmt::format("copies take {} of the step time (fires from {})", Percent(pct), Percent(min)));
+  if (pct < min) return sink.PassBelow(kId, "copies take", pct, " of the step time", min);
   Finding& f = sink.Fire(
       kId, ms,
       fmt::format("Copies between host and device take {} of the step time ({} per step).", Percent(pct), Millis(ms)));

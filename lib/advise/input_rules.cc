@@ -13,8 +13,7 @@ void InputBoundRule(RuleSink& sink) {
   if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(kId, why);
   const double pct = in.overview.bottleneck.input_percent, ms = in.CategoryMs(Category::kInput);
   const double min = sink.Threshold("input_bound.min_percent");
-  if (pct < min)
-    return sink.Pass(kId, fmt::format("input {} of the step time (fires from {})", Percent(pct), Percent(min)));
+  if (pct < min) return sink.PassBelow(kId, "input", pct, " of the step time", min);
   Finding& f = sink.Fire(kId, ms,
                          fmt::format("Steps wait for input {} of the time: {} of the {} step ({}).", Percent(pct),
                                      Millis(ms), Millis(in.step_ms), in.overview.bottleneck.verdict));
@@ -107,9 +106,7 @@ void DataLoaderWorkersRule(RuleSink& sink) {
   if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(kId, why);
   const double ms = in.PerStepMs(static_cast<double>(p.single_process_loader_ps) / 1e9);
   const double pct = in.PercentOfStep(ms), min = sink.Threshold("dataloader_workers.min_percent");
-  if (pct < min)
-    return sink.Pass(kId, fmt::format("the main-process DataLoader takes {} of the step time (fires from {})",
-                                      Percent(pct), Percent(min)));
+  if (pct < min) return sink.PassBelow(kId, "the main-process DataLoader takes", pct, " of the step time", min);
   Finding& f = sink.Fire(kId, ms,
                          fmt::format("The DataLoader loads every batch in the training process (num_workers=0): {} "
                                      "per step, {} of the step.",

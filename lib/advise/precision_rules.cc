@@ -49,8 +49,7 @@ void MixedPrecisionRule(RuleSink& sink, std::string_view id) {
   const double min = sink.Threshold("mixed_precision.min_percent");
   if (UnknownDecides(sink, id, pct, min)) return;
   if (pct < min)
-    return sink.Pass(id, fmt::format("Tensor-Core-eligible ops off Tensor Cores: {} of the kernel time (fires from {})",
-                                     Percent(pct), Percent(min)));
+    return sink.PassBelow(id, "Tensor-Core-eligible ops off Tensor Cores:", pct, " of the kernel time", min);
   Finding& f = sink.Fire(id, TensorCoreGain(sink, in.kernels.eligible_unused_ms),
                          fmt::format("Matmuls and convolutions that could use Tensor Cores run without them: {} of "
                                      "the GPU's kernel time.",

@@ -61,8 +61,9 @@ Finding& RuleSink::FireRisk(std::string_view id, FindingSeverity severity, std::
   return f;
 }
 
-void RuleSink::PassBelow(std::string_view id, std::string_view what, double value, double min) {
-  Pass(id, fmt::format("{} {} (fires from {})", what, Percent(value), Percent(min)));
+void RuleSink::PassBelow(std::string_view id, std::string_view before, double value, std::string_view after,
+                         double min) {
+  Pass(id, fmt::format("{} {}{} (fires from {})", before, Percent(value), after, Percent(min)));
 }
 
 void RuleSink::Pass(std::string_view id, std::string detail) { Check(id, RuleStatus::kPassed, std::move(detail)); }

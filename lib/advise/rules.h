@@ -35,9 +35,9 @@ class RuleSink {
   void NotApplicable(std::string_view id, std::string why);
 
   double Threshold(std::string_view name) const { return options.Get(name); }
-  // Passes with "<what> <value> (fires from <min>)", the measured value
-  // against the rule's threshold.
-  void PassBelow(std::string_view id, std::string_view what, double value, double min);
+  // Passes with "<before> <value>%<after> (fires from <min>%)": the
+  // measured share against the rule's threshold.
+  void PassBelow(std::string_view id, std::string_view before, double value, std::string_view after, double min);
 
   const AdviseInputs& in;
   const AdviseOptions& options;

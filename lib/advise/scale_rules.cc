@@ -1,24 +1,18 @@
 // Many GPUs and the program around them: stragglers, collectives, eager
 // execution, memory headroom.
 #include <algorithm>
-#include <cctype>
 
+#include "absl/strings/ascii.h"
 #include "fmt/format.h"
 #include "lib/advise/rules.h"
 
 namespace tfprof {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // GPU memory, not the host's: TensorFlow's GPU_<n>_bfc (not gpu_host_bfc),
 // PyTorch's cuda_<n>.
 bool IsDeviceAllocator(std::string_view memory_id) {
-  const std::string id = Lower(memory_id);
+  const std::string id = absl::AsciiStrToLower(absl::string_view(memory_id.data(), memory_id.size()));
   return (id.rfind("gpu_", 0) == 0 && id.find("host") == std::string::npos) || id.rfind("cuda", 0) == 0;
 }
 
@@ -73,9 +67,7 @@ void AllreduceTimeRule(RuleSink& sink) {
                           "no device collectives recorded: collectives on the host (gloo, or NCCL without "
                           "kernels in the trace) are not measured");
   const double min = sink.Threshold("allreduce_time.min_percent");
-  if (pct < min)
-    return sink.Pass(kId,
-                     fmt::format("device collectives {} of the step time (fires from {})", Percent(pct), Percent(min)));
+  if (pct < min) return sink.PassBelow(kId, "device collectives", pct, " of the step time", min);
   Finding& f = sink.Fire(kId, ms,
                          fmt::format("Device collectives (AllReduce and others) take {} of the step time ({} per "
                                      "step) without overlapping compute.",
