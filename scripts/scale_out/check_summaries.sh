@@ -11,7 +11,7 @@
 set -uo pipefail
 bin="$1"; shift
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-commands=(overview steps op-stats placement kernel-stats input-pipeline memory tf-data hosts metrics)
+commands=(overview steps op-stats placement kernel-stats input-pipeline memory tf-data hosts metrics advise)
 compat=()
 [ -n "${COMPAT:-}" ] && compat=(--compat "$COMPAT")
 runs=0 differ=0
