@@ -111,9 +111,9 @@ class SnapshotReader {
   }
 
   // Fills `s` from the event's stats, in stored order (a repeated stat: the
-  // last wins, as in the reference); returns the memory id and which of the
-  // expected stats were present.
-  std::string Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen) {
+  // last wins, as in the reference); returns the memory id's key (IdOf
+  // makes its text) and which of the expected stats were present.
+  MemoryKey Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen) {
     MemoryKey memory;
     seen = 0;
     for (const Stat& stat : stats) {
@@ -142,7 +142,7 @@ class SnapshotReader {
         case Field::kShape: s.shape = Intern(stat); break;
       }
     }
-    return IdOf(memory);
+    return memory;
   }
 
  private:
@@ -446,6 +446,13 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     for (const auto& [key, n] : per_key) expected[reader.IdOf(key)] += n;
   }
   std::map<std::string, Collecting> by_id;  // Byte order, as the reference lists memory ids.
+  // Each event's allocator by its key, without making the id's text per
+  // event (keys of one id, e.g. a name "0" and index 0, share its entry).
+  struct Allocator {
+    const std::string* id;
+    Collecting* collecting;
+  };
+  absl::flat_hash_map<SnapshotReader::MemoryKey, Allocator> by_key;
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     // A line without events may hold any timestamp (readers check only the
@@ -462,7 +469,15 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       MemorySnapshot s;
       s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
       uint32_t seen = 0;
-      std::string memory_id = reader.Read(line.EventStats(e), s, seen);
+      const SnapshotReader::MemoryKey key = reader.Read(line.EventStats(e), s, seen);
+      auto found = by_key.find(key);
+      if (found == by_key.end()) {
+        const std::string id = reader.IdOf(key);
+        auto [at, fresh] = by_id.try_emplace(id);
+        if (fresh) at->second.profile.timeline.reserve(expected[id]);
+        found = by_key.emplace(key, Allocator{&at->first, &at->second}).first;
+      }
+      const std::string& memory_id = *found->second.id;
       s.time_ps = SaturatingSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
       s.step = GroupOf(groups, plane_index, l, e);
       if (seen != kSeenAll)
@@ -476,9 +491,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
         diag.Add(diag_kind::kMemoryNegativeSize,
                  fmt::format("{} {} at {} ps", memory_id, host.Str(plane.event_metadata[event.metadata].name),
                              event.start_ps));
-      auto [at, fresh] = by_id.try_emplace(memory_id);
-      Collecting& c = at->second;
-      if (fresh) c.profile.timeline.reserve(expected[memory_id]);
+      Collecting& c = *found->second.collecting;
       UpdateSummary(c, s, options);
       c.profile.timeline.push_back(s);
     }
