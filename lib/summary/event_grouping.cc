@@ -149,7 +149,13 @@ class Forest {
 };
 
 void Forest::Build() {
-  for (const Plane& pl : host_.planes) stats_.emplace_back(host_, pl);
+  size_t events = 0;
+  for (const Plane& pl : host_.planes) {
+    stats_.emplace_back(host_, pl);
+    events += pl.EventCount();
+  }
+  // One node per event: sized once, not grown (and copied) by doubling.
+  nodes_.reserve(events);
   // Links between threads and to the device, collected while walking.
   std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;        // (id, iter_num) -> ExecutorState::Process
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
@@ -555,6 +561,23 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
 // PyTorch's profiler marks each step of `prof.step()` with a user annotation
 // "ProfilerStep#<N>" on the host (Kineto copies it to the GPU as a
 // gpu_user_annotation, on a derived line there).
+// Whether TensorFlow's own step roots can exist: a `_r` (root level) stat,
+// or events whose kind makes them roots (TraceContext, ProcessBatch,
+// BatchingSessionRun) or loop iterations (ExecutorState::Process). Without
+// any, a forest without --step-marker finds no step.
+bool MayHaveTensorFlowRoots(const Host& host) {
+  for (const Plane& plane : host.planes) {
+    if (plane.FindStatKey(host.strings, "_r")) return true;
+    for (const EventMetadata& m : plane.event_metadata) {
+      const Kind k = KindOfName(host.Str(m.name));
+      if (k == Kind::kTraceContext || k == Kind::kProcessBatch || k == Kind::kBatchingSessionRun ||
+          k == Kind::kExecutorProcess)
+        return true;
+    }
+  }
+  return false;
+}
+
 bool HasProfilerSteps(const Host& host) {
   for (const Plane& plane : host.planes) {
     if (host.PlaneName(plane) != schema::kHostThreadsPlane) continue;
@@ -669,14 +692,23 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     if (out.from_capture) return out;
     out = EventGroups();
   }
-  Forest forest(host, diagnostics, marker);
-  forest.Build();
-  forest.Group(out);
-  // With --step-marker the forest is still the reference's (only the roots
-  // differ), so its marks are too.
-  if (ReferenceMarksEager(host)) forest.MarkEager(out.eager);
+  // PyTorch's ProfilerStep#N mark the steps when TensorFlow's roots find
+  // none. A capture that cannot have TensorFlow roots (every PyTorch trace)
+  // skips that forest; one that can but finds none drops it, with what it
+  // met: its diagnostics count only when its groups are used (the same
+  // kernels without launch would otherwise be counted twice).
+  const bool profiler_steps = !marker && HasProfilerSteps(host);
+  Diagnostics forest_diagnostics;
+  if (!profiler_steps || MayHaveTensorFlowRoots(host)) {
+    Forest forest(host, forest_diagnostics, marker);
+    forest.Build();
+    forest.Group(out);
+    // With --step-marker the forest is still the reference's (only the
+    // roots differ), so its marks are too.
+    if (ReferenceMarksEager(host)) forest.MarkEager(out.eager);
+  }
   out.from_marker = static_cast<bool>(marker);
-  if (out.groups.empty() && !marker && HasProfilerSteps(host)) {
+  if (out.groups.empty() && profiler_steps) {
     // No TensorFlow step markers, but PyTorch's: use them, as if
     // --step-marker had named them.
     out = EventGroups();
@@ -691,6 +723,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     diagnostics.Add(diag_kind::kStepsProfilerStepMarker, "", out.groups.size());
     return out;
   }
+  diagnostics.Merge(forest_diagnostics);
   if (out.groups.empty() && marker)
     out.no_groups_reason = "no event matches --step-marker '" + options.step_marker + "'";
   else if (out.groups.empty() && host.framework == Framework::kPyTorch)
