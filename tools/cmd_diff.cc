@@ -3,6 +3,8 @@
 // the shared options (one host in memory at a time), then every metric,
 // op-stats row and kernel-stats row is compared. `--fail-if` turns a
 // regression into exit code 5 (docs/ci.md).
+#include "lib/advise/advice_diff.h"
+#include "lib/advise/run_summary_to_advice.h"
 #include "lib/analyze/metrics_report.h"
 #include "lib/analyze/run_diff.h"
 #include "lib/analyze/run_summary_to_metrics.h"
@@ -49,7 +51,7 @@ class Diff final : public Command {
     AddOutputOption(cmd, "--output,-o", shared_.output,
                     "Write the output to this file instead of stdout (never an input or inside an input folder)");
     cmd->add_option("--table", shared_.table,
-                    "With --format csv: which table (overview (default), ops, kernels, fail_if, metrics)");
+                    "With --format csv: which table (overview (default), ops, kernels, fail_if, metrics, findings)");
     cmd->add_flag("--csv-safe", shared_.csv_safe,
                   "With --format csv: prefix text cells starting with = + - @ tab or CR with '");
     cmd->add_option("--host", shared_.host, "Compare only this host of each run");
@@ -88,6 +90,10 @@ class Diff final : public Command {
     in.fail_if = EvaluateDeltaConditions(conditions, in.metrics, base, next,
                                          d_.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail);
     Report report = BuildDiffReport(in, {d_.base, d_.next, d_.top});
+    // What the advisor finds in each run, and what changed.
+    Table findings = FindingsDiffTable(RunSummaryToAdvice(base_summary), RunSummaryToAdvice(next_summary));
+    report.lines.push_back(FindingsDiffLine(findings));
+    report.tables.push_back(std::move(findings));
     // Diagnostics of both sides; the same kind from both merges into one count.
     report.diagnostics.Merge(RunDiagnostics(base_summary));
     report.diagnostics.Merge(RunDiagnostics(next_summary));

@@ -465,6 +465,29 @@ TEST_CASE("docs/advise.md states every threshold with its default", "[advise][do
   }
 }
 
+TEST_CASE("diff names the findings a change resolved or brought", "[advise][cli][diff]") {
+  const tfprof::testing::ToolResult r =
+      RunTool("diff -f json '" + Capture("tf_input_bound") + "' '" + Capture("tf_prefetch") + "'");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  bool line = false;
+  for (const auto& s : doc["statements"])
+    line = line || s == "findings: 0 new, 2 resolved (input_bound, tf_data_stage), 0 worse, 0 better";
+  CHECK(line);
+  const auto& rows = doc["tables"]["findings"];
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["id"] == "input_bound");
+  CHECK(rows[0]["change"] == "resolved");
+  CHECK(rows[0]["base_severity"] == "high");
+  CHECK(rows[0]["new_severity"].is_null());
+  CHECK(rows[0]["base_ms_per_step"].get<double>() == Approx(6.972).margin(0.001));
+  // The other way round: both are new.
+  const tfprof::testing::ToolResult back =
+      RunTool("diff -f csv --table findings '" + Capture("tf_prefetch") + "' '" + Capture("tf_input_bound") + "'");
+  REQUIRE(back.exit_code == 0);
+  CHECK(back.out.find("input_bound,new,,high,,6.972,") != std::string::npos);
+}
+
 TEST_CASE("advise: findings order by severity, then time at stake, then id", "[advise]") {
   using tfprof::Finding;
   using tfprof::FindingSeverity;
