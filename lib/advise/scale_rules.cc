@@ -1,6 +1,8 @@
 // Many GPUs and the program around them: stragglers, collectives, eager
 // execution, memory headroom.
 #include <algorithm>
+#include <numeric>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "fmt/format.h"
@@ -16,6 +18,67 @@ bool IsDeviceAllocator(std::string_view memory_id) {
   return (id.rfind("gpu_", 0) == 0 && id.find("host") == std::string::npos) || id.rfind("cuda", 0) == 0;
 }
 
+// One host, several GPUs (MirroredStrategy, one process driving all): each
+// synchronised step waits for the busiest GPU, so its busy time over the
+// mean of the GPUs in use is what balancing could win. A GPU is late as a
+// host is (docs/hosts.md): busy 10% of the median GPU's time or more over
+// it. GPUs that ran (almost) no kernels are not in use: they are left out
+// of the comparison and reported as a risk of their own (idle hardware, or
+// GPUs of other processes the profiler saw).
+void GpusOfOneHost(RuleSink& sink) {
+  constexpr std::string_view kId = "multi_gpu_imbalance";
+  const AdviseInputs& in = sink.in;
+  const std::vector<uint64_t>& busy = in.run.hosts.front().ops.device_busy_ps;
+  if (std::string why = NoStepsReason(in); !why.empty()) return sink.Undecided(kId, why);
+  const double most = static_cast<double>(*std::max_element(busy.begin(), busy.end())) / 1e9;
+  std::vector<size_t> used, unused;
+  for (size_t g = 0; g < busy.size(); ++g)
+    (static_cast<double>(busy[g]) / 1e9 > 0.01 * most ? used : unused).push_back(g);
+  auto gpu_ms = [&](size_t g) { return static_cast<double>(busy[g]) / 1e9; };
+  auto add_evidence = [&](Finding& f) {
+    for (size_t g = 0; g < busy.size(); ++g)
+      f.evidence.push_back(
+          {fmt::format("GPU {} busy time (kernels, whole profile)", g), Millis(gpu_ms(g)), "op-stats"});
+  };
+  if (used.size() >= 2) {
+    std::vector<double> ms;
+    for (size_t g : used) ms.push_back(gpu_ms(g));
+    const double median = Median(ms),
+                 mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+    const size_t busiest = used[static_cast<size_t>(std::max_element(ms.begin(), ms.end()) - ms.begin())];
+    const double over = gpu_ms(busiest) - median;
+    if (over >= kLateHostFraction * median && in.host_steps) {
+      Finding& f = sink.Fire(kId, (gpu_ms(busiest) - mean) / static_cast<double>(in.host_steps),
+                             fmt::format("The {} GPUs in use on this host are unevenly busy: GPU {} works {} more "
+                                         "than the median GPU in the profile, and every synchronised step waits for "
+                                         "the busiest.",
+                                         used.size(), busiest, Millis(over)));
+      add_evidence(f);
+      f.evidence.push_back({"median busy time of the GPUs in use", Millis(median), "advise"});
+      f.advice = in.pytorch ? "Give every GPU the same work: equal batch shards per rank, no rank-0-only work in the "
+                              "step; one process per GPU (DistributedDataParallel) rather than DataParallel."
+                            : "Give every GPU the same work: a global batch divisible by the number of replicas, "
+                              "equal shards (tf.distribute's dataset distribution), no ops pinned to one device.";
+      return;
+    }
+    if (unused.empty())
+      return sink.Pass(kId, fmt::format("{} GPUs of one host evenly busy: the busiest {} over the median's {} (fires "
+                                        "from {:.0f}% of it)",
+                                        used.size(), Millis(over), Millis(median), 100 * kLateHostFraction));
+  }
+  if (unused.empty() || used.empty()) return sink.Undecided(kId, "no GPU of this host ran kernels in the profile");
+  Finding& f = sink.FireRisk(kId, FindingSeverity::kLow,
+                             fmt::format("{} of the {} GPUs the profiler saw on this host ran no kernels (under 1% of "
+                                         "the busiest's time): the run uses {} of them.",
+                                         unused.size(), busy.size(), used.size()));
+  add_evidence(f);
+  f.advice = in.pytorch ? "If the job should use them, start one rank per GPU (torchrun --nproc_per_node); if they "
+                          "belong to other jobs, nothing to do."
+                        : "If the job should use them, distribute it (tf.distribute.MirroredStrategy over all GPUs, "
+                          "or one worker per GPU); if they belong to other workers or jobs (CUDA_VISIBLE_DEVICES "
+                          "hides them from this process), nothing to do.";
+}
+
 }  // namespace
 
 void MultiGpuImbalanceRule(RuleSink& sink) {
@@ -23,11 +86,10 @@ void MultiGpuImbalanceRule(RuleSink& sink) {
   const AdviseInputs& in = sink.in;
   const HostsAnalysis& h = in.hosts;
   if (h.compared < 2) {
-    if (in.ops.env.device_core_count > 1 && in.run.hosts.size() == 1)
-      return sink.Undecided(kId, fmt::format("one host with {} GPUs: their busy times are not compared per GPU (one "
-                                             "capture per rank or worker is)",
-                                             in.ops.env.device_core_count));
-    return sink.NotApplicable(kId, fmt::format("{} host(s) with steps to compare: needs two or more", h.compared));
+    if (in.run.hosts.size() == 1 && in.run.hosts.front().ops.device_busy_ps.size() > 1) return GpusOfOneHost(sink);
+    return sink.NotApplicable(
+        kId, fmt::format("{} host(s) with steps to compare, at most one GPU each: needs two or more hosts or GPUs",
+                         h.compared));
   }
   if (h.stragglers.empty())
     return sink.Pass(

@@ -64,7 +64,9 @@ HostSummary SummarizeHostOpMetrics(const Host& host, Diagnostics& diagnostics, c
         s.env.device_type = GpuModelName(plane.device);
       }
       ++s.env.device_core_count;
-      s.device_ops.Combine(DevicePlaneToOpMetrics(host, plane, diagnostics, options, marks), /*count_cores=*/true);
+      OpMetricsDb device = DevicePlaneToOpMetrics(host, plane, diagnostics, options, marks);
+      s.device_busy_ps.push_back(device.total_op_time_ps);
+      s.device_ops.Combine(device, /*count_cores=*/true);
       for (const Line& l : plane.lines)
         if (!schema::IsDerivedLineId(l.id)) s.device_events += l.events.size();
     }
@@ -103,6 +105,7 @@ void CombineHostSummaries(HostSummary& into, const HostSummary& other) {
   into.device_events += other.device_events;
   into.has_host_plane = into.has_host_plane || other.has_host_plane;
   AddPyTorchRuntimeFacts(into.pytorch, other.pytorch);
+  into.device_busy_ps.insert(into.device_busy_ps.end(), other.device_busy_ps.begin(), other.device_busy_ps.end());
 }
 
 }  // namespace tfprof

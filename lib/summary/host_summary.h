@@ -39,6 +39,10 @@ struct HostSummary {
   uint64_t device_events = 0;  // Events on GPU planes' non-derived lines.
   bool has_host_plane = false;
   PyTorchRuntimeFacts pytorch;  // DataLoader, copies, CUDA graphs: PyTorch traces only.
+  // Each GPU's busy time (its device ops' self time, idle excluded), one
+  // per device plane in the order read, hosts one after another: the
+  // advisor compares the GPUs of one host (multi_gpu_imbalance).
+  std::vector<uint64_t> device_busy_ps;
 };
 
 // `eager`: the host's eager marks from GroupEvents when the caller groups

@@ -478,6 +478,7 @@ void ToProto(const HostSummary& in, summary::HostSummary* out) {
   ToProto(in.kernels, out->mutable_kernels());
   out->set_device_events(in.device_events);
   out->set_has_host_plane(in.has_host_plane);
+  for (uint64_t busy : in.device_busy_ps) out->add_device_busy_ps(busy);
   if (in.pytorch != PyTorchRuntimeFacts{}) {
     summary::PyTorchRuntimeFacts* f = out->mutable_pytorch();
     f->set_single_process_loader_calls(in.pytorch.single_process_loader_calls);
@@ -500,6 +501,7 @@ HostSummary FromProto(const summary::HostSummary& in) {
   out.kernels = FromProto(in.kernels());
   out.device_events = in.device_events();
   out.has_host_plane = in.has_host_plane();
+  out.device_busy_ps.assign(in.device_busy_ps().begin(), in.device_busy_ps().end());
   {
     const summary::PyTorchRuntimeFacts& f = in.pytorch();
     out.pytorch.single_process_loader_calls = f.single_process_loader_calls();

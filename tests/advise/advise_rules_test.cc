@@ -56,7 +56,8 @@ std::string Capture(const std::string& name) { return SourcePath("testdata/captu
 const char* kT4 = "e4040-2023fall-assign2-hd2551/logs/fit/20231107-184716/train";
 const char* kTfGpuWorker = "tfprofiler_demo/plugins/profile/GPU-multi-worker/34.83.195.180_6003.xplane.pb";
 
-// A PyTorch trace with three 10 ms steps, each: the DataLoader loads the
+// A PyTorch trace (host process 4242; GPU n's events have pid n, as
+// Kineto writes them) with three 10 ms steps, each: the DataLoader loads the
 // batch (in the main process or from workers) for `loader_us`, a
 // host-to-device copy of `copy_us` from pageable or pinned memory, one 3 ms
 // matmul kernel, then, when asked, an NCCL AllReduce kernel and a
@@ -68,6 +69,7 @@ struct Synthetic {
   int copy_us = 600;
   int allreduce_us = 0;
   int d2h_us = 0;
+  int second_gpu_us = 0;  // A kernel this long on GPU 1 too (DataParallel-style, one process).
 };
 
 std::string SyntheticTrace(const Synthetic& c) {
@@ -75,24 +77,25 @@ std::string SyntheticTrace(const Synthetic& c) {
   auto add = [&](const std::string& e) { events += (events.empty() ? "" : ",\n") + e; };
   auto launch = [&](const char* api, int ts, int correlation) {
     add(fmt::format(
-        R"({{"ph":"X","cat":"cuda_runtime","name":"{}","pid":1,"tid":1,"ts":{},"dur":20,"args":{{"correlation":{}}}}})",
+        R"({{"ph":"X","cat":"cuda_runtime","name":"{}","pid":4242,"tid":4242,"ts":{},"dur":20,"args":{{"correlation":{}}}}})",
         api, ts, correlation));
   };
   for (int s = 0; s < 3; ++s) {
     const int t0 = s * 10000;
     add(fmt::format(
-        R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{},"dur":10000}})", s + 1,
-        t0));
+        R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":4242,"tid":4242,"ts":{},"dur":10000}})",
+        s + 1, t0));
     add(fmt::format(
-        R"({{"ph":"X","cat":"user_annotation","name":"enumerate(DataLoader)#_{}DataLoaderIter.__next__","pid":1,"tid":1,"ts":{},"dur":{}}})",
+        R"({{"ph":"X","cat":"user_annotation","name":"enumerate(DataLoader)#_{}DataLoaderIter.__next__","pid":4242,"tid":4242,"ts":{},"dur":{}}})",
         c.workers ? "MultiProcessing" : "SingleProcess", t0 + 100, c.loader_us));
-    add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":{},"dur":700}})",
+    add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":4242,"tid":4242,"ts":{},"dur":700}})",
                     t0 + 4150));
     launch("cudaMemcpyAsync", t0 + 4200, 10 + s);
     add(fmt::format(
         R"J({{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD ({} -> Device)","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"device":0,"stream":7,"correlation":{}}}}})J",
         c.pinned ? "Pinned" : "Pageable", t0 + 4250, c.copy_us, 10 + s));
-    add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":{},"dur":200}})", t0 + 5000));
+    add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":4242,"tid":4242,"ts":{},"dur":200}})",
+                    t0 + 5000));
     launch("cudaLaunchKernel", t0 + 5050, 100 + s);
     add(fmt::format(
         R"({{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8","pid":0,"tid":7,"ts":{},"dur":3000,"args":{{"device":0,"stream":7,"correlation":{},"grid":[1,1,1],"block":[128,1,1],"registers per thread":64,"shared memory":0}}}})",
@@ -102,6 +105,12 @@ std::string SyntheticTrace(const Synthetic& c) {
       add(fmt::format(
           R"J({{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)","pid":0,"tid":7,"ts":{},"dur":{},"args":{{"device":0,"stream":7,"correlation":{},"grid":[1,1,1],"block":[512,1,1],"registers per thread":96,"shared memory":0}}}})J",
           t0 + 8200, c.allreduce_us, 200 + s));
+    }
+    if (c.second_gpu_us) {
+      launch("cudaLaunchKernel", t0 + 5080, 400 + s);
+      add(fmt::format(
+          R"J({{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8","pid":1,"tid":7,"ts":{},"dur":{},"args":{{"device":1,"stream":7,"correlation":{},"grid":[1,1,1],"block":[128,1,1],"registers per thread":64,"shared memory":0}}}})J",
+          t0 + 5100, c.second_gpu_us, 400 + s));
     }
     if (c.d2h_us) {
       launch("cudaMemcpyAsync", t0 + 8150, 300 + s);
@@ -185,6 +194,28 @@ TEST_CASE("advise: allreduce_time and memcpy_heavy on a trace built here", "[adv
   CHECK(b.status.at("allreduce_time") == "not applicable");
   CHECK(b.status.at("memcpy_heavy") == "passed");
   CHECK(b.detail.at("memcpy_heavy") == "copies take 6.0% of the step time (fires from 10.0%)");
+}
+
+TEST_CASE("advise: multi_gpu_imbalance compares the GPUs of one host", "[advise][cli]") {
+  // GPU 0 runs a 3 ms kernel and the 0.6 ms copy per step, GPU 1 a 1 ms
+  // kernel: 10.8 and 3 ms in all, median 6.9 ms, so GPU 0 is 3.9 ms over it
+  // (over 10%); balanced, both would run the mean, 6.9 ms:
+  // (10.8 - 6.9) / 3 steps = 1.3 ms per step at stake.
+  const AdviceResult a =
+      Advise(WriteTrace("two_gpus", SyntheticTrace({.workers = true, .pinned = true, .second_gpu_us = 1000})));
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(a.findings.count("multi_gpu_imbalance"));
+  const nlohmann::json& f = a.findings.at("multi_gpu_imbalance");
+  CHECK(f["ms_per_step"].get<double>() == Approx(1.3));
+  CHECK(f["summary"].get<std::string>().find("GPU 0 works 3.900 ms more than the median GPU") != std::string::npos);
+  CHECK(f["evidence"].get<std::string>().find("GPU 1 busy time (kernels, whole profile): 3.000 ms [op-stats]") !=
+        std::string::npos);
+  // Near even (10.8 and 9 ms: 0.9 ms over the median 9.9, under 10%): passes.
+  const AdviceResult even =
+      Advise(WriteTrace("two_even_gpus", SyntheticTrace({.workers = true, .pinned = true, .second_gpu_us = 3000})));
+  REQUIRE(even.exit_code == 0);
+  CHECK(even.status.at("multi_gpu_imbalance") == "passed");
+  CHECK(even.detail.at("multi_gpu_imbalance").find("2 GPUs of one host evenly busy") == 0);
 }
 
 TEST_CASE("advise: thresholds are settable, and wrong ones are usage errors", "[advise][cli]") {
@@ -362,6 +393,16 @@ TEST_CASE("advise: TensorFlow GPU rules on corpus captures", "[advise][cli][corp
         4);
   CHECK(w.status.at("xla_fusion") == "fired");
   CHECK(w.status.at("input_bound") == "fired");
+
+  // 8 GPU planes, 2 of them running kernels: the 6 idle ones are a risk,
+  // not an imbalance among the 2 in use (14.996 and 15.074 ms).
+  REQUIRE_CORPUS(eight, "tfprofiler_demo/plugins/profile/GPU-multi-worker");
+  const AdviceResult g = Advise(eight);
+  REQUIRE(g.exit_code == 0);
+  REQUIRE(g.findings.count("multi_gpu_imbalance"));
+  CHECK(g.findings.at("multi_gpu_imbalance")["severity"] == "low");
+  CHECK(g.findings.at("multi_gpu_imbalance")["summary"].get<std::string>().find(
+            "6 of the 8 GPUs the profiler saw on this host ran no kernels") == 0);
 
   REQUIRE_CORPUS(tf1, "tf1_timelines/dlprof/mnist_xla/timeline.ctf.json");
   const AdviceResult m = Advise(tf1);

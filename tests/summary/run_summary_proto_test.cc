@@ -260,7 +260,7 @@ TEST_CASE("run summary parts: a message no summary gives is one input error", "[
 }  // namespace
 }  // namespace tfprof
 
-TEST_CASE("run summary: the PyTorch runtime facts survive the protobuf round trip, field by field",
+TEST_CASE("run summary: the PyTorch runtime facts and GPU busy times survive the protobuf round trip, field by field",
           "[summary][proto]") {
   tfprof::HostSummary in;
   in.pytorch = {.single_process_loader_calls = 1,
@@ -272,12 +272,14 @@ TEST_CASE("run summary: the PyTorch runtime facts survive the protobuf round tri
                 .pinned_h2d_copies = 7,
                 .pinned_h2d_ps = 8,
                 .cuda_graph_launches = 9};
+  in.device_busy_ps = {10, 0, 12};
   tfprof::summary::HostSummary message;
   tfprof::ToProto(in, &message);
   CHECK(message.has_pytorch());
   const tfprof::HostSummary out = tfprof::FromProto(message);
   CHECK(out.pytorch == in.pytorch);
   CHECK(out.pytorch.cuda_graph_launches == 9);
+  CHECK(out.device_busy_ps == std::vector<uint64_t>{10, 0, 12});
   // All zero (not PyTorch): nothing is written.
   tfprof::summary::HostSummary empty;
   tfprof::ToProto(tfprof::HostSummary{}, &empty);
