@@ -4,7 +4,6 @@
 // op-stats row and kernel-stats row is compared. `--fail-if` turns a
 // regression into exit code 5 (docs/ci.md).
 #include "lib/advise/advice_diff.h"
-#include "lib/advise/run_summary_to_advice.h"
 #include "lib/analyze/metrics_report.h"
 #include "lib/analyze/run_diff.h"
 #include "lib/analyze/run_summary_to_metrics.h"
@@ -90,10 +89,7 @@ class Diff final : public Command {
     in.fail_if = EvaluateDeltaConditions(conditions, in.metrics, base, next,
                                          d_.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail);
     Report report = BuildDiffReport(in, {d_.base, d_.next, d_.top});
-    // What the advisor finds in each run, and what changed.
-    Table findings = FindingsDiffTable(RunSummaryToAdvice(base_summary), RunSummaryToAdvice(next_summary));
-    report.lines.push_back(FindingsDiffLine(findings));
-    report.tables.push_back(std::move(findings));
+    AddFindingsDiff(base_summary, next_summary, report);  // What the advisor finds in each run, and what changed.
     // Diagnostics of both sides; the same kind from both merges into one count.
     report.diagnostics.Merge(RunDiagnostics(base_summary));
     report.diagnostics.Merge(RunDiagnostics(next_summary));

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "lib/advise/run_summary_to_advice.h"
 
 namespace tfprof {
 namespace {
@@ -64,6 +65,12 @@ std::string FindingsDiffLine(const Table& findings) {
   };
   return "findings: " + part("new", added) + ", " + part("resolved", resolved) + ", " + part("worse", worse) + ", " +
          part("better", better);
+}
+
+void AddFindingsDiff(const RunSummary& base, const RunSummary& next, Report& diff) {
+  Table findings = FindingsDiffTable(RunSummaryToAdvice(base), RunSummaryToAdvice(next));
+  diff.lines.push_back(FindingsDiffLine(findings));
+  diff.tables.push_back(std::move(findings));
 }
 
 }  // namespace tfprof

@@ -7,6 +7,7 @@
 
 #include "lib/advise/finding.h"
 #include "lib/report/report.h"
+#include "lib/summary/run_summary.h"
 
 namespace tfprof {
 
@@ -16,5 +17,9 @@ namespace tfprof {
 Table FindingsDiffTable(const Advice& base, const Advice& next);
 // One line for the report's head: "findings: 1 new (input_bound), 0 resolved".
 std::string FindingsDiffLine(const Table& findings);
+
+// Advises both runs (default thresholds) and adds the head line and the
+// `findings` table to `diff`'s report (`diff` and `report BASE NEW`).
+void AddFindingsDiff(const RunSummary& base, const RunSummary& next, Report& diff);
 
 }  // namespace tfprof

@@ -527,6 +527,14 @@ TEST_CASE("diff names the findings a change resolved or brought", "[advise][cli]
       RunTool("diff -f csv --table findings '" + Capture("tf_prefetch") + "' '" + Capture("tf_input_bound") + "'");
   REQUIRE(back.exit_code == 0);
   CHECK(back.out.find("input_bound,new,,high,,6.972,") != std::string::npos);
+  // report BASE NEW shows the same in its "what changed" section.
+  const fs::path dir = fs::path(tfprof::testing::TempDir()) / "advise_report";
+  fs::create_directories(dir);
+  const std::string page = (dir / "diff.html").string();
+  REQUIRE(RunTool("report '" + Capture("tf_input_bound") + "' '" + Capture("tf_prefetch") + "' -o '" + page + "'")
+              .exit_code == 0);
+  const std::string html = tfprof::testing::Slurp(page);
+  CHECK(html.find("findings: 0 new, 2 resolved (input_bound, tf_data_stage), 0 worse, 0 better") != std::string::npos);
 }
 
 TEST_CASE("advise: findings order by severity, then time at stake, then id", "[advise]") {
