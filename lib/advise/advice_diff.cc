@@ -20,9 +20,11 @@ void SetSide(Table::RowWriter& row, const Finding* f, const char* severity_key, 
   if (f->ms_per_step) row.Set(ms_key, *f->ms_per_step);
 }
 
-}  // namespace
-
-Table FindingsDiffTable(const Advice& base, const Advice& next) {
+// Table `findings`: one row per rule that fired in either run, in the new
+// run's order (then the resolved ones in the base's): `change` is new,
+// resolved, worse, better or same (by severity). `line`: the head line
+// naming them ("findings: 1 new (input_bound), 0 resolved, ...").
+Table FindingsDiffTable(const Advice& base, const Advice& next, std::string* line) {
   Table t{"findings", "Advisor findings, base -> new", {}, {}};
   t.Add({.key = "id", .label = "Finding"});
   t.Add({.key = "change", .label = "Change"});
@@ -31,12 +33,14 @@ Table FindingsDiffTable(const Advice& base, const Advice& next) {
   t.Add({.key = "base_ms_per_step", .label = "Base ms/step", .type = ColumnType::kDouble, .precision = 3}, "ms");
   t.Add({.key = "new_ms_per_step", .label = "New ms/step", .type = ColumnType::kDouble, .precision = 3}, "ms");
   t.Add({.key = "summary", .label = "What (new run; base when resolved)", .max_width = 100});
-  auto add = [&t](const std::string& id, const Finding* b, const Finding* n) {
+  // The ids of each kind of change, in table order, for the head line.
+  std::vector<std::string> added, resolved, worse, better;
+  auto add = [&](const std::string& id, const Finding* b, const Finding* n) {
     std::string change = "same";
-    if (!b) change = "new";
-    else if (!n) change = "resolved";
-    else if (n->severity > b->severity) change = "worse";
-    else if (n->severity < b->severity) change = "better";
+    if (!b) change = "new", added.push_back(id);
+    else if (!n) change = "resolved", resolved.push_back(id);
+    else if (n->severity > b->severity) change = "worse", worse.push_back(id);
+    else if (n->severity < b->severity) change = "better", better.push_back(id);
     auto row = t.AddRow();
     row.Set("id", id).Set("change", change);
     SetSide(row, b, "base_severity", "base_ms_per_step");
@@ -46,30 +50,20 @@ Table FindingsDiffTable(const Advice& base, const Advice& next) {
   for (const Finding& n : next.findings) add(n.id, FindingOf(base, n.id), &n);
   for (const Finding& b : base.findings)
     if (!FindingOf(next, b.id)) add(b.id, &b, nullptr);
-  return t;
-}
-
-std::string FindingsDiffLine(const Table& findings) {
-  std::vector<std::string> added, resolved, worse, better;
-  const int id = findings.ColumnIndex("id"), change = findings.ColumnIndex("change");
-  for (const auto& row : findings.rows) {
-    const std::string& c = std::get<std::string>(row[static_cast<size_t>(change)]);
-    const std::string& name = std::get<std::string>(row[static_cast<size_t>(id)]);
-    if (c == "new") added.push_back(name);
-    else if (c == "resolved") resolved.push_back(name);
-    else if (c == "worse") worse.push_back(name);
-    else if (c == "better") better.push_back(name);
-  }
   auto part = [](const char* what, const std::vector<std::string>& ids) {
     return ids.empty() ? fmt::format("0 {}", what) : fmt::format("{} {} ({})", ids.size(), what, fmt::join(ids, ", "));
   };
-  return "findings: " + part("new", added) + ", " + part("resolved", resolved) + ", " + part("worse", worse) + ", " +
-         part("better", better);
+  *line = "findings: " + part("new", added) + ", " + part("resolved", resolved) + ", " + part("worse", worse) + ", " +
+          part("better", better);
+  return t;
 }
 
+}  // namespace
+
 void AddFindingsDiff(const RunSummary& base, const RunSummary& next, Report& diff) {
-  Table findings = FindingsDiffTable(RunSummaryToAdvice(base), RunSummaryToAdvice(next));
-  diff.lines.push_back(FindingsDiffLine(findings));
+  std::string line;
+  Table findings = FindingsDiffTable(RunSummaryToAdvice(base), RunSummaryToAdvice(next), &line);
+  diff.lines.push_back(std::move(line));
   diff.tables.push_back(std::move(findings));
 }
 

@@ -62,19 +62,23 @@ std::string ShrinkBar(const std::string& bar, size_t from, size_t to) {
 // table); then the bars (decoration) shrink, down to 10 characters.
 // Returns the names of the hidden columns.
 std::vector<std::string> FitToTerminal(Table& t, size_t limit) {
-  auto line_width = [&t]() {
+  // Each column's width, as RenderTable will lay it out: every cell is
+  // formatted once here, and again only for a column whose bars shrink.
+  auto column_width = [&t](size_t i) {
+    size_t c = DisplayWidth(t.columns[i].label);
+    for (const auto& row : t.rows)
+      c = std::max(c, DisplayWidth(Truncate(TextCell(row[i], t.columns[i]), t.columns[i].max_width)));
+    return c;
+  };
+  std::vector<size_t> widths;
+  for (size_t i = 0; i < t.columns.size(); ++i) widths.push_back(column_width(i));
+  auto line_width = [&widths]() {
     size_t w = 1;
-    for (size_t i = 0; i < t.columns.size(); ++i) {
-      size_t c = DisplayWidth(t.columns[i].label);
-      for (const auto& row : t.rows)
-        c = std::max(c, DisplayWidth(Truncate(TextCell(row[i], t.columns[i]), t.columns[i].max_width)));
-      w += c + 2;
-    }
+    for (size_t c : widths) w += c + 2;
     return w;
   };
   std::vector<std::string> hidden;
-  size_t width = line_width();
-  if (width <= limit) return hidden;
+  if (line_width() <= limit) return hidden;
   for (size_t i = t.columns.size(); i-- > 0;) {
     if (!RightAligned(t.columns[i])) continue;
     bool zero = true;
@@ -82,20 +86,20 @@ std::vector<std::string> FitToTerminal(Table& t, size_t limit) {
     if (!zero) continue;
     hidden.insert(hidden.begin(), t.columns[i].label);
     t.columns.erase(t.columns.begin() + static_cast<ptrdiff_t>(i));
+    widths.erase(widths.begin() + static_cast<ptrdiff_t>(i));
     for (auto& row : t.rows) row.erase(row.begin() + static_cast<ptrdiff_t>(i));
   }
-  width = line_width();
-  for (size_t i = 0; i < t.columns.size() && width > limit; ++i) {
+  for (size_t i = 0; i < t.columns.size() && line_width() > limit; ++i) {
     if (!t.columns[i].terminal_only) continue;
     size_t longest = 0;
     for (const auto& row : t.rows)
       if (const auto* s = std::get_if<std::string>(&row[i])) longest = std::max(longest, s->size());
-    const size_t over = width - limit, floor = std::max<size_t>(10, DisplayWidth(t.columns[i].label));
+    const size_t over = line_width() - limit, floor = std::max<size_t>(10, DisplayWidth(t.columns[i].label));
     if (longest <= floor) continue;
     const size_t target = longest > over + floor ? longest - over : floor;
     for (auto& row : t.rows)
       if (auto* s = std::get_if<std::string>(&row[i])) *s = ShrinkBar(*s, longest, target);
-    width = line_width();
+    widths[i] = column_width(i);
   }
   return hidden;
 }
