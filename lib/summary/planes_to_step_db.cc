@@ -4,7 +4,10 @@
 #include <climits>
 #include <future>
 #include <map>
+#include <memory>
 #include <optional>
+#include <queue>
+#include <tuple>
 #include <utility>
 
 #include "lib/model/diagnostic_kinds.h"
@@ -27,17 +30,26 @@ struct Span {
   bool Includes(const Span& o) const { return begin <= o.begin && o.end <= end; }
 };
 
+// Events [first, end) of one line whose group is their step's: the events
+// of other groups (or none) between them are skipped when the run is read.
+// A step keeps runs of its events, not a span per event: a run stands for
+// many events (a line's events come in runs of one step), and the spans of
+// one step at a time are made when it is summarised.
+struct EventRun {
+  uint32_t plane, line, first, end;
+};
+
 struct StepDetails {
   std::vector<Span> host_markers, device_markers;
-  std::vector<TypedSpan> events;
-  // With a GPU: the host's events of the step, beside the device's.
-  std::vector<TypedSpan> host_events;
+  std::vector<EventRun> runs;
+  // With a GPU: the host's runs of the step, beside the device's.
+  std::vector<EventRun> host_runs;
 };
 
 using StepMap = std::map<int32_t, StepDetails>;
 
-// A step's entry of a StepMap, looked up once per run of the step's events
-// (a line's events come in such runs), not once per event.
+// A step's entry of a StepMap, looked up once per run of the step's events,
+// not once per event.
 class StepLookup {
  public:
   explicit StepLookup(StepMap& steps) : steps_(steps) {}
@@ -53,6 +65,41 @@ class StepLookup {
   StepMap& steps_;
   int32_t last_group_ = 0;
   StepDetails* last_ = nullptr;
+};
+
+// Gathers one line's grouped events into runs, each added to its step.
+class LineRuns {
+ public:
+  LineRuns(StepLookup& step, size_t plane, size_t line)
+      : step_(step), plane_(static_cast<uint32_t>(plane)), line_(static_cast<uint32_t>(line)) {}
+  LineRuns(const LineRuns&) = delete;
+  LineRuns& operator=(const LineRuns&) = delete;
+  ~LineRuns() { Close(); }
+
+  void Add(int32_t g, size_t e) {
+    const auto i = static_cast<uint32_t>(e);
+    if (open_ && g == group_) {
+      end_ = i + 1;
+      return;
+    }
+    Close();
+    open_ = true;
+    group_ = g;
+    first_ = i;
+    end_ = i + 1;
+  }
+
+ private:
+  void Close() {
+    if (open_) step_(group_).runs.push_back({plane_, line_, first_, end_});
+    open_ = false;
+  }
+
+  StepLookup& step_;
+  const uint32_t plane_, line_;
+  bool open_ = false;
+  int32_t group_ = 0;
+  uint32_t first_ = 0, end_ = 0;
 };
 
 // Runs `beside` on a second thread while `here` runs on this one, when
@@ -98,93 +145,190 @@ bool IsRealCpuCompute(std::string_view name) {
            StartsWith(name, "EagerKernelExecute") || StartsWith(name, "FunctionRun") || IsExplicitHostMarker(name));
 }
 
-// What the step analysis makes of a host event's name, worked out once per
-// event name of the plane (metadata), not once per event: a capture repeats
-// a few hundred names millions of times.
-class HostNameFacts {
+// Which of a plane's events count in their step's breakdown, and as what.
+// What an event name implies is worked out once per name (metadata), while
+// the steps are collected (one thread per plane); afterwards the object is
+// only read, by the two threads that summarise the steps.
+class PlaneEventTypes {
  public:
-  HostNameFacts(const Host& host, const Plane& plane, bool has_device)
-      : host_(host), plane_(plane), has_device_(has_device), facts_(plane.event_metadata.size()) {}
+  PlaneEventTypes(const Host& host, size_t p, bool host_plane, bool has_device)
+      : host_(host),
+        plane_(host.planes[p]),
+        p_(static_cast<uint32_t>(p)),
+        host_plane_(host_plane),
+        has_device_(has_device),
+        tf1_(!host_plane && IsTf1TimelinePlane(host, plane_)),
+        corr_(host, plane_, "correlation_id"),
+        shape_(host, plane_, "shape"),
+        step_name_(host, plane_, "step_name"),
+        facts_(plane_.event_metadata.size()) {}
 
-  struct Facts {
+  struct NameFacts {
     bool known = false;
     bool explicit_marker = false;
     bool real_cpu_compute = false;
+    // Host: the type with and without a correlation id. Device: the type
+    // of an event without a shape stat.
     EventType with_correlation = EventType::kUnknown, without_correlation = EventType::kUnknown;
   };
-  const Facts& Of(EventMetadataId m) {
-    Facts& f = facts_[m];
-    if (!f.known) {
-      const std::string_view name = host_.Str(plane_.event_metadata[m].name);
+
+  // Works out (once) what the event's name implies; returns it.
+  const NameFacts& Learn(const Event& ev) {
+    NameFacts& f = facts_[ev.metadata];
+    if (f.known) return f;
+    const std::string_view name = host_.Str(plane_.event_metadata[ev.metadata].name);
+    if (host_plane_) {
       f.explicit_marker = IsExplicitHostMarker(name);
       f.real_cpu_compute = IsRealCpuCompute(name);
       f.with_correlation = ClassifyHostEvent(name, has_device_, true);
       f.without_correlation = ClassifyHostEvent(name, has_device_, false);
-      f.known = true;
+    } else {
+      f.without_correlation = ClassifyDeviceEvent(name, "");
     }
+    f.known = true;
     return f;
+  }
+
+  // A host event that marks its step: a user's marker, or the root event
+  // its group was named after.
+  bool IsHostMarker(const EventGroups& groups, const NameFacts& f, const Line& line, size_t l, size_t e,
+                    int32_t g) const {
+    if (f.explicit_marker) return true;
+    if (groups.from_capture) return step_name_.In(line.EventStats(e)).has_value();
+    if (static_cast<size_t>(g) >= groups.groups.size()) return false;
+    const auto& root = groups.groups[static_cast<size_t>(g)].named_root;
+    return root && *root == EventRef{p_, static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
+  }
+
+  // The type of a learnt event of group g, or none when it is not part of
+  // the step's breakdown (a host marker or wrapper; device activity that no
+  // launch recorded).
+  std::optional<EventType> TypeOf(const EventGroups& groups, const Line& line, size_t l, size_t e, int32_t g) const {
+    const NameFacts& f = facts_[line.events[e].metadata];
+    const auto stats = line.EventStats(e);
+    if (host_plane_) {
+      if (IsHostMarker(groups, f, line, l, e, g) || !f.real_cpu_compute) return std::nullopt;
+      return corr_.In(stats) ? f.with_correlation : f.without_correlation;
+    }
+    // Device activity is what CUPTI recorded (it has a correlation id); a
+    // TF1 timeline's streams hold nothing else and have no ids.
+    if (!tf1_ && !corr_.In(stats)) return std::nullopt;
+    const auto sh = shape_.In(stats);
+    const std::string_view shape = sh ? host_.Str(sh->AsString()) : "";
+    if (shape.empty()) return f.without_correlation;
+    return ClassifyDeviceEvent(host_.Str(plane_.event_metadata[line.events[e].metadata].name), shape);
   }
 
  private:
   const Host& host_;
   const Plane& plane_;
-  const bool has_device_;
-  std::vector<Facts> facts_;
+  const uint32_t p_;
+  const bool host_plane_, has_device_, tf1_;
+  const StatFinder corr_, shape_, step_name_;
+  std::vector<NameFacts> facts_;
 };
 
-void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, bool has_device, StepMap& steps) {
+// The plane's PlaneEventTypes, by plane index (none for planes that hold no
+// step events).
+using PlaneTypesByIndex = std::vector<std::unique_ptr<PlaneEventTypes>>;
+
+void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, PlaneEventTypes& types, StepMap& steps) {
   const Plane& plane = host.planes[p];
-  const StatFinder corr(host, plane, "correlation_id"), step_name(host, plane, "step_name");
-  HostNameFacts names(host, plane, has_device);
   StepLookup step(steps);
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
+    LineRuns runs(step, p, l);
     for (size_t e = 0; e < line.events.size(); ++e) {
       const int32_t g = groups.Of(p, l, e);
       if (g == kNoGroup) continue;
       const Event& ev = line.events[e];
-      const HostNameFacts::Facts& facts = names.Of(ev.metadata);
-      auto stats = line.EventStats(e);
-      const Span span{ev.start_ps, ev.end_ps()};
-      bool named_root = false;
-      if (groups.from_capture) {
-        named_root = step_name.In(stats).has_value();
-      } else if (static_cast<size_t>(g) < groups.groups.size()) {
-        const auto& root = groups.groups[g].named_root;
-        named_root =
-            root && *root == EventRef{static_cast<uint32_t>(p), static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
-      }
-      if (facts.explicit_marker || named_root) {
-        step(g).host_markers.push_back(span);
-      } else if (facts.real_cpu_compute) {
-        step(g).events.push_back(
-            {corr.In(stats) ? facts.with_correlation : facts.without_correlation, span.begin, span.end});
-      }
+      const PlaneEventTypes::NameFacts& facts = types.Learn(ev);
+      if (types.IsHostMarker(groups, facts, line, l, e, g)) step(g).host_markers.push_back({ev.start_ps, ev.end_ps()});
+      else if (facts.real_cpu_compute) runs.Add(g, e);
     }
   }
 }
 
-// One GPU plane: step markers from the Steps line (captures grouped when
-// taken) or from runs of events of one group (grouped here), and typed
-// events from the streams; only steps with a marker are kept.
-void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepMap& steps) {
+// The reference derives a device Steps line where the capture has none: one
+// marker per run of consecutive (in time: start, longest first, then group)
+// device events of one group. Lines are already in time order, so they are
+// merged rather than copied and sorted; a line whose grouped events are out
+// of that order (the tie-break on group) is sorted with the rest.
+void DeriveDeviceMarkers(const Host& host, size_t p, const std::vector<size_t>& lines, const EventGroups& groups,
+                         StepMap& local) {
   const Plane& plane = host.planes[p];
-  const StatFinder corr(host, plane, "correlation_id"), shape(host, plane, "shape");
-  // ClassifyDeviceEvent of a name without a shape, once per event name;
-  // events with a shape (memcpys) are classified one by one.
-  constexpr auto kNotYet = static_cast<EventType>(0xff);
-  std::vector<EventType> unshaped_type(plane.event_metadata.size(), kNotYet);
+  using Key = std::tuple<int64_t, int64_t, int32_t>;  // (start, -duration, group)
+  auto key = [&](size_t l, size_t e) {
+    const Event& ev = plane.lines[l].events[e];
+    return Key{ev.start_ps, -ev.duration_ps, groups.Of(p, l, e)};
+  };
+  auto next_grouped = [&](size_t l, size_t e) {
+    while (e < plane.lines[l].events.size() && groups.Of(p, l, e) == kNoGroup) ++e;
+    return e;
+  };
+  bool merge = true;
+  for (size_t l : lines) {
+    const size_t n = plane.lines[l].events.size();
+    for (size_t e = next_grouped(l, 0), f; merge && e < n; e = f) {
+      f = next_grouped(l, e + 1);
+      if (f < n && key(l, f) < key(l, e)) merge = false;
+    }
+  }
+  bool open = false;
+  int32_t group = 0;
+  int64_t begin = 0, end = 0;
+  auto take = [&](const Key& k) {
+    const auto [start, minus_duration, g] = k;
+    if (open && g == group) {
+      end = std::max(end, start - minus_duration);
+      return;
+    }
+    if (open) local[group].device_markers.push_back({begin, end});
+    open = true;
+    group = g;
+    begin = start;
+    end = start - minus_duration;
+  };
+  if (merge) {
+    // (key, line, event) of each line's next grouped event, least first.
+    using Cursor = std::tuple<Key, size_t, size_t>;
+    std::priority_queue<Cursor, std::vector<Cursor>, std::greater<>> next;
+    for (size_t l : lines)
+      if (size_t e = next_grouped(l, 0); e < plane.lines[l].events.size()) next.emplace(key(l, e), l, e);
+    while (!next.empty()) {
+      const auto [k, l, e] = next.top();
+      next.pop();
+      take(k);
+      if (size_t f = next_grouped(l, e + 1); f < plane.lines[l].events.size()) next.emplace(key(l, f), l, f);
+    }
+  } else {
+    std::vector<Key> ordered;
+    for (size_t l : lines)
+      for (size_t e = next_grouped(l, 0); e < plane.lines[l].events.size(); e = next_grouped(l, e + 1))
+        ordered.push_back(key(l, e));
+    std::sort(ordered.begin(), ordered.end());
+    for (const Key& k : ordered) take(k);
+  }
+  if (open) local[group].device_markers.push_back({begin, end});
+}
+
+// One GPU plane: step markers from the Steps line (captures grouped when
+// taken) or from runs of events of one group (grouped here), and runs of
+// events from the streams; only steps with a marker are kept.
+void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, PlaneEventTypes& types, StepMap& steps) {
+  const Plane& plane = host.planes[p];
   StepMap local;
   StepLookup step(local);
-  const bool tf1 = IsTf1TimelinePlane(host, plane);
   constexpr int64_t kStepLineId = static_cast<int32_t>(0xdeadbeefu);
-  std::vector<std::tuple<int64_t, int64_t, int32_t>> ordered;  // (start, -duration, group) for derived markers
+  std::vector<size_t> stream_lines;
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     const bool derived = schema::IsDerivedLineId(line.id);
     const bool steps_line = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(line.id))) == kStepLineId;
     if (derived && !(steps_line && groups.from_capture)) continue;
+    if (!steps_line) stream_lines.push_back(l);
+    LineRuns runs(step, p, l);
     for (size_t e = 0; e < line.events.size(); ++e) {
       const int32_t g = groups.Of(p, l, e);
       if (g == kNoGroup) continue;
@@ -193,43 +337,30 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, StepM
         step(g).device_markers.push_back({ev.start_ps, ev.end_ps()});
         continue;
       }
-      if (!groups.from_capture) ordered.emplace_back(ev.start_ps, -ev.duration_ps, g);
-      auto stats = line.EventStats(e);
-      // Device activity is what CUPTI recorded (it has a correlation id);
-      // a TF1 timeline's streams hold nothing else and have no ids.
-      if (!corr.In(stats) && !tf1) continue;
-      auto sh = shape.In(stats);
-      std::string_view shape_text = sh ? host.Str(sh->AsString()) : "";
-      EventType type;
-      if (shape_text.empty()) {
-        EventType& known = unshaped_type[ev.metadata];
-        if (known == kNotYet) known = ClassifyDeviceEvent(host.Str(plane.event_metadata[ev.metadata].name), "");
-        type = known;
-      } else {
-        type = ClassifyDeviceEvent(host.Str(plane.event_metadata[ev.metadata].name), shape_text);
-      }
-      step(g).events.push_back({type, ev.start_ps, ev.end_ps()});
+      types.Learn(ev);
+      runs.Add(g, e);
     }
   }
-  if (!groups.from_capture) {
-    // The reference derives a Steps line: one marker per run of
-    // consecutive (in time) device events of the same group.
-    std::sort(ordered.begin(), ordered.end());
-    for (size_t i = 0; i < ordered.size();) {
-      const int32_t g = std::get<2>(ordered[i]);
-      int64_t begin = std::get<0>(ordered[i]), end = begin - std::get<1>(ordered[i]);
-      size_t j = i + 1;
-      for (; j < ordered.size() && std::get<2>(ordered[j]) == g; ++j)
-        end = std::max(end, std::get<0>(ordered[j]) - std::get<1>(ordered[j]));
-      local[g].device_markers.push_back({begin, end});
-      i = j;
-    }
-  }
+  if (!groups.from_capture) DeriveDeviceMarkers(host, p, stream_lines, groups, local);
   for (auto& [g, d] : local) {
     if (d.device_markers.empty()) continue;
     StepDetails& s = steps[g];
     AppendOrMove(s.device_markers, d.device_markers);
-    AppendOrMove(s.events, d.events);
+    AppendOrMove(s.runs, d.runs);
+  }
+}
+
+// The typed spans of a step's runs (group g), appended to `out`.
+void AppendSpans(const Host& host, const EventGroups& groups, const PlaneTypesByIndex& types,
+                 const std::vector<EventRun>& runs, int32_t g, std::vector<TypedSpan>& out) {
+  for (const EventRun& r : runs) {
+    const Line& line = host.planes[r.plane].lines[r.line];
+    const PlaneEventTypes& t = *types[r.plane];
+    for (uint32_t e = r.first; e < r.end; ++e) {
+      if (groups.Of(r.plane, r.line, e) != g) continue;
+      if (const auto type = t.TypeOf(groups, line, r.line, e, g))
+        out.push_back({*type, line.events[e].start_ps, line.events[e].end_ps()});
+    }
   }
 }
 
@@ -247,9 +378,26 @@ struct StepBreakdown {
   uint64_t compute_16bit_ps = 0, compute_32bit_ps = 0;
 };
 
-// Frees the step's spans once read.
-StepBreakdown SummarizeStep(int32_t g, StepDetails& d, const EventGroups& groups,
+// A step's typed spans, made from its runs into buffers that one thread
+// reuses from step to step.
+struct StepSpans {
+  const Host& host;
+  const EventGroups& groups;
+  const PlaneTypesByIndex& types;
+  std::vector<TypedSpan> spans, host_spans;
+
+  void Make(int32_t g, const StepDetails& d) {
+    spans.clear();
+    host_spans.clear();
+    AppendSpans(host, groups, types, d.runs, g, spans);
+    AppendSpans(host, groups, types, d.host_runs, g, host_spans);
+  }
+};
+
+// Frees the step's runs once read.
+StepBreakdown SummarizeStep(int32_t g, StepDetails& d, StepSpans& made,
                             const std::map<int64_t, const StepGroup*>& group_info, bool has_device) {
+  const EventGroups& groups = made.groups;
   StepBreakdown out;
   // The step time: the longest host marker when it contains the longest
   // device marker (or there is none), else the device marker. Steps named
@@ -261,9 +409,10 @@ StepBreakdown SummarizeStep(int32_t g, StepDetails& d, const EventGroups& groups
   Span step = d.device_markers.empty() ? h : (h.Includes(dev) ? h : dev);
   if (groups.from_marker && !d.device_markers.empty() && h.duration() > 0 && !h.Includes(dev))
     step = {std::min(h.begin, dev.begin), std::max(h.end, dev.end)};
-  std::vector<TypedSpan> pieces = ToNonOverlapped(d.events, d.host_events);
-  std::vector<TypedSpan>().swap(d.events);
-  std::vector<TypedSpan>().swap(d.host_events);
+  made.Make(g, d);
+  std::vector<EventRun>().swap(d.runs);
+  std::vector<EventRun>().swap(d.host_runs);
+  std::vector<TypedSpan> pieces = ToNonOverlapped(made.spans, made.host_spans);
   StepRecord r;
   r.group_id = g;
   auto gi = group_info.find(g);
@@ -319,13 +468,16 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
   // The host plane and the device planes fill their own maps from the
   // const host: the devices' on a second thread when there are both.
   const bool has_host_plane = host_plane < host.planes.size();
+  PlaneTypesByIndex types(host.planes.size());
+  if (has_host_plane) types[host_plane] = std::make_unique<PlaneEventTypes>(host, host_plane, true, db.has_device);
+  for (size_t p : gpu_planes) types[p] = std::make_unique<PlaneEventTypes>(host, p, false, db.has_device);
   RunBoth(
       has_host_plane && !gpu_planes.empty(),
       [&] {
-        if (has_host_plane) AddHostPlane(host, host_plane, groups, db.has_device, host_steps);
+        if (has_host_plane) AddHostPlane(host, host_plane, groups, *types[host_plane], host_steps);
       },
       [&] {
-        for (size_t p : gpu_planes) AddDevicePlane(host, p, groups, device_steps);
+        for (size_t p : gpu_planes) AddDevicePlane(host, p, groups, *types[p], device_steps);
       });
   if (groups.whole_trace) {
     // One step from the first to the last event of the host and devices.
@@ -370,7 +522,7 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
         auto it = steps.find(g);
         if (it == steps.end()) continue;
         AppendOrMove(it->second.host_markers, h.host_markers);
-        AppendOrMove(it->second.host_events, h.events);
+        AppendOrMove(it->second.host_runs, h.runs);
       }
     }
   }
@@ -384,14 +536,16 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
   size_t spans = 0;
   for (auto& [g, d] : steps) {
     order.emplace_back(g, &d);
-    spans += d.events.size() + d.host_events.size();
+    for (const std::vector<EventRun>* runs : {&d.runs, &d.host_runs})
+      for (const EventRun& r : *runs) spans += r.end - r.first;
   }
   std::vector<StepBreakdown> done(order.size());
   auto summarize = [&](size_t from, size_t to) {
+    StepSpans made{host, groups, types, {}, {}};
     for (size_t i = from; i < to; ++i)
-      done[i] = SummarizeStep(order[i].first, *order[i].second, groups, group_info, db.has_device);
+      done[i] = SummarizeStep(order[i].first, *order[i].second, made, group_info, db.has_device);
   };
-  // A second thread pays off from tens of thousands of spans on.
+  // A second thread pays off from tens of thousands of events on.
   const size_t half = order.size() / 2;
   RunBoth(
       spans >= (size_t{1} << 16), [&] { summarize(half, order.size()); }, [&] { summarize(0, half); });
@@ -415,145 +569,6 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
                            "steps: try profiling longer)"
                          : "no step had a step marker on the host or a grouped event on the device";
   return db;
-}
-
-}  // namespace tfprof
-
-namespace tfprof {
-namespace {
-
-// A step's span on a clock shared by the hosts (their own time origins).
-struct AbsSpan {
-  __int128 begin, end;
-};
-
-__int128 Overlap(const AbsSpan& a, const AbsSpan& b) {
-  __int128 lo = std::max(a.begin, b.begin), hi = std::min(a.end, b.end);
-  return hi > lo ? hi - lo : 0;
-}
-
-std::vector<AbsSpan> Spans(const StepDb& db) {
-  std::vector<AbsSpan> out;
-  for (const StepRecord& s : db.steps) {
-    __int128 b = static_cast<__int128>(db.origin_ns) * 1000 + s.begin_ps;
-    out.push_back({b, b + static_cast<__int128>(s.duration_ps)});
-  }
-  return out;
-}
-
-}  // namespace
-
-StepDb CombineHostSteps(std::vector<StepDb> hosts, const AnalysisOptions& options) {
-  if (hosts.empty()) return {};
-  for (StepDb& h : hosts) {
-    for (StepRecord& s : h.steps) s.max_duration_ps = s.duration_ps;
-    // Like the reference, drop the first and the last step when there are
-    // more than five: the profile window usually cuts them.
-    if (h.steps.size() > 5 && !h.whole_steps) {
-      h.steps.pop_back();
-      h.steps.erase(h.steps.begin());
-      h.dropped_steps += 2;
-    }
-  }
-  if (hosts.size() == 1) return std::move(hosts[0]);
-  bool any_device = false;
-  for (const StepDb& h : hosts) any_device = any_device || h.has_device;
-  StepDb out;
-  out.has_device = any_device;
-  std::vector<StepDb> kept;
-  for (StepDb& h : hosts) {
-    out.compute_16bit_ps += h.compute_16bit_ps;
-    out.compute_32bit_ps += h.compute_32bit_ps;
-    out.dropped_steps += h.dropped_steps;
-    out.hosts.insert(out.hosts.end(), h.hosts.begin(), h.hosts.end());
-    if (out.note.empty()) out.note = h.note;
-    if (any_device && !h.has_device) continue;  // A coordinator.
-    kept.push_back(std::move(h));
-  }
-  // The chief: the host whose steps span the least time.
-  size_t chief = 0;
-  __int128 chief_span = -1;
-  std::vector<std::vector<AbsSpan>> spans;
-  for (size_t i = 0; i < kept.size(); ++i) {
-    spans.push_back(Spans(kept[i]));
-    __int128 span = spans[i].empty() ? 0 : spans[i].back().end - spans[i].front().begin;
-    if (chief_span < 0 || span < chief_span) {
-      chief = i;
-      chief_span = span;
-    }
-  }
-  const int64_t n_chief = static_cast<int64_t>(spans[chief].size());
-  // Each host's alignment: its first step and the chief step it matches.
-  std::vector<int64_t> begin_host(kept.size(), 0), begin_chief(kept.size(), 0);
-  int64_t first = 0, last = n_chief;
-  std::vector<std::string> unmatched;
-  for (size_t h = 0; h < kept.size(); ++h) {
-    int64_t count = n_chief;
-    if (h != chief) {
-      const int64_t n = static_cast<int64_t>(spans[h].size());
-      // Overlap of the steps paired at each offset k = chief index - host
-      // index, walking both sequences in time order.
-      std::vector<__int128> similarity(static_cast<size_t>(std::max<int64_t>(1, n + n_chief - 1)), 0);
-      for (int64_t a = 0, c = 0; a < n && c < n_chief;) {
-        const AbsSpan& x = spans[h][a];
-        const AbsSpan& y = spans[chief][c];
-        similarity[static_cast<size_t>(c - a + n - 1)] += Overlap(x, y);
-        if (x.end < y.end) ++a;
-        else if (y.end < x.end) ++c;
-        else ++a, ++c;
-      }
-      int64_t best = 0;
-      __int128 best_score = -1;
-      for (int64_t k = 0; k < n_chief; ++k)
-        if (similarity[static_cast<size_t>(k + n - 1)] > best_score)
-          best = k, best_score = similarity[static_cast<size_t>(k + n - 1)];
-      for (int64_t k = -1; k >= -(n - 1); --k)
-        if (similarity[static_cast<size_t>(k + n - 1)] > best_score)
-          best = k, best_score = similarity[static_cast<size_t>(k + n - 1)];
-      if (best_score <= 0) unmatched.push_back(kept[h].hosts.empty() ? "?" : kept[h].hosts[0]);
-      begin_host[h] = best >= 0 ? 0 : -best;
-      begin_chief[h] = best >= 0 ? best : 0;
-      count = std::min(n - begin_host[h], n_chief - begin_chief[h]);
-    }
-    first = std::max(first, begin_chief[h]);
-    last = std::min(last, begin_chief[h] + count);
-  }
-  if (first >= last) {
-    out.no_steps_reason = "steps were found on the hosts, but no step is common to all of them";
-    return out;
-  }
-  // The reference reads the first host's breakdown and takes each step's
-  // time as its slowest host's, so its rows do not add up to its step time;
-  // by default a step is its slowest host's, time and breakdown alike.
-  const bool reference = options.compat != Compat::kDefault;
-  for (int64_t i = first; i < last; ++i) {
-    auto step_of = [&](size_t h) -> const StepRecord& {
-      return kept[h].steps[static_cast<size_t>(begin_host[h] + (i - begin_chief[h]))];
-    };
-    size_t slowest = 0;
-    for (size_t h = 1; h < kept.size(); ++h)
-      if (step_of(h).duration_ps > step_of(slowest).duration_ps) slowest = h;
-    StepRecord r = step_of(reference ? 0 : slowest);
-    r.max_duration_ps = step_of(slowest).duration_ps;
-    // Hosts number their steps apart ("train 47" on one is "train 48" on
-    // another): the first host's names, as the reference shows them.
-    r.name = step_of(0).name;
-    r.group_id = step_of(0).group_id;
-    out.steps.push_back(std::move(r));
-  }
-  out.intersection_note =
-      std::to_string(last - first) + " steps common to " + std::to_string(kept.size()) +
-      (reference ? " hosts; breakdowns are the first host's, step-time statistics take the slowest host's time of "
-                   "each step, as the TensorFlow Profiler does"
-                 : " hosts; each step is its slowest host's (step time and breakdown alike; the steps table names "
-                   "the host)");
-  if (!unmatched.empty()) {
-    std::string names;
-    for (const std::string& u : unmatched) names += (names.empty() ? "" : ", ") + u;
-    out.intersection_note +=
-        "; the steps of " + names + " overlap none of the chief host's steps in time, so they were aligned by position";
-  }
-  return out;
 }
 
 }  // namespace tfprof

@@ -82,6 +82,54 @@ TEST_CASE("Step breakdown as current xprof: device events only on GPU", "[steps]
   CHECK(Ms(s.rows[0], Category::kKernelLaunch) == Approx(0.0));
 }
 
+// Two "train" steps [0, 100us] and [100, 200us] whose kernels run on two
+// streams; the capture has no Steps line, so each step's device span is
+// derived from runs of consecutive (in time, over all streams) kernels of
+// one step. `tie`: step 1's kernel starts and ends with step 0's first
+// one, and comes first in its line.
+Host TwoStreamSteps(bool tie) {
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(1, "python3")
+      .Event("train", 0, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{0}}})
+      .Event("cuLaunchKernel", 10 * kUs, 5 * kUs, {{"correlation_id", uint64_t{1}}})
+      .Event("cuLaunchKernel", 20 * kUs, 5 * kUs, {{"correlation_id", uint64_t{2}}})
+      .Event("train", 100 * kUs, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{1}}})
+      .Event("cuLaunchKernel", 101 * kUs, 1 * kUs, {{"correlation_id", uint64_t{3}}});
+  auto& gpu = b.Plane("/device:GPU:0", 0);
+  auto s7 = gpu.Line(7, "Stream #7(Compute)", 0);
+  if (tie) s7.Event("gemm", 90 * kUs, 20 * kUs, {{"correlation_id", uint64_t{3}}});
+  s7.Event("gemm", 90 * kUs, 20 * kUs, {{"correlation_id", uint64_t{1}}})
+      .Event("gemm", 120 * kUs, 20 * kUs, {{"correlation_id", uint64_t{2}}});
+  if (!tie) gpu.Line(8, "Stream #8(Compute)", 0).Event("gemm", 103 * kUs, 1 * kUs, {{"correlation_id", uint64_t{3}}});
+  Diagnostics d;
+  return ReadXSpaceBytes(b.Serialize(), "streams.xplane.pb", d);
+}
+
+TEST_CASE("Steps: device spans follow the kernels' order over all streams", "[steps]") {
+  // Step 0's kernels [90, 110us] and [120, 140us] are split by step 1's
+  // [103, 104us] on the other stream: step 0's device span is its longest
+  // run, [90, 110us] (20us; the host's [0, 100us] does not hold it), not
+  // [90, 140us] as one stream alone would make it. Step 1's kernel lies in
+  // its host span: 100us.
+  Host h = TwoStreamSteps(false);
+  Diagnostics d;
+  StepSummary s = SummarizeSteps(CombineHostSteps({BuildStepDb(h, GroupEvents(h, d), {}, d)}));
+  REQUIRE(s.rows.size() == 2);
+  CHECK(s.rows[0].step_time_ms == Approx(0.020));
+  CHECK(Ms(s.rows[0], Category::kDeviceCompute) == Approx(0.020));
+  CHECK(s.rows[1].step_time_ms == Approx(0.100));
+
+  // Equal kernels of steps 1 and 0 at [90, 110us], step 1's first in the
+  // line: in time order ties go by step, so step 0's [90, 110us] and
+  // [120, 140us] are split by step 1's; both steps span [90, 110us].
+  Host tie = TwoStreamSteps(true);
+  StepSummary t = SummarizeSteps(CombineHostSteps({BuildStepDb(tie, GroupEvents(tie, d), {}, d)}));
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0].step_time_ms == Approx(0.020));
+  CHECK(t.rows[1].step_time_ms == Approx(0.020));
+}
+
 TEST_CASE("Steps: TF loop ops disable grouping, --step-marker and --whole-trace still work", "[steps]") {
   XSpaceBuilder b;
   b.Plane("/host:CPU")
