@@ -83,6 +83,44 @@ std::string_view MarkerDigits(std::string_view name) {
   return digits.find_first_not_of("0123456789") == std::string_view::npos ? digits : std::string_view();
 }
 
+// The launch of each correlation id (the last one where several share it).
+// CUPTI and Kineto number their correlations densely, so the ids usually
+// index a table from the smallest; a hash map holds sparse ones. Either is
+// built once from the launches, so the walk over millions of events does
+// not probe a growing hash table per launch.
+class CorrelationIndex {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  explicit CorrelationIndex(const std::vector<std::pair<uint64_t, uint32_t>>& launches) {
+    if (launches.empty()) return;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (const auto& [corr, node] : launches) {
+      lo = std::min(lo, corr);
+      hi = std::max(hi, corr);
+    }
+    if (hi - lo < 4 * static_cast<uint64_t>(launches.size()) + 1024) {
+      base_ = lo;
+      table_.assign(hi - lo + 1, kNone);
+      for (const auto& [corr, node] : launches) table_[corr - lo] = node;
+      return;
+    }
+    sparse_.reserve(launches.size());
+    for (const auto& [corr, node] : launches) sparse_[corr] = node;
+  }
+
+  uint32_t Find(uint64_t corr) const {
+    if (!table_.empty()) return corr >= base_ && corr - base_ < table_.size() ? table_[corr - base_] : kNone;
+    const auto it = sparse_.find(corr);
+    return it == sparse_.end() ? kNone : it->second;
+  }
+
+ private:
+  uint64_t base_ = 0;
+  std::vector<uint32_t> table_;
+  absl::flat_hash_map<uint64_t, uint32_t> sparse_;
+};
+
 struct Node {
   uint32_t plane, line, event;
   int32_t root_level = 0;
@@ -159,7 +197,7 @@ void Forest::Build() {
   // Links between threads and to the device, collected while walking.
   std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;        // (id, iter_num) -> ExecutorState::Process
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
-  absl::flat_hash_map<uint64_t, uint32_t> launch_by_correlation;
+  std::vector<std::pair<uint64_t, uint32_t>> launches;  // (correlation id, host node), in capture order
   std::vector<std::pair<uint32_t, uint64_t>> kernels;  // device nodes with a correlation id
   struct ContextKey {
     int64_t type, id, pid;
@@ -199,7 +237,7 @@ void Forest::Build() {
         if (auto c = ps.corr.In(stats)) {
           if (host_plane) {
             if (node.kind == Kind::kOther) node.kind = Kind::kKernelLaunch;
-            launch_by_correlation[c->AsUint()] = n;
+            launches.emplace_back(c->AsUint(), n);
           } else {
             // An event typed by its name is not a KernelExecute for the
             // reference's eager marks (it still links to its launch here).
@@ -237,10 +275,14 @@ void Forest::Build() {
   }
   for (const auto& [n, key] : get_next)
     if (auto it = executor_by_step.find(key); it != executor_by_step.end()) AddEdge(it->second, n);
+  const CorrelationIndex launch_by_correlation(launches);
+  std::vector<std::pair<uint64_t, uint32_t>>().swap(launches);
   uint64_t unmatched = 0;
   for (const auto& [n, corr] : kernels) {
-    if (auto it = launch_by_correlation.find(corr); it != launch_by_correlation.end()) AddEdge(it->second, n);
-    else ++unmatched;
+    if (const uint32_t launch = launch_by_correlation.Find(corr); launch != CorrelationIndex::kNone)
+      AddEdge(launch, n);
+    else
+      ++unmatched;
   }
   diag_.Add(diag_kind::kGroupingKernelWithoutLaunch, "", unmatched);
   // A context's producers are parents of its consumers (skipped when both

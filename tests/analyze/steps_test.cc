@@ -49,6 +49,33 @@ TEST_CASE("Grouping: a train root takes its thread's events and the kernel it la
   CHECK(g.Of(1, 0, 0) == 0);  // The GPU kernel, through its correlation id.
 }
 
+TEST_CASE("Grouping: kernels find their launches by correlation id, dense or sparse", "[steps]") {
+  // Ids 7 and 8 index a table; adding 10^12 spreads them too far for one,
+  // so they are looked up in a hash map. Either way the kernel of id 9 has
+  // no launch.
+  for (const uint64_t far : {uint64_t{8}, uint64_t{1'000'000'000'000}}) {
+    XSpaceBuilder b;
+    b.Plane("/host:CPU")
+        .Line(1, "python3")
+        .Event("train", 0, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{1}}})
+        .Event("cuLaunchKernel", 10 * kUs, 5 * kUs, {{"correlation_id", uint64_t{7}}})
+        .Event("cuLaunchKernel", 20 * kUs, 5 * kUs, {{"correlation_id", far}});
+    b.Plane("/device:GPU:0", 0)
+        .Line(7, "Stream #7(Compute)", 0)
+        .Event("gemm", 30 * kUs, 10 * kUs, {{"correlation_id", far}})
+        .Event("gemm", 40 * kUs, 10 * kUs, {{"correlation_id", uint64_t{9}}})
+        .Event("gemm", 50 * kUs, 10 * kUs, {{"correlation_id", uint64_t{7}}});
+    Diagnostics d;
+    Host h = ReadXSpaceBytes(b.Serialize(), "corr.xplane.pb", d);
+    EventGroups g = GroupEvents(h, d);
+    REQUIRE(g.groups.size() == 1);
+    CHECK(g.Of(1, 0, 0) == 0);
+    CHECK(g.Of(1, 0, 2) == 0);
+    // Only id 9 is missed: a miss of 7 or of the far id would count too.
+    CHECK(d.Count("grouping.kernel_without_launch") == 1);
+  }
+}
+
 TEST_CASE("Step breakdown: priorities resolve overlaps, host events count by default", "[steps]") {
   Host h = OneGpuStep();
   Diagnostics d;
