@@ -198,7 +198,7 @@ void Forest::Build() {
   std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;        // (id, iter_num) -> ExecutorState::Process
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
   std::vector<std::pair<uint64_t, uint32_t>> launches;  // (correlation id, host node), in capture order
-  std::vector<std::pair<uint32_t, uint64_t>> kernels;  // device nodes with a correlation id
+  std::vector<std::pair<uint32_t, uint64_t>> kernels;   // device nodes with a correlation id
   struct ContextKey {
     int64_t type, id, pid;
     bool operator<(const ContextKey& o) const { return std::tie(type, id, pid) < std::tie(o.type, o.id, o.pid); }
@@ -279,10 +279,8 @@ void Forest::Build() {
   std::vector<std::pair<uint64_t, uint32_t>>().swap(launches);
   uint64_t unmatched = 0;
   for (const auto& [n, corr] : kernels) {
-    if (const uint32_t launch = launch_by_correlation.Find(corr); launch != CorrelationIndex::kNone)
-      AddEdge(launch, n);
-    else
-      ++unmatched;
+    if (const uint32_t launch = launch_by_correlation.Find(corr); launch != CorrelationIndex::kNone) AddEdge(launch, n);
+    else ++unmatched;
   }
   diag_.Add(diag_kind::kGroupingKernelWithoutLaunch, "", unmatched);
   // A context's producers are parents of its consumers (skipped when both
