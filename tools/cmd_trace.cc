@@ -2,7 +2,9 @@
 // Perfetto trace JSON (lib/export/host_to_chrome_trace.h, docs/trace.md),
 // streamed host by host.
 #include <charconv>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -10,6 +12,10 @@
 #include "lib/export/gzip_ostream.h"
 #include "lib/export/host_to_chrome_trace.h"
 #include "lib/model/errors.h"
+#include "lib/read/byte_source.h"
+#include "lib/read/capture_discovery.h"
+#include "lib/read/xplane_reader.h"
+#include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/planes_to_step_db.h"
 #include "lib/util/split.h"
 #include "tools/commands.h"
@@ -59,52 +65,22 @@ class Trace final : public Command {
   }
 
   void Run() override {
-    std::optional<std::pair<int64_t, int64_t>> range;
-    if (!steps_.empty()) range = ParseStepRange(steps_);
-    if (range && no_steps_) throw InputError("", "--steps needs the steps: leave out --no-steps", kExitUsage);
-    std::set<std::string> wanted;
+    if (!steps_.empty()) range_ = ParseStepRange(steps_);
+    if (range_ && no_steps_) throw InputError("", "--steps needs the steps: leave out --no-steps", kExitUsage);
     for (std::string_view h : SplitAny(hosts_, ","))
-      if (!h.empty()) wanted.emplace(h);
-    if (wanted.size() == 1) o_.host = *wanted.begin();  // Read only that host.
+      if (!h.empty()) wanted_.emplace(h);
+    if (wanted_.size() == 1) o_.host = *wanted_.begin();  // Read only that host.
     const bool gzip = o_.output.ends_with(".gz");
-    std::set<std::string> seen;
-    size_t in_range = 0;
     ChromeTraceCounts counts;
     WriteOutput(o_.output == "-" ? "" : o_.output, [&](std::ostream& raw) {
       std::optional<GzipOstream> gz;
       std::ostream& out = gzip ? gz.emplace(raw) : raw;
       ChromeTraceWriter writer(out);
-      auto add = [&](const Host& host, const RunSummary& summary, size_t run_hosts) {
-        if (!wanted.empty() && !wanted.count(host.name)) return;
-        seen.insert(host.name);
-        // Processes are named after the planes alone when the trace holds one host.
-        const bool several = wanted.size() > 1 || (wanted.empty() && run_hosts > 1);
-        // The host's steps as `steps` and `hosts --per-step` number them (a
-        // first and last step the profile window cut are left out, as there).
-        std::optional<StepDb> steps;
-        if (!no_steps_) steps = CombineHostSteps({summary.hosts.front().steps}, summary.options);
-        TraceWindow window;
-        if (range) {
-          bool any = false;
-          for (size_t i = 0; i < steps->steps.size(); ++i) {
-            const StepRecord& s = steps->steps[i];
-            const int64_t number = StepNumber(s, i);
-            if (number < range->first || number > range->second) continue;
-            window.begin_ps = any ? std::min(window.begin_ps, s.begin_ps) : s.begin_ps;
-            window.end_ps =
-                std::max(any ? window.end_ps : s.begin_ps, s.begin_ps + static_cast<int64_t>(s.duration_ps));
-            any = true;
-          }
-          if (!any) return;  // None of its steps in range: nothing of this host.
-          ++in_range;
-        }
-        writer.AddHost(host, several ? host.name : "", steps ? &*steps : nullptr, window);
-      };
-      const SummaryParts parts = no_steps_ ? SummaryParts() : SummaryParts(SummaryPart::kSteps);
-      LoadRunSummary(o_, parts, EventStatFilter(), {}, add);
-      for (const std::string& h : wanted)
-        if (!seen.count(h)) throw InputError(o_.path, "no host named '" + h + "' in the run", kExitUsage);
-      if (range && in_range == 0)
+      if (const std::optional<DiscoveredInput> input = StreamableInput()) WriteStreamed(*input, writer);
+      else WriteFromModels(writer);
+      for (const std::string& h : wanted_)
+        if (!seen_.count(h)) throw InputError(o_.path, "no host named '" + h + "' in the run", kExitUsage);
+      if (range_ && in_range_ == 0)
         throw InputError(o_.path, "no host has steps " + steps_ + " (the steps command lists them)", kExitUnavailable);
       writer.Finish();
       if (gz && !gz->Finish()) throw InputError(o_.output, "cannot write the gzipped trace", kExitOutputFailed);
@@ -117,9 +93,104 @@ class Trace final : public Command {
   }
 
  private:
+  // The window of a host's events to write: all of them, or those of the
+  // steps --steps names; none when it has none of those steps (the host is
+  // then left out).
+  std::optional<TraceWindow> WindowOf(const std::optional<StepDb>& steps) {
+    TraceWindow window;
+    if (!range_) return window;
+    bool any = false;
+    for (size_t i = 0; i < steps->steps.size(); ++i) {
+      const StepRecord& s = steps->steps[i];
+      const int64_t number = StepNumber(s, i);
+      if (number < range_->first || number > range_->second) continue;
+      window.begin_ps = any ? std::min(window.begin_ps, s.begin_ps) : s.begin_ps;
+      window.end_ps = std::max(any ? window.end_ps : s.begin_ps, s.begin_ps + static_cast<int64_t>(s.duration_ps));
+      any = true;
+    }
+    if (!any) return std::nullopt;
+    ++in_range_;
+    return window;
+  }
+
+  // A run whose every host is one uncompressed XSpace file is streamed
+  // (StreamXSpaceFile): its events are written as they are decoded, never
+  // held, so the trace takes constant memory whatever the capture's size.
+  // Anything else (Chrome trace JSON, gzipped or TF1 series files, run
+  // summaries) is written from each host's model.
+  std::optional<DiscoveredInput> StreamableInput() {
+    AnalysisOptionsFrom(o_);  // A bad step option is a usage error first, as on the other path.
+    Guard().AddInput(o_.path);
+    if (!SummaryFilesAt(o_.path).empty()) return std::nullopt;
+    DiscoveredInput input = DiscoverInput(o_.path, o_.run, /*keep_duplicates=*/o_.compat == "xprof");
+    for (const CaptureFile& file : input.selected.files) {
+      if (file.format != CaptureFormat::kXSpace || !file.more_steps.empty() || file.host.empty()) return std::nullopt;
+      std::ifstream in(file.path, std::ios::binary);
+      char head[2] = {};
+      in.read(head, sizeof head);
+      if (LooksGzipped(std::string_view(head, static_cast<size_t>(in.gcount())))) return std::nullopt;
+    }
+    Guard().AddInput(input.selected.path);
+    for (const CaptureFile& file : input.selected.files) Guard().AddInput(file.path);
+    return input;
+  }
+
+  // The streamed path: the steps first, from a read of each host that
+  // keeps only what steps need (the model is dropped before its events are
+  // streamed), then each host's file streamed.
+  void WriteStreamed(const DiscoveredInput& input, ChromeTraceWriter& writer) {
+    std::map<std::string, StepDb> steps_of;  // By capture path.
+    if (!no_steps_) {
+      LoadRunSummary(o_, SummaryPart::kSteps, EventStatsFor(SummaryPart::kSteps), {},
+                     [&](const Host& host, const RunSummary& summary, size_t) {
+                       steps_of[host.source_path] = CombineHostSteps({summary.hosts.front().steps}, summary.options);
+                     });
+    }
+    ReadOptions read;
+    read.max_events = o_.max_events;
+    const size_t run_hosts = input.selected.files.size();
+    for (const CaptureFile& file : input.selected.files) {
+      if (!wanted_.empty() && !wanted_.count(file.host)) continue;
+      seen_.insert(file.host);
+      std::optional<StepDb> steps;
+      if (!no_steps_) steps = std::move(steps_of.at(file.path));
+      const std::optional<TraceWindow> window = WindowOf(steps);
+      if (!window) continue;
+      const std::string label = Several(run_hosts) ? file.host : "";
+      writer.BeginHost();
+      ChromeTraceStreamSink sink(writer, label, *window);
+      Diagnostics diagnostics;
+      StreamXSpaceFile(file.path, sink, diagnostics, read);
+      writer.EndHost(label, steps ? &*steps : nullptr, *window);
+    }
+  }
+
+  // Each host's model, read whole with every stat, then written.
+  void WriteFromModels(ChromeTraceWriter& writer) {
+    auto add = [&](const Host& host, const RunSummary& summary, size_t run_hosts) {
+      if (!wanted_.empty() && !wanted_.count(host.name)) return;
+      seen_.insert(host.name);
+      // The host's steps as `steps` and `hosts --per-step` number them (a
+      // first and last step the profile window cut are left out, as there).
+      std::optional<StepDb> steps;
+      if (!no_steps_) steps = CombineHostSteps({summary.hosts.front().steps}, summary.options);
+      const std::optional<TraceWindow> window = WindowOf(steps);
+      if (!window) return;  // None of its steps in range: nothing of this host.
+      writer.AddHost(host, Several(run_hosts) ? host.name : "", steps ? &*steps : nullptr, *window);
+    };
+    const SummaryParts parts = no_steps_ ? SummaryParts() : SummaryParts(SummaryPart::kSteps);
+    LoadRunSummary(o_, parts, EventStatFilter(), {}, add);
+  }
+
+  // Processes are named after the planes alone when the trace holds one host.
+  bool Several(size_t run_hosts) const { return wanted_.size() > 1 || (wanted_.empty() && run_hosts > 1); }
+
   CommonOptions o_;
   std::string hosts_, steps_;
   bool no_steps_ = false;
+  std::optional<std::pair<int64_t, int64_t>> range_;
+  std::set<std::string> wanted_, seen_;
+  size_t in_range_ = 0;
 };
 
 }  // namespace

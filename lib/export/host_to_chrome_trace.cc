@@ -27,7 +27,7 @@ void AppendMicros(std::string& out, __int128 ps) {
   fmt::format_to(std::back_inserter(out), ".{:0{}}", frac, digits);
 }
 
-void AppendStatValue(std::string& out, const Host& host, const Stat& s) {
+void AppendStatValue(std::string& out, const StringPool& strings, const Stat& s) {
   // A copy: Stat is packed, and formatting binds a reference to what it prints.
   const uint64_t bits = s.bits;
   switch (s.type()) {
@@ -39,7 +39,7 @@ void AppendStatValue(std::string& out, const Host& host, const Stat& s) {
       else out += "null";  // JSON has no NaN or infinity.
       break;
     }
-    case StatType::kString: AppendJsonString(out, host.Str(s.AsString())); break;
+    case StatType::kString: AppendJsonString(out, strings.Get(s.AsString())); break;
     case StatType::kBytes: fmt::format_to(std::back_inserter(out), "\"<{} bytes>\"", bits); break;
   }
 }
@@ -112,107 +112,127 @@ void ChromeTraceWriter::Finish() {
 
 void ChromeTraceWriter::AddHost(const Host& host, const std::string& label, const StepDb* steps,
                                 const TraceWindow& window) {
-  ++counts_.hosts;
-  const int64_t host_index = static_cast<int64_t>(counts_.hosts - 1);
-  const __int128 origin_ps = static_cast<__int128>(host.time_origin_ns) * 1000;
-  int64_t host_pid = 0;
-  int64_t host_plane_threads = 0;
+  BeginHost();
   for (const Plane& plane : host.planes) {
-    const int64_t pid = next_pid_++;
-    ++counts_.processes;
-    const std::string_view plane_name = host.PlaneName(plane);
-    if (plane_name == "/host:CPU" && host_pid == 0) {
-      host_pid = pid;
-      host_plane_threads = static_cast<int64_t>(plane.lines.size());
-    }
-    std::string& m = Next();
-    fmt::format_to(std::back_inserter(m),
-                   "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":", pid);
-    AppendJsonString(m, label.empty() ? std::string(plane_name) : label + ": " + std::string(plane_name));
-    m += "}}";
-    fmt::format_to(std::back_inserter(Next()),
-                   "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}", pid,
-                   pid);
-    const std::optional<StatKey> correlation = plane.FindStatKey(host.strings, "correlation_id");
-    const bool device = plane_name.rfind("/device:", 0) == 0;
-    std::vector<StatKey> seen;  // An event's own stat keys, so its metadata's do not repeat them.
-    for (size_t l = 0; l < plane.lines.size(); ++l) {
-      const Line& line = plane.lines[l];
-      const int64_t tid = static_cast<int64_t>(l) + 1;
-      ++counts_.threads;
-      std::string& t = Next();
-      fmt::format_to(std::back_inserter(t),
-                     "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":", pid, tid);
-      AppendJsonString(t, host.Str(line.name));
-      t += "}}";
-      fmt::format_to(
-          std::back_inserter(Next()),
-          "{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}", pid,
-          tid, tid);
-      for (size_t i = 0; i < line.events.size(); ++i) {
-        const Event& e = line.events[i];
-        if (!window.Overlaps(e.start_ps, e.end_ps())) continue;
-        ++counts_.events;
-        const EventMetadata& meta = plane.event_metadata[e.metadata];
-        std::string& out = Next();
-        fmt::format_to(std::back_inserter(out), "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
-        AppendMicros(out, origin_ps + e.start_ps);
-        out += ",\"dur\":";
-        AppendMicros(out, e.duration_ps);
-        out += ",\"name\":";
-        const bool renamed = meta.display_name != StringPool::kEmpty && meta.display_name != meta.name;
-        AppendJsonString(out, host.Str(renamed ? meta.display_name : meta.name));
-        const std::span<const Stat> stats = line.EventStats(i);
-        const bool any = renamed || !stats.empty() || meta.stats_end > meta.stats_begin;
-        std::optional<uint64_t> flow;
-        if (any) {
-          out += ",\"args\":{";
-          bool comma = false;
-          auto key = [&](std::string_view name) {
-            if (comma) out += ',';
-            comma = true;
-            AppendJsonString(out, name);
-            out += ':';
-          };
-          if (renamed) {
-            key("long_name");
-            AppendJsonString(out, host.Str(meta.name));
-          }
-          seen.clear();
-          for (const Stat& s : stats) {
-            seen.push_back(s.key());
-            key(host.Str(plane.stat_metadata[s.key()].name));
-            AppendStatValue(out, host, s);
-            if (correlation && s.key() == *correlation && s.is_integer()) flow = s.AsUint();
-          }
-          for (uint32_t k = meta.stats_begin; k < meta.stats_end; ++k) {
-            const Stat& s = plane.metadata_stats[k];
-            if (std::find(seen.begin(), seen.end(), s.key()) != seen.end()) continue;
-            key(host.Str(plane.stat_metadata[s.key()].name));
-            AppendStatValue(out, host, s);
-          }
-          out += '}';
-        }
-        out += '}';
-        // The launch on the host starts the arrow, its kernel (or copy) ends it.
-        if (flow) {
-          ++counts_.flows;
-          const uint64_t id =
-              (static_cast<uint64_t>(host_index) << kFlowHostShift) | (*flow & ((uint64_t{1} << kFlowHostShift) - 1));
-          std::string& f = Next();
-          fmt::format_to(std::back_inserter(f),
-                         "{{\"ph\":\"{}\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":{},\"pid\":{},"
-                         "\"tid\":{},\"ts\":",
-                         device ? 'f' : 's', id, pid, tid);
-          AppendMicros(f, origin_ps + e.start_ps);
-          f += '}';
-        }
-      }
+    BeginPlane(host, plane, label);
+    for (const Line& line : plane.lines) {
+      BeginLine(host, line);
+      AddEvents(host, plane, line, host.strings, window);
     }
   }
+  EndHost(label, steps, window);
+}
+
+void ChromeTraceWriter::BeginHost() {
+  ++counts_.hosts;
+  host_index_ = static_cast<int64_t>(counts_.hosts - 1);
+  host_pid_ = 0;
+  host_plane_threads_ = 0;
+}
+
+void ChromeTraceWriter::BeginPlane(const Host& host, const Plane& plane, const std::string& label) {
+  pid_ = next_pid_++;
+  tid_ = 0;
+  ++counts_.processes;
+  const std::string_view plane_name = host.PlaneName(plane);
+  if (plane_name == "/host:CPU" && host_pid_ == 0) {
+    host_pid_ = pid_;
+    host_plane_threads_ = static_cast<int64_t>(plane.lines.size());
+  }
+  std::string& m = Next();
+  fmt::format_to(std::back_inserter(m),
+                 "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":", pid_);
+  AppendJsonString(m, label.empty() ? std::string(plane_name) : label + ": " + std::string(plane_name));
+  m += "}}";
+  fmt::format_to(std::back_inserter(Next()),
+                 "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}", pid_,
+                 pid_);
+  correlation_ = plane.FindStatKey(host.strings, "correlation_id");
+  device_ = plane_name.rfind("/device:", 0) == 0;
+}
+
+void ChromeTraceWriter::BeginLine(const Host& host, const Line& line) {
+  const int64_t tid = ++tid_;
+  ++counts_.threads;
+  std::string& t = Next();
+  fmt::format_to(std::back_inserter(t),
+                 "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":", pid_, tid);
+  AppendJsonString(t, host.Str(line.name));
+  t += "}}";
+  fmt::format_to(std::back_inserter(Next()),
+                 "{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":{}}}}}",
+                 pid_, tid, tid);
+}
+
+void ChromeTraceWriter::AddEvents(const Host& host, const Plane& plane, const Line& line,
+                                  const StringPool& stat_strings, const TraceWindow& window) {
+  const __int128 origin_ps = static_cast<__int128>(host.time_origin_ns) * 1000;
+  const int64_t pid = pid_, tid = tid_;
+  for (size_t i = 0; i < line.events.size(); ++i) {
+    const Event& e = line.events[i];
+    if (!window.Overlaps(e.start_ps, e.end_ps())) continue;
+    ++counts_.events;
+    const EventMetadata& meta = plane.event_metadata[e.metadata];
+    std::string& out = Next();
+    fmt::format_to(std::back_inserter(out), "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+    AppendMicros(out, origin_ps + e.start_ps);
+    out += ",\"dur\":";
+    AppendMicros(out, e.duration_ps);
+    out += ",\"name\":";
+    const bool renamed = meta.display_name != StringPool::kEmpty && meta.display_name != meta.name;
+    AppendJsonString(out, host.Str(renamed ? meta.display_name : meta.name));
+    const std::span<const Stat> stats = line.EventStats(i);
+    const bool any = renamed || !stats.empty() || meta.stats_end > meta.stats_begin;
+    std::optional<uint64_t> flow;
+    if (any) {
+      out += ",\"args\":{";
+      bool comma = false;
+      auto key = [&](std::string_view name) {
+        if (comma) out += ',';
+        comma = true;
+        AppendJsonString(out, name);
+        out += ':';
+      };
+      if (renamed) {
+        key("long_name");
+        AppendJsonString(out, host.Str(meta.name));
+      }
+      seen_.clear();
+      for (const Stat& s : stats) {
+        seen_.push_back(s.key());
+        key(host.Str(plane.stat_metadata[s.key()].name));
+        AppendStatValue(out, stat_strings, s);
+        if (correlation_ && s.key() == *correlation_ && s.is_integer()) flow = s.AsUint();
+      }
+      for (uint32_t k = meta.stats_begin; k < meta.stats_end; ++k) {
+        const Stat& s = plane.metadata_stats[k];
+        if (std::find(seen_.begin(), seen_.end(), s.key()) != seen_.end()) continue;
+        key(host.Str(plane.stat_metadata[s.key()].name));
+        AppendStatValue(out, host.strings, s);
+      }
+      out += '}';
+    }
+    out += '}';
+    // The launch on the host starts the arrow, its kernel (or copy) ends it.
+    if (flow) {
+      ++counts_.flows;
+      const uint64_t id =
+          (static_cast<uint64_t>(host_index_) << kFlowHostShift) | (*flow & ((uint64_t{1} << kFlowHostShift) - 1));
+      std::string& f = Next();
+      fmt::format_to(std::back_inserter(f),
+                     "{{\"ph\":\"{}\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":{},\"pid\":{},"
+                     "\"tid\":{},\"ts\":",
+                     device_ ? 'f' : 's', id, pid, tid);
+      AppendMicros(f, origin_ps + e.start_ps);
+      f += '}';
+    }
+  }
+}
+
+void ChromeTraceWriter::EndHost(const std::string& label, const StepDb* steps, const TraceWindow& window) {
   if (!steps || steps->steps.empty()) return;
   // The steps: a thread of the host plane's process (or a process of their own).
-  int64_t pid = host_pid, tid = host_plane_threads + 1;
+  int64_t pid = host_pid_, tid = host_plane_threads_ + 1;
   if (pid == 0) {
     pid = next_pid_++;
     tid = 1;

@@ -1,7 +1,8 @@
 // A host's events as Chrome trace JSON (the format chrome://tracing and
 // ui.perfetto.dev open), written as they are visited: the writer keeps no
-// event, so a run of any size streams through in the memory of one host's
-// model (docs/trace.md).
+// event. Fed by StreamXSpaceFile (ChromeTraceStreamSink) an XSpace capture
+// of any size goes through in constant memory; from a host's model
+// (AddHost), in the memory of that model (docs/trace.md).
 //
 //   planes -> processes (named after the plane; "<host>: <plane>" when a
 //             file holds several hosts), lines -> threads (named after the
@@ -18,10 +19,14 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lib/model/model.h"
+#include "lib/read/xplane_reader.h"
 #include "lib/summary/planes_to_step_db.h"
 
 namespace tfprof {
@@ -56,6 +61,19 @@ class ChromeTraceWriter {
   // steps, written as the "Steps" thread with their numbers (StepNumber of
   // their place in `steps`); only those overlapping `window`.
   void AddHost(const Host& host, const std::string& label, const StepDb* steps, const TraceWindow& window = {});
+
+  // AddHost in parts, for a host whose events come a batch at a time
+  // (StreamXSpaceFile): BeginHost; for each plane BeginPlane, for each of
+  // its lines BeginLine, then AddEvents any number of times; EndHost. The
+  // events' string stat values are ids in `stat_strings`; every other
+  // string is in host.strings.
+  void BeginHost();
+  void BeginPlane(const Host& host, const Plane& plane, const std::string& label);
+  void BeginLine(const Host& host, const Line& line);
+  void AddEvents(const Host& host, const Plane& plane, const Line& events, const StringPool& stat_strings,
+                 const TraceWindow& window);
+  void EndHost(const std::string& label, const StepDb* steps, const TraceWindow& window);
+
   // Writes the closing; nothing may be added after.
   void Finish();
   const ChromeTraceCounts& counts() const { return counts_; }
@@ -69,8 +87,33 @@ class ChromeTraceWriter {
   std::ostream& out_;
   ChromeTraceCounts counts_;
   int64_t next_pid_ = 1;
+  // The host, plane and line being written.
+  int64_t host_index_ = 0, host_pid_ = 0, host_plane_threads_ = 0;
+  int64_t pid_ = 0, tid_ = 0;
+  bool device_ = false;
+  std::optional<StatKey> correlation_;
+  std::vector<StatKey> seen_;  // An event's own stat keys, so its metadata's do not repeat them.
   bool first_ = true, finished_ = false;
   std::string block_;
+};
+
+// Writes what StreamXSpaceFile reads through a writer, as AddHost writes a
+// host's model: the caller brackets the read with BeginHost and EndHost.
+class ChromeTraceStreamSink final : public XSpaceEventSink {
+ public:
+  // `label` and `window` as for AddHost.
+  ChromeTraceStreamSink(ChromeTraceWriter& writer, std::string label, const TraceWindow& window)
+      : writer_(writer), label_(std::move(label)), window_(window) {}
+  void BeginPlane(const Host& host, size_t p) override { writer_.BeginPlane(host, host.planes[p], label_); }
+  void BeginLine(const Host& host, size_t p, size_t l) override { writer_.BeginLine(host, host.planes[p].lines[l]); }
+  void Events(const Host& host, size_t p, size_t l, const Line& batch, const StringPool& batch_strings) override {
+    writer_.AddEvents(host, host.planes[p], batch, batch_strings, window_);
+  }
+
+ private:
+  ChromeTraceWriter& writer_;
+  const std::string label_;
+  const TraceWindow window_;
 };
 
 }  // namespace tfprof

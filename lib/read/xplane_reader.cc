@@ -23,17 +23,31 @@ namespace tfprof {
 namespace {
 using namespace xplane_wire;
 
+std::string HostNameFromPath(const std::string& path);
+
 class XSpaceReader {
  public:
   XSpaceReader(const std::string& path, Diagnostics& diag, const ReadOptions& options, ReleaseFn release,
                MemoryBudget& budget)
       : path_(path), diag_(diag), options_(options), release_(std::move(release)), budget_(budget) {}
 
+  // Streams the events to `sink` instead of keeping them (StreamXSpaceFile).
+  void StreamTo(XSpaceEventSink* sink) { sink_ = sink; }
+
   void Read(std::string_view bytes, Host& host) {
     host_ = &host;
-    WireDecoder space(bytes);
     uint32_t field;
     WireType type;
+    if (sink_) {
+      // The sink is told the host's name before its first plane: the
+      // hostnames, written after the planes, are read first.
+      for (WireDecoder names(bytes); names.NextField(&field, &type);) {
+        if (field == kSpaceHostnames && type == kLengthDelimited) host.hostnames.emplace_back(names.Bytes());
+        else names.Skip(type);
+      }
+      host.name = host.hostnames.empty() ? HostNameFromPath(path_) : host.hostnames.front();
+    }
+    WireDecoder space(bytes);
     while (space.NextField(&field, &type)) {
       switch (field) {
         case kSpacePlanes:
@@ -52,6 +66,10 @@ class XSpaceReader {
           break;
         case kSpaceHostnames:
           space.Expect(type, kLengthDelimited, "XSpace.hostnames");
+          if (sink_) {  // Read before the planes.
+            space.Bytes();
+            break;
+          }
           host.hostnames.emplace_back(space.Bytes());
           budget_.Charge(Growth::kText,
                          StringBytes(host.hostnames.back().size()) + sizeof(std::string));  // And growth slack.
@@ -169,11 +187,27 @@ class XSpaceReader {
     ExtractDeviceProperties(plane);
 
     metadata_phase.Stop();
-    // Pass 2: the lines, in order.
+    if (sink_) {
+      StreamLines(ctx, whole_plane, line_count);
+    } else {
+      DecodeLines(ctx, whole_plane, plane, line_count);
+    }
+    budget_.Release(Growth::kEventNames, event_metadata_charged * sizeof(WireDecoder) + ctx.event_map.MemoryBytes() +
+                                             event_ids.capacity() * sizeof(int64_t));
+    budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
+                                            stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes() +
+                                            ctx.drop_event_stat.capacity());
+    budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
+  }
+
+  // Pass 2: the lines, in order, into the model.
+  void DecodeLines(const PlaneContext& ctx, const WireDecoder& whole_plane, Plane& plane, size_t line_count) {
     PhaseTimer prescan_phase("read plane: line pre-scan");
     plane.lines.resize(line_count);
     std::vector<ChunkJob> chunks;
     size_t next_line = 0;
+    uint32_t field;
+    WireType type;
     for (WireDecoder again = whole_plane; again.NextField(&field, &type);) {
       if (field != kPlaneLines) {
         again.Skip(type);
@@ -184,15 +218,110 @@ class XSpaceReader {
     }
     prescan_phase.Stop();
     DecodeChunks(ctx, chunks);
-    // The notes of pass 1, the chunks and the id maps go with this function.
+    // The notes of pass 1, the chunks and the id maps go with ReadPlane.
     budget_.Release(Growth::kEvents, chunks_charged_ * sizeof(ChunkJob));
     chunks_charged_ = 0;
-    budget_.Release(Growth::kEventNames, event_metadata_charged * sizeof(WireDecoder) + ctx.event_map.MemoryBytes() +
-                                             event_ids.capacity() * sizeof(int64_t));
-    budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
-                                            stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes() +
-                                            ctx.drop_event_stat.capacity());
-    budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
+  }
+
+  // Pass 2 of StreamXSpaceFile: the lines, in order, to the sink.
+  void StreamLines(const PlaneContext& ctx, const WireDecoder& whole_plane, size_t line_count) {
+    const size_t p = host_->planes.size() - 1;
+    host_->planes[p].lines.resize(line_count);
+    sink_->BeginPlane(*host_, p);
+    size_t l = 0;
+    uint32_t field;
+    WireType type;
+    for (WireDecoder again = whole_plane; again.NextField(&field, &type);) {
+      if (field != kPlaneLines) {
+        again.Skip(type);
+        continue;
+      }
+      StreamLine(ctx, again.Message(), p, l++);
+      ChargeStrings();
+    }
+  }
+
+  // One line of StreamLines: its own fields, then its events a batch at a
+  // time, decoded as DecodeChunk decodes them. The batch's string values
+  // are interned into a pool of the batch's own, dropped with it: those
+  // the wire spells out (set aside while decoding, as DecodeChunk does) and
+  // those it gives as a reference to a stat name (in host.strings), so
+  // that every string stat of the batch is an id in the one pool.
+  void StreamLine(const PlaneContext& ctx, const WireDecoder& line_bytes, size_t p, size_t l) {
+    constexpr size_t kBatchEvents = 1 << 14;
+    Line& line = host_->planes[p].lines[l];
+    size_t event_count = ScanLine(line_bytes, line, nullptr);
+    const std::optional<int64_t> base_ps = PlanLine(line, event_count);
+    sink_->BeginLine(*host_, p, l);
+    if (!base_ps || event_count == 0) return;
+    SharedBudget shared(budget_);
+    Line batch;
+    batch.events.resize(std::min(event_count, kBatchEvents));
+    budget_.Charge(Growth::kEvents, batch.events.size() * sizeof(Event), 0);
+    ChunkJob job;
+    job.line = &batch;
+    ChunkStats stats{job, shared};
+    StringPool strings;
+    EventDecoder decoder(ctx, nullptr);
+    decoder.pending = &job;
+    auto intern = [&] {
+      strings = StringPool();
+      size_t at = 0, next = 0;
+      for (size_t i = 0; i < job.stats.size(); ++i) {
+        Stat& stat = job.stats[i];
+        if (stat.type() != StatType::kString) continue;
+        if (next < job.pending_strings.size() && job.pending_strings[next].first == i) {
+          const uint32_t length = job.pending_strings[next++].second;
+          stat.bits = strings.Intern(std::string_view(job.pending_text).substr(at, length));
+          at += length;
+        } else {
+          stat.bits = strings.Intern(host_->Str(stat.AsString()));
+        }
+      }
+      job.pending_strings.clear();
+      job.pending_text.clear();
+    };
+    WireDecoder d = line_bytes;
+    uint64_t released = d.offset();
+    size_t n = 0, done = 0;
+    auto flush = [&] {
+      const size_t capacity = batch.events.size();
+      intern();
+      batch.events.resize(n);
+      batch.stats.swap(job.stats);
+      sink_->Events(*host_, p, l, batch, strings);
+      batch.stats.swap(job.stats);
+      job.stats.clear();
+      batch.events.resize(capacity);
+      n = 0;
+      if (release_) release_(released, d.offset());
+      released = d.offset();
+    };
+    // The model sorts a line out of order; a stream cannot, but says so.
+    bool sorted = true;
+    int64_t last_start = std::numeric_limits<int64_t>::min(), last_duration = 0;
+    uint32_t field;
+    WireType type;
+    while (done < event_count && d.NextField(&field, &type)) {
+      if (field != kLineEvents || type != kLengthDelimited) {
+        d.Skip(type);  // The line's own fields, read above.
+        continue;
+      }
+      WireDecoder e = d.Message();
+      const Event ev = decoder.ReadEvent(e, stats, *base_ps);
+      sorted = sorted && (ev.start_ps > last_start || (ev.start_ps == last_start && ev.duration_ps <= last_duration));
+      last_start = ev.start_ps;
+      last_duration = ev.duration_ps;
+      batch.events[n++] = ev;
+      ++done;
+      if (n == batch.events.size()) flush();
+    }
+    if (done != event_count) d.Fail("line holds fewer events than counted");
+    if (n > 0) flush();
+    budget_.Release(Growth::kEvents, batch.events.size() * sizeof(Event));
+    budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
+    diag_.Merge(decoder.diag);
+    if (!sorted) diag_.Add(diag_kind::kXplaneUnsortedLine, std::string(host_->LineName(line)));
   }
 
   // Charges what the host's string pool grew by.
@@ -258,10 +387,10 @@ class XSpaceReader {
     plane.event_metadata.push_back(meta);
   }
 
-  // Reads a line's own fields, counts its events and cuts them into chunks.
-  void PrescanLine(WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks) {
+  // Reads a line's own fields and counts its events; with `cuts`, notes the
+  // offset of every kChunkEvents-th event.
+  size_t ScanLine(WireDecoder line_bytes, Line& line, std::vector<uint64_t>* cuts) {
     size_t event_count = 0;
-    std::vector<uint64_t> cuts;  // Offset of every kChunkEvents-th event.
     WireDecoder scan = line_bytes;
     uint64_t released = scan.offset();
     uint32_t field;
@@ -295,9 +424,11 @@ class XSpaceReader {
         case kLineEvents:
           scan.Expect(type, kLengthDelimited, "XLine.events");
           if (event_count % kChunkEvents == 0) {
-            cuts.push_back(at);
-            // The pre-scan touches every page; give them back as it goes.
-            if (release_ && cuts.size() % 16 == 0) {
+            if (cuts) cuts->push_back(at);
+            // The pre-scan touches every page; give them back as it goes
+            // (a stream, which holds nothing else, at every chunk).
+            const size_t every = cuts ? 16 : 1;
+            if (release_ && (event_count / kChunkEvents) % every == every - 1) {
               release_(released, at);
               released = at;
             }
@@ -309,7 +440,14 @@ class XSpaceReader {
       }
     }
     if (release_) release_(released, scan.offset());
-    if (event_count == 0) return;
+    return event_count;
+  }
+
+  // The line's start from the host's time origin (set by the first line
+  // with events), with `event_count` cut to what --max-events leaves; none
+  // when there is nothing to decode.
+  std::optional<int64_t> PlanLine(const Line& line, size_t& event_count) {
+    if (event_count == 0) return std::nullopt;
     if (!origin_set_) {
       host_->time_origin_ns = line.timestamp_ns;
       origin_set_ = true;
@@ -318,7 +456,7 @@ class XSpaceReader {
     if (__builtin_sub_overflow(line.timestamp_ns, host_->time_origin_ns, &base_ps) ||
         __builtin_mul_overflow(base_ps, int64_t{1000}, &base_ps)) {
       diag_.Add(diag_kind::kXplaneLineTimeOutOfRange, std::string(host_->LineName(line)), event_count);
-      return;
+      return std::nullopt;
     }
     if (options_.max_events) {
       uint64_t room = options_.max_events > events_planned_ ? options_.max_events - events_planned_ : 0;
@@ -328,9 +466,19 @@ class XSpaceReader {
       }
     }
     events_planned_ += event_count;
+    return base_ps;
+  }
+
+  // Reads a line's own fields, counts its events and cuts them into chunks.
+  void PrescanLine(WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks) {
+    std::vector<uint64_t> cuts;  // Offset of every kChunkEvents-th event.
+    size_t event_count = ScanLine(line_bytes, line, &cuts);
+    const std::optional<int64_t> planned = PlanLine(line, event_count);
+    if (!planned) return;
+    const int64_t base_ps = *planned;
     budget_.Charge(Growth::kEvents, event_count * sizeof(Event), event_count);
     line.events.resize(event_count);
-    const uint64_t line_end = scan.offset();
+    const uint64_t line_end = line_bytes.offset() + line_bytes.size();
     for (size_t c = 0; c * kChunkEvents < event_count; ++c) {
       ChunkJob job;
       job.line = &line;
@@ -504,6 +652,7 @@ class XSpaceReader {
   uint64_t chunks_charged_ = 0;                         // The current plane's chunk list's capacity charged.
   uint64_t strings_charged_ = 0, strings_counted_ = 0;  // The string pool's memory and size charged.
   Host* host_ = nullptr;
+  XSpaceEventSink* sink_ = nullptr;
   absl::flat_hash_set<std::string_view> errors_seen_, warnings_seen_;
   bool origin_set_ = false;
   uint64_t events_planned_ = 0;
@@ -520,13 +669,15 @@ std::string HostNameFromPath(const std::string& path) {
 }
 
 Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
-                    const ReadOptions& options, ReleaseFn release, MemoryBudget& budget) {
+                    const ReadOptions& options, ReleaseFn release, MemoryBudget& budget,
+                    XSpaceEventSink* sink = nullptr) {
   Host host;
   host.source_path = path;
   host.format = CaptureFormat::kXSpace;
   host.file_bytes = bytes.size();
   if (bytes.empty()) throw InputError(path, "file is empty (0 bytes), not an XSpace capture");
   XSpaceReader reader(path, diagnostics, options, std::move(release), budget);
+  reader.StreamTo(sink);
   try {
     reader.Read(bytes, host);
   } catch (const WireError& e) {
@@ -536,17 +687,13 @@ Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics
   return host;
 }
 
-}  // namespace
-
-Host ReadXSpaceBytes(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
-                     const ReadOptions& options) {
-  MemoryBudget budget(path, options, CaptureFormat::kXSpace);
-  return ReadWithReader(bytes, path, diagnostics, options, nullptr, budget);
-}
-
-Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const ReadOptions& options) {
+// A mapped file, its pages given back as they are decoded; a gzipped one is
+// inflated whole first (the model path only: a stream refuses it).
+Host ReadMappedOrInflated(const std::string& path, Diagnostics& diagnostics, const ReadOptions& options,
+                          XSpaceEventSink* sink) {
   MemoryBudget budget(path, options, CaptureFormat::kXSpace);
   if (ChunkReader::Open(path)->gzipped()) {
+    if (sink) throw InputError(path, "a gzipped XSpace is read whole, not streamed: gunzip it first", kExitUsage);
     std::string bytes = ReadWholeFile(path, options.max_inflated_bytes, nullptr, options.InflateLimitProblem());
     budget.Charge(Growth::kInflated, bytes.capacity(), 0);
     Host host = ReadWithReader(bytes, path, diagnostics, options, nullptr, budget);
@@ -559,7 +706,7 @@ Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const Rea
   try {
     host = ReadWithReader(
         file->bytes(), path, diagnostics, options,
-        [mapped](uint64_t begin, uint64_t end) { mapped->Release(begin, end); }, budget);
+        [mapped](uint64_t begin, uint64_t end) { mapped->Release(begin, end); }, budget, sink);
   } catch (const InputError&) {
     if (!file->Shrank()) throw;  // Else the error is what the zeros in place of the lost pages caused.
   }
@@ -568,6 +715,25 @@ Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const Rea
                      "the file shrank while it was being read (another process truncated or rewrote it); "
                      "read it again once it is complete");
   return std::move(*host);
+}
+
+}  // namespace
+
+Host ReadXSpaceBytes(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
+                     const ReadOptions& options) {
+  MemoryBudget budget(path, options, CaptureFormat::kXSpace);
+  return ReadWithReader(bytes, path, diagnostics, options, nullptr, budget);
+}
+
+Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const ReadOptions& options) {
+  return ReadMappedOrInflated(path, diagnostics, options, nullptr);
+}
+
+Host StreamXSpaceFile(const std::string& path, XSpaceEventSink& sink, Diagnostics& diagnostics,
+                      const ReadOptions& options) {
+  ReadOptions all = options;
+  all.event_stats = EventStatFilter();
+  return ReadMappedOrInflated(path, diagnostics, all, &sink);
 }
 
 }  // namespace tfprof

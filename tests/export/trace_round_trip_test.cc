@@ -19,6 +19,7 @@
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
 #include "lib/read/chrome_trace_reader.h"
+#include "lib/read/xplane_reader.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/corpus.h"
 #include "tests/support/files.h"
@@ -54,6 +55,56 @@ LineFacts Facts(const Host& host) {
     }
   for (auto& [plane, lines] : out) std::sort(lines.begin(), lines.end());
   return out;
+}
+
+// The trace of a host's model (AddHost).
+std::string ModelTrace(const Host& host) {
+  std::ostringstream out;
+  ChromeTraceWriter writer(out);
+  writer.AddHost(host, "", nullptr);
+  writer.Finish();
+  return out.str();
+}
+
+// The trace of an XSpace file streamed (StreamXSpaceFile), as `trace` writes it.
+std::string StreamedTrace(const std::string& path, Diagnostics& diagnostics, Host* host = nullptr) {
+  std::ostringstream out;
+  ChromeTraceWriter writer(out);
+  writer.BeginHost();
+  ChromeTraceStreamSink sink(writer, "", TraceWindow{});
+  Host streamed = StreamXSpaceFile(path, sink, diagnostics);
+  writer.EndHost("", nullptr, TraceWindow{});
+  writer.Finish();
+  if (host) *host = std::move(streamed);
+  return out.str();
+}
+
+bool AllLinesSorted(const Host& host) {
+  for (const Plane& p : host.planes)
+    for (const Line& l : p.lines)
+      if (!l.IsSorted()) return false;
+  return true;
+}
+
+// An uncompressed XSpace file streamed writes the same trace as its model,
+// byte for byte, when the capture's lines are in time order (a stream
+// writes a line in the capture's order, the model sorts it; then the
+// events read back the same), and reads with the same diagnostics.
+void CheckStreamedLikeModel(const CaptureFile& file, const Host& model, const Diagnostics& model_read) {
+  if (file.format != CaptureFormat::kXSpace || model.gzipped || !file.more_steps.empty()) return;
+  Diagnostics streamed_read;
+  Host streamed;
+  const std::string trace = StreamedTrace(file.path, streamed_read, &streamed);
+  CHECK(streamed.time_origin_ns == model.time_origin_ns);
+  CHECK(streamed_read.Count("xplane.unsorted_line") == model_read.Count("xplane.unsorted_line"));
+  if (AllLinesSorted(model) && model_read.Count("xplane.unsorted_line") == 0) {
+    CHECK(trace == ModelTrace(model));
+    return;
+  }
+  const std::string path = testing::TempDir() + "/streamed.json";
+  testing::WriteFile(path, trace);
+  Diagnostics again;
+  CHECK(Facts(ReadChromeTraceFile(path, again)) == Facts(model));
 }
 
 // Exports every host of the input without steps, reads each export back and
@@ -96,6 +147,7 @@ size_t CheckRoundTrip(const std::string& input, bool gzip) {
     const Host back = ReadChromeTraceFile(path, again);
     INFO(file.path);
     CHECK(Facts(back) == Facts(host));
+    if (!gzip) CheckStreamedLikeModel(file, host, read);
     ++checked;
   }
   return checked;
@@ -123,6 +175,79 @@ TEST_CASE("trace: every corpus capture reads back with the same lines, counts an
     if (capture) hosts += CheckRoundTrip(entry.path().string(), /*gzip=*/false);
   }
   CHECK(hosts >= 100);  // 122 hosts of the corpus of 2026-11 (the rest of its JSON is tool output, not captures).
+}
+
+TEST_CASE("trace: a streamed XSpace is written a batch at a time, as its model", "[export][trace]") {
+  // 40,000 events on one thread (three batches), with string stats spelled
+  // out and given by reference, and a second line out of time order.
+  testing::XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  auto busy = cpu.Line(1, "busy", 5);
+  for (int i = 0; i < 40'000; ++i)
+    busy.Event(i % 3 == 0 ? "MatMul" : "Conv2D", i * testing::kUs, testing::kUs / 2,
+               {{"tf_op", std::string("op_") + std::to_string(i % 7)},
+                {"kind", testing::Ref{i % 2 ? "odd" : "even"}},
+                {"step", int64_t{i / 1000}}});
+  cpu.Line(2, "late", 5).Event("b", 20 * testing::kUs, 1).Event("a", 10 * testing::kUs, 1);
+  const std::string path = testing::TempDir() + "/stream.xplane.pb";
+  testing::WriteFile(path, b.Serialize());
+  Diagnostics read;
+  const Host model = ReadXSpaceFile(path, read);
+  CHECK(read.Count("xplane.unsorted_line") == 1);
+  Diagnostics streamed_read;
+  const std::string trace = StreamedTrace(path, streamed_read);
+  CHECK(streamed_read.Count("xplane.unsorted_line") == 1);
+  // The busy line is in order: its part of the trace is the model's.
+  const std::string model_trace = ModelTrace(model);
+  const size_t late = trace.find(R"("name":"late")");
+  REQUIRE(late != std::string::npos);
+  CHECK(trace.substr(0, late) == model_trace.substr(0, late));
+  CHECK(trace.find(R"("name":"MatMul","args":{"tf_op":"op_0","kind":"even","step":0})") != std::string::npos);
+  CHECK(trace.find(R"("tf_op":"op_6","kind":"odd","step":39})") != std::string::npos);
+  // The late line as the capture has it: b before a.
+  CHECK(trace.find(R"("name":"b")", late) < trace.find(R"("name":"a")", late));
+  const std::string json = testing::TempDir() + "/stream.json";
+  testing::WriteFile(json, trace);
+  Diagnostics again;
+  CHECK(Facts(ReadChromeTraceFile(json, again)) == Facts(model));
+}
+
+TEST_CASE("trace: a stream refuses what it cannot read as the model does", "[export][trace]") {
+  testing::XSpaceBuilder b;
+  b.Plane("/host:CPU").Line(1, "t").Event("a", 0, 1, {{"s", std::string("text")}}).Event("b", 2, 1);
+  const std::string bytes = b.Serialize();
+  // Cut short: the model's error, and no event past the cut is written.
+  const std::string cut = testing::TempDir() + "/cut.xplane.pb";
+  testing::WriteFile(cut, bytes.substr(0, bytes.size() - 9));
+  Diagnostics d1, d2;
+  std::string model_error, stream_error;
+  try {
+    ReadXSpaceFile(cut, d1);
+  } catch (const InputError& e) {
+    model_error = e.what();
+  }
+  try {
+    StreamedTrace(cut, d2);
+  } catch (const InputError& e) {
+    stream_error = e.what();
+  }
+  CHECK_FALSE(model_error.empty());
+  CHECK(stream_error == model_error);
+  // Gzipped: read whole by the model, not streamed (a usage error).
+  const std::string gz = testing::TempDir() + "/stream.xplane.pb.gz";
+  {
+    std::ofstream out(gz, std::ios::binary);
+    GzipOstream z(out);
+    z.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    REQUIRE(z.Finish());
+  }
+  try {
+    StreamedTrace(gz, d2);
+    FAIL("a gzipped XSpace was streamed");
+  } catch (const InputError& e) {
+    CHECK(e.code() == kExitUsage);
+    CHECK_THAT(e.what(), Catch::Contains("gunzip it first"));
+  }
 }
 
 TEST_CASE("trace: names and values are valid JSON whatever bytes they hold", "[export][trace]") {
