@@ -12,6 +12,14 @@ constexpr size_t kBlockBytes = size_t{1} << 20;
 // Flow ids: a host's correlation ids, each host in its own range.
 constexpr int kFlowHostShift = 40;
 
+// The decimal digits of an integer (fmt's format_int: no format string to
+// parse, as format_to into a string would for every number of a trace).
+template <class Int>
+void AppendInt(std::string& out, Int v) {
+  const fmt::format_int digits(v);
+  out.append(digits.data(), digits.size());
+}
+
 // Picoseconds on the capture's clock as microseconds with the picoseconds
 // as 6 decimals (trailing zeros dropped).
 void AppendMicros(std::string& out, __int128 ps) {
@@ -20,19 +28,21 @@ void AppendMicros(std::string& out, __int128 ps) {
   const auto whole = static_cast<uint64_t>(ps / 1000000);
   auto frac = static_cast<uint64_t>(ps % 1000000);
   if (negative) out += '-';
-  fmt::format_to(std::back_inserter(out), "{}", whole);
+  AppendInt(out, whole);
   if (frac == 0) return;
-  int digits = 6;
-  while (frac % 10 == 0) frac /= 10, --digits;
-  fmt::format_to(std::back_inserter(out), ".{:0{}}", frac, digits);
+  char decimals[7] = {'.', '0', '0', '0', '0', '0', '0'};
+  for (int i = 6; i > 0; --i, frac /= 10) decimals[i] = static_cast<char>('0' + frac % 10);
+  size_t length = 7;
+  while (decimals[length - 1] == '0') --length;
+  out.append(decimals, length);
 }
 
 void AppendStatValue(std::string& out, const StringPool& strings, const Stat& s) {
   // A copy: Stat is packed, and formatting binds a reference to what it prints.
   const uint64_t bits = s.bits;
   switch (s.type()) {
-    case StatType::kInt64: fmt::format_to(std::back_inserter(out), "{}", static_cast<int64_t>(bits)); break;
-    case StatType::kUint64: fmt::format_to(std::back_inserter(out), "{}", bits); break;
+    case StatType::kInt64: AppendInt(out, static_cast<int64_t>(bits)); break;
+    case StatType::kUint64: AppendInt(out, bits); break;
     case StatType::kDouble: {
       const double d = s.AsDouble();
       if (d == d && d - d == 0) fmt::format_to(std::back_inserter(out), "{}", d);
@@ -40,7 +50,11 @@ void AppendStatValue(std::string& out, const StringPool& strings, const Stat& s)
       break;
     }
     case StatType::kString: AppendJsonString(out, strings.Get(s.AsString())); break;
-    case StatType::kBytes: fmt::format_to(std::back_inserter(out), "\"<{} bytes>\"", bits); break;
+    case StatType::kBytes:
+      out += "\"<";
+      AppendInt(out, bits);
+      out += " bytes>\"";
+      break;
   }
 }
 
@@ -54,6 +68,12 @@ void AppendJsonString(std::string& out, std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   for (size_t i = 0; i < n;) {
+    // A run of printable ASCII needing no escape goes in at once.
+    size_t run = i;
+    while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\') ++run;
+    out.append(s.data() + i, run - i);
+    i = run;
+    if (i == n) break;
     const unsigned char c = p[i];
     if (c == '"' || c == '\\') {
       out += '\\';
@@ -61,9 +81,6 @@ void AppendJsonString(std::string& out, std::string_view s) {
       ++i;
     } else if (c < 0x20) {
       fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
       ++i;
     } else {
       // A well-formed UTF-8 sequence passes as it is.
@@ -174,7 +191,11 @@ void ChromeTraceWriter::AddEvents(const Host& host, const Plane& plane, const Li
     ++counts_.events;
     const EventMetadata& meta = plane.event_metadata[e.metadata];
     std::string& out = Next();
-    fmt::format_to(std::back_inserter(out), "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+    out += "{\"ph\":\"X\",\"pid\":";
+    AppendInt(out, pid);
+    out += ",\"tid\":";
+    AppendInt(out, tid);
+    out += ",\"ts\":";
     AppendMicros(out, origin_ps + e.start_ps);
     out += ",\"dur\":";
     AppendMicros(out, e.duration_ps);
@@ -219,10 +240,14 @@ void ChromeTraceWriter::AddEvents(const Host& host, const Plane& plane, const Li
       const uint64_t id =
           (static_cast<uint64_t>(host_index_) << kFlowHostShift) | (*flow & ((uint64_t{1} << kFlowHostShift) - 1));
       std::string& f = Next();
-      fmt::format_to(std::back_inserter(f),
-                     "{{\"ph\":\"{}\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":{},\"pid\":{},"
-                     "\"tid\":{},\"ts\":",
-                     device_ ? 'f' : 's', id, pid, tid);
+      f += device_ ? "{\"ph\":\"f\"" : "{\"ph\":\"s\"";
+      f += ",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":";
+      AppendInt(f, id);
+      f += ",\"pid\":";
+      AppendInt(f, pid);
+      f += ",\"tid\":";
+      AppendInt(f, tid);
+      f += ",\"ts\":";
       AppendMicros(f, origin_ps + e.start_ps);
       f += '}';
     }
