@@ -131,7 +131,7 @@ class Check final : public RunReportCommand {
     const MissingPolicy missing = c_.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail;
     outcomes_ = EvaluateRules(rules_, metrics_, missing);
     if (!gates_.empty())
-      for (CheckOutcome& o : EvaluateFindingGates(gates_, RunSummaryToAdvice(run, advise_), missing))
+      for (CheckOutcome& o : EvaluateFindingGates(gates_, RunSummaryToAdvice(run, advise_, &metrics_), missing))
         outcomes_.push_back(std::move(o));
     return BuildCheckReport(metrics_, outcomes_);
   }

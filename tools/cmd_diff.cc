@@ -89,7 +89,8 @@ class Diff final : public Command {
     in.fail_if = EvaluateDeltaConditions(conditions, in.metrics, base, next,
                                          d_.missing == "skip" ? MissingPolicy::kSkip : MissingPolicy::kFail);
     Report report = BuildDiffReport(in, {d_.base, d_.next, d_.top});
-    AddFindingsDiff(base_summary, next_summary, report);  // What the advisor finds in each run, and what changed.
+    // What the advisor finds in each run, and what changed.
+    AddFindingsDiff(base_summary, next_summary, report, &base, &next);
     // Diagnostics of both sides; the same kind from both merges into one count.
     report.diagnostics.Merge(RunDiagnostics(base_summary));
     report.diagnostics.Merge(RunDiagnostics(next_summary));

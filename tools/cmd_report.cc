@@ -77,7 +77,7 @@ class HtmlReport final : public Command {
       title = "tfprof-analyze report: " + paths_[0] + " → " + paths_[1];
       const RunAnalysis base = RunSummaryToMetrics(runs[0]), next = RunSummaryToMetrics(runs[1]);
       Report diff = BuildDiffReport(DiffRuns(base, next, runs[0].options), {paths_[0], paths_[1], 20});
-      AddFindingsDiff(runs[0], runs[1], diff);
+      AddFindingsDiff(runs[0], runs[1], diff, &base, &next);
       reports_.push_back(std::move(diff));
       sections_.push_back({"changes", "What changed (new against base)", nullptr, ""});
       // Each analysis of the two runs one after the other.

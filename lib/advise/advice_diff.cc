@@ -60,9 +60,11 @@ Table FindingsDiffTable(const Advice& base, const Advice& next, std::string* lin
 
 }  // namespace
 
-void AddFindingsDiff(const RunSummary& base, const RunSummary& next, Report& diff) {
+void AddFindingsDiff(const RunSummary& base, const RunSummary& next, Report& diff, const RunAnalysis* base_analysis,
+                     const RunAnalysis* next_analysis) {
   std::string line;
-  Table findings = FindingsDiffTable(RunSummaryToAdvice(base), RunSummaryToAdvice(next), &line);
+  Table findings = FindingsDiffTable(RunSummaryToAdvice(base, {}, base_analysis),
+                                     RunSummaryToAdvice(next, {}, next_analysis), &line);
   diff.lines.push_back(std::move(line));
   diff.tables.push_back(std::move(findings));
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "lib/advise/finding.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 #include "lib/report/report.h"
 #include "lib/summary/run_summary.h"
 
@@ -11,6 +12,9 @@ namespace tfprof {
 
 // Advises both runs (default thresholds) and adds the head line and the
 // `findings` table to `diff`'s report (`diff` and `report BASE NEW`).
-void AddFindingsDiff(const RunSummary& base, const RunSummary& next, Report& diff);
+// `base_analysis`/`next_analysis`: the runs' RunSummaryToMetrics, which the
+// advisor reuses.
+void AddFindingsDiff(const RunSummary& base, const RunSummary& next, Report& diff,
+                     const RunAnalysis* base_analysis = nullptr, const RunAnalysis* next_analysis = nullptr);
 
 }  // namespace tfprof

@@ -64,11 +64,16 @@ bool TensorCoreUseUnknown(std::string_view name) {
   return false;
 }
 
-AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_avg_us) {
+AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_avg_us, const RunAnalysis* combined) {
   AdviseInputs in{.run = run};
-  in.ops = CombineHostOps(run);
+  if (combined) {
+    in.ops = combined->ops;
+    in.overview = combined->overview;
+  } else {
+    in.ops = CombineHostOps(run);
+    in.overview = BuildOverview(in.ops, SummarizeSteps(CombineRunSteps(run)), run.options);
+  }
   in.pytorch = in.ops.env.pytorch();
-  in.overview = BuildOverview(in.ops, SummarizeSteps(CombineRunSteps(run)), run.options);
   in.tf_data = CombineRunTfData(run);
   in.hosts = AnalyzeHosts(run);
   in.kernels = AggregateKernels(in.ops.kernels, small_kernel_max_avg_us, in.pytorch);

@@ -12,6 +12,7 @@
 
 #include "lib/analyze/hosts_analysis.h"
 #include "lib/analyze/overview_analysis.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 #include "lib/summary/host_summary.h"
 #include "lib/summary/run_summary.h"
 #include "lib/summary/tf_data_events_to_pipelines.h"
@@ -87,7 +88,10 @@ struct AdviseInputs {
   }
 };
 
-AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_avg_us);
+// `combined`: the run's combined ops and overview when the caller has them
+// already (RunSummaryToMetrics makes the same), so they are not made twice.
+AdviseInputs GatherAdviseInputs(const RunSummary& run, double small_kernel_max_avg_us,
+                                const RunAnalysis* combined = nullptr);
 
 // A TensorFlow/JAX kernel whose name tells nothing about Tensor Core use
 // (compiler-generated GEMMs).

@@ -9,8 +9,8 @@
 
 namespace tfprof {
 
-Advice RunSummaryToAdvice(const RunSummary& run, const AdviseOptions& options) {
-  const AdviseInputs in = GatherAdviseInputs(run, options.Get("small_kernels.max_avg_us"));
+Advice RunSummaryToAdvice(const RunSummary& run, const AdviseOptions& options, const RunAnalysis* combined) {
+  const AdviseInputs in = GatherAdviseInputs(run, options.Get("small_kernels.max_avg_us"), combined);
   Advice out;
   out.run = run.run;
   out.framework = in.pytorch ? "PyTorch" : in.jax ? "JAX" : "TensorFlow";

@@ -6,13 +6,17 @@
 #pragma once
 
 #include "lib/advise/finding.h"
+#include "lib/analyze/run_summary_to_metrics.h"
 #include "lib/report/report.h"
 #include "lib/summary/run_summary.h"
 
 namespace tfprof {
 
-// Needs every summary part (SummaryParts::All()).
-Advice RunSummaryToAdvice(const RunSummary& run, const AdviseOptions& options = {});
+// Needs every summary part (SummaryParts::All()). `combined`: the run's
+// RunSummaryToMetrics, when the caller made it (its ops and overview are
+// then not combined again).
+Advice RunSummaryToAdvice(const RunSummary& run, const AdviseOptions& options = {},
+                          const RunAnalysis* combined = nullptr);
 
 // The report `advise` prints: tables `findings`, `evidence`, `checks` and
 // `thresholds` (the values in force).
