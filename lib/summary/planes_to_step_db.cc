@@ -67,14 +67,12 @@ class StepLookup {
   StepDetails* last_ = nullptr;
 };
 
-// Gathers one line's grouped events into runs, each added to its step.
+// Gathers one line's grouped events into runs, each added to its step
+// when the next begins (and the last by Close, at the line's end).
 class LineRuns {
  public:
   LineRuns(StepLookup& step, size_t plane, size_t line)
       : step_(step), plane_(static_cast<uint32_t>(plane)), line_(static_cast<uint32_t>(line)) {}
-  LineRuns(const LineRuns&) = delete;
-  LineRuns& operator=(const LineRuns&) = delete;
-  ~LineRuns() { Close(); }
 
   void Add(int32_t g, size_t e) {
     const auto i = static_cast<uint32_t>(e);
@@ -89,12 +87,12 @@ class LineRuns {
     end_ = i + 1;
   }
 
- private:
   void Close() {
     if (open_) step_(group_).runs.push_back({plane_, line_, first_, end_});
     open_ = false;
   }
 
+ private:
   StepLookup& step_;
   const uint32_t plane_, line_;
   bool open_ = false;
@@ -247,6 +245,7 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, PlaneEv
       if (types.IsHostMarker(groups, facts, line, l, e, g)) step(g).host_markers.push_back({ev.start_ps, ev.end_ps()});
       else if (facts.real_cpu_compute) runs.Add(g, e);
     }
+    runs.Close();
   }
 }
 
@@ -340,6 +339,7 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, Plane
       types.Learn(ev);
       runs.Add(g, e);
     }
+    runs.Close();
   }
   if (!groups.from_capture) DeriveDeviceMarkers(host, p, stream_lines, groups, local);
   for (auto& [g, d] : local) {
