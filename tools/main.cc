@@ -1,6 +1,7 @@
 // tfprof-analyze: offline analysis of TensorFlow / JAX / PyTorch profiler
 // captures. Thin: parse the command line, run the chosen subcommand, and turn
 // errors into one line on stderr and a documented exit code.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -100,6 +101,13 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Blocks of 1 MiB and more are mapped on their own and given back when
+  // freed. glibc otherwise raises that threshold to the largest block freed
+  // so far (up to 32 MiB): the XSpace reader's per-chunk stat pools, freed
+  // as each line is joined, then stay in the heap beside the line's own
+  // pool, and the peak of a 1 GB capture's `overview` varied from 1.01 to
+  // 1.11 GiB between runs; fixed, it is 1.00 GiB every time (docs/performance.md).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   FdStreamBuf buffer(STDOUT_FILENO);
   std::streambuf* const previous = std::cout.rdbuf(&buffer);
   stdout_buffer = &buffer;
