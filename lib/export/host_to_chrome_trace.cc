@@ -37,6 +37,16 @@ void AppendMicros(std::string& out, __int128 ps) {
   out.append(decimals, length);
 }
 
+// An event's process, thread and time: `,"pid":P,"tid":T,"ts":TS`.
+void AppendWhere(std::string& out, int64_t pid, int64_t tid, __int128 ts_ps) {
+  out += ",\"pid\":";
+  AppendInt(out, pid);
+  out += ",\"tid\":";
+  AppendInt(out, tid);
+  out += ",\"ts\":";
+  AppendMicros(out, ts_ps);
+}
+
 void AppendStatValue(std::string& out, const StringPool& strings, const Stat& s) {
   // A copy: Stat is packed, and formatting binds a reference to what it prints.
   const uint64_t bits = s.bits;
@@ -191,12 +201,8 @@ void ChromeTraceWriter::AddEvents(const Host& host, const Plane& plane, const Li
     ++counts_.events;
     const EventMetadata& meta = plane.event_metadata[e.metadata];
     std::string& out = Next();
-    out += "{\"ph\":\"X\",\"pid\":";
-    AppendInt(out, pid);
-    out += ",\"tid\":";
-    AppendInt(out, tid);
-    out += ",\"ts\":";
-    AppendMicros(out, origin_ps + e.start_ps);
+    out += "{\"ph\":\"X\"";
+    AppendWhere(out, pid, tid, origin_ps + e.start_ps);
     out += ",\"dur\":";
     AppendMicros(out, e.duration_ps);
     out += ",\"name\":";
@@ -243,12 +249,7 @@ void ChromeTraceWriter::AddEvents(const Host& host, const Plane& plane, const Li
       f += device_ ? "{\"ph\":\"f\"" : "{\"ph\":\"s\"";
       f += ",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":";
       AppendInt(f, id);
-      f += ",\"pid\":";
-      AppendInt(f, pid);
-      f += ",\"tid\":";
-      AppendInt(f, tid);
-      f += ",\"ts\":";
-      AppendMicros(f, origin_ps + e.start_ps);
+      AppendWhere(f, pid, tid, origin_ps + e.start_ps);
       f += '}';
     }
   }

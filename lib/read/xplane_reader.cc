@@ -205,17 +205,7 @@ class XSpaceReader {
     PhaseTimer prescan_phase("read plane: line pre-scan");
     plane.lines.resize(line_count);
     std::vector<ChunkJob> chunks;
-    size_t next_line = 0;
-    uint32_t field;
-    WireType type;
-    for (WireDecoder again = whole_plane; again.NextField(&field, &type);) {
-      if (field != kPlaneLines) {
-        again.Skip(type);
-        continue;
-      }
-      PrescanLine(again.Message(), plane.lines[next_line++], chunks);
-      ChargeStrings();
-    }
+    ForEachLine(whole_plane, [&](size_t l, WireDecoder line) { PrescanLine(line, plane.lines[l], chunks); });
     prescan_phase.Stop();
     DecodeChunks(ctx, chunks);
     // The notes of pass 1, the chunks and the id maps go with ReadPlane.
@@ -228,6 +218,13 @@ class XSpaceReader {
     const size_t p = host_->planes.size() - 1;
     host_->planes[p].lines.resize(line_count);
     sink_->BeginPlane(*host_, p);
+    ForEachLine(whole_plane, [&](size_t l, WireDecoder line) { StreamLine(ctx, line, p, l); });
+  }
+
+  // Calls fn(index, bytes) for each of the plane's lines, in order, and
+  // charges what the line's names added to the string pool.
+  template <class Fn>
+  void ForEachLine(const WireDecoder& whole_plane, Fn&& fn) {
     size_t l = 0;
     uint32_t field;
     WireType type;
@@ -236,7 +233,7 @@ class XSpaceReader {
         again.Skip(type);
         continue;
       }
-      StreamLine(ctx, again.Message(), p, l++);
+      fn(l++, again.Message());
       ChargeStrings();
     }
   }

@@ -198,14 +198,15 @@ class PlaneEventTypes {
     return root && *root == EventRef{p_, static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
   }
 
-  // The type of a learnt event of group g, or none when it is not part of
-  // the step's breakdown (a host marker or wrapper; device activity that no
-  // launch recorded).
-  std::optional<EventType> TypeOf(const EventGroups& groups, const Line& line, size_t l, size_t e, int32_t g) const {
+  // The type of a learnt event of a run, or none when it is not part of
+  // the step's breakdown (a host wrapper; device activity that no launch
+  // recorded).
+  std::optional<EventType> TypeOf(const Line& line, size_t e) const {
     const NameFacts& f = facts_[line.events[e].metadata];
     const auto stats = line.EventStats(e);
     if (host_plane_) {
-      if (IsHostMarker(groups, f, line, l, e, g) || !f.real_cpu_compute) return std::nullopt;
+      // Runs hold no step marker (AddHostPlane closes a run at each).
+      if (!f.real_cpu_compute) return std::nullopt;
       return corr_.In(stats) ? f.with_correlation : f.without_correlation;
     }
     // Device activity is what CUPTI recorded (it has a correlation id); a
@@ -242,8 +243,14 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, PlaneEv
       if (g == kNoGroup) continue;
       const Event& ev = line.events[e];
       const PlaneEventTypes::NameFacts& facts = types.Learn(ev);
-      if (types.IsHostMarker(groups, facts, line, l, e, g)) step(g).host_markers.push_back({ev.start_ps, ev.end_ps()});
-      else if (facts.real_cpu_compute) runs.Add(g, e);
+      if (types.IsHostMarker(groups, facts, line, l, e, g)) {
+        // A run never spans a marker, so its events need no such test
+        // when they are typed (PlaneEventTypes::TypeOf).
+        runs.Close();
+        step(g).host_markers.push_back({ev.start_ps, ev.end_ps()});
+      } else if (facts.real_cpu_compute) {
+        runs.Add(g, e);
+      }
     }
     runs.Close();
   }
@@ -358,8 +365,7 @@ void AppendSpans(const Host& host, const EventGroups& groups, const PlaneTypesBy
     const PlaneEventTypes& t = *types[r.plane];
     for (uint32_t e = r.first; e < r.end; ++e) {
       if (groups.Of(r.plane, r.line, e) != g) continue;
-      if (const auto type = t.TypeOf(groups, line, r.line, e, g))
-        out.push_back({*type, line.events[e].start_ps, line.events[e].end_ps()});
+      if (const auto type = t.TypeOf(line, e)) out.push_back({*type, line.events[e].start_ps, line.events[e].end_ps()});
     }
   }
 }
