@@ -212,6 +212,35 @@ TEST_CASE("trace: a streamed XSpace is written a batch at a time, as its model",
   CHECK(Facts(ReadChromeTraceFile(json, again)) == Facts(model));
 }
 
+TEST_CASE("trace: a stream stops at --max-events where the model does", "[export][trace]") {
+  // Two lines of 3 and 4 events and a cap of 5: the first line whole, two
+  // of the second, and the cut counted once.
+  testing::XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  auto one = cpu.Line(1, "one");
+  for (int i = 0; i < 3; ++i) one.Event("a", i * testing::kUs, 1);
+  auto two = cpu.Line(2, "two");
+  for (int i = 0; i < 4; ++i) two.Event("b", i * testing::kUs, 1);
+  const std::string path = testing::TempDir() + "/capped.xplane.pb";
+  testing::WriteFile(path, b.Serialize());
+  ReadOptions capped;
+  capped.max_events = 5;
+  Diagnostics model_read, stream_read;
+  const Host model = ReadXSpaceFile(path, model_read, capped);
+  CHECK(model.planes[0].lines[1].events.size() == 2);
+  CHECK(model_read.Count("read.max_events_reached") == 2);
+  std::ostringstream out;
+  ChromeTraceWriter writer(out);
+  writer.BeginHost();
+  ChromeTraceStreamSink sink(writer, "", TraceWindow{});
+  StreamXSpaceFile(path, sink, stream_read, capped);
+  writer.EndHost("", nullptr, TraceWindow{});
+  writer.Finish();
+  CHECK(writer.counts().events == 5);
+  CHECK(stream_read.Count("read.max_events_reached") == 2);
+  CHECK(out.str() == ModelTrace(model));
+}
+
 TEST_CASE("trace: a stream refuses what it cannot read as the model does", "[export][trace]") {
   testing::XSpaceBuilder b;
   b.Plane("/host:CPU").Line(1, "t").Event("a", 0, 1, {{"s", std::string("text")}}).Event("b", 2, 1);
