@@ -1,6 +1,7 @@
 // `tfprof-analyze trace PATH -o trace.json.gz`: the capture as Chrome /
 // Perfetto trace JSON (lib/export/host_to_chrome_trace.h, docs/trace.md),
 // streamed host by host.
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "lib/read/capture_discovery.h"
 #include "lib/read/xplane_reader.h"
 #include "lib/summary/analysed_event_stats.h"
+#include "lib/summary/captures_to_run_summary.h"
 #include "lib/summary/planes_to_step_db.h"
 #include "lib/util/split.h"
 #include "tools/commands.h"
@@ -146,6 +148,10 @@ class Trace final : public Command {
                        steps_of[host.source_path] = CombineHostSteps({summary.hosts.front().steps}, summary.options);
                      });
     }
+    // One host asked for, absent: said as the other commands say it.
+    auto named = [&](const CaptureFile& f) { return f.host == o_.host; };
+    if (!o_.host.empty() && std::none_of(input.selected.files.begin(), input.selected.files.end(), named))
+      throw NoHostNamed(input, o_.host);
     ReadOptions read;
     read.max_events = o_.max_events;
     const size_t run_hosts = input.selected.files.size();

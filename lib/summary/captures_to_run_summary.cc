@@ -81,15 +81,17 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     }
     CombineRunSummaries(run, std::move(summary));
   }
-  if (!matched) {
-    std::string hosts;
-    for (const CaptureFile& f : files) hosts += (hosts.empty() ? "" : ", ") + f.host;
-    throw InputError(input.input_path,
-                     "no host named '" + r.host + "' in run " + input.selected.name + " (hosts: " + hosts +
-                         (IsRankHostName(r.host) ? "; no trace of that PyTorch rank either" : "") + ")",
-                     kExitUsage);
-  }
+  if (!matched) throw NoHostNamed(input, r.host);
   return run;
+}
+
+InputError NoHostNamed(const DiscoveredInput& input, const std::string& host) {
+  std::string hosts;
+  for (const CaptureFile& f : input.selected.files) hosts += (hosts.empty() ? "" : ", ") + f.host;
+  return InputError(input.input_path,
+                    "no host named '" + host + "' in run " + input.selected.name + " (hosts: " + hosts +
+                        (IsRankHostName(host) ? "; no trace of that PyTorch rank either" : "") + ")",
+                    kExitUsage);
 }
 
 }  // namespace tfprof

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "lib/model/errors.h"
 #include "lib/model/model.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/read_options.h"
@@ -35,6 +36,10 @@ struct RunReadOptions {
 // `options.order` and `source` are ignored: each host's source is its
 // file's name (and order 0). Throws InputError (exit code 2) when `host` names
 // no host of the run, and what reading and summarising throw.
+// The error for --host naming no host of the selected run (exit 2): the
+// run's name and its hosts.
+InputError NoHostNamed(const DiscoveredInput& input, const std::string& host);
+
 RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptions& read,
                                 const SummaryOptions& options);
 
