@@ -3,7 +3,6 @@
 // streamed host by host.
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -127,10 +126,7 @@ class Trace final : public Command {
     DiscoveredInput input = DiscoverInput(o_.path, o_.run, /*keep_duplicates=*/o_.compat == "xprof");
     for (const CaptureFile& file : input.selected.files) {
       if (file.format != CaptureFormat::kXSpace || !file.more_steps.empty() || file.host.empty()) return std::nullopt;
-      std::ifstream in(file.path, std::ios::binary);
-      char head[2] = {};
-      in.read(head, sizeof head);
-      if (LooksGzipped(std::string_view(head, static_cast<size_t>(in.gcount())))) return std::nullopt;
+      if (ChunkReader::Open(file.path)->gzipped()) return std::nullopt;
     }
     Guard().AddInput(input.selected.path);
     for (const CaptureFile& file : input.selected.files) Guard().AddInput(file.path);
@@ -141,6 +137,10 @@ class Trace final : public Command {
   // keeps only what steps need (the model is dropped before its events are
   // streamed), then each host's file streamed.
   void WriteStreamed(const DiscoveredInput& input, ChromeTraceWriter& writer) {
+    // One host asked for, absent: said as the other commands say it.
+    auto named = [&](const CaptureFile& f) { return f.host == o_.host; };
+    if (!o_.host.empty() && std::none_of(input.selected.files.begin(), input.selected.files.end(), named))
+      throw NoHostNamed(input, o_.host);
     std::map<std::string, StepDb> steps_of;  // By capture path.
     if (!no_steps_) {
       LoadRunSummary(o_, SummaryPart::kSteps, EventStatsFor(SummaryPart::kSteps), {},
@@ -148,10 +148,6 @@ class Trace final : public Command {
                        steps_of[host.source_path] = CombineHostSteps({summary.hosts.front().steps}, summary.options);
                      });
     }
-    // One host asked for, absent: said as the other commands say it.
-    auto named = [&](const CaptureFile& f) { return f.host == o_.host; };
-    if (!o_.host.empty() && std::none_of(input.selected.files.begin(), input.selected.files.end(), named))
-      throw NoHostNamed(input, o_.host);
     ReadOptions read;
     read.max_events = o_.max_events;
     const size_t run_hosts = input.selected.files.size();
@@ -162,12 +158,11 @@ class Trace final : public Command {
       if (!no_steps_) steps = std::move(steps_of.at(file.path));
       const std::optional<TraceWindow> window = WindowOf(steps);
       if (!window) continue;
-      const std::string label = Several(run_hosts) ? file.host : "";
-      writer.BeginHost();
-      ChromeTraceStreamSink sink(writer, label, *window);
+      writer.BeginHost(Several(run_hosts) ? file.host : "");
+      ChromeTraceStreamSink sink(writer, *window);
       Diagnostics diagnostics;
       StreamXSpaceFile(file.path, sink, diagnostics, read);
-      writer.EndHost(label, steps ? &*steps : nullptr, *window);
+      writer.EndHost(steps ? &*steps : nullptr, *window);
     }
   }
 

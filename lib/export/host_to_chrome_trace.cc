@@ -139,25 +139,26 @@ void ChromeTraceWriter::Finish() {
 
 void ChromeTraceWriter::AddHost(const Host& host, const std::string& label, const StepDb* steps,
                                 const TraceWindow& window) {
-  BeginHost();
+  BeginHost(label);
   for (const Plane& plane : host.planes) {
-    BeginPlane(host, plane, label);
+    BeginPlane(host, plane);
     for (const Line& line : plane.lines) {
       BeginLine(host, line);
       AddEvents(host, plane, line, host.strings, window);
     }
   }
-  EndHost(label, steps, window);
+  EndHost(steps, window);
 }
 
-void ChromeTraceWriter::BeginHost() {
+void ChromeTraceWriter::BeginHost(const std::string& label) {
+  label_ = label;
   ++counts_.hosts;
   host_index_ = static_cast<int64_t>(counts_.hosts - 1);
   host_pid_ = 0;
   host_plane_threads_ = 0;
 }
 
-void ChromeTraceWriter::BeginPlane(const Host& host, const Plane& plane, const std::string& label) {
+void ChromeTraceWriter::BeginPlane(const Host& host, const Plane& plane) {
   pid_ = next_pid_++;
   tid_ = 0;
   ++counts_.processes;
@@ -169,7 +170,7 @@ void ChromeTraceWriter::BeginPlane(const Host& host, const Plane& plane, const s
   std::string& m = Next();
   fmt::format_to(std::back_inserter(m),
                  "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":", pid_);
-  AppendJsonString(m, label.empty() ? std::string(plane_name) : label + ": " + std::string(plane_name));
+  AppendJsonString(m, label_.empty() ? std::string(plane_name) : label_ + ": " + std::string(plane_name));
   m += "}}";
   fmt::format_to(std::back_inserter(Next()),
                  "{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"args\":{{\"sort_index\":{}}}}}", pid_,
@@ -255,7 +256,7 @@ void ChromeTraceWriter::AddEvents(const Host& host, const Plane& plane, const Li
   }
 }
 
-void ChromeTraceWriter::EndHost(const std::string& label, const StepDb* steps, const TraceWindow& window) {
+void ChromeTraceWriter::EndHost(const StepDb* steps, const TraceWindow& window) {
   if (!steps || steps->steps.empty()) return;
   // The steps: a thread of the host plane's process (or a process of their own).
   int64_t pid = host_pid_, tid = host_plane_threads_ + 1;
@@ -266,7 +267,7 @@ void ChromeTraceWriter::EndHost(const std::string& label, const StepDb* steps, c
     std::string& m = Next();
     fmt::format_to(std::back_inserter(m),
                    "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":", pid);
-    AppendJsonString(m, label.empty() ? std::string("Steps") : label + ": Steps");
+    AppendJsonString(m, label_.empty() ? std::string("Steps") : label_ + ": Steps");
     m += "}}";
   }
   ++counts_.threads;

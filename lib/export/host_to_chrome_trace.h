@@ -22,7 +22,6 @@
 #include <optional>
 #include <ostream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "lib/model/model.h"
@@ -63,16 +62,16 @@ class ChromeTraceWriter {
   void AddHost(const Host& host, const std::string& label, const StepDb* steps, const TraceWindow& window = {});
 
   // AddHost in parts, for a host whose events come a batch at a time
-  // (StreamXSpaceFile): BeginHost; for each plane BeginPlane, for each of
-  // its lines BeginLine, then AddEvents any number of times; EndHost. The
-  // events' string stat values are ids in `stat_strings`; every other
-  // string is in host.strings.
-  void BeginHost();
-  void BeginPlane(const Host& host, const Plane& plane, const std::string& label);
+  // (StreamXSpaceFile): BeginHost (with AddHost's label); for each plane
+  // BeginPlane, for each of its lines BeginLine, then AddEvents any number
+  // of times; EndHost. The events' string stat values are ids in
+  // `stat_strings`; every other string is in host.strings.
+  void BeginHost(const std::string& label);
+  void BeginPlane(const Host& host, const Plane& plane);
   void BeginLine(const Host& host, const Line& line);
   void AddEvents(const Host& host, const Plane& plane, const Line& events, const StringPool& stat_strings,
                  const TraceWindow& window);
-  void EndHost(const std::string& label, const StepDb* steps, const TraceWindow& window);
+  void EndHost(const StepDb* steps, const TraceWindow& window);
 
   // Writes the closing; nothing may be added after.
   void Finish();
@@ -88,6 +87,7 @@ class ChromeTraceWriter {
   ChromeTraceCounts counts_;
   int64_t next_pid_ = 1;
   // The host, plane and line being written.
+  std::string label_;
   int64_t host_index_ = 0, host_pid_ = 0, host_plane_threads_ = 0;
   int64_t pid_ = 0, tid_ = 0;
   bool device_ = false;
@@ -101,10 +101,9 @@ class ChromeTraceWriter {
 // host's model: the caller brackets the read with BeginHost and EndHost.
 class ChromeTraceStreamSink final : public XSpaceEventSink {
  public:
-  // `label` and `window` as for AddHost.
-  ChromeTraceStreamSink(ChromeTraceWriter& writer, std::string label, const TraceWindow& window)
-      : writer_(writer), label_(std::move(label)), window_(window) {}
-  void BeginPlane(const Host& host, size_t p) override { writer_.BeginPlane(host, host.planes[p], label_); }
+  // `window` as for AddHost.
+  ChromeTraceStreamSink(ChromeTraceWriter& writer, const TraceWindow& window) : writer_(writer), window_(window) {}
+  void BeginPlane(const Host& host, size_t p) override { writer_.BeginPlane(host, host.planes[p]); }
   void BeginLine(const Host& host, size_t p, size_t l) override { writer_.BeginLine(host, host.planes[p].lines[l]); }
   void Events(const Host& host, size_t p, size_t l, const Line& batch, const StringPool& batch_strings) override {
     writer_.AddEvents(host, host.planes[p], batch, batch_strings, window_);
@@ -112,7 +111,6 @@ class ChromeTraceStreamSink final : public XSpaceEventSink {
 
  private:
   ChromeTraceWriter& writer_;
-  const std::string label_;
   const TraceWindow window_;
 };
 

@@ -5,21 +5,14 @@
 
 namespace tfprof {
 
-bool Line::IsSorted() const {
-  return std::is_sorted(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return a.start_ps != b.start_ps ? a.start_ps < b.start_ps : a.duration_ps > b.duration_ps;
-  });
-}
+bool Line::IsSorted() const { return std::is_sorted(events.begin(), events.end(), EventBefore); }
 
 void Line::SortEvents() {
   if (IsSorted()) return;
   std::vector<uint32_t> order(events.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
-    const Event& x = events[a];
-    const Event& y = events[b];
-    return x.start_ps != y.start_ps ? x.start_ps < y.start_ps : x.duration_ps > y.duration_ps;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [this](uint32_t a, uint32_t b) { return EventBefore(events[a], events[b]); });
   decltype(events) sorted_events;
   std::vector<Stat> sorted_stats;
   sorted_events.reserve(events.size());

@@ -33,6 +33,12 @@ struct Event {
 };
 static_assert(sizeof(Event) == 24, "Event must stay compact");
 
+// The order of a line's events: by start, the longer first where two start
+// together (so a parent precedes the children it contains).
+inline bool EventBefore(const Event& a, const Event& b) {
+  return a.start_ps != b.start_ps ? a.start_ps < b.start_ps : a.duration_ps > b.duration_ps;
+}
+
 struct EventMetadata {
   StringId name = StringPool::kEmpty;
   StringId display_name = StringPool::kEmpty;

@@ -238,87 +238,66 @@ class XSpaceReader {
     }
   }
 
-  // One line of StreamLines: its own fields, then its events a batch at a
-  // time, decoded as DecodeChunk decodes them. The batch's string values
-  // are interned into a pool of the batch's own, dropped with it: those
-  // the wire spells out (set aside while decoding, as DecodeChunk does) and
-  // those it gives as a reference to a stat name (in host.strings), so
-  // that every string stat of the batch is an id in the one pool.
+  // One line of StreamLines: its own fields, then its events a chunk at a
+  // time, each decoded by DecodeChunk into one reused batch, handed to the
+  // sink and dropped. The batch's string values are interned into a pool
+  // of the batch's own: those the wire spells out (set aside by the
+  // decoder) and those it gives as a reference to a stat name (in
+  // host.strings), so that every string stat of the batch is an id in the
+  // one pool.
   void StreamLine(const PlaneContext& ctx, const WireDecoder& line_bytes, size_t p, size_t l) {
-    constexpr size_t kBatchEvents = 1 << 14;
+    // A quarter of the model reader's chunk: what the stream holds at once.
+    constexpr size_t kStreamChunkEvents = kChunkEvents / 4;
     Line& line = host_->planes[p].lines[l];
-    size_t event_count = ScanLine(line_bytes, line, nullptr);
+    std::vector<uint64_t> cuts;
+    size_t event_count = ScanLine(line_bytes, line, cuts, kStreamChunkEvents, /*release_every=*/1);
     const std::optional<int64_t> base_ps = PlanLine(line, event_count);
     sink_->BeginLine(*host_, p, l);
     if (!base_ps || event_count == 0) return;
     SharedBudget shared(budget_);
-    Line batch;
-    batch.events.resize(std::min(event_count, kBatchEvents));
-    budget_.Charge(Growth::kEvents, batch.events.size() * sizeof(Event), 0);
-    ChunkJob job;
-    job.line = &batch;
-    ChunkStats stats{job, shared};
-    StringPool strings;
     EventDecoder decoder(ctx, nullptr);
-    decoder.pending = &job;
-    auto intern = [&] {
-      strings = StringPool();
-      size_t at = 0, next = 0;
-      for (size_t i = 0; i < job.stats.size(); ++i) {
-        Stat& stat = job.stats[i];
-        if (stat.type() != StatType::kString) continue;
-        if (next < job.pending_strings.size() && job.pending_strings[next].first == i) {
-          const uint32_t length = job.pending_strings[next++].second;
-          stat.bits = strings.Intern(std::string_view(job.pending_text).substr(at, length));
-          at += length;
-        } else {
-          stat.bits = strings.Intern(host_->Str(stat.AsString()));
-        }
-      }
-      job.pending_strings.clear();
-      job.pending_text.clear();
-    };
-    WireDecoder d = line_bytes;
-    uint64_t released = d.offset();
-    size_t n = 0, done = 0;
-    auto flush = [&] {
-      const size_t capacity = batch.events.size();
-      intern();
-      batch.events.resize(n);
-      batch.stats.swap(job.stats);
-      sink_->Events(*host_, p, l, batch, strings);
-      batch.stats.swap(job.stats);
-      job.stats.clear();
-      batch.events.resize(capacity);
-      n = 0;
-      if (release_) release_(released, d.offset());
-      released = d.offset();
-    };
+    Line batch;
+    const uint64_t batch_bytes = std::min(event_count, kStreamChunkEvents) * sizeof(Event);
+    budget_.Charge(Growth::kEvents, batch_bytes, 0);
+    const uint64_t line_end = line_bytes.offset() + line_bytes.size();
     // The model sorts a line out of order; a stream cannot, but says so.
     bool sorted = true;
-    int64_t last_start = std::numeric_limits<int64_t>::min(), last_duration = 0;
-    uint32_t field;
-    WireType type;
-    while (done < event_count && d.NextField(&field, &type)) {
-      if (field != kLineEvents || type != kLengthDelimited) {
-        d.Skip(type);  // The line's own fields, read above.
-        continue;
-      }
-      WireDecoder e = d.Message();
-      const Event ev = decoder.ReadEvent(e, stats, *base_ps);
-      sorted = sorted && (ev.start_ps > last_start || (ev.start_ps == last_start && ev.duration_ps <= last_duration));
-      last_start = ev.start_ps;
-      last_duration = ev.duration_ps;
-      batch.events[n++] = ev;
-      ++done;
-      if (n == batch.events.size()) flush();
+    Event last{};
+    for (size_t c = 0; c * kStreamChunkEvents < event_count; ++c) {
+      ChunkJob job;
+      job.line = &batch;
+      job.event_count = std::min(kStreamChunkEvents, event_count - c * kStreamChunkEvents);
+      job.base_ps = *base_ps;
+      job.bytes = line_bytes.Slice(cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : line_end);
+      batch.events.resize(job.event_count);
+      decoder.DecodeChunk(job, shared, release_);
+      sorted = sorted && batch.IsSorted() && (c == 0 || !EventBefore(batch.events.front(), last));
+      last = batch.events.back();
+      StringPool strings;
+      InternBatchStrings(job, strings);
+      batch.stats = std::move(job.stats);
+      sink_->Events(*host_, p, l, batch, strings);
+      budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
     }
-    if (done != event_count) d.Fail("line holds fewer events than counted");
-    if (n > 0) flush();
-    budget_.Release(Growth::kEvents, batch.events.size() * sizeof(Event));
-    budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
+    budget_.Release(Growth::kEvents, batch_bytes);
     diag_.Merge(decoder.diag);
     if (!sorted) diag_.Add(diag_kind::kXplaneUnsortedLine, std::string(host_->LineName(line)));
+  }
+
+  // A streamed batch's string stats, as ids in `strings` (StreamLine).
+  void InternBatchStrings(ChunkJob& job, StringPool& strings) const {
+    size_t at = 0, next = 0;
+    for (size_t i = 0; i < job.stats.size(); ++i) {
+      Stat& stat = job.stats[i];
+      if (stat.type() != StatType::kString) continue;
+      if (next < job.pending_strings.size() && job.pending_strings[next].first == i) {
+        const uint32_t length = job.pending_strings[next++].second;
+        stat.bits = strings.Intern(std::string_view(job.pending_text).substr(at, length));
+        at += length;
+      } else {
+        stat.bits = strings.Intern(host_->Str(stat.AsString()));
+      }
+    }
   }
 
   // Charges what the host's string pool grew by.
@@ -384,9 +363,11 @@ class XSpaceReader {
     plane.event_metadata.push_back(meta);
   }
 
-  // Reads a line's own fields and counts its events; with `cuts`, notes the
-  // offset of every kChunkEvents-th event.
-  size_t ScanLine(WireDecoder line_bytes, Line& line, std::vector<uint64_t>* cuts) {
+  // Reads a line's own fields, counts its events and notes the offset of
+  // every `chunk_events`-th event in `cuts`. The pages it has read are
+  // given back every `release_every` chunks.
+  size_t ScanLine(WireDecoder line_bytes, Line& line, std::vector<uint64_t>& cuts, size_t chunk_events,
+                  size_t release_every) {
     size_t event_count = 0;
     WireDecoder scan = line_bytes;
     uint64_t released = scan.offset();
@@ -420,12 +401,9 @@ class XSpaceReader {
           break;
         case kLineEvents:
           scan.Expect(type, kLengthDelimited, "XLine.events");
-          if (event_count % kChunkEvents == 0) {
-            if (cuts) cuts->push_back(at);
-            // The pre-scan touches every page; give them back as it goes
-            // (a stream, which holds nothing else, at every chunk).
-            const size_t every = cuts ? 16 : 1;
-            if (release_ && (event_count / kChunkEvents) % every == every - 1) {
+          if (event_count % chunk_events == 0) {
+            cuts.push_back(at);
+            if (release_ && cuts.size() % release_every == 0) {
               release_(released, at);
               released = at;
             }
@@ -469,7 +447,8 @@ class XSpaceReader {
   // Reads a line's own fields, counts its events and cuts them into chunks.
   void PrescanLine(WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks) {
     std::vector<uint64_t> cuts;  // Offset of every kChunkEvents-th event.
-    size_t event_count = ScanLine(line_bytes, line, &cuts);
+    // The pre-scan touches every page; they are given back as it goes.
+    size_t event_count = ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16);
     const std::optional<int64_t> planned = PlanLine(line, event_count);
     if (!planned) return;
     const int64_t base_ps = *planned;

@@ -70,10 +70,10 @@ std::string ModelTrace(const Host& host) {
 std::string StreamedTrace(const std::string& path, Diagnostics& diagnostics, Host* host = nullptr) {
   std::ostringstream out;
   ChromeTraceWriter writer(out);
-  writer.BeginHost();
-  ChromeTraceStreamSink sink(writer, "", TraceWindow{});
+  writer.BeginHost("");
+  ChromeTraceStreamSink sink(writer, TraceWindow{});
   Host streamed = StreamXSpaceFile(path, sink, diagnostics);
-  writer.EndHost("", nullptr, TraceWindow{});
+  writer.EndHost(nullptr, TraceWindow{});
   writer.Finish();
   if (host) *host = std::move(streamed);
   return out.str();
@@ -177,13 +177,13 @@ TEST_CASE("trace: every corpus capture reads back with the same lines, counts an
   CHECK(hosts >= 100);  // 122 hosts of the corpus of 2026-11 (the rest of its JSON is tool output, not captures).
 }
 
-TEST_CASE("trace: a streamed XSpace is written a batch at a time, as its model", "[export][trace]") {
-  // 40,000 events on one thread (three batches), with string stats spelled
+TEST_CASE("trace: a streamed XSpace is written a chunk at a time, as its model", "[export][trace]") {
+  // 140,000 events on one thread (nine streamed chunks), with string stats spelled
   // out and given by reference, and a second line out of time order.
   testing::XSpaceBuilder b;
   auto& cpu = b.Plane("/host:CPU");
   auto busy = cpu.Line(1, "busy", 5);
-  for (int i = 0; i < 40'000; ++i)
+  for (int i = 0; i < 140'000; ++i)
     busy.Event(i % 3 == 0 ? "MatMul" : "Conv2D", i * testing::kUs, testing::kUs / 2,
                {{"tf_op", std::string("op_") + std::to_string(i % 7)},
                 {"kind", testing::Ref{i % 2 ? "odd" : "even"}},
@@ -203,7 +203,7 @@ TEST_CASE("trace: a streamed XSpace is written a batch at a time, as its model",
   REQUIRE(late != std::string::npos);
   CHECK(trace.substr(0, late) == model_trace.substr(0, late));
   CHECK(trace.find(R"("name":"MatMul","args":{"tf_op":"op_0","kind":"even","step":0})") != std::string::npos);
-  CHECK(trace.find(R"("tf_op":"op_6","kind":"odd","step":39})") != std::string::npos);
+  CHECK(trace.find(R"("tf_op":"op_6","kind":"odd","step":139})") != std::string::npos);
   // The late line as the capture has it: b before a.
   CHECK(trace.find(R"("name":"b")", late) < trace.find(R"("name":"a")", late));
   const std::string json = testing::TempDir() + "/stream.json";
@@ -231,10 +231,10 @@ TEST_CASE("trace: a stream stops at --max-events where the model does", "[export
   CHECK(model_read.Count("read.max_events_reached") == 2);
   std::ostringstream out;
   ChromeTraceWriter writer(out);
-  writer.BeginHost();
-  ChromeTraceStreamSink sink(writer, "", TraceWindow{});
+  writer.BeginHost("");
+  ChromeTraceStreamSink sink(writer, TraceWindow{});
   StreamXSpaceFile(path, sink, stream_read, capped);
-  writer.EndHost("", nullptr, TraceWindow{});
+  writer.EndHost(nullptr, TraceWindow{});
   writer.Finish();
   CHECK(writer.counts().events == 5);
   CHECK(stream_read.Count("read.max_events_reached") == 2);
