@@ -39,7 +39,9 @@ class Info final : public RunReportCommand {
   RunSummary Load() override {
     // The dump shows every stat; the description none (it counts planes,
     // lines and events, and computes no summary part).
-    const EventStatFilter kept = dump_ ? EventStatFilter() : EventStatsFor(parts_);
+    // It counts every line's events, derived lines' too.
+    EventStatFilter kept = dump_ ? EventStatFilter() : EventStatsFor(parts_);
+    kept.keep_derived_line_events = true;
     return LoadRunSummary(options_, parts_, kept, [this](const Host& host) {
       if (dump_) HostToTextDump(host, limits_, dump_text_);
       else hosts_.push_back(SummarizeHost(host));

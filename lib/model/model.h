@@ -134,6 +134,9 @@ struct Host {
   // capture does not look at them (ReadOptions::event_stats); 0 when all
   // were kept.
   uint64_t event_stats_dropped = 0;
+  // Events of derived lines the reader left undecoded (the same option's
+  // keep_derived_line_events); 0 when all were read.
+  uint64_t derived_events_skipped = 0;
 
   std::string_view Str(StringId id) const { return strings.Get(id); }
   std::string_view PlaneName(const Plane& p) const { return strings.Get(p.name); }

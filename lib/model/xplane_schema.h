@@ -24,5 +24,11 @@ inline bool IsDerivedLineId(int64_t line_id) {
   const auto id = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(line_id)));
   return id >= kMin && id <= kMax;
 }
+// The first of them: the device's Steps line, which captures grouped when
+// taken carry (the step database reads it).
+inline bool IsDerivedStepsLineId(int64_t line_id) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(line_id))) ==
+         static_cast<int32_t>(0xdeadbeefu);
+}
 
 }  // namespace tfprof::schema

@@ -17,6 +17,13 @@ struct EventStatFilter {
   bool keep_all = true;
   // Without keep_all: the names kept (views of static storage).
   std::vector<std::string_view> names;
+  // False: the events of lines the profiler derived from others
+  // (schema::IsDerivedLineId: TensorFlow Ops, Name Scope, XLA Ops on a
+  // GPU, often half its events) are counted and framed but not decoded,
+  // but for the device Steps line. No analysis reads them: each skips
+  // them so as not to count an op twice. The XSpace reader counts them in
+  // Host::derived_events_skipped. Commands that show lines keep them.
+  bool keep_derived_line_events = true;
 
   static EventStatFilter Only(std::vector<std::string_view> kept) { return {false, std::move(kept)}; }
   bool Keeps(std::string_view name) const {

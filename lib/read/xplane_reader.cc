@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/errors.h"
+#include "lib/model/xplane_schema.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/memory_budget.h"
 #include "lib/read/wire_decoder.h"
@@ -451,6 +452,13 @@ class XSpaceReader {
     size_t event_count = ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16);
     const std::optional<int64_t> planned = PlanLine(line, event_count);
     if (!planned) return;
+    // Planned first, so the time origin and --max-events come out as when
+    // the line is read.
+    if (!options_.event_stats.keep_derived_line_events && schema::IsDerivedLineId(line.id) &&
+        !schema::IsDerivedStepsLineId(line.id)) {
+      host_->derived_events_skipped += event_count;
+      return;
+    }
     const int64_t base_ps = *planned;
     budget_.Charge(Growth::kEvents, event_count * sizeof(Event), event_count);
     line.events.resize(event_count);

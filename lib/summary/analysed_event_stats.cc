@@ -61,7 +61,10 @@ EventStatFilter EventStatsFor(SummaryParts parts) {
     for (std::string_view n : g.names)
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   }
-  return EventStatFilter::Only(std::move(names));
+  EventStatFilter filter = EventStatFilter::Only(std::move(names));
+  // Every summary skips derived lines (but the Steps line).
+  filter.keep_derived_line_events = false;
+  return filter;
 }
 
 }  // namespace tfprof

@@ -4,6 +4,8 @@
 // the others (CUPTI's context ids, annotations, memcpy details, ...) are
 // dropped while reading, never stored (12 bytes a stat, most of the model's
 // memory on GPU captures). Plane and event-metadata stats are always kept.
+// Nor does such a command decode the events of derived lines (but the
+// Steps line): every analysis skips them.
 //
 // An analysis that starts reading another event stat must add its name to
 // the table (analysed_event_stats.cc), or it reads "absent" in the commands:

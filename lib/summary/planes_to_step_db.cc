@@ -326,12 +326,11 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, Plane
   const Plane& plane = host.planes[p];
   StepMap local;
   StepLookup step(local);
-  constexpr int64_t kStepLineId = static_cast<int32_t>(0xdeadbeefu);
   std::vector<size_t> stream_lines;
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     const bool derived = schema::IsDerivedLineId(line.id);
-    const bool steps_line = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(line.id))) == kStepLineId;
+    const bool steps_line = schema::IsDerivedStepsLineId(line.id);
     if (derived && !(steps_line && groups.from_capture)) continue;
     if (!steps_line) stream_lines.push_back(l);
     LineRuns runs(step, p, l);

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/model/errors.h"
 #include "lib/model/stat_finder.h"
 #include "lib/read/xplane_reader.h"
@@ -177,4 +178,86 @@ TEST_CASE("XPlane reader filters event stats the same on the parallel path", "[x
     REQUIRE(l.EventStats(i).size() == 1);
     CHECK(h.Str(EventStat(h, plane, l, i, "step_name")->AsString()) == "step " + std::to_string(i));
   }
+}
+
+namespace {
+
+// A GPU plane as TensorFlow writes it: a stream, then lines the profiler
+// derived from it (TensorFlow Ops, Name Scope) and the Steps line, ids in
+// the 0xdeadbeef block. The derived lines come first in the file, so they
+// set the host's time origin and meet --max-events first.
+XSpaceBuilder DerivedLinesCapture() {
+  XSpaceBuilder space;
+  auto& gpu = space.Plane("/device:GPU:0", 1);
+  const auto derived = [](uint32_t id) { return static_cast<int64_t>(static_cast<int32_t>(id)); };
+  gpu.Line(derived(0xdeadbeef + 3), "TensorFlow Ops", 1'000)
+      .Event("dense/MatMul", 0, 900, {{"tf_op", Ref{"dense/MatMul:MatMul"}}})
+      .Event("dense/Relu", 1'000, 50);
+  gpu.Line(derived(0xdeadbeef + 2), "TensorFlow Name Scope", 1'000).Event("dense", 0, 1'050);
+  gpu.Line(derived(0xdeadbeef), "Steps", 1'000).Event("1", 0, 2'000, {{"group_id", int64_t{1}}});
+  gpu.Line(7, "Stream #7(Compute)", 1'001)
+      .Event("sgemm", 0, 800, {{"correlation_id", uint64_t{5}}})
+      .Event("relu", 1'000, 40, {{"correlation_id", uint64_t{6}}});
+  return space;
+}
+
+}  // namespace
+
+TEST_CASE("XPlane reader leaves derived lines' events undecoded when asked, but the Steps line", "[xplane][filter]") {
+  const std::string bytes = DerivedLinesCapture().Serialize();
+  EventStatFilter analysed = kAnalysed;
+  analysed.keep_derived_line_events = false;
+  Diagnostics diag;
+  const Host all = Read(bytes, kAll, diag);
+  const Host some = Read(bytes, analysed, diag);
+  CHECK(all.derived_events_skipped == 0);
+  CHECK(some.derived_events_skipped == 3);  // Two ops and one name scope.
+  const Plane& gpu = some.planes.at(0);
+  REQUIRE(gpu.lines.size() == 4);
+  // Every line is there with its own fields; only the events are left out.
+  CHECK(some.LineName(gpu.lines[0]) == "TensorFlow Ops");
+  CHECK(gpu.lines[0].events.empty());
+  CHECK(gpu.lines[1].events.empty());
+  REQUIRE(gpu.lines[2].events.size() == 1);  // Steps: grouped captures read it.
+  CHECK(some.Str(gpu.event_metadata[gpu.lines[2].events[0].metadata].name) == "1");
+  REQUIRE(gpu.lines[3].events.size() == 2);
+  // The time origin is the first line's, read or not: the stream's events
+  // start where they do in the whole read.
+  CHECK(some.time_origin_ns == all.time_origin_ns);
+  CHECK(gpu.lines[3].events[1].start_ps == all.planes[0].lines[3].events[1].start_ps);
+  CHECK(gpu.lines[3].events[1].start_ps == 2'000);
+  CHECK(gpu.lines[3].stats.size() == 2);
+  CHECK(diag.empty());
+}
+
+TEST_CASE("XPlane reader counts skipped derived events against --max-events as read ones", "[xplane][filter]") {
+  const std::string bytes = DerivedLinesCapture().Serialize();
+  EventStatFilter analysed = kAnalysed;
+  analysed.keep_derived_line_events = false;
+  ReadOptions options;
+  options.max_events = 5;  // Three derived, the Steps event, one kernel.
+  Diagnostics all_diag, some_diag;
+  const Host all = ReadXSpaceBytes(bytes, "filter.xplane.pb", all_diag, options);
+  options.event_stats = analysed;
+  const Host some = ReadXSpaceBytes(bytes, "filter.xplane.pb", some_diag, options);
+  CHECK(all.planes[0].lines[3].events.size() == 1);
+  CHECK(some.planes[0].lines[3].events.size() == 1);
+  CHECK(some.derived_events_skipped == 3);
+  CHECK(all_diag.Count(diag_kind::kReadMaxEventsReached.id) == 1);
+  CHECK(some_diag.Count(diag_kind::kReadMaxEventsReached.id) == 1);
+}
+
+TEST_CASE("XPlane reader refuses a corrupt event in a derived line only where it reads the line", "[xplane][filter]") {
+  // An event naming event metadata its plane lacks: corrupt. A command that
+  // leaves the line's events undecoded never meets it. The framing of
+  // every event is still checked, and a truncated capture refused.
+  XSpaceBuilder space = DerivedLinesCapture();
+  space.proto().mutable_planes(0)->mutable_lines(1)->mutable_events(0)->set_metadata_id(999);
+  const std::string bytes = space.Serialize();
+  EventStatFilter analysed = kAnalysed;
+  analysed.keep_derived_line_events = false;
+  Diagnostics diag;
+  CHECK_THROWS_WITH(Read(bytes, kAll, diag), Catch::Contains("event metadata id 999"));
+  CHECK(Read(bytes, analysed, diag).derived_events_skipped == 3);
+  CHECK_THROWS_AS(Read(bytes.substr(0, bytes.size() - 3), analysed, diag), InputError);
 }
