@@ -159,10 +159,11 @@ bool ValidValue(std::string_view text, std::vector<char>& stack) {
 
 }  // namespace
 
-error_code TraceEventParser::ParseArray(const char* json, size_t length, size_t capacity, size_t* done) {
+error_code TraceEventParser::ParseArray(TraceEventSink& sink, const char* json, size_t length, size_t capacity,
+                                        size_t* done) {
+  sink_ = &sink;
   json_begin_ = json;
   json_end_ = json + length;
-  unescaped_.clear();
   od::document doc;
   SIMDJSON_TRY(parser_.iterate(json, length, capacity).get(doc));
   od::array array;
@@ -197,12 +198,13 @@ error_code TraceEventParser::DecodeElement(od_value& value) {
   std::string_view token;
   SIMDJSON_TRY(Token(value, &token));
   if (token.empty() || token[0] != '{') {
-    builder_.Count(TraceDiag::kNonObjectEvent, TrimRight(token).substr(0, 40));
+    sink_->Count(TraceDiag::kNonObjectEvent, TrimRight(token).substr(0, 40));
     return SUCCESS;
   }
   od::object object;
   SIMDJSON_TRY(value.get_object().get(object));
-  event_.Clear();
+  event_ = &sink_->NextEvent();
+  event_->Clear();
   bool any_field = false;
   for (auto field_result : object) {
     SIMDJSON_TRY(field_result.error());
@@ -211,12 +213,12 @@ error_code TraceEventParser::DecodeElement(od_value& value) {
     SIMDJSON_TRY(DecodeField(field.key().raw(), field.value()));
   }
   if (!any_field) return SUCCESS;  // TensorFlow ends its array with an empty {}.
-  if (event_.entry_count > 0 && !event_.event_stats.empty()) {
+  if (event_->entry_count > 0 && !event_->event_stats.empty()) {
     // Packed counters name their first value column by event_stats.
-    for (size_t row = 0; row < event_.entry_count; ++row)
-      if (!event_.entry_values[row].empty()) event_.entry_values[row][0].key = event_.event_stats;
+    for (size_t row = 0; row < event_->entry_count; ++row)
+      if (!event_->entry_values[row].empty()) event_->entry_values[row][0].key = event_->event_stats;
   }
-  builder_.Add(event_);
+  sink_->Commit();
   return SUCCESS;
 }
 
@@ -227,23 +229,23 @@ error_code TraceEventParser::DecodeField(const char* key, od_value& value) {
   auto is = [key](const char* quoted) { return std::memcmp(key, quoted, std::strlen(quoted)) == 0; };
   switch (key[0]) {
     case 'p':
-      if (is("ph\"")) return DecodeText(value, &event_.ph);
-      if (is("pid\"")) return DecodeId(value, &event_.pid);
+      if (is("ph\"")) return DecodeText(value, &event_->ph);
+      if (is("pid\"")) return DecodeId(value, &event_->pid);
       break;
     case 't':
-      if (is("ts\"")) return DecodeTime(value, &event_.ts);
-      if (is("tid\"")) return DecodeId(value, &event_.tid);
+      if (is("ts\"")) return DecodeTime(value, &event_->ts);
+      if (is("tid\"")) return DecodeId(value, &event_->tid);
       break;
     case 'd':
-      if (is("dur\"")) return DecodeTime(value, &event_.dur);
+      if (is("dur\"")) return DecodeTime(value, &event_->dur);
       break;
     case 'n':
-      if (is("name\"")) return DecodeText(value, &event_.name);
+      if (is("name\"")) return DecodeText(value, &event_->name);
       break;
     case 'c':
       if (is("cat\"")) {
-        event_.has_cat = true;
-        return DecodeText(value, &event_.cat);
+        event_->has_cat = true;
+        return DecodeText(value, &event_->cat);
       }
       break;
     case 'a':
@@ -256,12 +258,12 @@ error_code TraceEventParser::DecodeField(const char* key, od_value& value) {
       if (is("bind_id\"")) return DecodeBindId(value);
       break;
     case 'f':
-      if (is("flow_in\"")) return DecodeFlag(value, &event_.flow_in);
-      if (is("flow_out\"")) return DecodeFlag(value, &event_.flow_out);
+      if (is("flow_in\"")) return DecodeFlag(value, &event_->flow_in);
+      if (is("flow_out\"")) return DecodeFlag(value, &event_->flow_out);
       break;
     case 'e':
       if (is("entries\"")) return DecodeEntries(value);
-      if (is("event_stats\"")) return DecodeText(value, &event_.event_stats);
+      if (is("event_stats\"")) return DecodeText(value, &event_->event_stats);
       break;
   }
   return SUCCESS;  // Display-only fields (s, sf, cname, tts, bp, ...); the iterator skips them.
@@ -293,7 +295,7 @@ std::string_view TraceEventParser::StringToken(std::string_view token) {
 }
 
 std::string_view TraceEventParser::Unescape(std::string_view raw) {
-  std::string& out = unescaped_.emplace_back();
+  std::string& out = sink_->Strings().emplace_back();
   out.reserve(raw.size());
   auto hex4 = [&](size_t at, uint32_t* v) {
     if (at + 4 > raw.size()) return false;
@@ -375,7 +377,7 @@ error_code TraceEventParser::DecodeText(od_value& value, std::string_view* out) 
   switch (token[0]) {
     case '"': *out = StringToken(token); return SUCCESS;
     case '{':
-    case '[': builder_.Count(TraceDiag::kBadFieldType, "a name, ph or cat that is not a string"); return SUCCESS;
+    case '[': sink_->Count(TraceDiag::kBadFieldType, "a name, ph or cat that is not a string"); return SUCCESS;
     default: *out = TrimRight(token); return SUCCESS;  // A number or literal: its text.
   }
 }
@@ -396,7 +398,7 @@ error_code TraceEventParser::DecodeId(od_value& value, TraceId* out) {
     if (error == simdjson::NUMBER_ERROR && IsJsonNumber(TrimRight(token))) {
       // Beyond a double (1e400): no process or thread number; its text
       // names it, as for other ids that are not int64.
-      builder_.Count(TraceDiag::kNumberOutOfRange, TrimRight(token).substr(0, 40));
+      sink_->Count(TraceDiag::kNumberOutOfRange, TrimRight(token).substr(0, 40));
       out->kind = TraceId::kString;
       out->text = TrimRight(token);
       return SUCCESS;
@@ -432,11 +434,11 @@ error_code TraceEventParser::DecodeTime(od_value& value, TraceField* out) {
 error_code TraceEventParser::DecodeEventId(od_value& value) {
   std::string_view token;
   SIMDJSON_TRY(Token(value, &token));
-  event_.has_id = true;
-  event_.id_is_number = IsNumberStart(token[0]);
-  if (token[0] == '"') event_.id = StringToken(token);
-  else if (token[0] == '{' || token[0] == '[') return RawContainer(value, &event_.id);  // id2: {"local": ...}
-  else event_.id = TrimRight(token);
+  event_->has_id = true;
+  event_->id_is_number = IsNumberStart(token[0]);
+  if (token[0] == '"') event_->id = StringToken(token);
+  else if (token[0] == '{' || token[0] == '[') return RawContainer(value, &event_->id);  // id2: {"local": ...}
+  else event_->id = TrimRight(token);
   return SUCCESS;
 }
 
@@ -453,10 +455,10 @@ error_code TraceEventParser::DecodeBindId(od_value& value) {
   uint64_t u;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u, hex ? 16 : 10);
   if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
-    builder_.Count(TraceDiag::kBadFieldType, "bind_id");
+    sink_->Count(TraceDiag::kBadFieldType, "bind_id");
     return SUCCESS;
   }
-  event_.bind_id = negative ? 0 - u : u;
+  event_->bind_id = negative ? 0 - u : u;
   return SUCCESS;
 }
 
@@ -465,7 +467,7 @@ error_code TraceEventParser::DecodeFlag(od_value& value, bool* out) {
   SIMDJSON_TRY(Token(value, &token));
   char first = token[0];
   if (first == 't' || first == 'f') return value.get_bool().get(*out);
-  builder_.Count(TraceDiag::kBadFieldType, "flow_in/flow_out");
+  sink_->Count(TraceDiag::kBadFieldType, "flow_in/flow_out");
   return SUCCESS;
 }
 
@@ -474,7 +476,7 @@ error_code TraceEventParser::DecodeArgs(od_value& value) {
   SIMDJSON_TRY(Token(value, &token));
   char first = token[0];
   if (first != '{') {
-    if (first != 'n') builder_.Count(TraceDiag::kBadFieldType, "args");
+    if (first != 'n') sink_->Count(TraceDiag::kBadFieldType, "args");
     return SUCCESS;
   }
   od::object object;
@@ -482,7 +484,7 @@ error_code TraceEventParser::DecodeArgs(od_value& value) {
   for (auto field_result : object) {
     SIMDJSON_TRY(field_result.error());
     od::field& field = field_result.value_unsafe();
-    TraceArg& arg = event_.args.emplace_back();
+    TraceArg& arg = event_->args.emplace_back();
     arg.key = KeyText(field.key().raw());
     SIMDJSON_TRY(DecodeValue(field.value(), &arg));
   }
@@ -544,7 +546,7 @@ error_code TraceEventParser::DecodeValue(od_value& value, TraceArg* arg) {
     // Beyond a double (1e400): saturated to the largest double of its sign,
     // and counted, rather than rejecting the whole trace.
     arg->d = number[0] == '-' ? -std::numeric_limits<double>::max() : std::numeric_limits<double>::max();
-    builder_.Count(TraceDiag::kNumberOutOfRange, number.substr(0, 40));
+    sink_->Count(TraceDiag::kNumberOutOfRange, number.substr(0, 40));
     error = SUCCESS;
   }
   SIMDJSON_TRY(error);
@@ -557,7 +559,7 @@ error_code TraceEventParser::DecodeEntries(od_value& value) {
   std::string_view token;
   SIMDJSON_TRY(Token(value, &token));
   if (token[0] != '[') {
-    builder_.Count(TraceDiag::kBadFieldType, "entries");
+    sink_->Count(TraceDiag::kBadFieldType, "entries");
     return SUCCESS;
   }
   od::array rows;
@@ -568,16 +570,16 @@ error_code TraceEventParser::DecodeEntries(od_value& value) {
     std::string_view row_token;
     SIMDJSON_TRY(Token(row_value, &row_token));
     if (row_token[0] != '[') {
-      builder_.Count(TraceDiag::kBadFieldType, "entries row");
+      sink_->Count(TraceDiag::kBadFieldType, "entries row");
       continue;
     }
     od::array row;
     SIMDJSON_TRY(row_value.get_array().get(row));
-    if (event_.entry_count == event_.entry_values.size()) {
-      event_.entry_values.emplace_back();
-      event_.entry_ts.emplace_back();
+    if (event_->entry_count == event_->entry_values.size()) {
+      event_->entry_values.emplace_back();
+      event_->entry_ts.emplace_back();
     }
-    std::vector<TraceArg>& values = event_.entry_values[event_.entry_count];
+    std::vector<TraceArg>& values = event_->entry_values[event_->entry_count];
     values.clear();
     TraceField ts;
     size_t column = 0;
@@ -593,10 +595,10 @@ error_code TraceEventParser::DecodeEntries(od_value& value) {
       arg.key = ValueName(column - 1);
     }
     if (ts.kind != TraceField::kValid) {
-      builder_.Count(TraceDiag::kMissingTs, event_.name);
+      sink_->Count(TraceDiag::kMissingTs, event_->name);
       continue;
     }
-    event_.entry_ts[event_.entry_count++] = ts.time;
+    event_->entry_ts[event_->entry_count++] = ts.time;
   }
   return SUCCESS;
 }

@@ -1,5 +1,6 @@
 // Decodes runs of trace event objects with simdjson On-Demand into
-// RawTraceEvents and hands each to a ChromeTraceBuilder. This is the reader's
+// RawTraceEvents and hands each to a TraceEventSink (a run that keeps them
+// for the ChromeTraceBuilder: chrome_trace_pipeline.h). This is the reader's
 // hottest code: values are dispatched on their first byte and strings and
 // numbers are taken from the JSON text where they lie (simdjson has already
 // validated the structure, strings and UTF-8), so most values cost no copy.
@@ -17,15 +18,31 @@
 
 namespace tfprof {
 
+// Where the parser puts what it decodes, in document order: events, and
+// the problems it counts (ChromeTraceBuilder::Count's arguments).
+class TraceEventSink {
+ public:
+  // The slot the next event is decoded into (its previous content left
+  // as it was: the parser clears it), and its addition: a slot not
+  // committed is handed out again.
+  virtual RawTraceEvent& NextEvent() = 0;
+  virtual void Commit() = 0;
+  virtual void Count(TraceDiag kind, std::string_view example = {}, uint64_t n = 1) = 0;
+  // Where text the events' views point into is kept (strings with escapes,
+  // unescaped): as long as the events themselves.
+  virtual std::deque<std::string>& Strings() = 0;
+
+ protected:
+  ~TraceEventSink() = default;
+};
+
 class TraceEventParser {
  public:
-  explicit TraceEventParser(ChromeTraceBuilder& builder) : builder_(builder) {}
-
   // Parses json[0, length), a JSON array of trace events, with at least
   // simdjson::SIMDJSON_PADDING readable bytes after it (`capacity` counts
-  // them), handing each event to the builder. `*done` counts the elements
-  // fully handled, so that a caller can retry the rest after an error.
-  simdjson::error_code ParseArray(const char* json, size_t length, size_t capacity, size_t* done);
+  // them), handing each event to `sink`. `*done` counts the elements fully
+  // handled, so that a caller can retry the rest after an error.
+  simdjson::error_code ParseArray(TraceEventSink& sink, const char* json, size_t length, size_t capacity, size_t* done);
 
  private:
   using od_value = simdjson::ondemand::value;
@@ -51,13 +68,13 @@ class TraceEventParser {
   std::string_view Unescape(std::string_view raw);
   std::string_view ValueName(size_t column);
 
-  ChromeTraceBuilder& builder_;
+  TraceEventSink* sink_ = nullptr;  // Of the document being parsed.
   simdjson::ondemand::parser parser_;
   const char* json_begin_ = nullptr;  // The document being parsed.
   const char* json_end_ = nullptr;
-  RawTraceEvent event_;
-  std::deque<std::string> unescaped_;    // Strings with escapes, for this document.
-  std::deque<std::string> value_names_;  // "value", "value2", ... (packed counters).
+  RawTraceEvent* event_ = nullptr;  // The sink's slot being decoded.
+  // "value", "value2", ... (packed counters): as long as the parser.
+  std::deque<std::string> value_names_;
   std::vector<char> validation_stack_;
 };
 

@@ -1,7 +1,9 @@
 // Chrome trace JSON reader: TraceJsonScanner (chrome_trace_scanner.h) streams
-// the file and cuts the traceEvents array into batches of whole elements;
-// each batch is parsed here with simdjson On-Demand into RawTraceEvents, which
-// ChromeTraceBuilder (chrome_trace_builder.h) turns into the model.
+// the file and cuts the traceEvents array into runs of whole elements;
+// parsers decode the runs with simdjson On-Demand into RawTraceEvents
+// (chrome_trace_decoder.h), which ChromeTraceBuilder (chrome_trace_builder.h)
+// turns into the model, in file order: chrome_trace_pipeline.h runs the
+// three on their own threads.
 #include "lib/read/chrome_trace_reader.h"
 
 #include <simdjson.h>
@@ -14,8 +16,7 @@
 #include "lib/read/byte_source.h"
 #include "lib/read/chrome_trace_builder.h"
 #include "lib/read/chrome_trace_conventions.h"
-#include "lib/read/chrome_trace_decoder.h"
-#include "lib/read/chrome_trace_scanner.h"
+#include "lib/read/chrome_trace_pipeline.h"
 #include "lib/read/kineto_rank.h"
 
 namespace tfprof {
@@ -65,86 +66,11 @@ class LimitedChunkReader : public ChunkReader {
   uint64_t produced_ = 0;
 };
 
-// Replaces bytes that are not valid UTF-8 with '?', in place. Returns the
-// number replaced.
-size_t RepairUtf8(char* data, size_t size) {
-  size_t fixed = 0;
-  auto* p = reinterpret_cast<unsigned char*>(data);
-  for (size_t i = 0; i < size;) {
-    unsigned char c = p[i];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool ok = len > 0 && i + len <= size && !(c == 0xC0 || c == 0xC1 || c > 0xF4);
-    for (size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xC0) == 0x80;
-    if (ok && len == 3) {
-      unsigned cp = ((c & 0x0Fu) << 12) | ((p[i + 1] & 0x3Fu) << 6);
-      ok = cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF);  // No overlongs or surrogates.
-    } else if (ok && len == 4) {
-      unsigned cp = ((c & 0x07u) << 18) | ((p[i + 1] & 0x3Fu) << 12);
-      ok = cp >= 0x10000 && cp <= 0x10FFFF;
-    }
-    if (ok) {
-      i += len;
-    } else {
-      p[i++] = '?';
-      ++fixed;
-    }
-  }
-  return fixed;
-}
-
-// Byte offsets of the depth-0 commas in a run of traceEvents elements, so a
-// batch that simdjson rejects can be retried one element at a time.
-std::vector<size_t> ElementStarts(std::string_view elements) {
-  std::vector<size_t> starts{0};
-  int64_t depth = 0;
-  bool in_string = false, escaped = false;
-  for (size_t i = 0; i < elements.size(); ++i) {
-    char c = elements[i];
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    } else if (c == ',' && depth == 0) {
-      starts.push_back(i + 1);
-    }
-  }
-  return starts;
-}
-
-// Receives the scanner's runs of elements and top-level values; parses the
-// runs with TraceEventParser, falling back to one element at a time when a
-// run has a problem.
-class TraceSink : public TraceScanConsumer {
+// Keeps the top-level values the reader wants (the scanner's thread hands
+// them over during the read) and applies them to the host after it.
+class TraceSink final : public TopLevelValueSink {
  public:
-  TraceSink(const std::string& path, ChromeTraceBuilder& builder) : path_(path), builder_(builder), parser_(builder) {}
-
-  void OnElements(char* elements, size_t size, uint64_t offset) override {
-    size_t done = 0;
-    // Parse in place: the scanner lets us bracket the run with [ ] for a
-    // moment, which saves copying every byte of the file.
-    char before = elements[-1], after = elements[size];
-    elements[-1] = '[';
-    elements[size] = ']';
-    error_code error = parser_.ParseArray(elements - 1, size + 2, size + 2 + kPaddingAfter, &done);
-    elements[-1] = before;
-    elements[size] = after;
-    if (error == simdjson::SUCCESS) return;
-    // Something in the run is wrong: redo the rest one element at a time
-    // to tell a bad element (too deep, bad UTF-8: counted) from broken
-    // JSON (an error naming its byte).
-    std::string_view run(elements, size);
-    std::vector<size_t> starts = ElementStarts(run);
-    for (size_t k = done; k < starts.size(); ++k) {
-      size_t begin = starts[k], end = k + 1 < starts.size() ? starts[k + 1] - 1 : size;
-      ParseAlone(run.substr(begin, end - begin), offset + begin);
-    }
-  }
+  explicit TraceSink(ChromeTraceBuilder& builder) : builder_(builder) {}
 
   bool WantsTopLevelValue(std::string_view key) override {
     return key == "deviceProperties" || key == "host_name" || key == "distributedInfo" || key == "tfprofExport";
@@ -192,32 +118,7 @@ class TraceSink : public TraceScanConsumer {
   }
 
  private:
-  void ParseAlone(std::string_view element, uint64_t offset) {
-    // Copy into a padded buffer as a one-element array.
-    std::string json;
-    json.reserve(element.size() + 2 + simdjson::SIMDJSON_PADDING);
-    json.append(1, '[').append(element).append(1, ']');
-    size_t length = json.size();
-    json.append(simdjson::SIMDJSON_PADDING, ' ');
-    size_t done = 0;
-    error_code error = parser_.ParseArray(json.data(), length, json.size(), &done);
-    if (error == simdjson::UTF8_ERROR) {
-      builder_.Count(TraceDiag::kInvalidUtf8, {}, RepairUtf8(json.data(), length));
-      error = parser_.ParseArray(json.data(), length, json.size(), &done);
-    }
-    if (error == simdjson::SUCCESS) return;
-    if (error == simdjson::DEPTH_ERROR) {
-      builder_.Count(TraceDiag::kTooDeep, element.substr(0, 60));
-      return;
-    }
-    size_t leading = element.find_first_not_of(" \t\r\n");
-    throw InputError(path_, "invalid JSON at byte " + std::to_string(offset + (leading == element.npos ? 0 : leading)) +
-                                ": " + simdjson::error_message(error) + " (in the trace event starting there)");
-  }
-
-  const std::string& path_;
   ChromeTraceBuilder& builder_;
-  TraceEventParser parser_;
   std::string device_properties_, host_name_;
   std::optional<int64_t> rank_;  // PyTorch's distributedInfo.rank (kineto_rank.h).
 
@@ -245,9 +146,8 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
   host.gzipped = input.gzipped();
   host.file_bytes = input.file_size();
   ChromeTraceBuilder builder(host, diagnostics, options);
-  TraceSink sink(path, builder);
-  TraceJsonScanner scanner(path, input, sink);
-  TraceScanResult result = scanner.Run();
+  TraceSink sink(builder);
+  TraceScanResult result = ReadTraceEvents(path, input, sink, builder);
   if (result.unterminated_array) builder.Count(TraceDiag::kUnterminatedArray);
   sink.ApplyTopLevel(host);
   builder.Finish();

@@ -50,7 +50,9 @@ class TraceJsonScanner {
   // Top-level values larger than this are skipped rather than captured.
   static constexpr size_t kMaxCapturedValue = size_t{64} << 20;
 
-  TraceJsonScanner(std::string path, ChunkReader& input, TraceScanConsumer& consumer, size_t block_bytes = 256 << 10);
+  static constexpr size_t kDefaultBlockBytes = 256 << 10;
+  TraceJsonScanner(std::string path, ChunkReader& input, TraceScanConsumer& consumer,
+                   size_t block_bytes = kDefaultBlockBytes);
   // Throws InputError for invalid JSON, JSON that is not a trace, or a read
   // error.
   TraceScanResult Run();
