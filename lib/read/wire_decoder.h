@@ -37,6 +37,8 @@ class WireDecoder {
         base_(base_offset) {}
 
   bool done() const { return p_ >= end_; }
+  // The next byte, unread; -1 at the end.
+  int PeekByte() const { return p_ < end_ ? *p_ : -1; }
   size_t size() const { return static_cast<size_t>(end_ - begin_); }
   uint64_t offset() const { return base_ + static_cast<uint64_t>(p_ - begin_); }
 
@@ -153,15 +155,33 @@ class WireDecoder {
         }
         p_ += bits / 8;
         if (bits < 64) x &= (uint64_t{1} << bits) - 1;
-        // Drop the continuation bits: 7-bit groups → 14 → 28 → 56 bits.
-        x &= 0x7f7f7f7f7f7f7f7full;
-        x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
-        x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
-        x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
-        return x;
+        return Compact(x);
+      }
+      // Nine or ten bytes: a negative int64 (or a uint64 from 2^56 up), as
+      // some stats hold: the eight loaded bytes and one or two more.
+      if (limit_ - p_ >= 10 && end_ - p_ >= 9) {
+        const uint64_t b8 = p_[8];
+        if (b8 < 0x80) {
+          p_ += 9;
+          return Compact(x) | (b8 << 56);
+        }
+        if (end_ - p_ >= 10 && p_[9] < 0x80) {
+          const uint64_t b9 = p_[9];
+          p_ += 10;
+          return Compact(x) | ((b8 & 0x7f) << 56) | (b9 << 63);  // The tenth byte's bits past 64 drop.
+        }
       }
     }
     return VarintTail();
+  }
+  // The 7-bit groups of eight varint bytes, without their continuation
+  // bits: 7 → 14 → 28 → 56 bits.
+  static inline __attribute__((always_inline)) uint64_t Compact(uint64_t x) {
+    x &= 0x7f7f7f7f7f7f7f7full;
+    x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+    x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+    x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+    return x;
   }
   // 9 or 10 bytes (negative int64s), or near the end of the message.
   __attribute__((noinline)) uint64_t VarintTail() {

@@ -136,58 +136,33 @@ class EventDecoder {
   // not an error (event stats: corruption).
   bool skip_stats_without_metadata = false;
 
-  // Appends the stat to `out`. Runs once per stat, so it switches on the
-  // whole tag byte (field and wire type at once) and stays inline. A string
-  // value is only noted while the fields are read: the metadata id (which
-  // may come after it) decides whether it is kept at all, and the last
-  // value on the wire is the stat's (protobuf's rule for a oneof).
+  // Appends the stat to `out`. Runs once per stat: it stays inline.
   template <class Sink>
   inline __attribute__((always_inline)) void ReadStat(WireDecoder& d, Sink& out) {
     constexpr bool kEventStat = std::is_same_v<Sink, ChunkStats>;
-    int64_t meta_id = 0;
-    bool has_value = false;
-    Stat value = Stat::Int(0, 0);
-    std::string_view text;
-    bool is_text = false;
-    while (!d.done()) {
-      uint64_t tag = d.Varint();
-      switch (tag) {
-        case (kStatMetadataId << 3) | kVarint: meta_id = d.Int64(); continue;
-        case (kStatDouble << 3) | kFixed64:
-          value = Stat::Double(0, d.Double());
-          is_text = false;
-          break;
-        case (kStatUint64 << 3) | kVarint:
-          value = Stat::Uint(0, d.Varint());
-          is_text = false;
-          break;
-        case (kStatInt64 << 3) | kVarint:
-          value = Stat::Int(0, d.Int64());
-          is_text = false;
-          break;
-        case (kStatStr << 3) | kLengthDelimited:
-          text = d.Bytes();
-          is_text = true;
-          break;
-        case (kStatBytes << 3) | kLengthDelimited:
-          value = Stat::Make(0, StatType::kBytes, d.Bytes().size());  // Large blobs (HLO protos) are not kept.
-          is_text = false;
-          break;
-        case (kStatRef << 3) | kVarint: {
-          int64_t ref = static_cast<int64_t>(d.Varint());
-          uint32_t k = ctx_.stat_map.Find(ref);
-          if (k == IdMap::kMissing)
-            Dangling(*ctx_.path, d,
-                     "a string stat refers to stat metadata id " + std::to_string(ref) +
-                         ", which its plane does not define");
-          value = Stat::String(0, ctx_.plane->stat_metadata[k].name);
-          is_text = false;
-          break;
-        }
-        default: OtherTag(d, tag, "XStat", kStatRef); continue;
+    StatFields f;
+    // The profiler writes the metadata id first and the value second: that
+    // layout is read straight, without the loop's dispatch per field (a
+    // stat is most of an event's bytes). Anything else, or more, goes
+    // through the loop, which reads any order.
+    if (d.PeekByte() == ((kStatMetadataId << 3) | kVarint)) {
+      d.Varint();
+      f.meta_id = d.Int64();
+      if (!d.done()) {
+        const uint64_t tag = d.Varint();
+        if (tag == ((kStatUint64 << 3) | kVarint)) f.SetValue(Stat::Uint(0, d.Varint()));
+        else if (tag == ((kStatInt64 << 3) | kVarint)) f.SetValue(Stat::Int(0, d.Int64()));
+        else if (tag == ((kStatRef << 3) | kVarint)) f.SetValue(RefValue(d));
+        else if (tag == ((kStatStr << 3) | kLengthDelimited)) f.SetText(d.Bytes());
+        else ReadStatField(d, tag, f);
       }
-      has_value = true;
     }
+    while (!d.done()) ReadStatField(d, d.Varint(), f);
+    const int64_t meta_id = f.meta_id;
+    const bool has_value = f.has_value;
+    Stat value = f.value;
+    const std::string_view text = f.text;
+    const bool is_text = f.is_text;
     uint32_t key = ctx_.stat_map.Find(meta_id);
     if (key == IdMap::kMissing && skip_stats_without_metadata) {
       // JAX 0.11's /host:__ScopeRangeCallStack__ plane keeps its scope-range
@@ -223,9 +198,79 @@ class EventDecoder {
     out.push_back(Stat::Make(key, value.type(), value.bits));
   }
 
+  // What a stat's fields said so far.
+  struct StatFields {
+    int64_t meta_id = 0;
+    bool has_value = false;
+    bool is_text = false;
+    Stat value = Stat::Int(0, 0);
+    std::string_view text;
+    void SetValue(Stat v) {
+      value = v;
+      is_text = false;
+      has_value = true;
+    }
+    void SetText(std::string_view t) {
+      text = t;
+      is_text = true;
+      has_value = true;
+    }
+  };
+
+  // A ref_value: the name of the stat metadata it refers to.
+  inline __attribute__((always_inline)) Stat RefValue(WireDecoder& d) {
+    const auto ref = static_cast<int64_t>(d.Varint());
+    const uint32_t k = ctx_.stat_map.Find(ref);
+    if (__builtin_expect(k == IdMap::kMissing, 0)) DanglingRef(d, ref);
+    return Stat::String(0, ctx_.plane->stat_metadata[k].name);
+  }
+  [[noreturn]] __attribute__((noinline)) void DanglingRef(const WireDecoder& d, int64_t ref) const {
+    Dangling(*ctx_.path, d,
+             "a string stat refers to stat metadata id " + std::to_string(ref) + ", which its plane does not define");
+  }
+
+  // One field of a stat, in any order. A string value is only noted: the
+  // metadata id (which may come after it) decides whether it is kept at
+  // all, and the last value on the wire is the stat's (protobuf's rule for
+  // a oneof).
+  inline __attribute__((always_inline)) void ReadStatField(WireDecoder& d, uint64_t tag, StatFields& f) {
+    switch (tag) {
+      case (kStatMetadataId << 3) | kVarint: f.meta_id = d.Int64(); return;
+      case (kStatDouble << 3) | kFixed64: f.SetValue(Stat::Double(0, d.Double())); return;
+      case (kStatUint64 << 3) | kVarint: f.SetValue(Stat::Uint(0, d.Varint())); return;
+      case (kStatInt64 << 3) | kVarint: f.SetValue(Stat::Int(0, d.Int64())); return;
+      case (kStatStr << 3) | kLengthDelimited: f.SetText(d.Bytes()); return;
+      // Large blobs (HLO protos) are not kept.
+      case (kStatBytes << 3) | kLengthDelimited: f.SetValue(Stat::Make(0, StatType::kBytes, d.Bytes().size())); return;
+      case (kStatRef << 3) | kVarint: f.SetValue(RefValue(d)); return;
+      default: OtherTag(d, tag, "XStat", kStatRef);
+    }
+  }
+
   inline __attribute__((always_inline)) Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps) {
     int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
     bool aggregated = false;
+    // Protobuf writes fields in number order: metadata id, offset,
+    // duration, then the stats. That order is read straight; the loop
+    // takes any other.
+    constexpr int kStatsTag = (kEventStats << 3) | kLengthDelimited;
+    if (e.PeekByte() == ((kEventMetadataId << 3) | kVarint)) {
+      e.Varint();
+      meta_id = e.Int64();
+      if (e.PeekByte() == ((kEventOffsetPs << 3) | kVarint)) {
+        e.Varint();
+        offset_ps = e.Int64();
+      }
+      if (e.PeekByte() == ((kEventDurationPs << 3) | kVarint)) {
+        e.Varint();
+        duration_ps = e.Int64();
+      }
+      while (e.PeekByte() == kStatsTag) {
+        e.Varint();
+        WireDecoder s = e.Message();
+        ReadStat(s, stats);
+      }
+    }
     while (!e.done()) {
       uint64_t tag = e.Varint();
       switch (tag) {

@@ -87,9 +87,9 @@ TEST_CASE("A sub-message's varints load past its end but never read past it", "[
   // the sub-message's end, followed by more parent bytes: the one-load
   // decode reads into them, and must still fail where the sub-message ends,
   // with the offset the byte-by-byte decode would give.
-  for (int cut = 1; cut <= 7; ++cut) {
+  for (int cut = 1; cut <= 9; ++cut) {
     INFO("varint cut after " << cut << " bytes");
-    const std::string varint = Encode(uint64_t{1} << 60);  // 9 bytes.
+    const std::string varint = Encode(UINT64_MAX);  // 10 bytes: cuts of 8 and 9 too.
     const std::string inner = "\x08" + varint.substr(0, static_cast<size_t>(cut));
     const std::string parent = InParent(inner);
     WireDecoder d(parent);
@@ -99,7 +99,8 @@ TEST_CASE("A sub-message's varints load past its end but never read past it", "[
   }
   // Varints of every length that end exactly at the sub-message's end, with
   // parent bytes behind: read whole, and the sub-message is then done.
-  for (uint64_t v : {uint64_t{5}, uint64_t{300}, uint64_t{1} << 20, uint64_t{1} << 40, uint64_t{1} << 55}) {
+  for (uint64_t v : {uint64_t{5}, uint64_t{300}, uint64_t{1} << 20, uint64_t{1} << 40, uint64_t{1} << 55,
+                     uint64_t{1} << 60, UINT64_MAX, static_cast<uint64_t>(int64_t{-2})}) {
     const std::string inner = "\x08" + Encode(v);
     const std::string parent = InParent(inner);
     WireDecoder d(parent);
