@@ -42,6 +42,7 @@ class Info final : public RunReportCommand {
     // It counts every line's events, derived lines' too.
     EventStatFilter kept = dump_ ? EventStatFilter() : EventStatsFor(parts_);
     kept.keep_derived_line_events = true;
+    kept.keep_host_thread_events = true;
     return LoadRunSummary(options_, parts_, kept, [this](const Host& host) {
       if (dump_) HostToTextDump(host, limits_, dump_text_);
       else hosts_.push_back(SummarizeHost(host));

@@ -8,13 +8,14 @@
 namespace tfprof::cli {
 namespace {
 
-// Kernel stats show no execution mode: no eager marks (they need the event
-// forest, a third of op-stats' time on big captures).
+// Kernel stats are the devices' alone: no op metrics, so an XSpace
+// capture's host-thread events are not decoded (most of a TensorFlow
+// capture), and no execution mode (eager marks need the event forest).
 class KernelStats final : public RunReportCommand {
  public:
   KernelStats()
       : RunReportCommand("kernel-stats", "GPU kernel stats: launch parameters, Tensor Core use, time per kernel and op",
-                         SummaryPart::kOps, /*finds_steps=*/false) {}
+                         SummaryPart::kKernels, /*finds_steps=*/false) {}
 
  private:
   void AddCommandOptions(CLI::App* cmd) override {

@@ -98,7 +98,7 @@ RunSummary LoadSummaryFiles(const CommonOptions& o, const std::vector<std::strin
   RunSummary run = CombineSummaryFiles(files, ReadOptions{});
   // How the report words its hints is the command line's, never stored.
   run.options.word_no_steps_hint = analysis.word_no_steps_hint;
-  if ((run.parts.bits & parts.bits) != parts.bits)
+  if (!run.parts.Covers(parts))
     throw InputError(o.path,
                      "this run summary lacks parts this command shows (it was made by an older or partial "
                      "summarize); summarize the captures again",

@@ -137,6 +137,8 @@ struct Host {
   // Events of derived lines the reader left undecoded (the same option's
   // keep_derived_line_events); 0 when all were read.
   uint64_t derived_events_skipped = 0;
+  // And of the host-threads plane (keep_host_thread_events).
+  uint64_t host_thread_events_skipped = 0;
 
   std::string_view Str(StringId id) const { return strings.Get(id); }
   std::string_view PlaneName(const Plane& p) const { return strings.Get(p.name); }

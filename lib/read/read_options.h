@@ -24,6 +24,10 @@ struct EventStatFilter {
   // them so as not to count an op twice. The XSpace reader counts them in
   // Host::derived_events_skipped. Commands that show lines keep them.
   bool keep_derived_line_events = true;
+  // False: the same for every line of the host-threads plane (/host:CPU),
+  // for a command that reads only the devices (kernel-stats). Counted in
+  // Host::host_thread_events_skipped.
+  bool keep_host_thread_events = true;
 
   static EventStatFilter Only(std::vector<std::string_view> kept) { return {false, std::move(kept)}; }
   bool Keeps(std::string_view name) const {

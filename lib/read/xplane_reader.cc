@@ -206,7 +206,10 @@ class XSpaceReader {
     PhaseTimer prescan_phase("read plane: line pre-scan");
     plane.lines.resize(line_count);
     std::vector<ChunkJob> chunks;
-    ForEachLine(whole_plane, [&](size_t l, WireDecoder line) { PrescanLine(line, plane.lines[l], chunks); });
+    const bool skip_plane =
+        !options_.event_stats.keep_host_thread_events && host_->PlaneName(plane) == schema::kHostThreadsPlane;
+    ForEachLine(whole_plane,
+                [&](size_t l, WireDecoder line) { PrescanLine(line, plane.lines[l], chunks, skip_plane); });
     prescan_phase.Stop();
     DecodeChunks(ctx, chunks);
     // The notes of pass 1, the chunks and the id maps go with ReadPlane.
@@ -446,7 +449,8 @@ class XSpaceReader {
   }
 
   // Reads a line's own fields, counts its events and cuts them into chunks.
-  void PrescanLine(WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks) {
+  // `skip_plane`: the command reads none of the plane's events.
+  void PrescanLine(WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks, bool skip_plane) {
     std::vector<uint64_t> cuts;  // Offset of every kChunkEvents-th event.
     // The pre-scan touches every page; they are given back as it goes.
     size_t event_count = ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16);
@@ -457,6 +461,10 @@ class XSpaceReader {
     if (!options_.event_stats.keep_derived_line_events && schema::IsDerivedLineId(line.id) &&
         !schema::IsDerivedStepsLineId(line.id)) {
       host_->derived_events_skipped += event_count;
+      return;
+    }
+    if (skip_plane) {
+      host_->host_thread_events_skipped += event_count;
       return;
     }
     const int64_t base_ps = *planned;

@@ -17,6 +17,26 @@ bool IsDevicePlane(const Host& host, const Plane& plane) {
   return name != schema::kHostThreadsPlane && (schema::IsGpuPlane(name) || IsKinetoGpuPlane(host, plane));
 }
 
+// What every host summary says of the host, before its planes.
+HostSummary HostEnvironment(const Host& host) {
+  HostSummary s;
+  s.env.hosts.push_back(host.name);
+  s.env.hostnames = host.hostnames.empty() ? std::vector<std::string>{host.name} : host.hostnames;
+  s.env.framework = host.framework;
+  return s;
+}
+
+// A device plane's part of the environment, and its events.
+void AddDevice(HostSummary& s, const Plane& plane) {
+  if (s.env.device_core_count == 0) {
+    s.env.first_device = plane.device;
+    s.env.device_type = GpuModelName(plane.device);
+  }
+  ++s.env.device_core_count;
+  for (const Line& l : plane.lines)
+    if (!schema::IsDerivedLineId(l.id)) s.device_events += l.events.size();
+}
+
 }  // namespace
 
 std::string GpuModelName(const DeviceProperties& d) {
@@ -40,35 +60,27 @@ std::string GpuModelName(const DeviceProperties& d) {
 }
 
 HostSummary SummarizeHostOpMetrics(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
-                                   const EventBits* eager) {
+                                   const EventBits* eager, bool host_threads) {
   EventBits own;
   if (!eager) {
     own = MarkEagerEvents(host);
     eager = &own;
   }
-  HostSummary s;
-  s.env.hosts.push_back(host.name);
-  s.env.hostnames = host.hostnames.empty() ? std::vector<std::string>{host.name} : host.hostnames;
-  s.env.framework = host.framework;
+  HostSummary s = HostEnvironment(host);
   s.pytorch = CollectPyTorchRuntimeFacts(host);
   for (size_t p = 0; p < host.planes.size(); ++p) {
     const Plane& plane = host.planes[p];
     const std::vector<std::vector<bool>>* marks = eager->empty() ? nullptr : &(*eager)[p];
     std::string_view name = host.PlaneName(plane);
     if (name == schema::kHostThreadsPlane) {
-      s.host_ops.Combine(HostPlaneToOpMetrics(host, plane, diagnostics, options, marks), /*count_cores=*/false);
+      if (host_threads)
+        s.host_ops.Combine(HostPlaneToOpMetrics(host, plane, diagnostics, options, marks), /*count_cores=*/false);
       s.has_host_plane = true;
     } else if (IsDevicePlane(host, plane)) {
-      if (s.env.device_core_count == 0) {
-        s.env.first_device = plane.device;
-        s.env.device_type = GpuModelName(plane.device);
-      }
-      ++s.env.device_core_count;
+      AddDevice(s, plane);
       OpMetricsDb device = DevicePlaneToOpMetrics(host, plane, diagnostics, options, marks);
       s.device_busy_ps.push_back(device.total_op_time_ps);
       s.device_ops.Combine(device, /*count_cores=*/true);
-      for (const Line& l : plane.lines)
-        if (!schema::IsDerivedLineId(l.id)) s.device_events += l.events.size();
     }
   }
   return s;

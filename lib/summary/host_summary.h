@@ -53,8 +53,10 @@ HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const A
 // The two independent halves of SummarizeHostOps, which HostToRunSummary
 // runs on two threads: everything but the kernels (op metrics, environment,
 // device event count; needs the eager marks) and the kernels alone.
+// `host_threads` false: the device side alone (SummaryPart::kKernels), which
+// reads no host-thread event.
 HostSummary SummarizeHostOpMetrics(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
-                                   const EventBits* eager);
+                                   const EventBits* eager, bool host_threads = true);
 KernelStatsDb HostKernelStats(const Host& host, const AnalysisOptions& options);
 
 // Adds `other` (another host of the same run) into `into`.

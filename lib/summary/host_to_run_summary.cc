@@ -52,7 +52,7 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   auto side = std::async(std::launch::async, [&]() {
     SideParts s;
     PhaseTimer kernels_phase("summary: kernel stats");
-    if (parts.Has(SummaryPart::kOps)) s.kernels = HostKernelStats(host, analysis);
+    if (parts.Has(SummaryPart::kKernels)) s.kernels = HostKernelStats(host, analysis);
     kernels_phase.Stop();
     PhaseTimer tf_data_phase("summary: tf.data");
     if (parts.Has(SummaryPart::kTfData)) {
@@ -62,7 +62,7 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       s.tf_data = SummarizeTfData(host, tf_data, s.tf_data_diagnostics);
     }
     tf_data_phase.Stop();
-    if (parts.Has(SummaryPart::kOps)) {
+    if (parts.Has(SummaryPart::kKernels)) {
       // Without eager marks: none (kernel-stats and placement show no
       // execution mode, and marking needs the event forest). With them and
       // no grouping to reuse: marked alone (MarkEagerEvents, cheaper than
@@ -71,7 +71,7 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       const EventBits* eager = &kNoMarks;
       if (parts.Has(SummaryPart::kEagerMarks)) eager = ops_need_groups ? &groups_ready.get()->eager : nullptr;
       PhaseTimer ops_phase("summary: op metrics");
-      s.ops = SummarizeHostOpMetrics(host, s.ops_diagnostics, analysis, eager);
+      s.ops = SummarizeHostOpMetrics(host, s.ops_diagnostics, analysis, eager, parts.Has(SummaryPart::kOps));
     }
     return s;
   });

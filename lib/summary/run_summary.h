@@ -48,6 +48,10 @@ enum class SummaryPart : uint32_t {
   kSteps = 1u << 2,       // StepDb: the steps and their breakdown (groups events).
   kMemory = 1u << 3,      // HostMemoryProfile from allocator events.
   kTfData = 1u << 4,      // TfDataHost: the tf.data iterator analysis.
+  // HostSummary's device side (kernels, device op metrics, environment,
+  // device event count) without the host-thread op metrics (kernel-stats):
+  // read alone, it needs no host-thread events. kOps includes it.
+  kKernels = 1u << 5,
 };
 
 struct SummaryParts {
@@ -55,10 +59,23 @@ struct SummaryParts {
 
   constexpr SummaryParts() = default;
   constexpr SummaryParts(SummaryPart p) : bits(static_cast<uint32_t>(p)) {}  // NOLINT: a part is a set of one.
-  constexpr bool Has(SummaryPart p) const { return (bits & static_cast<uint32_t>(p)) != 0; }
+  constexpr bool Has(SummaryPart p) const {
+    uint32_t want = static_cast<uint32_t>(p);
+    if (p == SummaryPart::kKernels) want |= static_cast<uint32_t>(SummaryPart::kOps);
+    return (bits & want) != 0;
+  }
+  // Whether a summary of these parts holds every part of `need`.
+  constexpr bool Covers(SummaryParts need) const {
+    uint32_t n = need.bits;
+    if (Has(SummaryPart::kOps)) n &= ~static_cast<uint32_t>(SummaryPart::kKernels);
+    return (bits & n) == n;
+  }
   constexpr bool operator==(const SummaryParts&) const = default;
-  // Everything: what `metrics`, `check` and `diff` read.
+  // Everything: what `metrics`, `check` and `diff` read (kKernels is in
+  // kOps).
   static constexpr SummaryParts All();
+  // Every part this version knows.
+  static constexpr uint32_t kKnownBits = 0x3f;
 };
 
 constexpr SummaryParts operator|(SummaryParts a, SummaryParts b) {

@@ -126,7 +126,7 @@ TfDataAnalysis CombineRunTfData(const RunSummary& run) {
 Diagnostics PartDiagnostics::ForParts(SummaryParts parts) const {
   Diagnostics out;
   if (parts.Has(SummaryPart::kSteps) || (parts.Has(SummaryPart::kMemory) && memory_grouped)) out.Merge(grouping);
-  if (parts.Has(SummaryPart::kOps)) out.Merge(ops);
+  if (parts.Has(SummaryPart::kKernels)) out.Merge(ops);
   if (parts.Has(SummaryPart::kSteps)) out.Merge(steps);
   if (parts.Has(SummaryPart::kMemory)) out.Merge(memory);
   if (parts.Has(SummaryPart::kTfData)) out.Merge(tf_data);

@@ -63,6 +63,7 @@ std::vector<AnalysisOptions> Variants() {
 // (diff, check, metrics).
 std::vector<SummaryParts> CommandParts() {
   return {SummaryPart::kOps,
+          SummaryPart::kKernels,
           SummaryPart::kOps | SummaryPart::kEagerMarks,
           SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
           SummaryPart::kSteps,
@@ -108,6 +109,46 @@ TEST_CASE("The summary comparison sees a dropped stat an analysis reads", "[filt
   const std::string memory = testing::SourcePath("testdata/captures/tf_memory");
   CHECK(SummaryBytes(memory, SummaryPart::kMemory, EventStatsFor(SummaryPart::kOps), {}) !=
         SummaryBytes(memory, SummaryPart::kMemory, EventStatFilter(), {}));
+}
+
+TEST_CASE("The kernels alone are read from the devices: the same kernels, environment and device events",
+          "[filter][summary]") {
+  // A GPU capture read for kernel-stats leaves the host's events undecoded;
+  // its kernels summary equals the kernels, environment and device event
+  // count of the whole op summary.
+  for (const char* capture : {"testdata/captures/jax_gpu", "testdata/captures/tf_keras3_fit"}) {
+    const std::string path = testing::SourcePath(capture);
+    INFO(path);
+    const EventStatFilter kernels = EventStatsFor(SummaryPart::kKernels);
+    CHECK_FALSE(kernels.keep_host_thread_events);
+    CHECK(EventStatsFor(SummaryPart::kOps).keep_host_thread_events);
+    CHECK(EventStatsFor(SummaryPart::kKernels | SummaryPart::kMemory).keep_host_thread_events);
+    CHECK(EventStatsFor(SummaryParts()).keep_host_thread_events);  // What info reads with.
+    CHECK_FALSE(EventStatsFor(SummaryParts()).keep_derived_line_events);
+    SummaryOptions options;
+    options.parts = SummaryPart::kKernels;
+    RunReadOptions read;
+    read.read.event_stats = kernels;
+    const RunSummary alone = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+    options.parts = SummaryPart::kOps;
+    read.read.event_stats = EventStatsFor(SummaryPart::kOps);
+    const RunSummary whole = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+    REQUIRE(alone.hosts.size() == whole.hosts.size());
+    for (size_t h = 0; h < alone.hosts.size(); ++h) {
+      const HostSummary &a = alone.hosts[h].ops, &w = whole.hosts[h].ops;
+      CHECK(a.kernels.Sorted().size() == w.kernels.Sorted().size());
+      CHECK(a.env.device_type == w.env.device_type);
+      CHECK(a.env.device_core_count == w.env.device_core_count);
+      CHECK(a.env.hostnames == w.env.hostnames);
+      CHECK(a.device_events == w.device_events);
+      CHECK(a.has_host_plane == w.has_host_plane);
+      CHECK(a.host_ops.rows().empty());
+      CHECK_FALSE(w.host_ops.rows().empty());
+    }
+    CHECK(alone.parts.Covers(SummaryPart::kKernels));
+    CHECK_FALSE(alone.parts.Covers(SummaryPart::kOps));
+    CHECK(whole.parts.Covers(SummaryPart::kKernels));
+  }
 }
 
 TEST_CASE("Each summary part keeps the event stats its analyses read, and no other", "[filter][summary]") {
