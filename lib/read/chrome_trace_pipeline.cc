@@ -177,7 +177,9 @@ struct Stopped {};
 class Pipeline final : public TraceScanConsumer {
  public:
   Pipeline(const std::string& path, TopLevelValueSink& top, unsigned parsers, size_t block_bytes)
-      : path_(path), top_(top), parsers_(parsers), pool_size_(parsers + 2), block_bytes_(block_bytes) {}
+      : path_(path), top_(top), parsers_(parsers), pool_size_(parsers + 2), block_bytes_(block_bytes) {
+    for (unsigned i = 0; i < parsers; ++i) parser_state_.push_back(std::make_unique<TraceEventParser>());
+  }
 
   TraceScanResult Run(ChunkReader& input, ChromeTraceBuilder& builder) {
     TraceJsonScanner scanner(path_, input, *this, block_bytes_);
@@ -185,7 +187,7 @@ class Pipeline final : public TraceScanConsumer {
     std::vector<std::thread> threads;
     try {
       threads.emplace_back([&] { Scan(scanner, result); });
-      for (unsigned i = 0; i < parsers_; ++i) threads.emplace_back([this] { Parse(); });
+      for (unsigned i = 0; i < parsers_; ++i) threads.emplace_back([this, i] { Parse(*parser_state_[i]); });
       Build(builder);
     } catch (...) {
       Stop();
@@ -238,8 +240,7 @@ class Pipeline final : public TraceScanConsumer {
   }
 
   // A parser's thread.
-  void Parse() {
-    TraceEventParser parser;
+  void Parse(TraceEventParser& parser) {
     for (;;) {
       ParsedRun* run;
       {
@@ -289,6 +290,10 @@ class Pipeline final : public TraceScanConsumer {
   const std::string& path_;
   TopLevelValueSink& top_;
   const unsigned parsers_;
+  // The parsers, one per thread. They outlive their threads: events may
+  // point into a parser's own strings (packed counters' column names) until
+  // the builder has taken them.
+  std::vector<std::unique_ptr<TraceEventParser>> parser_state_;
   const size_t pool_size_;  // Runs in flight at most.
   const size_t block_bytes_;
 

@@ -83,6 +83,11 @@ std::string MixedTrace() {
     if (i % 90 == 17)
       t += R"(,{"ph":"C","pid":1,"name":"mem","ts":)" + ts + R"(,"args":{"bytes":)" + std::to_string(i * 1000) + "}}";
     if (i % 100 == 18) t += R"(,{"ph":"Z","pid":1,"tid":1,"ts":3,"name":"unknown"})";
+    // Packed counters name their columns from the parser's own strings,
+    // which must outlive the parser's thread.
+    if (i % 40 == 21)
+      t += R"(,{"ph":"C","pid":1,"name":"packed","event_stats":"mem","entries":[[)" + ts + R"(,1,2],[)" + ts +
+           R"(1,3,4]]})";
     if (i % 100 == 19) t += R"(,{"ph":"X","pid":1,"tid":1,"ts":1,"dur":-3,"name":"negative"})";
   }
   t += R"(,{}]})";
@@ -98,6 +103,7 @@ TEST_CASE("The pipeline gives one model and one diagnostics list, however it cut
   CHECK(text.find("json.invalid_utf8 x4") != std::string::npos);
   CHECK(text.find("json.unmatched_end x4") != std::string::npos);
   CHECK(text.find("kernelé 3") != std::string::npos);
+  CHECK(text.find("value2") != std::string::npos);  // A packed counter's second column.
   CheckSameEveryWay(path);
   // --max-events stops at the same event.
   ReadOptions capped;
