@@ -177,8 +177,8 @@ struct Stopped {};
 class Pipeline final : public TraceScanConsumer {
  public:
   Pipeline(const std::string& path, TopLevelValueSink& top, unsigned parsers, size_t block_bytes)
-      : path_(path), top_(top), parsers_(parsers), pool_size_(parsers + 2), block_bytes_(block_bytes) {
-    for (unsigned i = 0; i < parsers; ++i) parser_state_.push_back(std::make_unique<TraceEventParser>());
+      : path_(path), top_(top), pool_size_(parsers + 2), block_bytes_(block_bytes) {
+    for (unsigned i = 0; i < parsers; ++i) parsers_.push_back(std::make_unique<TraceEventParser>());
   }
 
   TraceScanResult Run(ChunkReader& input, ChromeTraceBuilder& builder) {
@@ -187,7 +187,7 @@ class Pipeline final : public TraceScanConsumer {
     std::vector<std::thread> threads;
     try {
       threads.emplace_back([&] { Scan(scanner, result); });
-      for (unsigned i = 0; i < parsers_; ++i) threads.emplace_back([this, i] { Parse(*parser_state_[i]); });
+      for (auto& parser : parsers_) threads.emplace_back([this, &parser] { Parse(*parser); });
       Build(builder);
     } catch (...) {
       Stop();
@@ -289,12 +289,11 @@ class Pipeline final : public TraceScanConsumer {
 
   const std::string& path_;
   TopLevelValueSink& top_;
-  const unsigned parsers_;
+  const size_t pool_size_;  // Runs in flight at most.
   // The parsers, one per thread. They outlive their threads: events may
   // point into a parser's own strings (packed counters' column names) until
   // the builder has taken them.
-  std::vector<std::unique_ptr<TraceEventParser>> parser_state_;
-  const size_t pool_size_;  // Runs in flight at most.
+  std::vector<std::unique_ptr<TraceEventParser>> parsers_;
   const size_t block_bytes_;
 
   std::mutex mutex_;

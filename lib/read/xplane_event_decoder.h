@@ -158,12 +158,7 @@ class EventDecoder {
       }
     }
     while (!d.done()) ReadStatField(d, d.Varint(), f);
-    const int64_t meta_id = f.meta_id;
-    const bool has_value = f.has_value;
-    Stat value = f.value;
-    const std::string_view text = f.text;
-    const bool is_text = f.is_text;
-    uint32_t key = ctx_.stat_map.Find(meta_id);
+    uint32_t key = ctx_.stat_map.Find(f.meta_id);
     if (key == IdMap::kMissing && skip_stats_without_metadata) {
       // JAX 0.11's /host:__ScopeRangeCallStack__ plane keeps its scope-range
       // tree as plane stats keyed by range ids that have no stat metadata.
@@ -175,27 +170,28 @@ class EventDecoder {
     }
     if (key == IdMap::kMissing)
       Dangling(*ctx_.path, d,
-               "a stat refers to stat metadata id " + std::to_string(meta_id) + ", which its plane does not define");
+               "a stat refers to stat metadata id " + std::to_string(f.meta_id) + ", which its plane does not define");
     if (key > kMaxStatKey) throw InputError(*ctx_.path, "a plane has more than 16 million stat names; not supported");
-    if (!has_value) diag.Add(diag_kind::kXplaneStatWithoutValue);
+    if (!f.has_value) diag.Add(diag_kind::kXplaneStatWithoutValue);
     if constexpr (kEventStat) {
       // Checked like a kept one above (dangling ids, missing values): what
-      // the command reads about the capture does not depend on the filter.
+      // a decoded event says about the capture does not depend on which of
+      // its stats the command keeps.
       if (ctx_.DropsEventStat(key)) {
         ++pending->dropped_stats;
         return;
       }
     }
-    if (is_text) {
+    if (f.is_text) {
       if (strings_) {
-        value = Stat::String(0, strings_->Intern(text));
+        f.value = Stat::String(0, strings_->Intern(f.text));
       } else {
-        pending->pending_strings.emplace_back(static_cast<uint32_t>(out.size()), static_cast<uint32_t>(text.size()));
-        pending->pending_text.append(text);
-        value = Stat::String(0, StringPool::kEmpty);
+        pending->pending_strings.emplace_back(static_cast<uint32_t>(out.size()), static_cast<uint32_t>(f.text.size()));
+        pending->pending_text.append(f.text);
+        f.value = Stat::String(0, StringPool::kEmpty);
       }
     }
-    out.push_back(Stat::Make(key, value.type(), value.bits));
+    out.push_back(Stat::Make(key, f.value.type(), f.value.bits));
   }
 
   // What a stat's fields said so far.

@@ -206,10 +206,9 @@ class XSpaceReader {
     PhaseTimer prescan_phase("read plane: line pre-scan");
     plane.lines.resize(line_count);
     std::vector<ChunkJob> chunks;
-    const bool skip_plane =
-        !options_.event_stats.keep_host_thread_events && host_->PlaneName(plane) == schema::kHostThreadsPlane;
+    const bool host_threads = host_->PlaneName(plane) == schema::kHostThreadsPlane;
     ForEachLine(whole_plane,
-                [&](size_t l, WireDecoder line) { PrescanLine(line, plane.lines[l], chunks, skip_plane); });
+                [&](size_t l, WireDecoder line) { PrescanLine(line, plane.lines[l], chunks, host_threads); });
     prescan_phase.Stop();
     DecodeChunks(ctx, chunks);
     // The notes of pass 1, the chunks and the id maps go with ReadPlane.
@@ -448,9 +447,19 @@ class XSpaceReader {
     return base_ps;
   }
 
+  // Where the events of a line are counted when the command reads none of
+  // them (ReadOptions::event_stats); null when they are decoded.
+  uint64_t* SkippedEventsCount(const Line& line, bool host_threads) const {
+    const EventStatFilter& kept = options_.event_stats;
+    if (!kept.keep_derived_line_events && schema::IsDerivedLineId(line.id) && !schema::IsDerivedStepsLineId(line.id))
+      return &host_->derived_events_skipped;
+    if (!kept.keep_host_thread_events && host_threads) return &host_->host_thread_events_skipped;
+    return nullptr;
+  }
+
   // Reads a line's own fields, counts its events and cuts them into chunks.
-  // `skip_plane`: the command reads none of the plane's events.
-  void PrescanLine(WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks, bool skip_plane) {
+  // `host_threads`: the line is the host-threads plane's.
+  void PrescanLine(WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks, bool host_threads) {
     std::vector<uint64_t> cuts;  // Offset of every kChunkEvents-th event.
     // The pre-scan touches every page; they are given back as it goes.
     size_t event_count = ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16);
@@ -458,13 +467,8 @@ class XSpaceReader {
     if (!planned) return;
     // Planned first, so the time origin and --max-events come out as when
     // the line is read.
-    if (!options_.event_stats.keep_derived_line_events && schema::IsDerivedLineId(line.id) &&
-        !schema::IsDerivedStepsLineId(line.id)) {
-      host_->derived_events_skipped += event_count;
-      return;
-    }
-    if (skip_plane) {
-      host_->host_thread_events_skipped += event_count;
+    if (uint64_t* skipped = SkippedEventsCount(line, host_threads)) {
+      *skipped += event_count;
       return;
     }
     const int64_t base_ps = *planned;

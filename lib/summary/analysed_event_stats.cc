@@ -34,13 +34,14 @@ const StatGroup kGroups[] = {
     {SummaryPart::kOps, {"tf_op", "tf_op_type", "is_eager", "_ipl_stage_id", "_ipl_stage_cat", "correlation_id"}},
     // Device op metrics (device_plane_to_op_metrics.cc) and XLA ops
     // (xla_ops_to_op_metrics.cc).
-    {SummaryPart::kOps | SummaryPart::kKernels, {"tf_op", "tf_op_type", "level 0", "hlo_op", "hlo_module", "hlo_category", "is_eager",
-                         "correlation_id", "scope_range_id"}},
+    {SummaryPart::kOps | SummaryPart::kKernels,
+     {"tf_op", "tf_op_type", "level 0", "hlo_op", "hlo_module", "hlo_category", "is_eager", "correlation_id",
+      "scope_range_id"}},
     // Kernel stats (device_plane_to_kernel_stats.cc): CUPTI's kernel details
     // or Kineto's launch parameters, and the op each kernel runs.
     {SummaryPart::kOps | SummaryPart::kKernels,
-     {"kernel_details", "tf_op", "tf_op_type", "level 0", "equation", "op_input_types", "grid",
-                         "block", "registers per thread", "shared memory", "est. achieved occupancy %"}},
+     {"kernel_details", "tf_op", "tf_op_type", "level 0", "equation", "op_input_types", "grid", "block",
+      "registers per thread", "shared memory", "est. achieved occupancy %"}},
     // tf.data pipelines (tf_data_events_to_pipelines.cc): iterator ids and
     // async marks.
     {SummaryPart::kTfData, {"id", "parent_id", "element_id", "_a"}},

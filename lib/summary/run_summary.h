@@ -74,8 +74,8 @@ struct SummaryParts {
   // Everything: what `metrics`, `check` and `diff` read (kKernels is in
   // kOps).
   static constexpr SummaryParts All();
-  // Every part this version knows.
-  static constexpr uint32_t kKnownBits = 0x3f;
+  // Every part this version knows: All() and kKernels.
+  static constexpr SummaryParts Known();
 };
 
 constexpr SummaryParts operator|(SummaryParts a, SummaryParts b) {
@@ -89,6 +89,7 @@ constexpr SummaryParts SummaryParts::All() {
   return SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps | SummaryPart::kMemory |
          SummaryPart::kTfData;
 }
+constexpr SummaryParts SummaryParts::Known() { return All() | SummaryPart::kKernels; }
 
 struct SummaryOptions {
   AnalysisOptions analysis;  // --compat and the step options: the command's own.

@@ -163,7 +163,7 @@ RunSummary FromProto(const summary::RunSummary& in) {
   out.run = in.run();
   // Parts a later version added (an additive change) are not read, so the
   // summary does not claim them.
-  out.parts.bits = in.parts() & SummaryParts::kKnownBits;
+  out.parts.bits = in.parts() & SummaryParts::Known().bits;
   out.options = FromProto(in.options());
   out.input_diagnostics = FromProto(in.input_diagnostics());
   out.tool = in.tool();
