@@ -41,8 +41,7 @@ class Info final : public RunReportCommand {
     // lines and events, and computes no summary part).
     // It counts every line's events, derived lines' too.
     EventStatFilter kept = dump_ ? EventStatFilter() : EventStatsFor(parts_);
-    kept.keep_derived_line_events = true;
-    kept.keep_host_thread_events = true;
+    kept.KeepEveryEvent();
     return LoadRunSummary(options_, parts_, kept, [this](const Host& host) {
       if (dump_) HostToTextDump(host, limits_, dump_text_);
       else hosts_.push_back(SummarizeHost(host));

@@ -143,7 +143,7 @@ class Trace final : public Command {
       throw NoHostNamed(input, o_.host);
     std::map<std::string, StepDb> steps_of;  // By capture path.
     if (!no_steps_) {
-      LoadRunSummary(o_, SummaryPart::kSteps, EventStatsFor(SummaryPart::kSteps), {},
+      LoadRunSummary(o_, SummaryPart::kSteps, EventStatsFor(SummaryPart::kSteps, AnalysisOptionsFrom(o_)), {},
                      [&](const Host& host, const RunSummary& summary, size_t) {
                        steps_of[host.source_path] = CombineHostSteps({summary.hosts.front().steps}, summary.options);
                      });

@@ -33,7 +33,9 @@ void RunReportCommand::AddOptions(CLI::App* cmd) {
 
 // Report commands show summaries only: their readers keep just the event
 // stats the analyses of their parts read.
-RunSummary RunReportCommand::Load() { return LoadRunSummary(options_, parts_, EventStatsFor(parts_)); }
+RunSummary RunReportCommand::Load() {
+  return LoadRunSummary(options_, parts_, EventStatsFor(parts_, AnalysisOptionsFrom(options_)));
+}
 
 void RunReportCommand::Write(const Report& report) { Emit(report, options_); }
 

@@ -139,6 +139,9 @@ struct Host {
   uint64_t derived_events_skipped = 0;
   // And of the host-threads plane (keep_host_thread_events).
   uint64_t host_thread_events_skipped = 0;
+  // Allocator events (MemoryAllocation/MemoryDeallocation) the reader
+  // framed but left out of their lines (keep_allocator_events).
+  uint64_t allocator_events_skipped = 0;
 
   std::string_view Str(StringId id) const { return strings.Get(id); }
   std::string_view PlaneName(const Plane& p) const { return strings.Get(p.name); }

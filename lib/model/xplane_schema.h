@@ -15,6 +15,16 @@ inline bool StartsWith(std::string_view s, std::string_view prefix) { return s.s
 inline bool IsGpuPlane(std::string_view name) { return StartsWith(name, kGpuPlanePrefix); }
 inline bool IsTpuPlane(std::string_view name) { return StartsWith(name, kTpuPlanePrefix); }
 
+// The instant events a BFC allocator writes on the host-threads plane for
+// every allocation and free (matched by the raw event name). Only the
+// memory profile reads them; xprof's op statistics also count each as a
+// zero-time run of the op it allocates for (--compat xprof).
+inline constexpr std::string_view kMemoryAllocationEvent = "MemoryAllocation";
+inline constexpr std::string_view kMemoryDeallocationEvent = "MemoryDeallocation";
+inline bool IsAllocatorEvent(std::string_view name) {
+  return name == kMemoryAllocationEvent || name == kMemoryDeallocationEvent;
+}
+
 // Lines the profiler derives from others (Steps, TensorFlow Ops, XLA Ops,
 // ...) get ids in a block starting at 0xdeadbeef, compared as a 32-bit int.
 // Analyses skip them so nothing is counted twice.

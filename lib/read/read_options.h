@@ -28,8 +28,24 @@ struct EventStatFilter {
   // for a command that reads only the devices (kernel-stats). Counted in
   // Host::host_thread_events_skipped.
   bool keep_host_thread_events = true;
+  // False: the host-threads plane's allocator events (MemoryAllocation,
+  // MemoryDeallocation: schema::IsAllocatorEvent) are framed but left out
+  // of their lines, for commands that build no memory profile. In a TF GPU
+  // capture they are about half the host's events and most of its bytes
+  // (a dozen stats each). An event is left out when its metadata id is its
+  // first field, as every writer puts it (protobuf writes fields in
+  // number order); one in another order is decoded and kept. A line cut by
+  // --max-events keeps them all. Counted in Host::allocator_events_skipped.
+  bool keep_allocator_events = true;
 
   static EventStatFilter Only(std::vector<std::string_view> kept) { return {false, std::move(kept)}; }
+  // Every event of every line decoded (whatever stats are kept): for
+  // commands that count or show events.
+  void KeepEveryEvent() {
+    keep_derived_line_events = true;
+    keep_host_thread_events = true;
+    keep_allocator_events = true;
+  }
   bool Keeps(std::string_view name) const {
     return keep_all || std::find(names.begin(), names.end(), name) != names.end();
   }

@@ -42,6 +42,23 @@ class WireDecoder {
   size_t size() const { return static_cast<size_t>(end_ - begin_); }
   uint64_t offset() const { return base_ + static_cast<uint64_t>(p_ - begin_); }
 
+  // Whether the message's next byte is `tag` followed by a well-formed
+  // varint, and that varint; reads nothing and never fails (for a peek
+  // whose answer the full decode checks).
+  bool PeekTaggedVarint(uint8_t tag, uint64_t* value) const {
+    if (p_ >= end_ || *p_ != tag) return false;
+    uint64_t v = 0;
+    const uint8_t* q = p_ + 1;
+    for (int shift = 0; shift < 64 && q < end_; shift += 7, ++q) {
+      v |= static_cast<uint64_t>(*q & 0x7f) << shift;
+      if (*q < 0x80) {
+        *value = v;
+        return true;
+      }
+    }
+    return false;
+  }
+
   // Reads the next field's tag. Returns false at the end of the message.
   inline __attribute__((always_inline)) bool NextField(uint32_t* field, WireType* type) {
     if (p_ >= end_) return false;

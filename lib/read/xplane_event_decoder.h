@@ -37,6 +37,22 @@ struct PlaneContext {
   // (ReadOptions::event_stats). Empty: every event stat is kept.
   std::vector<uint8_t> drop_event_stat;
   bool DropsEventStat(uint32_t key) const { return key < drop_event_stat.size() && drop_event_stat[key]; }
+  // Per event metadata: 1 when the command leaves such events out of their
+  // lines (ReadOptions::event_stats.keep_allocator_events). Empty: none.
+  std::vector<uint8_t> skip_event;
+  bool SkipsMetadataId(int64_t meta_id) const {
+    const uint32_t m = event_map.Find(meta_id);
+    return m < skip_event.size() && skip_event[m];
+  }
+  // The one rule the pre-scan and the decoder share, so that they agree on
+  // every line's count: an event is left out when its first field is its
+  // metadata id and names a skipped metadata. (An event written in another
+  // field order is kept.)
+  bool LeavesOut(const WireDecoder& event) const {
+    uint64_t meta_id;
+    return event.PeekTaggedVarint((kEventMetadataId << 3) | kVarint, &meta_id) &&
+           SkipsMetadataId(static_cast<int64_t>(meta_id));
+  }
 };
 
 // A run of up to kChunkEvents consecutive events of one line: the unit of
@@ -46,8 +62,12 @@ constexpr size_t kChunkEvents = 1 << 16;
 struct ChunkJob {
   Line* line = nullptr;
   WireDecoder bytes{std::string_view()};
-  size_t first_event = 0;  // Index in line->events of the chunk's first event.
-  size_t event_count = 0;
+  size_t first_event = 0;  // Index in line->events of the chunk's first event kept.
+  size_t event_count = 0;  // Events on the wire.
+  // Events the chunk puts in its line: event_count, less those it leaves
+  // out when `leaves_out` (PlaneContext::LeavesOut).
+  size_t kept_events = 0;
+  bool leaves_out = false;
   int64_t base_ps = 0;  // The line's start relative to the host's time origin.
   // The chunk's event stats, decoded in the same pass as its events (the
   // events' stats_end count from 0 here) and moved into the line's pool
@@ -243,6 +263,10 @@ class EventDecoder {
     }
   }
 
+  // An event the chunk leaves out: its metadata is this.
+  static constexpr uint32_t kLeftOut = IdMap::kMissing;
+
+  template <bool kLeavesOut>
   inline __attribute__((always_inline)) Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps) {
     int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
     bool aggregated = false;
@@ -253,6 +277,9 @@ class EventDecoder {
     if (e.PeekByte() == ((kEventMetadataId << 3) | kVarint)) {
       e.Varint();
       meta_id = e.Int64();
+      // PlaneContext::LeavesOut's rule, on what was just read.
+      if constexpr (kLeavesOut)
+        if (ctx_.SkipsMetadataId(meta_id)) return Event{0, 0, kLeftOut, 0};
       if (e.PeekByte() == ((kEventOffsetPs << 3) | kVarint)) {
         e.Varint();
         offset_ps = e.Int64();
@@ -317,21 +344,10 @@ class EventDecoder {
       job.stats.reserve(expected);
       job.stats_charged = job.stats.capacity();
     }
-    Event* out = job.line->events.data() + job.first_event;
-    size_t done = 0;
     WireDecoder& d = job.bytes;
     const uint64_t begin = d.offset();
-    uint32_t field;
-    WireType type;
-    while (done < job.event_count && d.NextField(&field, &type)) {
-      if (field != kLineEvents || type != kLengthDelimited) {
-        d.Skip(type);  // The line's own fields, already read by the pre-scan.
-        continue;
-      }
-      WireDecoder e = d.Message();
-      out[done++] = ReadEvent(e, stats, job.base_ps);
-    }
-    if (done != job.event_count) d.Fail("line holds fewer events than counted");
+    if (job.leaves_out) DecodeEvents<true>(job, stats);
+    else DecodeEvents<false>(job, stats);
     if (job.stats.size() > UINT32_MAX)
       throw InputError(*ctx_.path, "a line has more than 4 billion stats; not supported");
     if (job.bytes.size() > 0)
@@ -349,6 +365,33 @@ class EventDecoder {
   }
 
  private:
+  // The chunk's events into its slots of the line, those left out skipped.
+  template <bool kLeavesOut>
+  void DecodeEvents(ChunkJob& job, ChunkStats& stats) {
+    Event* out = job.line->events.data() + job.first_event;
+    size_t done = 0, kept = 0;
+    WireDecoder& d = job.bytes;
+    uint32_t field;
+    WireType type;
+    while (done < job.event_count && d.NextField(&field, &type)) {
+      if (field != kLineEvents || type != kLengthDelimited) {
+        d.Skip(type);  // The line's own fields, already read by the pre-scan.
+        continue;
+      }
+      WireDecoder e = d.Message();
+      ++done;
+      const Event event = ReadEvent<kLeavesOut>(e, stats, job.base_ps);
+      if (kLeavesOut && event.metadata == kLeftOut) continue;
+      // The pre-scan counted the slots; bytes that changed under the
+      // mapping since (another process rewriting the file) must not write
+      // past them.
+      if (__builtin_expect(kept == job.kept_events, 0)) d.Fail("line holds other events than counted");
+      out[kept++] = event;
+    }
+    if (done != job.event_count) d.Fail("line holds fewer events than counted");
+    if (kept != job.kept_events) d.Fail("line holds other events than counted");
+  }
+
   // A tag the fast paths above don't expect: a known field with the wrong
   // wire type means corruption; an unknown field is skipped and counted.
   void OtherTag(WireDecoder& d, uint64_t tag, const char* message, uint32_t max_known_field) {

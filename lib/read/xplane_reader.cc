@@ -181,6 +181,7 @@ class XSpaceReader {
     }
     ctx.event_map.Build(event_ids);
     budget_.Charge(Growth::kEventNames, ctx.event_map.MemoryBytes(), 0);
+    MarkSkippedEvents(ctx, plane);
     ChargedStats plane_stats{plane.plane_stats, budget_, plane_stats_charged};
     for (WireDecoder& s : stats) serial.ReadStat(s, plane_stats);
     ChargeStrings();
@@ -197,8 +198,22 @@ class XSpaceReader {
                                              event_ids.capacity() * sizeof(int64_t));
     budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
                                             stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes() +
-                                            ctx.drop_event_stat.capacity());
+                                            ctx.drop_event_stat.capacity() + ctx.skip_event.capacity());
     budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
+  }
+
+  // Which of the plane's event names the command leaves out of its lines
+  // (ReadOptions::event_stats.keep_allocator_events): the host's allocator
+  // events. None marked: every event is decoded.
+  void MarkSkippedEvents(PlaneContext& ctx, const Plane& plane) {
+    if (options_.event_stats.keep_allocator_events || host_->PlaneName(plane) != schema::kHostThreadsPlane) return;
+    bool any = false;
+    for (const EventMetadata& m : plane.event_metadata) any = any || schema::IsAllocatorEvent(host_->Str(m.name));
+    if (!any) return;
+    ctx.skip_event.resize(plane.event_metadata.size());
+    budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
+    for (size_t m = 0; m < plane.event_metadata.size(); ++m)
+      ctx.skip_event[m] = schema::IsAllocatorEvent(host_->Str(plane.event_metadata[m].name));
   }
 
   // Pass 2: the lines, in order, into the model.
@@ -208,7 +223,7 @@ class XSpaceReader {
     std::vector<ChunkJob> chunks;
     const bool host_threads = host_->PlaneName(plane) == schema::kHostThreadsPlane;
     ForEachLine(whole_plane,
-                [&](size_t l, WireDecoder line) { PrescanLine(line, plane.lines[l], chunks, host_threads); });
+                [&](size_t l, WireDecoder line) { PrescanLine(ctx, line, plane.lines[l], chunks, host_threads); });
     prescan_phase.Stop();
     DecodeChunks(ctx, chunks);
     // The notes of pass 1, the chunks and the id maps go with ReadPlane.
@@ -270,6 +285,7 @@ class XSpaceReader {
       ChunkJob job;
       job.line = &batch;
       job.event_count = std::min(kStreamChunkEvents, event_count - c * kStreamChunkEvents);
+      job.kept_events = job.event_count;
       job.base_ps = *base_ps;
       job.bytes = line_bytes.Slice(cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : line_end);
       batch.events.resize(job.event_count);
@@ -369,8 +385,11 @@ class XSpaceReader {
   // Reads a line's own fields, counts its events and notes the offset of
   // every `chunk_events`-th event in `cuts`. The pages it has read are
   // given back every `release_every` chunks.
+  // With `leaving_out`, also counts in `kept` the events of each chunk that
+  // it does not leave out (PlaneContext::LeavesOut).
   size_t ScanLine(WireDecoder line_bytes, Line& line, std::vector<uint64_t>& cuts, size_t chunk_events,
-                  size_t release_every) {
+                  size_t release_every, const PlaneContext* leaving_out = nullptr,
+                  std::vector<size_t>* kept = nullptr) {
     size_t event_count = 0;
     WireDecoder scan = line_bytes;
     uint64_t released = scan.offset();
@@ -406,12 +425,18 @@ class XSpaceReader {
           scan.Expect(type, kLengthDelimited, "XLine.events");
           if (event_count % chunk_events == 0) {
             cuts.push_back(at);
+            if (leaving_out) kept->push_back(0);
             if (release_ && cuts.size() % release_every == 0) {
               release_(released, at);
               released = at;
             }
           }
-          scan.Bytes();
+          if (leaving_out) {
+            const WireDecoder event = scan.Message();
+            if (!leaving_out->LeavesOut(event)) ++kept->back();
+          } else {
+            scan.Bytes();
+          }
           ++event_count;
           break;
         default: Unknown("XLine", field); scan.Skip(type);
@@ -459,10 +484,15 @@ class XSpaceReader {
 
   // Reads a line's own fields, counts its events and cuts them into chunks.
   // `host_threads`: the line is the host-threads plane's.
-  void PrescanLine(WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks, bool host_threads) {
+  void PrescanLine(const PlaneContext& ctx, WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks,
+                   bool host_threads) {
     std::vector<uint64_t> cuts;  // Offset of every kChunkEvents-th event.
+    std::vector<size_t> kept;    // Per chunk, when the plane leaves events out.
+    const bool leaving_out = !ctx.skip_event.empty();
     // The pre-scan touches every page; they are given back as it goes.
-    size_t event_count = ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16);
+    size_t event_count =
+        ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16, leaving_out ? &ctx : nullptr, &kept);
+    const size_t framed = event_count;
     const std::optional<int64_t> planned = PlanLine(line, event_count);
     if (!planned) return;
     // Planned first, so the time origin and --max-events come out as when
@@ -471,15 +501,28 @@ class XSpaceReader {
       *skipped += event_count;
       return;
     }
+    // A line --max-events cut keeps every event it reads (the counts are
+    // per chunk of the whole line).
+    const bool leaves_out = leaving_out && event_count == framed;
+    size_t kept_count = event_count;
+    if (leaves_out) {
+      kept_count = 0;
+      for (size_t k : kept) kept_count += k;
+      host_->allocator_events_skipped += event_count - kept_count;
+    }
     const int64_t base_ps = *planned;
-    budget_.Charge(Growth::kEvents, event_count * sizeof(Event), event_count);
-    line.events.resize(event_count);
+    budget_.Charge(Growth::kEvents, kept_count * sizeof(Event), kept_count);
+    line.events.resize(kept_count);
     const uint64_t line_end = line_bytes.offset() + line_bytes.size();
+    size_t first_kept = 0;
     for (size_t c = 0; c * kChunkEvents < event_count; ++c) {
       ChunkJob job;
       job.line = &line;
-      job.first_event = c * kChunkEvents;
-      job.event_count = std::min(kChunkEvents, event_count - job.first_event);
+      job.event_count = std::min(kChunkEvents, event_count - c * kChunkEvents);
+      job.first_event = first_kept;
+      job.leaves_out = leaves_out;
+      job.kept_events = leaves_out ? kept[c] : job.event_count;
+      first_kept += job.kept_events;
       job.base_ps = base_ps;
       job.bytes = line_bytes.Slice(cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : line_end);
       // A chunk per line at least: a plane of millions of one-event lines
@@ -614,7 +657,7 @@ class XSpaceReader {
       line.stats.insert(line.stats.end(), job.stats.begin(), job.stats.end());
       if (base != 0) {
         Event* e = line.events.data() + job.first_event;
-        for (size_t i = 0; i < job.event_count; ++i) e[i].stats_end += base;
+        for (size_t i = 0; i < job.kept_events; ++i) e[i].stats_end += base;
       }
       std::vector<Stat>().swap(job.stats);
       budget.Release(Growth::kStats, job.stats_charged * sizeof(Stat));

@@ -56,7 +56,7 @@ const StatGroup kGroups[] = {
 
 }  // namespace
 
-EventStatFilter EventStatsFor(SummaryParts parts) {
+EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysis) {
   std::vector<std::string_view> names;
   for (const StatGroup& g : kGroups) {
     if ((g.parts.bits & parts.bits) == 0) continue;
@@ -68,6 +68,13 @@ EventStatFilter EventStatsFor(SummaryParts parts) {
   filter.keep_derived_line_events = false;
   // The device side alone (kernel-stats) reads no host-thread event.
   filter.keep_host_thread_events = !(parts == SummaryParts(SummaryPart::kKernels));
+  // Allocator events: the memory profile's alone, by default. Grouping
+  // nests them (instants) under the op that allocates, where they can hold
+  // only instants of the same time, whose groups come from that op all the
+  // same; the steps' spans skip instants; the op statistics leave them out.
+  filter.keep_allocator_events = parts.Has(SummaryPart::kMemory) || analysis.compat != Compat::kDefault ||
+                                 analysis.whole_trace || !analysis.step_marker.empty() ||
+                                 !analysis.steps_between.empty();
   return filter;
 }
 

@@ -17,11 +17,17 @@
 #include <vector>
 
 #include "lib/read/read_options.h"
+#include "lib/summary/analysis_options.h"
 #include "lib/summary/run_summary.h"
 
 namespace tfprof {
 
-// The filter that keeps the event stats `parts` read (none for no part).
-EventStatFilter EventStatsFor(SummaryParts parts);
+// The filter that keeps the event stats `parts` read (none for no part),
+// for a summary made with `analysis`. It also leaves the host's allocator
+// events out unless the memory profile is asked for, or an option under
+// which another analysis reads them: --compat (xprof counts them as op
+// runs), --whole-trace (they may be the first or last event), a step
+// marker (it names events).
+EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysis = {});
 
 }  // namespace tfprof

@@ -152,7 +152,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
   std::vector<bool> is_memory_event(plane.event_metadata.size());
   for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
     std::string_view name = host.Str(plane.event_metadata[m].name);
-    is_memory_event[m] = name == "MemoryAllocation" || name == "MemoryDeallocation";
+    is_memory_event[m] = schema::IsAllocatorEvent(name);
   }
 
   // A JAX capture has no TF ops, whatever its event names and tf_op stats

@@ -20,9 +20,6 @@
 namespace tfprof {
 namespace {
 
-constexpr std::string_view kAllocationEvent = "MemoryAllocation";
-constexpr std::string_view kDeallocationEvent = "MemoryDeallocation";
-
 // Allocator sizes are int64 in the capture; a corrupt capture must not make
 // a sum overflow (undefined behaviour), so sums saturate (time_span.h).
 
@@ -403,8 +400,8 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   bool any = false;
   for (size_t m = 0; m < plane.event_metadata.size(); ++m) {
     std::string_view name = host.Str(plane.event_metadata[m].name);
-    if (name == kAllocationEvent) kind[m] = 0;
-    else if (name == kDeallocationEvent) kind[m] = 1;
+    if (name == schema::kMemoryAllocationEvent) kind[m] = 0;
+    else if (name == schema::kMemoryDeallocationEvent) kind[m] = 1;
     any = any || kind[m] >= 0;
   }
   if (!any) {

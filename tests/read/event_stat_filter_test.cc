@@ -261,3 +261,139 @@ TEST_CASE("XPlane reader refuses a corrupt event in a derived line only where it
   CHECK(Read(bytes, analysed, diag).derived_events_skipped == 3);
   CHECK_THROWS_AS(Read(bytes.substr(0, bytes.size() - 3), analysed, diag), InputError);
 }
+
+namespace {
+
+using tfprof::testing::wire::BytesField;
+using tfprof::testing::wire::VarintField;
+
+EventStatFilter LeavingAllocatorEventsOut() {
+  EventStatFilter kept = kAnalysed;
+  kept.keep_allocator_events = false;
+  return kept;
+}
+
+// Allocator events between two ops on a host thread (as BFC writes them:
+// instants with a dozen stats), and an event of the same name on a GPU
+// plane, which is no allocator event there.
+XSpaceBuilder AllocatorCapture() {
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  const tfprof::testing::StatList allocation = {{"allocator_name", std::string("GPU_0_bfc")},
+                                                {"bytes_allocated", int64_t{4096}},
+                                                {"tf_op", Ref{"dense/MatMul:MatMul"}},
+                                                {"region_type", std::string("output")}};
+  host.Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"dense/MatMul:MatMul"}}, {"correlation_id", uint64_t{3}}})
+      .Event("MemoryAllocation", 100, 0, allocation)
+      .Event("MemoryDeallocation", 1'500, 0, allocation)
+      .Event("Relu:Relu", 3'000, 100, {{"tf_op", Ref{"dense/Relu:Relu"}}});
+  auto& gpu = space.Plane("/device:GPU:0", 1);
+  gpu.Line(7, "Stream #7(Compute)", 1'000).Event("MemoryAllocation", 0, 10, {{"correlation_id", uint64_t{3}}});
+  return space;
+}
+
+}  // namespace
+
+TEST_CASE("XPlane reader leaves the host's allocator events out of its lines when asked", "[xplane][filter]") {
+  const std::string bytes = AllocatorCapture().Serialize();
+  Diagnostics diag;
+  const Host all = Read(bytes, kAnalysed, diag);
+  const Host some = Read(bytes, LeavingAllocatorEventsOut(), diag);
+  CHECK(all.allocator_events_skipped == 0);
+  CHECK(some.allocator_events_skipped == 2);
+  REQUIRE(all.planes[0].lines[0].events.size() == 4);
+  const Line& line = some.planes[0].lines[0];
+  REQUIRE(line.events.size() == 2);
+  // The ops keep their times and their own stats, the stats of the events
+  // left out between them gone.
+  CHECK(some.Str(some.planes[0].event_metadata[line.events[0].metadata].name) == "MatMul:MatMul");
+  CHECK(some.Str(some.planes[0].event_metadata[line.events[1].metadata].name) == "Relu:Relu");
+  CHECK(line.events[1].start_ps == all.planes[0].lines[0].events[3].start_ps);
+  CHECK(line.events[1].start_ps == 3'000);
+  CHECK(line.stats.size() == 3);
+  const StatFinder tf_op(some, some.planes[0], "tf_op");
+  CHECK(some.Str(tf_op.In(line.EventStats(1))->AsString()) == "dense/Relu:Relu");
+  CHECK(tf_op.In(line.EventStats(0))->AsString() != tf_op.In(line.EventStats(1))->AsString());
+  // The same name on a device plane is kept.
+  CHECK(some.planes[1].lines[0].events.size() == 1);
+  // The names stay in the metadata: only the events are left out.
+  CHECK(some.planes[0].event_metadata.size() == all.planes[0].event_metadata.size());
+  CHECK(diag.empty());
+}
+
+TEST_CASE("XPlane reader leaves allocator events out across chunks, each op where it was", "[xplane][filter]") {
+  // More events than a decoding chunk holds, every third an allocation:
+  // each chunk puts its ops right after the previous chunk's.
+  XSpaceBuilder space;
+  auto line = space.Plane("/host:CPU", 0).Line(1, "tf_Compute", 0);
+  constexpr int64_t kEvents = 150'000;
+  for (int64_t i = 0; i < kEvents; ++i) {
+    if (i % 3 == 1) line.Event("MemoryAllocation", i * 10, 0, {{"bytes_allocated", i}});
+    else line.Event("Op:Op", i * 10, 5, {{"tf_op", i}});
+  }
+  Diagnostics diag;
+  EventStatFilter kept = LeavingAllocatorEventsOut();
+  kept.names.push_back("bytes_allocated");
+  const Host h = Read(space.Serialize(), kept, diag);
+  CHECK(h.allocator_events_skipped == kEvents / 3);
+  const Line& read = h.planes[0].lines[0];
+  REQUIRE(read.events.size() == kEvents - kEvents / 3);
+  REQUIRE(read.stats.size() == read.events.size());
+  const StatFinder tf_op(h, h.planes[0], "tf_op");
+  bool all_in_place = true;
+  for (size_t k = 0; k < read.events.size(); ++k) {
+    const int64_t i = static_cast<int64_t>(k / 2 * 3 + k % 2 * 2);  // 0, 2, 3, 5, 6, ...
+    auto op = tf_op.In(read.EventStats(k));
+    all_in_place = all_in_place && read.events[k].start_ps == i * 10 && op && op->AsInt() == i;
+  }
+  CHECK(all_in_place);
+  CHECK(diag.empty());
+}
+
+TEST_CASE("XPlane reader keeps the allocator events of a line --max-events cuts", "[xplane][filter]") {
+  const std::string bytes = AllocatorCapture().Serialize();
+  ReadOptions options;
+  options.max_events = 3;
+  options.event_stats = LeavingAllocatorEventsOut();
+  Diagnostics diag;
+  const Host h = ReadXSpaceBytes(bytes, "filter.xplane.pb", diag, options);
+  CHECK(h.allocator_events_skipped == 0);
+  CHECK(h.planes[0].lines[0].events.size() == 3);  // MatMul and both allocator events.
+  CHECK(h.planes[1].lines[0].events.empty());
+  CHECK(diag.Count(diag_kind::kReadMaxEventsReached.id) == 2);  // Relu, and the GPU's event.
+}
+
+TEST_CASE("XPlane reader keeps an allocator event whose metadata id is not its first field", "[xplane][filter]") {
+  // Every writer puts the metadata id first (protobuf's field order); one
+  // that does not is decoded, so the pre-scan and the decoder, which both
+  // look at the first field only, agree on the line's count.
+  const std::string first = VarintField(1, 1) + VarintField(2, 0) + VarintField(3, 10);
+  const std::string second = VarintField(2, 20) + VarintField(1, 1) + VarintField(3, 0);
+  const std::string op = VarintField(1, 2) + VarintField(2, 40) + VarintField(3, 5);
+  const std::string line =
+      VarintField(1, 1) + BytesField(2, "t") + BytesField(4, first) + BytesField(4, second) + BytesField(4, op);
+  const std::string metadata =
+      BytesField(4, VarintField(1, 1) + BytesField(2, VarintField(1, 1) + BytesField(2, "MemoryAllocation"))) +
+      BytesField(4, VarintField(1, 2) + BytesField(2, VarintField(1, 2) + BytesField(2, "Op:Op")));
+  const std::string bytes =
+      BytesField(1, VarintField(1, 1) + BytesField(2, "/host:CPU") + BytesField(3, line) + metadata);
+  Diagnostics diag;
+  const Host h = Read(bytes, LeavingAllocatorEventsOut(), diag);
+  CHECK(h.allocator_events_skipped == 1);
+  const Line& read = h.planes[0].lines[0];
+  REQUIRE(read.events.size() == 2);
+  CHECK(read.events[0].start_ps == 20);
+  CHECK(h.Str(h.planes[0].event_metadata[read.events[0].metadata].name) == "MemoryAllocation");
+  CHECK(read.events[1].start_ps == 40);
+  CHECK(Read(bytes, kAnalysed, diag).planes[0].lines[0].events.size() == 3);
+}
+
+TEST_CASE("XPlane reader never meets a corrupt stat of an allocator event it leaves out", "[xplane][filter]") {
+  XSpaceBuilder space = AllocatorCapture();
+  space.proto().mutable_planes(0)->mutable_lines(0)->mutable_events(1)->mutable_stats(0)->set_metadata_id(999);
+  const std::string bytes = space.Serialize();
+  Diagnostics diag;
+  CHECK_THROWS_WITH(Read(bytes, kAnalysed, diag), Catch::Contains("stat metadata id 999"));
+  CHECK(Read(bytes, LeavingAllocatorEventsOut(), diag).planes[0].lines[0].events.size() == 2);
+}

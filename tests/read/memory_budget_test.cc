@@ -74,12 +74,7 @@ Run RunMeasured(const std::vector<std::string>& args, const std::vector<std::str
   return r;
 }
 
-std::string Varint(uint64_t v) {
-  std::string out;
-  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>(v | 0x80));
-  out.push_back(static_cast<char>(v));
-  return out;
-}
+using testing::wire::Varint;
 
 // One error line, naming the file, the limit and what grew.
 void CheckBudgetError(const Run& r, const std::string& file, const std::string& grew) {

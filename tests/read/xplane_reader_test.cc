@@ -297,16 +297,8 @@ namespace {
 
 // Protobuf wire bytes, for messages the builder cannot make (an XStat with
 // several values set: its oneof forbids that, the wire does not).
-std::string Varint(uint64_t v) {
-  std::string out;
-  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-  out.push_back(static_cast<char>(v));
-  return out;
-}
-std::string VarintField(uint32_t field, uint64_t v) { return Varint(uint64_t{field} << 3) + Varint(v); }
-std::string BytesField(uint32_t field, const std::string& bytes) {
-  return Varint((uint64_t{field} << 3) | 2) + Varint(bytes.size()) + bytes;
-}
+using testing::wire::BytesField;
+using testing::wire::VarintField;
 
 // One host plane, one line, one event "e" whose stats are `stat_bytes`
 // (XStat messages); stat metadata 1 is "s", 2 is "r".

@@ -77,7 +77,7 @@ void CheckSameSummaries(const std::string& path) {
     for (SummaryParts parts : CommandParts()) {
       INFO(path << " parts " << parts.bits << " compat " << static_cast<int>(analysis.compat) << " whole_trace "
                 << analysis.whole_trace << " steps_between '" << analysis.steps_between << "'");
-      CHECK(SummaryBytes(path, parts, EventStatsFor(parts), analysis) ==
+      CHECK(SummaryBytes(path, parts, EventStatsFor(parts, analysis), analysis) ==
             SummaryBytes(path, parts, EventStatFilter(), analysis));
     }
   }
@@ -178,6 +178,52 @@ TEST_CASE("Each summary part keeps the event stats its analyses read, and no oth
     CHECK_FALSE(EventStatsFor(SummaryParts::All()).Keeps(name));
   CHECK_FALSE(none.keep_all);
   CHECK(none.names.empty());
+}
+
+}  // namespace
+}  // namespace tfprof
+
+namespace tfprof {
+namespace {
+
+TEST_CASE("Allocator events are left out unless the memory profile or an option may read them", "[filter][summary]") {
+  CHECK_FALSE(EventStatsFor(SummaryPart::kOps).keep_allocator_events);
+  CHECK_FALSE(EventStatsFor(SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps).keep_allocator_events);
+  CHECK_FALSE(EventStatsFor(SummaryPart::kTfData).keep_allocator_events);
+  CHECK(EventStatsFor(SummaryPart::kMemory).keep_allocator_events);
+  CHECK(EventStatsFor(SummaryParts::All()).keep_allocator_events);
+  AnalysisOptions xprof, legacy, whole, marker, between;
+  xprof.compat = Compat::kXprof;
+  legacy.compat = Compat::kTfLegacy;
+  whole.whole_trace = true;
+  marker.step_marker = "Memory.*";
+  between.steps_between = "train";
+  for (const AnalysisOptions& a : {xprof, legacy, whole, marker, between})
+    CHECK(EventStatsFor(SummaryPart::kOps | SummaryPart::kSteps, a).keep_allocator_events);
+}
+
+TEST_CASE("Leaving allocator events out changes what --compat xprof counts, and nothing by default",
+          "[filter][summary]") {
+  // xprof counts each allocator event as a zero-time run of the op it
+  // allocates for: under --compat xprof they must be read (EventStatsFor
+  // keeps them), which this shows by leaving them out regardless.
+  const std::string path = testing::SourcePath("testdata/captures/tf_memory");
+  const SummaryParts ops = SummaryPart::kOps | SummaryPart::kEagerMarks;
+  EventStatFilter leaving_out = EventStatsFor(ops);
+  REQUIRE_FALSE(leaving_out.keep_allocator_events);
+  AnalysisOptions xprof;
+  xprof.compat = Compat::kXprof;
+  CHECK(SummaryBytes(path, ops, leaving_out, xprof) != SummaryBytes(path, ops, EventStatFilter(), xprof));
+  CHECK(SummaryBytes(path, ops, leaving_out, {}) == SummaryBytes(path, ops, EventStatFilter(), {}));
+  // And they were there to leave out.
+  RunReadOptions read;
+  read.read.event_stats = leaving_out;
+  uint64_t skipped = 0;
+  read.visit = [&](const Host& host) { skipped += host.allocator_events_skipped; };
+  SummaryOptions options;
+  options.parts = ops;
+  CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+  CHECK(skipped > 100);
 }
 
 }  // namespace

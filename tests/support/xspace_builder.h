@@ -81,4 +81,19 @@ class XSpaceBuilder {
 // A fresh empty folder under the system temp dir, removed at exit.
 std::string TempDir();
 
+// Protobuf wire bytes written by hand, for messages the builder cannot make
+// (fields out of number order, a oneof with several values, huge counts).
+namespace wire {
+inline std::string Varint(uint64_t v) {
+  std::string out;
+  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+inline std::string VarintField(uint32_t field, uint64_t v) { return Varint(uint64_t{field} << 3) + Varint(v); }
+inline std::string BytesField(uint32_t field, const std::string& bytes) {
+  return Varint((uint64_t{field} << 3) | 2) + Varint(bytes.size()) + bytes;
+}
+}  // namespace wire
+
 }  // namespace tfprof::testing
