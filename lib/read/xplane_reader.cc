@@ -391,6 +391,7 @@ class XSpaceReader {
                   size_t release_every, const PlaneContext* leaving_out = nullptr,
                   std::vector<size_t>* kept = nullptr) {
     size_t event_count = 0;
+    size_t until_cut = 0;  // Events left before the next chunk starts.
     WireDecoder scan = line_bytes;
     uint64_t released = scan.offset();
     uint32_t field;
@@ -423,21 +424,30 @@ class XSpaceReader {
           break;
         case kLineEvents:
           scan.Expect(type, kLengthDelimited, "XLine.events");
-          if (event_count % chunk_events == 0) {
-            cuts.push_back(at);
-            if (leaving_out) kept->push_back(0);
-            if (release_ && cuts.size() % release_every == 0) {
-              release_(released, at);
-              released = at;
+          // A line is mostly one run of events: framed in a loop of its own,
+          // each next tag a byte compared, not a field dispatched.
+          for (;;) {
+            if (until_cut == 0) {
+              until_cut = chunk_events;
+              cuts.push_back(at);
+              if (leaving_out) kept->push_back(0);
+              if (release_ && cuts.size() % release_every == 0) {
+                release_(released, at);
+                released = at;
+              }
             }
+            --until_cut;
+            if (leaving_out) {
+              const WireDecoder event = scan.Message();
+              if (!leaving_out->LeavesOut(event)) ++kept->back();
+            } else {
+              scan.Bytes();
+            }
+            ++event_count;
+            at = scan.offset();
+            if (scan.PeekByte() != ((kLineEvents << 3) | kLengthDelimited)) break;
+            scan.Varint();
           }
-          if (leaving_out) {
-            const WireDecoder event = scan.Message();
-            if (!leaving_out->LeavesOut(event)) ++kept->back();
-          } else {
-            scan.Bytes();
-          }
-          ++event_count;
           break;
         default: Unknown("XLine", field); scan.Skip(type);
       }
