@@ -176,8 +176,9 @@ class ChromeTraceBuilder {
   void AddAsync(const RawTraceEvent& event);
 
   // Moves a line's events and stats from its blocks into its Line, sorted,
-  // without the B/b events still open.
-  void Materialize(LineState& line);
+  // without the B/b events still open; true when they were out of order.
+  // Touches nothing but the line: Finish runs it on several lines at once.
+  bool Materialize(LineState& line) const;
   void MatchDevices();
 
   Host& host_;

@@ -3,11 +3,13 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <tuple>
 
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/read/chrome_trace_builder.h"
 #include "lib/read/chrome_trace_builder_state.h"
+#include "lib/util/parallel_for.h"
 
 namespace tfprof {
 namespace {
@@ -44,7 +46,7 @@ void AdviseHugePages(void* data, size_t bytes) {
 
 }  // namespace
 
-void ChromeTraceBuilder::Materialize(LineState& state) {
+bool ChromeTraceBuilder::Materialize(LineState& state) const {
   chrome_trace::BlockVector<Event>& events = state.events;
   chrome_trace::BlockVector<Stat>& stats = state.stats;
   const size_t n = events.size();
@@ -73,7 +75,6 @@ void ChromeTraceBuilder::Materialize(LineState& state) {
   std::vector<uint32_t> order;
   std::vector<uint32_t> begins;  // Stats begin of each event, when out of order.
   if (!sorted) {
-    Count(TraceDiag::kUnsortedLine);
     struct Key {
       int64_t start;
       uint32_t index;
@@ -141,6 +142,7 @@ void ChromeTraceBuilder::Materialize(LineState& state) {
   events.clear();
   stats.clear();
   state.open_count = 0;
+  return !sorted;
 }
 
 void ChromeTraceBuilder::MatchDevices() {
@@ -160,6 +162,7 @@ void ChromeTraceBuilder::MatchDevices() {
 
 void ChromeTraceBuilder::Finish() {
   ChargeStrings();
+  std::vector<LineState*> lines;
   for (auto& plane : planes_) {
     for (auto& [key, open] : plane->open_async)
       Count(TraceDiag::kAsyncUnclosedBegin, key.substr(key.rfind('\x1f') + 1), open.size());
@@ -170,15 +173,31 @@ void ChromeTraceBuilder::Finish() {
               line->open_begins.size());
         line->open_begins.clear();
       }
-      Materialize(*line);
-      Line& l = line->line;
-      if (!l.events.empty()) {
-        int64_t first = l.events.front().start_ps, last = first;
-        for (const Event& e : l.events) last = std::max(last, e.end_ps());
-        l.timestamp_ns = origin_us_ * 1000 + first / 1000;
-        l.duration_ps = last - first;
-      }
+      lines.push_back(line.get());
     }
+  }
+  // Lines are independent: each is sorted and copied out of its blocks on
+  // one of a few threads, the longest first. What each does touches only
+  // its line (and the allocator), and the count of unsorted lines does not
+  // depend on the order.
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const LineState* a, const LineState* b) { return a->events.size() > b->events.size(); });
+  size_t events = 0;
+  for (const LineState* line : lines) events += line->events.size();
+  std::atomic<uint64_t> unsorted{0};
+  ParallelFor(lines.size(), events < (size_t{1} << 16) ? 1 : std::min<size_t>(HardwareThreads(), 4), [&](size_t i) {
+    LineState& line = *lines[i];
+    if (Materialize(line)) unsorted.fetch_add(1, std::memory_order_relaxed);
+    Line& l = line.line;
+    if (!l.events.empty()) {
+      int64_t first = l.events.front().start_ps, last = first;
+      for (const Event& e : l.events) last = std::max(last, e.end_ps());
+      l.timestamp_ns = origin_us_ * 1000 + first / 1000;
+      l.duration_ps = last - first;
+    }
+  });
+  if (unsorted > 0) Count(TraceDiag::kUnsortedLine, "", unsorted);
+  for (auto& plane : planes_) {
     // A line whose only events were dropped (a B never ended, a time out of
     // range; all counted) is not kept.
     plane->thread_lines.clear();

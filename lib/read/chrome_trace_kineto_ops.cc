@@ -1,6 +1,8 @@
 #include "lib/read/chrome_trace_kineto_ops.h"
 
 #include <algorithm>
+#include <limits>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -11,6 +13,7 @@
 #include "lib/model/xplane_schema.h"
 #include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/stat_edit.h"
+#include "lib/util/parallel_for.h"
 
 namespace tfprof {
 namespace {
@@ -57,26 +60,34 @@ bool IsStepMarker(std::string_view name) { return schema::StartsWith(name, "Prof
 
 enum class Kind : uint8_t { kOther, kOp, kAnnotation };
 
-// Whether a host event is an op, a user annotation (a record_function
-// scope) or neither, by metadata and category (cached per pair).
+// Whether a host event is an op, a user annotation or neither, by metadata
+// and category: decided for a metadata when it comes with another category
+// than last time (an event name keeps its category, so that is once).
 class HostKinds {
  public:
-  HostKinds(const Host& host, const Plane& plane) : host_(host), plane_(plane) {}
+  HostKinds(const Host& host, const Plane& plane)
+      : host_(host), plane_(plane), last_(plane.event_metadata.size(), {kNone, Kind::kOther}) {}
   Kind Of(EventMetadataId m, StringId c) {
-    auto [it, fresh] = cache_.try_emplace({m, c}, Kind::kOther);
-    if (fresh) {
-      std::string_view category = host_.Str(c), name = host_.Str(plane_.event_metadata[m].name);
-      if (name.empty() || IsStepMarker(name)) it->second = Kind::kOther;
-      else if (category == "cpu_op" || category == "Operator") it->second = Kind::kOp;
-      else if (category == "user_annotation") it->second = Kind::kAnnotation;
+    auto& [category, kind] = last_[m];
+    if (category != c) {
+      category = c;
+      kind = Decide(host_.Str(plane_.event_metadata[m].name), host_.Str(c));
     }
-    return it->second;
+    return kind;
   }
 
  private:
+  static constexpr StringId kNone = std::numeric_limits<StringId>::max();
+  static Kind Decide(std::string_view name, std::string_view category) {
+    if (name.empty() || IsStepMarker(name)) return Kind::kOther;
+    if (category == "cpu_op" || category == "Operator") return Kind::kOp;
+    if (category == "user_annotation") return Kind::kAnnotation;
+    return Kind::kOther;
+  }
+
   const Host& host_;
   const Plane& plane_;
-  absl::flat_hash_map<std::pair<EventMetadataId, StringId>, Kind> cache_;
+  std::vector<std::pair<StringId, Kind>> last_;  // Per metadata: the category last met, and its kind.
 };
 
 // What a runtime call (by correlation_id) was launched inside.
@@ -85,31 +96,53 @@ struct Launch {
   bool by_op = false;  // Inside an op (else inside a user annotation).
 };
 
+// How many threads the per-line passes below take for `events` events: one
+// for a small trace, where starting threads costs more than it saves.
+size_t ThreadsFor(size_t events) { return events < (size_t{1} << 16) ? 1 : std::min<size_t>(HardwareThreads(), 4); }
+
+// The indices of `lines`, longest first, so that the threads' work evens out.
+std::vector<size_t> LongestFirst(const std::vector<Line>& lines, size_t* events) {
+  std::vector<size_t> order(lines.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return lines[a].events.size() > lines[b].events.size(); });
+  *events = 0;
+  for (const Line& l : lines) *events += l.events.size();
+  return order;
+}
+
 // Host side: types the ops, and notes for each runtime call the innermost
-// op, else the innermost user annotation, open when it starts.
+// op, else the innermost user annotation, open when it starts. Lines are
+// independent, so each is worked on one of a few threads; the runtime calls
+// each finds are merged in line order after (a correlation id seen twice
+// keeps its first call, as one pass in that order would).
 absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoOpCounts& counts) {
   absl::flat_hash_map<int64_t, Launch> launches;
   const auto cat = cpu.FindStatKey(host.strings, "cat");
   if (!cat) return launches;
   const auto corr = cpu.FindStatKey(host.strings, "correlation_id");
   const auto input_type = cpu.FindStatKey(host.strings, "Input type");
-  HostKinds kinds(host, cpu);
   const OpKeys keys{StatKeyFor(host, cpu, "tf_op"), StatKeyFor(host, cpu, "tf_op_type"), std::nullopt};
   struct Open {
     int64_t end_ps;
     OpOf op;
   };
-  // Ops and annotations nest separately (an annotation may end after the
-  // op it began in): one stack each.
-  std::vector<Open> ops, annotations;
-  for (Line& line : cpu.lines) {
-    if (schema::IsDerivedLineId(line.id)) continue;
-    // Events are sorted by start, longer first: an event is inside the
-    // innermost open scope that ends after it starts (one ending at the
-    // same instant as the next one starts is its sibling, not its parent).
+  std::vector<std::vector<std::pair<int64_t, Launch>>> calls(cpu.lines.size());
+  std::vector<uint64_t> ops_marked(cpu.lines.size());
+  size_t events;
+  const std::vector<size_t> order = LongestFirst(cpu.lines, &events);
+  ParallelFor(order.size(), ThreadsFor(events), [&](size_t k) {
+    const size_t l = order[k];
+    Line& line = cpu.lines[l];
+    if (schema::IsDerivedLineId(line.id)) return;
+    HostKinds kinds(host, cpu);
+    // Ops and annotations nest separately (an annotation may end after the
+    // op it began in): one stack each. Events are sorted by start, longer
+    // first: an event is inside the innermost open scope that ends after it
+    // starts (one ending at the same instant as the next one starts is its
+    // sibling, not its parent).
+    std::vector<Open> ops, annotations;
     std::vector<OpOf> op_of(line.events.size());
-    ops.clear();
-    annotations.clear();
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
       for (auto* stack : {&ops, &annotations})
@@ -125,11 +158,18 @@ absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoO
       } else if (kind == Kind::kAnnotation) {
         annotations.push_back({e.end_ps(), {cpu.event_metadata[e.metadata].name, StringPool::kEmpty}});
       } else if (auto k = FindStatIn(stats, corr); k && k->is_integer()) {
-        if (!ops.empty()) launches.try_emplace(k->AsInt(), Launch{ops.back().op, true});
-        else if (!annotations.empty()) launches.try_emplace(k->AsInt(), Launch{annotations.back().op, false});
+        if (!ops.empty()) calls[l].emplace_back(k->AsInt(), Launch{ops.back().op, true});
+        else if (!annotations.empty()) calls[l].emplace_back(k->AsInt(), Launch{annotations.back().op, false});
       }
     }
-    counts.host_ops += AddOpStats(line, keys, op_of);
+    ops_marked[l] = AddOpStats(line, keys, op_of);
+  });
+  size_t total = 0;
+  for (const auto& c : calls) total += c.size();
+  launches.reserve(total);
+  for (size_t l = 0; l < calls.size(); ++l) {
+    for (const auto& [id, launch] : calls[l]) launches.try_emplace(id, launch);
+    counts.host_ops += ops_marked[l];
   }
   return launches;
 }
@@ -146,14 +186,6 @@ void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, 
   const auto cat = plane.FindStatKey(host.strings, "cat");
   if (!cat || plane.FindStatKey(host.strings, "tf_op")) return;
   const auto corr = plane.FindStatKey(host.strings, "correlation_id");
-  absl::flat_hash_map<StringId, bool> activity_cat;
-  auto is_activity = [&](std::span<const Stat> stats) {
-    auto c = FindStatIn(stats, cat);
-    if (!c || c->type() != StatType::kString) return false;
-    auto [it, fresh] = activity_cat.try_emplace(c->AsString(), false);
-    if (fresh) it->second = IsDeviceActivity(host.Str(c->AsString()));
-    return it->second;
-  };
 
   // The GPU annotations (their derived line), by start, longer first.
   struct Span {
@@ -175,27 +207,52 @@ void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, 
   std::sort(annotations.begin(), annotations.end(),
             [](const Span& a, const Span& b) { return a.begin != b.begin ? a.begin < b.begin : a.end > b.end; });
 
-  // Each activity's row, decided in start order so one sweep finds the
-  // innermost annotation open at its start.
+  // Each activity's row: the op of its launch (rules 1-2), found line by
+  // line on a few threads; the others are decided below in start order, so
+  // one sweep finds the innermost annotation open at their start.
   std::vector<std::vector<OpOf>> op_of(plane.lines.size());
-  std::vector<std::tuple<int64_t, uint32_t, uint32_t>> unlinked;  // (start, line, event) for rules 3-4.
-  for (size_t l = 0; l < plane.lines.size(); ++l) {
+  using Unlinked = std::tuple<int64_t, uint32_t, uint32_t>;  // (start, line, event) for rules 3-4.
+  std::vector<std::vector<Unlinked>> unlinked_in(plane.lines.size());
+  std::vector<KinetoOpCounts> line_counts(plane.lines.size());
+  size_t events;
+  const std::vector<size_t> order = LongestFirst(plane.lines, &events);
+  ParallelFor(order.size(), ThreadsFor(events), [&](size_t k) {
+    const size_t l = order[k];
     const Line& line = plane.lines[l];
-    if (schema::IsDerivedLineId(line.id)) continue;
+    if (schema::IsDerivedLineId(line.id)) return;
+    // Whether an event's category is a device activity's, by the category
+    // last met (a line has few).
+    StringId last_cat = StringPool::kEmpty;
+    bool last_is_activity = false;
     op_of[l].resize(line.events.size());
+    KinetoOpCounts& n = line_counts[l];
     for (size_t i = 0; i < line.events.size(); ++i) {
       auto stats = line.EventStats(i);
-      if (!is_activity(stats)) continue;
-      if (auto k = FindStatIn(stats, corr); k && k->is_integer()) {
-        if (auto it = launches.find(k->AsInt()); it != launches.end()) {
+      auto c = FindStatIn(stats, cat);
+      if (!c || c->type() != StatType::kString) continue;
+      if (c->AsString() != last_cat || last_cat == StringPool::kEmpty) {
+        last_cat = c->AsString();
+        last_is_activity = IsDeviceActivity(host.Str(last_cat));
+      }
+      if (!last_is_activity) continue;
+      if (auto corr_id = FindStatIn(stats, corr); corr_id && corr_id->is_integer()) {
+        if (auto it = launches.find(corr_id->AsInt()); it != launches.end()) {
           op_of[l][i] = it->second.op;
-          ++(it->second.by_op ? counts.device_with_op : counts.device_with_annotation);
-          counts.device_with_input_types += it->second.op.input_types != StringPool::kEmpty;
+          ++(it->second.by_op ? n.device_with_op : n.device_with_annotation);
+          n.device_with_input_types += it->second.op.input_types != StringPool::kEmpty;
           continue;
         }
       }
-      unlinked.emplace_back(line.events[i].start_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(i));
+      unlinked_in[l].emplace_back(line.events[i].start_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(i));
     }
+  });
+  std::vector<Unlinked> unlinked;
+  for (size_t l = 0; l < plane.lines.size(); ++l) {
+    counts.device_with_op += line_counts[l].device_with_op;
+    counts.device_with_annotation += line_counts[l].device_with_annotation;
+    counts.device_with_input_types += line_counts[l].device_with_input_types;
+    unlinked.insert(unlinked.end(), unlinked_in[l].begin(), unlinked_in[l].end());
+    std::vector<Unlinked>().swap(unlinked_in[l]);
   }
   std::sort(unlinked.begin(), unlinked.end());
   std::vector<const Span*> open;
@@ -217,8 +274,9 @@ void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, 
 
   const OpKeys keys{StatKeyFor(host, plane, "tf_op"), StatKeyFor(host, plane, "tf_op_type"),
                     StatKeyFor(host, plane, "op_input_types")};
-  for (size_t l = 0; l < plane.lines.size(); ++l)
-    if (!op_of[l].empty()) AddOpStats(plane.lines[l], keys, op_of[l]);
+  ParallelFor(order.size(), ThreadsFor(events), [&](size_t k) {
+    if (!op_of[order[k]].empty()) AddOpStats(plane.lines[order[k]], keys, op_of[order[k]]);
+  });
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/chrome_trace_pipeline.h"
 #include "lib/read/kineto_rank.h"
+#include "lib/util/phase_times.h"
 
 namespace tfprof {
 namespace {
@@ -147,12 +148,17 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
   host.file_bytes = input.file_size();
   ChromeTraceBuilder builder(host, diagnostics, options);
   TraceSink sink(builder);
+  PhaseTimer events_phase("read trace: scan, parse, build");
   TraceScanResult result = ReadTraceEvents(path, input, sink, builder);
+  events_phase.Stop();
   if (result.unterminated_array) builder.Count(TraceDiag::kUnterminatedArray);
   sink.ApplyTopLevel(host);
+  PhaseTimer finish_phase("read trace: finish lines");
   builder.Finish();
+  finish_phase.Stop();
   // TensorFlow's and Kineto's own conventions onto the XPlane's; our own
   // export follows them already (applied twice, Kineto's would merge planes again).
+  PhaseTimer conventions_phase("read trace: conventions");
   if (sink.exported_) diagnostics.Add(diag_kind::kJsonTfprofExport, path);
   else ApplyChromeTraceConventions(host, diagnostics);
   return host;

@@ -1,0 +1,52 @@
+// A loop over independent items on a few threads, for the passes that work
+// per line or per plane once a capture is read.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace tfprof {
+
+// The machine's hardware threads, read once per process (the call reads
+// /sys every time).
+inline size_t HardwareThreads() {
+  static const size_t n = std::max(1u, std::thread::hardware_concurrency());
+  return n;
+}
+
+// Runs fn(i) for every i in [0, n) on up to `threads` threads, the caller's
+// among them, taking indices in order. When some throw, the exception of
+// the lowest index is rethrown once every thread is done, as a serial loop
+// would have thrown it.
+template <class Fn>
+void ParallelFor(size_t n, size_t threads, Fn&& fn) {
+  threads = std::min(threads, n);
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> errors(n);
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace tfprof
