@@ -661,15 +661,18 @@ std::vector<std::pair<uint32_t, uint32_t>> DeviceEventsInStartOrder(const Plane&
   return order;
 }
 
+bool HasEagerExecute(const Host& host) {
+  for (const Plane& plane : host.planes)
+    for (const EventMetadata& m : plane.event_metadata)
+      if (KindOfName(host.Str(m.name)) == Kind::kEagerExecute) return true;
+  return false;
+}
+
 EventBits MarkEagerEvents(const Host& host, bool even_if_grouped) {
   EventBits out;
   if (FindLoopOp(host) || (!even_if_grouped && GroupedWhenTaken(host))) return out;
-  bool eager_execute = false;
-  for (const Plane& plane : host.planes)
-    for (const EventMetadata& m : plane.event_metadata)
-      eager_execute = eager_execute || KindOfName(host.Str(m.name)) == Kind::kEagerExecute;
-  if (!eager_execute) return out;  // The usual case, found without building the forest.
-  Diagnostics unused;              // Build's diagnostics are GroupEvents' to report.
+  if (!HasEagerExecute(host)) return out;  // The usual case, found without building the forest.
+  Diagnostics unused;                      // Build's diagnostics are GroupEvents' to report.
   Forest forest(host, unused, nullptr);
   forest.Build();
   forest.MarkEager(out);

@@ -95,5 +95,10 @@ std::vector<std::pair<uint32_t, uint32_t>> DeviceEventsInStartOrder(const Plane&
 // no steps. `even_if_grouped`: mark a capture grouped when it was taken too
 // (tests compare the marks with the is_eager stats TensorFlow wrote then).
 EventBits MarkEagerEvents(const Host& host, bool even_if_grouped = false);
+// Whether any plane names an event EagerExecute: the events whose
+// descendants are marked eager. Without one, every EventBits grouping or
+// MarkEagerEvents makes is empty (PyTorch traces, TF2 graphs whose
+// "EagerExecute: <op>" events are another name).
+bool HasEagerExecute(const Host& host);
 
 }  // namespace tfprof

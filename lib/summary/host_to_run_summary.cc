@@ -47,7 +47,10 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   std::optional<EventGroups> groups;
   std::promise<const EventGroups*> groups_made;
   std::shared_future<const EventGroups*> groups_ready = groups_made.get_future().share();
-  const bool ops_need_groups = parts.Has(SummaryPart::kEagerMarks) && parts.Has(SummaryPart::kSteps);
+  // Marks come only from events named EagerExecute: without one, the op
+  // metrics take none at once instead of waiting for the grouping.
+  const bool may_mark_eager = parts.Has(SummaryPart::kEagerMarks) && HasEagerExecute(host);
+  const bool ops_need_groups = may_mark_eager && parts.Has(SummaryPart::kSteps);
 
   auto side = std::async(std::launch::async, [&]() {
     SideParts s;
@@ -64,12 +67,13 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
     tf_data_phase.Stop();
     if (parts.Has(SummaryPart::kKernels)) {
       // Without eager marks: none (kernel-stats and placement show no
-      // execution mode, and marking needs the event forest). With them and
-      // no grouping to reuse: marked alone (MarkEagerEvents, cheaper than
+      // execution mode, and marking needs the event forest; nor are there
+      // any to make without an EagerExecute event). With them and no
+      // grouping to reuse: marked alone (MarkEagerEvents, cheaper than
       // grouping, and met with no grouping diagnostics).
       static const EventBits kNoMarks;
       const EventBits* eager = &kNoMarks;
-      if (parts.Has(SummaryPart::kEagerMarks)) eager = ops_need_groups ? &groups_ready.get()->eager : nullptr;
+      if (may_mark_eager) eager = ops_need_groups ? &groups_ready.get()->eager : nullptr;
       PhaseTimer ops_phase("summary: op metrics");
       s.ops = SummarizeHostOpMetrics(host, s.ops_diagnostics, analysis, eager, parts.Has(SummaryPart::kOps));
     }

@@ -179,6 +179,36 @@ TEST_CASE("ParseTraceTime handles every number form", "[json]") {
   }
 }
 
+TEST_CASE("ParseTraceTime reads integer parts of every length, eight digits at a time or not", "[json]") {
+  // The integer part is read eight digits at a time where eight lie ahead:
+  // every length, with and without a fraction or trailing space, and bytes
+  // next to the digits ('/' and ':') that are not digits.
+  const std::string digits = "9876543210987654321";
+  for (size_t n = 1; n <= 15; ++n) {
+    const std::string whole = digits.substr(0, n);
+    const auto expected = static_cast<int64_t>(std::stoull(whole));
+    for (const std::string& suffix : {std::string(), std::string(".5"), std::string(" "), std::string(".1234567")}) {
+      INFO(whole + suffix);
+      TraceTime t;
+      REQUIRE(ParseTraceTime(whole + suffix, &t));
+      CHECK(t.us == expected);
+      CHECK(t.frac_ps == (suffix == ".5" ? 500'000 : suffix == ".1234567" ? 123'457 : 0));
+      REQUIRE(ParseTraceTime("-" + whole + suffix, &t));
+      CHECK(t.us == (suffix == ".5" || suffix == ".1234567" ? -expected - 1 : -expected));
+    }
+    TraceTime t;
+    CHECK_FALSE(ParseTraceTime(whole + ":", &t));
+    CHECK_FALSE(ParseTraceTime(whole + "/1234567", &t));
+    CHECK_FALSE(ParseTraceTime("1234567" + whole.substr(0, 1) + ":" + whole, &t));
+  }
+  TraceTime t;
+  REQUIRE(ParseTraceTime("1667559361123456.789", &t));
+  CHECK((t.us == 1'667'559'361'123'456 && t.frac_ps == 789'000));
+  // 16 digits, then beyond 9e15 us: through a double, refused.
+  CHECK_FALSE(ParseTraceTime("9876543210987654", &t));
+  CHECK_FALSE(ParseTraceTime("98765432109876543210", &t));
+}
+
 TEST_CASE("B and E pair per thread, unmatched ones are counted", "[json]") {
   Diagnostics diag;
   Host h = ReadText(R"([
