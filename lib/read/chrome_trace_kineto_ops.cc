@@ -131,11 +131,16 @@ absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoO
   std::vector<uint64_t> ops_marked(cpu.lines.size());
   size_t events;
   const std::vector<size_t> order = LongestFirst(cpu.lines, &events);
-  ParallelFor(order.size(), ThreadsFor(events), [&](size_t k) {
+  const size_t threads = ThreadsFor(events);
+  // Per thread: a slot per event name, so not one per line (a trace may
+  // have thousands of threads and of names).
+  std::vector<std::optional<HostKinds>> kinds_of(threads);
+  ParallelForWorkers(order.size(), threads, [&](size_t k, size_t worker) {
     const size_t l = order[k];
     Line& line = cpu.lines[l];
     if (schema::IsDerivedLineId(line.id)) return;
-    HostKinds kinds(host, cpu);
+    if (!kinds_of[worker]) kinds_of[worker].emplace(host, cpu);
+    HostKinds& kinds = *kinds_of[worker];
     // Ops and annotations nest separately (an annotation may end after the
     // op it began in): one stack each. Events are sorted by start, longer
     // first: an event is inside the innermost open scope that ends after it

@@ -204,9 +204,13 @@ class XSpaceReader {
 
   // Which of the plane's event names the command leaves out of its lines
   // (ReadOptions::event_stats.keep_allocator_events): the host's allocator
-  // events. None marked: every event is decoded.
+  // events. None marked: every event is decoded (or, for a command that
+  // reads no host-thread event, none: nothing to tell apart).
   void MarkSkippedEvents(PlaneContext& ctx, const Plane& plane) {
-    if (options_.event_stats.keep_allocator_events || host_->PlaneName(plane) != schema::kHostThreadsPlane) return;
+    const EventStatFilter& kept = options_.event_stats;
+    if (kept.keep_allocator_events || !kept.keep_host_thread_events ||
+        host_->PlaneName(plane) != schema::kHostThreadsPlane)
+      return;
     bool any = false;
     for (const EventMetadata& m : plane.event_metadata) any = any || schema::IsAllocatorEvent(host_->Str(m.name));
     if (!any) return;

@@ -18,23 +18,24 @@ inline size_t HardwareThreads() {
   return n;
 }
 
-// Runs fn(i) for every i in [0, n) on up to `threads` threads, the caller's
-// among them, taking indices in order. When some throw, the exception of
+// Runs fn(i, worker) for every i in [0, n) on up to `threads` threads, the
+// caller's among them, taking indices in order; `worker` < `threads` names
+// the thread, for state kept per thread. When some throw, the exception of
 // the lowest index is rethrown once every thread is done, as a serial loop
 // would have thrown it.
 template <class Fn>
-void ParallelFor(size_t n, size_t threads, Fn&& fn) {
+void ParallelForWorkers(size_t n, size_t threads, Fn&& fn) {
   threads = std::min(threads, n);
   if (threads <= 1) {
-    for (size_t i = 0; i < n; ++i) fn(i);
+    for (size_t i = 0; i < n; ++i) fn(i, size_t{0});
     return;
   }
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> errors(n);
-  auto work = [&] {
+  auto work = [&](size_t worker) {
     for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
       try {
-        fn(i);
+        fn(i, worker);
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -42,11 +43,17 @@ void ParallelFor(size_t n, size_t threads, Fn&& fn) {
   };
   std::vector<std::thread> pool;
   pool.reserve(threads - 1);
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
   for (std::thread& t : pool) t.join();
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+// The same, fn(i) without the worker.
+template <class Fn>
+void ParallelFor(size_t n, size_t threads, Fn&& fn) {
+  ParallelForWorkers(n, threads, [&](size_t i, size_t) { fn(i); });
 }
 
 }  // namespace tfprof
