@@ -79,7 +79,7 @@ class Diff final : public Command {
     std::vector<DeltaCondition> conditions;
     for (const std::string& text : d_.fail_if) conditions.push_back(ParseDeltaCondition(text));
 
-    const EventStatFilter kAllParts = EventStatsFor(SummaryParts::All());
+    const EventStatFilter kAllParts = EventStatsFor(SummaryParts::All(), AnalysisOptionsFrom(shared_));
     const RunSummary base_summary =
         LoadRunSummary(SideOptions(shared_, d_.base, d_.base_run), SummaryParts::All(), kAllParts);
     const RunSummary next_summary =

@@ -40,7 +40,7 @@ class Info final : public RunReportCommand {
     // The dump shows every stat; the description none (it counts planes,
     // lines and events, and computes no summary part).
     // It counts every line's events, derived lines' too.
-    EventStatFilter kept = dump_ ? EventStatFilter() : EventStatsFor(parts_);
+    EventStatFilter kept = dump_ ? EventStatFilter() : EventStatsFor(parts_, AnalysisOptionsFrom(options_));
     kept.KeepEveryEvent();
     return LoadRunSummary(options_, parts_, kept, [this](const Host& host) {
       if (dump_) HostToTextDump(host, limits_, dump_text_);

@@ -70,7 +70,7 @@ class HtmlReport final : public Command {
     for (const std::string& path : paths_) {
       CommonOptions side = o_;
       side.path = path;
-      runs.push_back(LoadRunSummary(side, all, EventStatsFor(all)));
+      runs.push_back(LoadRunSummary(side, all, EventStatsFor(all, AnalysisOptionsFrom(side))));
     }
     std::string title = "tfprof-analyze report: run " + runs.front().run;
     if (runs.size() == 2) {

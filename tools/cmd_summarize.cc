@@ -126,7 +126,7 @@ class Summarize final : public Command {
     }
     RunSummary run;
     try {
-      run = LoadRunSummary(o_, all, EventStatsFor(all));
+      run = LoadRunSummary(o_, all, EventStatsFor(all, AnalysisOptionsFrom(o_)));
     } catch (const InputError& e) {
       // The temporary copy is no name to show: standard input is.
       if (!stdin_copy || e.path().rfind(stdin_copy->path(), 0) != 0) throw;

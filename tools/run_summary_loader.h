@@ -17,7 +17,7 @@ namespace tfprof::cli {
 // Every file read is declared to Guard() first, so an output that is an
 // input is refused before anything is read. `visit` sees each host as read
 // (`info`). `event_stats` says which event stats the readers keep: all for
-// a command that shows raw stats, EventStatsFor(parts) for one that shows
+// a command that shows raw stats, EventStatsFor(parts, analysis) for one that shows
 // summaries (analysed_event_stats.h: less memory). Throws InputError (usage) when --host names no
 // host of the run.
 //

@@ -28,6 +28,6 @@ namespace tfprof {
 // which another analysis reads them: --compat (xprof counts them as op
 // runs), --whole-trace (they may be the first or last event), a step
 // marker (it names events).
-EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysis = {});
+EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysis);
 
 }  // namespace tfprof

@@ -52,10 +52,14 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   const bool may_mark_eager = parts.Has(SummaryPart::kEagerMarks) && HasEagerExecute(host);
   const bool ops_need_groups = may_mark_eager && parts.Has(SummaryPart::kSteps);
 
+  // Without steps or a memory profile this thread has no grouping to do:
+  // it makes the kernel stats, so that they and the op metrics run side by
+  // side (op-stats, kernel-stats, placement).
+  const bool kernels_here = !parts.Has(SummaryPart::kSteps) && !parts.Has(SummaryPart::kMemory);
   auto side = std::async(std::launch::async, [&]() {
     SideParts s;
     PhaseTimer kernels_phase("summary: kernel stats");
-    if (parts.Has(SummaryPart::kKernels)) s.kernels = HostKernelStats(host, analysis);
+    if (parts.Has(SummaryPart::kKernels) && !kernels_here) s.kernels = HostKernelStats(host, analysis);
     kernels_phase.Stop();
     PhaseTimer tf_data_phase("summary: tf.data");
     if (parts.Has(SummaryPart::kTfData)) {
@@ -94,7 +98,11 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
     throw;
   }
   std::exception_ptr failed;
+  KernelStatsDb kernels;
   try {
+    PhaseTimer kernels_phase("summary: kernel stats (this thread)");
+    if (parts.Has(SummaryPart::kKernels) && kernels_here) kernels = HostKernelStats(host, analysis);
+    kernels_phase.Stop();
     PhaseTimer steps_phase("summary: steps");
     if (parts.Has(SummaryPart::kSteps)) p.steps = BuildStepDb(host, *groups, analysis, steps_diagnostics);
     steps_phase.Stop();
@@ -119,7 +127,7 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   diagnostics.grouping = std::move(grouping_diagnostics);
   if (s.ops) {
     p.ops = std::move(*s.ops);
-    p.ops.kernels = std::move(s.kernels);
+    p.ops.kernels = kernels_here ? std::move(kernels) : std::move(s.kernels);
   }
   diagnostics.ops = std::move(s.ops_diagnostics);
   diagnostics.steps = std::move(steps_diagnostics);

@@ -48,7 +48,7 @@ bool LoadProfile(const std::string& run_folder, const std::string& host, Compat 
   SummaryOptions options;
   options.analysis.compat = compat;
   options.parts = SummaryPart::kMemory;
-  read.read.event_stats = EventStatsFor(options.parts);  // As the memory command reads.
+  read.read.event_stats = EventStatsFor(options.parts, options.analysis);  // As the memory command reads.
   RunSummary run = CapturesToRunSummary(input, read, options);
   out = std::move(run.hosts.front().memory);
   return true;

@@ -14,7 +14,7 @@ RunSummary LoadRun(const std::string& path, SummaryParts parts, const AnalysisOp
   summary.parts = parts;
   // Read as the commands read: only the event stats the parts' analyses read.
   RunReadOptions read;
-  read.read.event_stats = EventStatsFor(parts);
+  read.read.event_stats = EventStatsFor(parts, options);
   return CapturesToRunSummary(input, read, summary);
 }
 

@@ -107,7 +107,7 @@ TEST_CASE("The summary comparison sees a dropped stat an analysis reads", "[filt
   CHECK(SummaryBytes(path, all, EventStatFilter::Only({}), {}) != SummaryBytes(path, all, EventStatFilter(), {}));
   // Nor is the kernel-stats command's list enough for the memory profile.
   const std::string memory = testing::SourcePath("testdata/captures/tf_memory");
-  CHECK(SummaryBytes(memory, SummaryPart::kMemory, EventStatsFor(SummaryPart::kOps), {}) !=
+  CHECK(SummaryBytes(memory, SummaryPart::kMemory, EventStatsFor(SummaryPart::kOps, {}), {}) !=
         SummaryBytes(memory, SummaryPart::kMemory, EventStatFilter(), {}));
 }
 
@@ -118,10 +118,10 @@ void CheckDevicesSideAlone(const std::string& path) {
   SummaryOptions options;
   options.parts = SummaryPart::kKernels;
   RunReadOptions read;
-  read.read.event_stats = EventStatsFor(SummaryPart::kKernels);
+  read.read.event_stats = EventStatsFor(SummaryPart::kKernels, {});
   const RunSummary alone = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
   options.parts = SummaryPart::kOps;
-  read.read.event_stats = EventStatsFor(SummaryPart::kOps);
+  read.read.event_stats = EventStatsFor(SummaryPart::kOps, {});
   RunSummary whole = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
   REQUIRE(alone.hosts.size() == whole.hosts.size());
   for (size_t h = 0; h < alone.hosts.size(); ++h) {
@@ -140,12 +140,12 @@ void CheckDevicesSideAlone(const std::string& path) {
 }
 
 TEST_CASE("The devices' side alone is the op summary without its host-thread ops", "[filter][summary]") {
-  const EventStatFilter kernels = EventStatsFor(SummaryPart::kKernels);
+  const EventStatFilter kernels = EventStatsFor(SummaryPart::kKernels, {});
   CHECK_FALSE(kernels.keep_host_thread_events);
-  CHECK(EventStatsFor(SummaryPart::kOps).keep_host_thread_events);
-  CHECK(EventStatsFor(SummaryPart::kKernels | SummaryPart::kMemory).keep_host_thread_events);
-  CHECK(EventStatsFor(SummaryParts()).keep_host_thread_events);  // What info reads with.
-  CHECK_FALSE(EventStatsFor(SummaryParts()).keep_derived_line_events);
+  CHECK(EventStatsFor(SummaryPart::kOps, {}).keep_host_thread_events);
+  CHECK(EventStatsFor(SummaryPart::kKernels | SummaryPart::kMemory, {}).keep_host_thread_events);
+  CHECK(EventStatsFor(SummaryParts(), {}).keep_host_thread_events);  // What info reads with.
+  CHECK_FALSE(EventStatsFor(SummaryParts(), {}).keep_derived_line_events);
   for (const char* capture : {"testdata/captures/jax_gpu", "testdata/captures/jax_gpu_cublas"})
     CheckDevicesSideAlone(testing::SourcePath(capture));
 }
@@ -161,8 +161,8 @@ TEST_CASE("The devices' side alone of a TF GPU capture with derived lines", "[fi
 }
 
 TEST_CASE("Each summary part keeps the event stats its analyses read, and no other", "[filter][summary]") {
-  const EventStatFilter ops = EventStatsFor(SummaryPart::kOps), memory = EventStatsFor(SummaryPart::kMemory),
-                        steps = EventStatsFor(SummaryPart::kSteps), none = EventStatsFor(SummaryParts());
+  const EventStatFilter ops = EventStatsFor(SummaryPart::kOps, {}), memory = EventStatsFor(SummaryPart::kMemory, {}),
+                        steps = EventStatsFor(SummaryPart::kSteps, {}), none = EventStatsFor(SummaryParts(), {});
   CHECK_FALSE(ops.keep_all);
   for (std::string_view name : {"tf_op", "tf_op_type", "kernel_details", "correlation_id", "hlo_op", "grid"})
     CHECK(ops.Keeps(name));
@@ -175,7 +175,7 @@ TEST_CASE("Each summary part keeps the event stats its analyses read, and no oth
   CHECK_FALSE(steps.Keeps("kernel_details"));
   // What CUPTI writes on every kernel and memcpy and no analysis reads.
   for (std::string_view name : {"context_id", "device_id", "memcpy_details", "annotation", "python_source"})
-    CHECK_FALSE(EventStatsFor(SummaryParts::All()).Keeps(name));
+    CHECK_FALSE(EventStatsFor(SummaryParts::All(), {}).Keeps(name));
   CHECK_FALSE(none.keep_all);
   CHECK(none.names.empty());
 }
@@ -187,11 +187,12 @@ namespace tfprof {
 namespace {
 
 TEST_CASE("Allocator events are left out unless the memory profile or an option may read them", "[filter][summary]") {
-  CHECK_FALSE(EventStatsFor(SummaryPart::kOps).keep_allocator_events);
-  CHECK_FALSE(EventStatsFor(SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps).keep_allocator_events);
-  CHECK_FALSE(EventStatsFor(SummaryPart::kTfData).keep_allocator_events);
-  CHECK(EventStatsFor(SummaryPart::kMemory).keep_allocator_events);
-  CHECK(EventStatsFor(SummaryParts::All()).keep_allocator_events);
+  CHECK_FALSE(EventStatsFor(SummaryPart::kOps, {}).keep_allocator_events);
+  CHECK_FALSE(
+      EventStatsFor(SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps, {}).keep_allocator_events);
+  CHECK_FALSE(EventStatsFor(SummaryPart::kTfData, {}).keep_allocator_events);
+  CHECK(EventStatsFor(SummaryPart::kMemory, {}).keep_allocator_events);
+  CHECK(EventStatsFor(SummaryParts::All(), {}).keep_allocator_events);
   AnalysisOptions xprof, legacy, whole, marker, between;
   xprof.compat = Compat::kXprof;
   legacy.compat = Compat::kTfLegacy;
@@ -209,7 +210,7 @@ TEST_CASE("Leaving allocator events out changes what --compat xprof counts, and 
   // keeps them), which this shows by leaving them out regardless.
   const std::string path = testing::SourcePath("testdata/captures/tf_memory");
   const SummaryParts ops = SummaryPart::kOps | SummaryPart::kEagerMarks;
-  EventStatFilter leaving_out = EventStatsFor(ops);
+  EventStatFilter leaving_out = EventStatsFor(ops, {});
   REQUIRE_FALSE(leaving_out.keep_allocator_events);
   AnalysisOptions xprof;
   xprof.compat = Compat::kXprof;
