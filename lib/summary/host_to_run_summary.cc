@@ -52,6 +52,13 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   const bool may_mark_eager = parts.Has(SummaryPart::kEagerMarks) && HasEagerExecute(host);
   const bool ops_need_groups = may_mark_eager && parts.Has(SummaryPart::kSteps);
 
+  Diagnostics grouping_diagnostics, steps_diagnostics, memory_diagnostics;
+  // The memory profile without steps groups a TensorFlow host only for its
+  // allocator events' steps, which it asks for once their snapshots are
+  // collected: that grouping starts now, beside the collection.
+  std::future<EventGroups> memory_groups;
+  if (parts.Has(SummaryPart::kMemory) && !parts.Has(SummaryPart::kSteps) && MemoryProfileGroups(host))
+    memory_groups = std::async(std::launch::async, [&] { return GroupEvents(host, grouping_diagnostics, analysis); });
   // Without steps or a memory profile this thread has no grouping to do:
   // it makes the kernel stats, so that they and the op metrics run side by
   // side (op-stats, kernel-stats, placement).
@@ -84,7 +91,6 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
     return s;
   });
 
-  Diagnostics grouping_diagnostics, steps_diagnostics, memory_diagnostics;
   // The side thread may wait for the groups: they (or the reason there are
   // none) are handed over on every path, a throw included.
   try {
@@ -112,7 +118,8 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       // grouping meets is the grouping's diagnostics all the same.
       auto grouped = [&]() -> const EventGroups& {
         p.diagnostics.memory_grouped = true;
-        if (!groups) groups = GroupEvents(host, grouping_diagnostics, analysis);
+        if (!groups)
+          groups = memory_groups.valid() ? memory_groups.get() : GroupEvents(host, grouping_diagnostics, analysis);
         return *groups;
       };
       p.memory = BuildMemoryProfile(host, MemoryProfileOptionsFor(analysis.compat), memory_diagnostics, grouped);

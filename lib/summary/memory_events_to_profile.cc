@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -378,6 +379,17 @@ MemoryProfileOptions MemoryProfileOptionsFor(Compat compat) {
   return o;
 }
 
+bool MemoryProfileGroups(const Host& host) {
+  if (host.format == CaptureFormat::kChromeTrace) return false;
+  const Plane* last = nullptr;  // The one BuildMemoryProfile reads.
+  for (const Plane& plane : host.planes)
+    if (host.PlaneName(plane) == schema::kHostThreadsPlane) last = &plane;
+  if (!last) return false;
+  for (const EventMetadata& m : last->event_metadata)
+    if (schema::IsAllocatorEvent(host.Str(m.name))) return true;
+  return false;
+}
+
 HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diag,
                                      const EventGroupsSource& source) {
   // A Chrome trace holds no TensorFlow allocator events (its exporters drop
@@ -412,10 +424,11 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     return out;
   }
 
-  const EventGroups own = source ? EventGroups{} : GroupEvents(host, diag);
-  const EventGroups& groups = source ? source() : own;
-  if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
-  for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
+  // Grouped here (no source): first, so its diagnostics come before the
+  // profile's. A source's groups are asked for once the snapshots are
+  // collected: its grouping may be running beside this (HostToRunSummary).
+  std::optional<EventGroups> own;
+  if (!source) own = GroupEvents(host, diag);
 
   // Line starts: the reference's time is the offset within the line; ours is
   // since the earliest line start (the same when all lines start together).
@@ -476,7 +489,8 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       }
       const std::string& memory_id = *found->second.id;
       s.time_ps = SaturatingSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
-      s.step = GroupOf(groups, plane_index, l, e);
+      // Where the event is, until its step is known (below).
+      s.step = static_cast<int64_t>((uint64_t{static_cast<uint32_t>(l)} << 32) | static_cast<uint32_t>(e));
       if (seen != kSeenAll)
         diag.AddWithMessage(
             diag_kind::kMemoryMissingStats,
@@ -493,6 +507,14 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       c.profile.timeline.push_back(s);
     }
   }
+  const EventGroups& groups = source ? source() : *own;
+  if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
+  for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
+  for (auto& [id, c] : by_id)
+    for (MemorySnapshot& s : c.profile.timeline) {
+      const auto at = static_cast<uint64_t>(s.step);
+      s.step = GroupOf(groups, plane_index, at >> 32, at & 0xffffffffu);
+    }
   for (auto& [id, c] : by_id) {
     c.profile.memory_id = id;
     Finish(c.profile, options, out, diag);

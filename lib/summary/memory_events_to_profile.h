@@ -173,6 +173,11 @@ using EventGroupsSource = std::function<const EventGroups&()>;
 // kineto_memory_events_to_profile.h; the options do not apply to it).
 HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diagnostics,
                                      const EventGroupsSource& groups = {});
+// Whether BuildMemoryProfile asks a TensorFlow capture's host for its
+// groups: it has a host-threads plane naming allocator events (a Chrome
+// trace's profile asks only for some). Such a caller may start the
+// grouping early, beside the profile.
+bool MemoryProfileGroups(const Host& host);
 
 // Indices into `timeline` of at most `max_points` snapshots to plot.
 // Reference (xprof): split the timeline into max_points windows of nearly

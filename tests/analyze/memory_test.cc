@@ -7,6 +7,7 @@
 
 #include "lib/analyze/memory_profile_report.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/event_grouping.h"
 #include "lib/summary/memory_events_to_profile.h"
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
@@ -392,4 +393,56 @@ TEST_CASE("Memory timeline: time order, equal times in capture order, across man
   for (const MemorySnapshot& s : timeline)
     if (s.time_ps - timeline[0].time_ps == 19 * kUs) at_20.push_back(static_cast<int64_t>(s.address));
   CHECK(at_20 == std::vector<int64_t>{0x1100, 0x1200, 0x1500, 0x1700, 0x1e00});
+}
+
+TEST_CASE("Memory profile asks for its groups when MemoryProfileGroups says, and late gives the same steps",
+          "[memory]") {
+  // HostToRunSummary starts the grouping early exactly when
+  // MemoryProfileGroups is true; the profile asks for the groups after it
+  // has collected the snapshots, and gets each one's step right.
+  auto profile_of = [](const Host& h, int* asked) {
+    Diagnostics d;
+    EventGroups groups;
+    const EventGroupsSource source = [&]() -> const EventGroups& {
+      ++*asked;
+      Diagnostics grouping;
+      groups = GroupEvents(h, grouping);
+      return groups;
+    };
+    return BuildMemoryProfile(h, MemoryProfileOptionsFor(Compat::kDefault), d, source);
+  };
+  Diagnostics d;
+  const Host hand = ReadXSpaceBytes(HandCapture().Serialize(), "box.xplane.pb", d);
+  CHECK(MemoryProfileGroups(hand));
+  int asked = 0;
+  const HostMemoryProfile late = profile_of(hand, &asked);
+  CHECK(asked == 1);
+  const HostMemoryProfile first = BuildMemoryProfile(hand, MemoryProfileOptionsFor(Compat::kDefault), d);
+  REQUIRE(late.allocators.size() == first.allocators.size());
+  REQUIRE(late.allocators.size() == 2);
+  for (size_t a = 0; a < late.allocators.size(); ++a) {
+    REQUIRE(late.allocators[a].timeline.size() == first.allocators[a].timeline.size());
+    for (size_t i = 0; i < late.allocators[a].timeline.size(); ++i)
+      CHECK(late.allocators[a].timeline[i].step == first.allocators[a].timeline[i].step);
+    CHECK(late.allocators[a].peak_step == first.allocators[a].peak_step);
+  }
+  CHECK(late.allocators[0].timeline[7].step == 1);
+  CHECK(late.step_names == first.step_names);
+
+  // No allocator event on the host plane (only on a GPU plane), no host
+  // plane, or allocator events only on a host plane before the last one
+  // (the profile reads the last): nothing asked.
+  for (int shape = 0; shape < 3; ++shape) {
+    XSpaceBuilder b;
+    if (shape == 0) b.Plane("/host:CPU", 0).Line(1, "python3", 0).Event("train", 0, 10 * kUs, {{"_r", int64_t{1}}});
+    if (shape == 2) b.Plane("/host:CPU", 0).Line(1, "t", 0).Event("MemoryAllocation", 0, 0, {});
+    if (shape == 2) b.Plane("/host:CPU", 2).Line(1, "t", 0).Event("op", 0, 10, {});
+    b.Plane("/device:GPU:0", 1).Line(7, "Stream #7", 0).Event("MemoryAllocation", 0, 10, {});
+    const Host h = ReadXSpaceBytes(b.Serialize(), "none.xplane.pb", d);
+    INFO("shape " << shape);
+    CHECK_FALSE(MemoryProfileGroups(h));
+    int none = 0;
+    CHECK(profile_of(h, &none).allocators.empty());
+    CHECK(none == 0);
+  }
 }
