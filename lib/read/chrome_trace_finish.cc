@@ -180,13 +180,12 @@ void ChromeTraceBuilder::Finish() {
   // one of a few threads, the longest first. What each does touches only
   // its line (and the allocator), and the count of unsorted lines does not
   // depend on the order.
-  std::stable_sort(lines.begin(), lines.end(),
-                   [](const LineState* a, const LineState* b) { return a->events.size() > b->events.size(); });
+  const std::vector<size_t> order = LargestFirst(lines.size(), [&](size_t i) { return lines[i]->events.size(); });
   size_t events = 0;
   for (const LineState* line : lines) events += line->events.size();
   std::atomic<uint64_t> unsorted{0};
-  ParallelFor(lines.size(), events < (size_t{1} << 16) ? 1 : std::min<size_t>(HardwareThreads(), 4), [&](size_t i) {
-    LineState& line = *lines[i];
+  ParallelFor(order.size(), ThreadsForEvents(events), [&](size_t i) {
+    LineState& line = *lines[order[i]];
     if (Materialize(line)) unsorted.fetch_add(1, std::memory_order_relaxed);
     Line& l = line.line;
     if (!l.events.empty()) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -96,19 +95,12 @@ struct Launch {
   bool by_op = false;  // Inside an op (else inside a user annotation).
 };
 
-// How many threads the per-line passes below take for `events` events: one
-// for a small trace, where starting threads costs more than it saves.
-size_t ThreadsFor(size_t events) { return events < (size_t{1} << 16) ? 1 : std::min<size_t>(HardwareThreads(), 4); }
-
-// The indices of `lines`, longest first, so that the threads' work evens out.
+// The indices of `lines`, longest first (for ParallelFor), and how many
+// events they hold.
 std::vector<size_t> LongestFirst(const std::vector<Line>& lines, size_t* events) {
-  std::vector<size_t> order(lines.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return lines[a].events.size() > lines[b].events.size(); });
   *events = 0;
   for (const Line& l : lines) *events += l.events.size();
-  return order;
+  return LargestFirst(lines.size(), [&](size_t i) { return lines[i].events.size(); });
 }
 
 // Host side: types the ops, and notes for each runtime call the innermost
@@ -131,7 +123,7 @@ absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoO
   std::vector<uint64_t> ops_marked(cpu.lines.size());
   size_t events;
   const std::vector<size_t> order = LongestFirst(cpu.lines, &events);
-  const size_t threads = ThreadsFor(events);
+  const size_t threads = ThreadsForEvents(events);
   // Per thread: a slot per event name, so not one per line (a trace may
   // have thousands of threads and of names).
   std::vector<std::optional<HostKinds>> kinds_of(threads);
@@ -221,7 +213,7 @@ void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, 
   std::vector<KinetoOpCounts> line_counts(plane.lines.size());
   size_t events;
   const std::vector<size_t> order = LongestFirst(plane.lines, &events);
-  ParallelFor(order.size(), ThreadsFor(events), [&](size_t k) {
+  ParallelFor(order.size(), ThreadsForEvents(events), [&](size_t k) {
     const size_t l = order[k];
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) return;
@@ -279,7 +271,7 @@ void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, 
 
   const OpKeys keys{StatKeyFor(host, plane, "tf_op"), StatKeyFor(host, plane, "tf_op_type"),
                     StatKeyFor(host, plane, "op_input_types")};
-  ParallelFor(order.size(), ThreadsFor(events), [&](size_t k) {
+  ParallelFor(order.size(), ThreadsForEvents(events), [&](size_t k) {
     if (!op_of[order[k]].empty()) AddOpStats(plane.lines[order[k]], keys, op_of[order[k]]);
   });
 }

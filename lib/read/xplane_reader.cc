@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <optional>
 #include <span>
-#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -18,6 +18,7 @@
 #include "lib/read/wire_decoder.h"
 #include "lib/read/xplane_event_decoder.h"
 #include "lib/read/xplane_wire.h"
+#include "lib/util/parallel_for.h"
 #include "lib/util/phase_times.h"
 
 namespace tfprof {
@@ -211,13 +212,15 @@ class XSpaceReader {
     if (kept.keep_allocator_events || !kept.keep_host_thread_events ||
         host_->PlaneName(plane) != schema::kHostThreadsPlane)
       return;
+    std::vector<uint8_t> skip(plane.event_metadata.size());
     bool any = false;
-    for (const EventMetadata& m : plane.event_metadata) any = any || schema::IsAllocatorEvent(host_->Str(m.name));
+    for (size_t m = 0; m < skip.size(); ++m) {
+      skip[m] = schema::IsAllocatorEvent(host_->Str(plane.event_metadata[m].name));
+      any = any || skip[m];
+    }
     if (!any) return;
-    ctx.skip_event.resize(plane.event_metadata.size());
+    ctx.skip_event = std::move(skip);
     budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
-    for (size_t m = 0; m < plane.event_metadata.size(); ++m)
-      ctx.skip_event[m] = schema::IsAllocatorEvent(host_->Str(plane.event_metadata[m].name));
   }
 
   // Pass 2: the lines, in order, into the model.
@@ -547,35 +550,15 @@ class XSpaceReader {
   }
 
   // Runs fn(i) for i in [0, n) on several threads when there is enough
-  // work; rethrows the error of the lowest i that failed.
-  void ParallelFor(size_t n, uint64_t work_bytes, const std::function<void(size_t, EventDecoder&)>& fn,
-                   const PlaneContext& ctx) {
-    // hardware_concurrency() reads /sys on every call: once per process,
-    // not twice per plane (a capture may have millions of empty planes).
-    static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    size_t threads = work_bytes < (8u << 20) ? 1 : std::min<size_t>({cores, n, 8});
-    std::atomic<size_t> next{0};
-    std::vector<std::exception_ptr> errors(n);
-    std::vector<Diagnostics> worker_diags(threads);
-    auto work = [&](size_t worker) {
-      EventDecoder decoder(ctx, nullptr);
-      for (size_t k; (k = next.fetch_add(1)) < n;) {
-        try {
-          fn(k, decoder);
-        } catch (...) {
-          errors[k] = std::current_exception();
-          next.store(n);  // Stop the others early.
-        }
-      }
-      worker_diags[worker] = std::move(decoder.diag);
-    };
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (std::thread& t : pool) t.join();
-    for (const std::exception_ptr& e : errors)
-      if (e) std::rethrow_exception(e);
-    for (const Diagnostics& d : worker_diags) diag_.Merge(d);
+  // work, each thread with its own decoder; rethrows the error of the
+  // lowest i that failed, else merges the decoders' diagnostics.
+  void ParallelDecode(size_t n, uint64_t work_bytes, const std::function<void(size_t, EventDecoder&)>& fn,
+                      const PlaneContext& ctx) {
+    const size_t threads = work_bytes < (8u << 20) ? 1 : std::min<size_t>({HardwareThreads(), n, 8});
+    std::deque<EventDecoder> decoders;
+    for (size_t t = 0; t < std::max<size_t>(threads, 1); ++t) decoders.emplace_back(ctx, nullptr);
+    ParallelForWorkers(n, threads, [&](size_t k, size_t worker) { fn(k, decoders[worker]); });
+    for (const EventDecoder& d : decoders) diag_.Merge(d.diag);
   }
 
   // The chunks of one line, and how many are still being decoded: the
@@ -606,7 +589,7 @@ class XSpaceReader {
     }
     SharedBudget shared(budget_);
     PhaseTimer decode_phase("read plane: decode events, join stats");
-    ParallelFor(
+    ParallelDecode(
         chunks.size(), total_bytes,
         [&](size_t k, EventDecoder& d) {
           d.DecodeChunk(chunks[k], shared, release_);

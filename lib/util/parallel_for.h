@@ -18,11 +18,29 @@ inline size_t HardwareThreads() {
   return n;
 }
 
+// How many threads a pass over `events` events takes: one for a small
+// capture, where starting threads costs more than it saves, else up to 4.
+inline size_t ThreadsForEvents(size_t events) {
+  return events < (size_t{1} << 16) ? 1 : std::min<size_t>(HardwareThreads(), 4);
+}
+
+// The indices [0, n) by decreasing size_of(i), ties in index order: handed
+// to ParallelFor in this order, the largest items start first and the
+// threads' shares even out.
+template <class SizeOf>
+std::vector<size_t> LargestFirst(size_t n, SizeOf&& size_of) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
+  return order;
+}
+
 // Runs fn(i, worker) for every i in [0, n) on up to `threads` threads, the
 // caller's among them, taking indices in order; `worker` < `threads` names
-// the thread, for state kept per thread. When some throw, the exception of
-// the lowest index is rethrown once every thread is done, as a serial loop
-// would have thrown it.
+// the thread, for state kept per thread. Once one throws, no thread takes
+// another index, and when every thread is done the exception of the
+// lowest index is rethrown: the one a serial loop would have thrown (every
+// index below it was taken before it, and ran).
 template <class Fn>
 void ParallelForWorkers(size_t n, size_t threads, Fn&& fn) {
   threads = std::min(threads, n);
@@ -38,6 +56,7 @@ void ParallelForWorkers(size_t n, size_t threads, Fn&& fn) {
         fn(i, worker);
       } catch (...) {
         errors[i] = std::current_exception();
+        next.store(n, std::memory_order_relaxed);  // Stop the others early.
       }
     }
   };

@@ -1,5 +1,6 @@
 // ParallelFor: every index once, worker ids within the thread count, and a
-// throw reported as a serial loop would report it (the lowest index's).
+// throw reported as a serial loop would report it (the lowest index's),
+// with no index taken after it; the largest-first order.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -36,22 +37,37 @@ TEST_CASE("ParallelFor runs every index once, on at most the threads asked for",
   CHECK(calls == 0);
 }
 
-TEST_CASE("ParallelFor rethrows the lowest index's exception, after every thread is done", "[util]") {
-  // Index 3 throws late, index 40 at once: the serial loop would have
-  // thrown index 3's, and so must the parallel one; every other index
-  // still runs (none is left half done when the call returns).
-  std::atomic<int> finished{0};
+TEST_CASE("LargestFirst orders indices by decreasing size, ties in index order", "[util]") {
+  const std::vector<size_t> sizes = {3, 9, 3, 0, 9, 5};
+  CHECK(LargestFirst(sizes.size(), [&](size_t i) { return sizes[i]; }) == std::vector<size_t>{1, 4, 5, 0, 2, 3});
+  CHECK(LargestFirst(0, [](size_t) { return 0; }).empty());
+  CHECK(ThreadsForEvents(100) == 1);
+  CHECK(ThreadsForEvents(size_t{1} << 20) == std::min<size_t>(HardwareThreads(), 4));
+}
+
+TEST_CASE("ParallelFor rethrows the lowest index's exception and stops taking indices", "[util]") {
+  // On two threads, the one that takes index 3 sleeps, then throws; the
+  // other runs on until index 40 throws at once. The serial loop would have
+  // thrown index 3's, and so must the parallel one. Every index below 3
+  // was taken before it and ran; once 40 has thrown (and the sleeper is
+  // still on 3), no index above 40 is taken.
+  std::vector<std::atomic<int>> ran(100);
   auto body = [&](size_t i) {
     if (i == 3) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       throw std::runtime_error("index 3");
     }
     if (i == 40) throw std::runtime_error("index 40");
-    finished.fetch_add(1);
+    ran[i] = 1;
   };
   CHECK_THROWS_WITH(ParallelFor(100, 2, body), "index 3");
-  CHECK(finished == 98);
-  finished = 0;
+  CHECK((ran[0] == 1 && ran[1] == 1 && ran[2] == 1));
+  int above = 0;
+  for (size_t i = 41; i < 100; ++i) above += ran[i];
+  CHECK(above == 0);
+  for (auto& r : ran) r = 0;
   CHECK_THROWS_WITH(ParallelFor(100, 1, body), "index 3");  // Serial: stops at the first throw.
-  CHECK(finished == 3);
+  int serial = 0;
+  for (auto& r : ran) serial += r;
+  CHECK(serial == 3);
 }
