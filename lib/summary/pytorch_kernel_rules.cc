@@ -61,6 +61,34 @@ ComputePrecision TensilePrecision(std::string_view lower) {
   return ComputePrecision::kUnknown;
 }
 
+// cuBLAS's nvjet GEMMs (Hopper and later), "nvjet_sm90_tst_128x64_...":
+// the token after the architecture spells the types of the operands, the
+// compute and the result, a letter each (q FP8 e4m3, r FP8 e5m2, h FP16,
+// t BF16, s FP32, d FP64): "tst" BF16 in, FP32 compute; "hsh" FP16;
+// "qqtst" FP8. The narrowest letter is the data's. (cuBLAS does not
+// document the names; on the H100/H200 captures in testdata every "tst"
+// kernel ran for an op with BF16 inputs, "hsh" FP16, "qqtst"/"rqtst" FP8.)
+ComputePrecision NvjetPrecision(std::string_view lower) {
+  if (lower.substr(0, 6) != "nvjet_") return ComputePrecision::kUnknown;
+  std::string_view rest = lower.substr(6);
+  auto token = [&] { return rest.substr(0, rest.find('_')); };
+  if (std::string_view arch = token();
+      arch.size() > 2 && arch.substr(0, 2) == "sm" && std::isdigit(static_cast<unsigned char>(arch[2])))
+    rest.remove_prefix(std::min(rest.size(), arch.size() + 1));
+  std::string_view types = token();
+  if (types.size() < 3 || types.size() > 6) return ComputePrecision::kUnknown;
+  ComputePrecision p = ComputePrecision::kUnknown;
+  for (char c : types) {
+    ComputePrecision letter = ComputePrecision::kUnknown;
+    if (c == 'q' || c == 'r') letter = ComputePrecision::k8Bit;
+    else if (c == 'h' || c == 't') letter = ComputePrecision::k16Bit;
+    else if (c == 's' || c == 'd') letter = ComputePrecision::k32Bit;
+    else return ComputePrecision::kUnknown;  // Not a types token.
+    p = Narrower(p, letter);
+  }
+  return p;
+}
+
 }  // namespace
 
 std::string_view ComputePrecisionName(ComputePrecision p) {
@@ -96,11 +124,11 @@ ComputePrecision PrecisionNamedIn(std::string_view text) {
   static constexpr std::string_view k32BitWords[] = {"float",   "float2", "float4", "float32",
                                                      "float64", "double", "double2"};
   if (ContainsAny(s, k8Bit)) return ComputePrecision::k8Bit;
-  ComputePrecision tensile = TensilePrecision(s);
-  if (tensile == ComputePrecision::k8Bit) return tensile;
-  if (ContainsAny(s, k16Bit) || HasAnyWord(s, k16BitWords) || tensile == ComputePrecision::k16Bit)
+  const ComputePrecision coded = Narrower(TensilePrecision(s), NvjetPrecision(s));  // Types spelt in a code.
+  if (coded == ComputePrecision::k8Bit) return coded;
+  if (ContainsAny(s, k16Bit) || HasAnyWord(s, k16BitWords) || coded == ComputePrecision::k16Bit)
     return ComputePrecision::k16Bit;
-  if (ContainsAny(s, k32Bit) || HasAnyWord(s, k32BitWords) || tensile == ComputePrecision::k32Bit)
+  if (ContainsAny(s, k32Bit) || HasAnyWord(s, k32BitWords) || coded == ComputePrecision::k32Bit)
     return ComputePrecision::k32Bit;
   return ComputePrecision::kUnknown;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the GPU captures (torch_gpu_amp, jax_gpu, torch_gpu_fp32_nosched,
 # torch_gpu_fp8, torch_gpu_sdpa_backends, jax_gpu_cublas, torch_gpu_ddp,
-# torch_gpu_launch_bound, torch_gpu_dataloader_bound, torch_gpu_memory_near_capacity) on a machine with one CUDA GPU, torch (+triton) and jax with
+# torch_gpu_launch_bound, torch_gpu_dataloader_bound, torch_gpu_memory_near_capacity,
+# torch_gpu_compile, torch_gpu_cudagraphs, jax_gpu_thunks) on a machine with one CUDA GPU, torch (+triton) and jax with
 # its CUDA plugin installed.  Each capture gets its own time limit and runs
 # even when an earlier one failed; with TARDIR each capture folder is also
 # packed into TARDIR/<name>.tgz (to carry it off the GPU machine).
@@ -25,7 +26,8 @@ shift 2 2>/dev/null || shift $#
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(torch_gpu_amp jax_gpu torch_gpu_fp32_nosched torch_gpu_fp8
                                  torch_gpu_sdpa_backends jax_gpu_cublas torch_gpu_ddp
-                                 torch_gpu_launch_bound torch_gpu_dataloader_bound torch_gpu_memory_near_capacity)
+                                 torch_gpu_launch_bound torch_gpu_dataloader_bound torch_gpu_memory_near_capacity
+                                 torch_gpu_compile torch_gpu_cudagraphs jax_gpu_thunks)
 py="${PYTHON:-python3}"
 mkdir -p "$work"
 
@@ -74,6 +76,9 @@ for name in "${names[@]}"; do
     torch_gpu_fp8) capture "$name" 60 "$here/gpu_torch.py" --variant fp8 --out "$work/$name" ;;
     torch_gpu_sdpa_backends) capture "$name" 90 "$here/gpu_torch.py" --variant sdpa --out "$work/$name" ;;
     jax_gpu_cublas) capture "$name" 90 "$here/gpu_jax.py" --cublas --out "$work/$name" ;;
+    jax_gpu_thunks) capture "$name" 90 "$here/gpu_jax.py" --cublas --no-command-buffer --out "$work/$name" ;;
+    torch_gpu_compile) capture "$name" 200 "$here/gpu_torch_compile.py" --variant compile --out "$work/$name" ;;
+    torch_gpu_cudagraphs) capture "$name" 200 "$here/gpu_torch_compile.py" --variant cudagraphs --out "$work/$name" ;;
     torch_gpu_ddp) capture "$name" 150 "$here/gpu_torch_ddp.py" --out "$work/$name" ;;
     torch_gpu_launch_bound | torch_gpu_dataloader_bound | torch_gpu_memory_near_capacity)
       capture "$name" 120 "$here/gpu_torch_advise.py" --variant "${name#torch_gpu_}" --out "$work/$name" ;;

@@ -12,7 +12,10 @@ writes ``<out>/plugins/profile/<run>/<host>.xplane.pb`` and
 ``perfetto_trace.json.gz``.  Also writes ``<out>/capture_info.json``.
 With ``--cublas``, XLA's Triton GEMM fusions are off
 (``XLA_FLAGS=--xla_gpu_enable_triton_gemm=false``), so the dots run as cuBLAS
-custom calls with cuBLAS kernel names.
+custom calls with cuBLAS kernel names.  With ``--no-command-buffer``, XLA runs each
+thunk on its own instead of replaying the step as a CUDA graph
+(``XLA_FLAGS=--xla_gpu_enable_command_buffer=``), so every kernel carries
+the HLO op that made it (as TensorFlow's XLA and older JAX captures do).
 Needs a CUDA GPU; run by scripts/capture/gpu_capture_all.sh.
 """
 
@@ -29,6 +32,9 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 if "--cublas" in sys.argv:  # must be set before jax initialises its backend
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                " --xla_gpu_enable_triton_gemm=false").strip()
+if "--no-command-buffer" in sys.argv:
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               " --xla_gpu_enable_command_buffer=").strip()
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
 import jax  # pylint: disable=wrong-import-position
@@ -75,6 +81,8 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--cublas", action="store_true",
                     help="XLA_FLAGS=--xla_gpu_enable_triton_gemm=false (read at import time)")
+    ap.add_argument("--no-command-buffer", action="store_true",
+                    help="XLA_FLAGS=--xla_gpu_enable_command_buffer= (read at import time)")
     args = ap.parse_args()
     gpus = jax.devices("gpu")  # raises without a GPU backend
     shutil.rmtree(args.out, ignore_errors=True)

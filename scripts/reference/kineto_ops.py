@@ -20,7 +20,10 @@ not from our code:
   * kernel stats rows: kernel name, launch parameters (ROCm: from the launch
     when the kernel lacks them), op and precision;
   * precision of a kernel: the narrowest type its name or (rule 1) its op's
-    `Input type` names; NCCL kernels are collectives, not compute;
+    `Input type` names, but not the op's when the runtime call replays a
+    CUDA graph (cudaGraphLaunch / cuGraphLaunch / hipGraphLaunch: the op is
+    the code that replays it, not the kernels' op); NCCL kernels are
+    collectives, not compute;
   * Tensor Cores: kernel and op name rules; "eligible unused" = kernel time of
     eligible ops in kernels that do not use them;
   * placement candidates: host ops that never had a runtime call inside them
@@ -69,10 +72,20 @@ def tensile(s):
     return UNKNOWN
 
 
+def nvjet(s):
+    """cuBLAS nvjet GEMM names: nvjet_[sm<N>_]<types>_...; one letter per type
+    (q/r FP8, h/t FP16/BF16, s/d FP32/FP64); the narrowest letter."""
+    m = re.match(r"nvjet_(?:sm\d[a-z0-9]*_)?([a-z]{3,6})(?:_|$)", s)
+    if not m or not set(m.group(1)) <= set("qrhtsd"):
+        return UNKNOWN
+    letters = set(m.group(1))
+    return P8 if letters & set("qr") else P16 if letters & set("ht") else P32
+
+
 def precision(text):
     s = text.lower()
     words = set(re.findall(r"[a-z0-9]+", s))
-    t = tensile(s)
+    t = narrower(tensile(s), nvjet(s))
     if any(p in s for p in SUB8) or t == P8:
         return P8
     if any(p in s for p in SUB16) or words & WORD16 or t == P16:
@@ -195,7 +208,9 @@ def main(path, top):
                 if "grid" in a and "block" in a:
                     launch_dims[a["correlation"]] = (a["grid"], a["block"])
                 if stack:
-                    link_of_corr[a["correlation"]] = (stack[-1][2], stack[-1][4], stack[-1][5], "op")
+                    replay = e["name"].startswith(("cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"))
+                    link_of_corr[a["correlation"]] = (stack[-1][2], stack[-1][4], None if replay else stack[-1][5],
+                                                      "op")
                     stack[-1][6] = True
                 elif anns:
                     link_of_corr[a["correlation"]] = (anns[-1][2], None, None, "annotation")

@@ -177,6 +177,83 @@ TEST_CASE("PyTorch AMP H100 capture: BF16/FP16 counted as 16-bit, no precision a
   CHECK(a.Find("kernels.rows")->value == 97);  // kernel_rows=97
 }
 
+TEST_CASE("PyTorch torch.compile H200 capture: Inductor's Triton kernels typed by their launchers' inputs",
+          "[kineto][overview][kernels]") {
+  Analyzed x = Analyze(
+      testing::SourcePath("testdata/captures/torch_gpu_compile/tfprof-capture.1795779846112371054.pt.trace.json.gz"));
+  const RunAnalysis& a = x.a;
+  // kineto_ops.py: device_events=135 with_op=135 (each Triton kernel's
+  // launcher is a cpu_op named as the kernel); device_rows=26
+  // device_row_ps=610366000.
+  CheckDeviceOps(x, {{"json.kineto_device_ops", 135}, {"json.kineto_device_ops_by_own_name", 0}}, 26, 610366000);
+  // precision_ns 8bit=0 16bit=380767 32bit=229599 unknown=0 compute=610366
+  CheckPrecision(a.overview, {.bit8 = 0, .bit16 = 380767, .bit32 = 229599, .unknown = 0, .compute = 610366});
+  CHECK(a.overview.precision_statement.empty());
+  // tensor_core_ns total=610366 tc=154976 eligible=161695 eligible_unused=6719
+  CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(Pct(6719, 610366)));
+  CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(Pct(154976, 610366)));
+  CHECK(a.Find("kernels.rows")->value == 34);  // kernel_rows=34
+  // kernel triton_poi_fused__to_copy_4 ... op=triton_poi_fused__to_copy_4
+  // precision=16bit launches=3 total_ns=20288
+  bool found = false;
+  for (const KernelReport& k : a.ops.kernels.Sorted(0)) {
+    if (k.name != "triton_poi_fused__to_copy_4") continue;
+    found = true;
+    CHECK(k.op_name == "triton_poi_fused__to_copy_4");
+    CHECK(k.precision == ComputePrecision::k16Bit);
+    CHECK(k.occurrences == 3);
+    CHECK(k.total_ns == 20288);
+  }
+  CHECK(found);
+}
+
+TEST_CASE("PyTorch CUDA-graph H200 capture: replayed kernels are their region's, typed by their names alone",
+          "[kineto][overview][kernels]") {
+  // The same model as torch_gpu_compile under torch.compile(mode=
+  // "reduce-overhead"): each step replays two CUDA graphs (cudaGraphLaunch
+  // inside CompiledFunction and CompiledFunctionBackward).
+  Analyzed x = Analyze(testing::SourcePath(
+      "testdata/captures/torch_gpu_cudagraphs/tfprof-capture.1795779865548324680.pt.trace.json.gz"));
+  const RunAnalysis& a = x.a;
+  // kineto_ops.py: device_events=141 with_op=141; device_rows=11
+  // device_row_ps=666559000; device CompiledFunctionBackward activities=66
+  // ps=250021000, CompiledFunction activities=39 ps=140219000.
+  CheckDeviceOps(x, {{"json.kineto_device_ops", 141}, {"json.kineto_device_ops_by_own_name", 0}}, 11, 666559000);
+  OpMetricsDb tf = DeviceOpsToTfOps(a.ops.device_ops, /*with_idle=*/false);
+  for (const OpMetrics& m : tf.rows()) {
+    if (m.name == "CompiledFunctionBackward") CHECK(m.time_ps == 250021000);
+    if (m.name == "CompiledFunction") CHECK(m.time_ps == 140219000);
+  }
+  // precision_ns 8bit=0 16bit=186235 32bit=252928 unknown=227396
+  // compute=666559: the region's float32 input no longer makes its bf16
+  // GEMMs 32-bit (with it: 16bit=293795 32bit=372764 unknown=0); the nvjet
+  // GEMMs' names say BF16 ("tst"); Inductor's Triton kernels say nothing.
+  CheckPrecision(a.overview, {.bit8 = 0, .bit16 = 186235, .bit32 = 252928, .unknown = 227396, .compute = 666559});
+  // tensor_core_ns total=666559 tc=154909 eligible=154909 eligible_unused=0
+  CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(0));
+  CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(Pct(154909, 666559)));
+  CHECK(a.Find("kernels.rows")->value == 36);  // kernel_rows=36
+  // kernel nvjet_sm90_tst_128x64_64x8_1x2_h_bz_bias_TNT op=CompiledFunction
+  // precision=16bit launches=6 total_ns=39484; triton_poi_fused__to_copy_4
+  // op=CompiledFunction precision=unknown launches=3 total_ns=20096.
+  int found = 0;
+  for (const KernelReport& k : a.ops.kernels.Sorted(0)) {
+    if (k.name == "nvjet_sm90_tst_128x64_64x8_1x2_h_bz_bias_TNT") {
+      ++found;
+      CHECK(k.op_name == "CompiledFunction");
+      CHECK(k.precision == ComputePrecision::k16Bit);
+      CHECK(k.occurrences == 6);
+      CHECK(k.total_ns == 39484);
+    } else if (k.name == "triton_poi_fused__to_copy_4") {
+      ++found;
+      CHECK(k.op_name == "CompiledFunction");
+      CHECK(k.precision == ComputePrecision::kUnknown);
+      CHECK(k.total_ns == 20096);
+    }
+  }
+  CHECK(found == 2);
+}
+
 TEST_CASE("PyTorch FP8 H100 capture: nvjet kernels typed by their op's Float8 inputs", "[kineto][kernels]") {
   Analyzed x = Analyze(testing::SourcePath("testdata/captures/torch_gpu_fp8/trace.json.gz"));
   const RunAnalysis& a = x.a;

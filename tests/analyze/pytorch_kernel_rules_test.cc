@@ -29,7 +29,16 @@ TEST_CASE("PrecisionNamedIn: the narrowest type a kernel name or an op's input t
            Case{"Cijk_Ailk_Bljk_SB_MT64x64x8_SN", ComputePrecision::k32Bit},
            Case{"void cub::DeviceRadixSortOnesweepKernel<cub::DoubleBuffer<long>, int>", ComputePrecision::kUnknown},
            Case{"triton_poi_fused_add_0", ComputePrecision::kUnknown},
-           Case{"nvjet_sm90_qqtst_128x128_128x6_1x2_h_bz_coopA_algo2_TNT", ComputePrecision::kUnknown},
+           // cuBLAS nvjet: the types token after the architecture (the
+           // testdata captures' names; their ops' input types agree).
+           Case{"nvjet_sm90_qqtst_128x128_128x6_1x2_h_bz_coopA_algo2_TNT", ComputePrecision::k8Bit},
+           Case{"nvjet_sm90_rqtst_128x128_128x6_2x1_v_bz_coopA_algo2_TNT", ComputePrecision::k8Bit},
+           Case{"nvjet_sm90_tst_128x64_64x8_1x2_h_bz_bias_TNT", ComputePrecision::k16Bit},
+           Case{"nvjet_sm90_hsh_64x8_64x16_2x4_h_bz_bias_TNT", ComputePrecision::k16Bit},
+           Case{"nvjet_sm100_sss_128x64_64x8_1x2_h_bz_TNT", ComputePrecision::k32Bit},
+           Case{"nvjet_tst_128x64_64x8_1x2_h_bz_NNT", ComputePrecision::k16Bit},  // No architecture token.
+           Case{"nvjet_sm90_128x64_64x8", ComputePrecision::kUnknown},            // No types token.
+           Case{"nvjet_sm90_tsx_128x64", ComputePrecision::kUnknown},             // 'x' is no type letter.
            // Op input types (record_shapes=True), as the JSON array's text.
            Case{R"(["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float"])", ComputePrecision::k8Bit},
            Case{R"(["c10::Half", "float"])", ComputePrecision::k16Bit},
