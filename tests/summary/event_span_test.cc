@@ -1,7 +1,8 @@
 // ToNonOverlapped: a hand-worked case, and random spans against a brute
 // force (each stretch between two boundary times belongs to the highest
 // type covering all of it), with many equal times, across the packed-key
-// sort and the wide-range fallback.
+// sort and the wide-range fallback; and spans in lines, as steps give them
+// (the merge of ascending runs).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -78,6 +79,32 @@ TEST_CASE("ToNonOverlapped equals a brute force on random spans", "[steps]") {
       }
       const auto type = static_cast<EventType>(rng() % kEventTypes);
       (rng() % 2 ? a : b).push_back({type, begin, end});
+    }
+    std::vector<TypedSpan> all = a;
+    all.insert(all.end(), b.begin(), b.end());
+    INFO("round " << round);
+    CHECK(Same(ToNonOverlapped(a, b), BruteForce(all)));
+  }
+}
+
+TEST_CASE("ToNonOverlapped equals a brute force on spans that come line by line in time order", "[steps]") {
+  // As a step's spans come: a few lines (streams, threads), each's events
+  // in start order, some nesting; the boundaries then hold long ascending
+  // runs and are merged rather than sorted.
+  std::mt19937_64 rng(20261127);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<TypedSpan> a, b;
+    const size_t lines = 1 + rng() % 12;
+    for (size_t l = 0; l < lines; ++l) {
+      int64_t t = static_cast<int64_t>(rng() % 100);
+      const size_t n = rng() % 80;
+      std::vector<TypedSpan>& out = l % 3 == 0 ? b : a;
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t begin = t, end = t + static_cast<int64_t>(rng() % 20);
+        out.push_back({static_cast<EventType>(rng() % kEventTypes), begin, end});
+        // Some events nest in the one before (host threads), most follow it.
+        t = rng() % 4 == 0 ? begin + static_cast<int64_t>(rng() % 3) : end + static_cast<int64_t>(rng() % 5);
+      }
     }
     std::vector<TypedSpan> all = a;
     all.insert(all.end(), b.begin(), b.end());
