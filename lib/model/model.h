@@ -134,11 +134,11 @@ struct Host {
   // capture does not look at them (ReadOptions::event_stats); 0 when all
   // were kept.
   uint64_t event_stats_dropped = 0;
-  // Events of derived lines the reader left undecoded (the same option's
+  // Derived lines whose events the reader left unread (the same option's
   // keep_derived_line_events); 0 when all were read.
-  uint64_t derived_events_skipped = 0;
-  // And of the host-threads plane (keep_host_thread_events).
-  uint64_t host_thread_events_skipped = 0;
+  uint64_t derived_lines_skipped = 0;
+  // And lines of the host-threads plane (keep_host_thread_events).
+  uint64_t host_thread_lines_skipped = 0;
   // Allocator events (MemoryAllocation/MemoryDeallocation) the reader
   // framed but left out of their lines (keep_allocator_events).
   uint64_t allocator_events_skipped = 0;

@@ -19,14 +19,16 @@ struct EventStatFilter {
   std::vector<std::string_view> names;
   // False: the events of lines the profiler derived from others
   // (schema::IsDerivedLineId: TensorFlow Ops, Name Scope, XLA Ops on a
-  // GPU, often half its events) are counted and framed but not decoded,
-  // but for the device Steps line. No analysis reads them: each skips
-  // them so as not to count an op twice. The XSpace reader counts them in
-  // Host::derived_events_skipped. Commands that show lines keep them.
+  // GPU, often half its events) are left unread, but for the device
+  // Steps line. No analysis reads them: each skips them so as not to count
+  // an op twice. The XSpace reader jumps over such a line's events without
+  // framing them where the line's id and timestamp come first (as writers
+  // put them), and counts the lines in Host::derived_lines_skipped.
+  // Commands that show lines keep them.
   bool keep_derived_line_events = true;
   // False: the same for every line of the host-threads plane (/host:CPU),
-  // for a command that reads only the devices (kernel-stats). Counted in
-  // Host::host_thread_events_skipped.
+  // for a command that reads only the devices (kernel-stats), most of a TF
+  // GPU capture's bytes. Counted in Host::host_thread_lines_skipped.
   bool keep_host_thread_events = true;
   // False: the host-threads plane's allocator events (MemoryAllocation,
   // MemoryDeallocation: schema::IsAllocatorEvent) are framed but left out

@@ -394,10 +394,14 @@ class XSpaceReader {
   // given back every `release_every` chunks.
   // With `leaving_out`, also counts in `kept` the events of each chunk that
   // it does not leave out (PlaneContext::LeavesOut).
+  // With `unread` (the model reader's pre-scan), a line whose events the
+  // command does not read is not framed: at its first event the scan jumps
+  // to the line's end, and sets *unread (UnreadLine).
   size_t ScanLine(WireDecoder line_bytes, Line& line, std::vector<uint64_t>& cuts, size_t chunk_events,
-                  size_t release_every, const PlaneContext* leaving_out = nullptr,
-                  std::vector<size_t>* kept = nullptr) {
+                  size_t release_every, const PlaneContext* leaving_out = nullptr, std::vector<size_t>* kept = nullptr,
+                  const bool* host_threads = nullptr, bool* unread = nullptr) {
     size_t event_count = 0;
+    bool id_seen = false, timestamp_seen = false;
     size_t until_cut = 0;  // Events left before the next chunk starts.
     WireDecoder scan = line_bytes;
     uint64_t released = scan.offset();
@@ -408,6 +412,7 @@ class XSpaceReader {
         case kLineId:
           scan.Expect(type, kVarint, "XLine.id");
           line.id = scan.Int64();
+          id_seen = true;
           break;
         case kLineDisplayId:
           scan.Expect(type, kVarint, "XLine.display_id");
@@ -424,6 +429,7 @@ class XSpaceReader {
         case kLineTimestampNs:
           scan.Expect(type, kVarint, "XLine.timestamp_ns");
           line.timestamp_ns = scan.Int64();
+          timestamp_seen = true;
           break;
         case kLineDurationPs:
           scan.Expect(type, kVarint, "XLine.duration_ps");
@@ -431,6 +437,14 @@ class XSpaceReader {
           break;
         case kLineEvents:
           scan.Expect(type, kLengthDelimited, "XLine.events");
+          if (unread && event_count == 0 && id_seen && timestamp_seen && UnreadLine(line, *host_threads)) {
+            // Not framed, not touched: the line's fields after its events
+            // (duration, display id and name) go unread with them.
+            *unread = true;
+            const uint64_t end = line_bytes.offset() + line_bytes.size();
+            scan = line_bytes.Slice(end, end);
+            break;
+          }
           // A line is mostly one run of events: framed in a loop of its own,
           // each next tag a byte compared, not a field dispatched.
           for (;;) {
@@ -489,14 +503,38 @@ class XSpaceReader {
     return base_ps;
   }
 
-  // Where the events of a line are counted when the command reads none of
-  // them (ReadOptions::event_stats); null when they are decoded.
-  uint64_t* SkippedEventsCount(const Line& line, bool host_threads) const {
+  // Where a line is counted when the command reads none of its events
+  // (ReadOptions::event_stats); null when they are decoded.
+  uint64_t* SkippedLinesCount(const Line& line, bool host_threads) const {
     const EventStatFilter& kept = options_.event_stats;
     if (!kept.keep_derived_line_events && schema::IsDerivedLineId(line.id) && !schema::IsDerivedStepsLineId(line.id))
-      return &host_->derived_events_skipped;
-    if (!kept.keep_host_thread_events && host_threads) return &host_->host_thread_events_skipped;
+      return &host_->derived_lines_skipped;
+    if (!kept.keep_host_thread_events && host_threads) return &host_->host_thread_lines_skipped;
     return nullptr;
+  }
+
+  // Whether the pre-scan may leave a line's events unread without framing
+  // them: the command reads none of them (SkippedLinesCount), and what
+  // PlanLine would do with them needs no count. It sets the time origin
+  // from the first line with events, so it is set here as there, and
+  // --max-events counts skipped events, so with it every line is framed.
+  // Counts the line as skipped. Bytes left unread are not checked: a
+  // command that reads only the devices does not see a host line's
+  // corruption (docs/robustness.md).
+  bool UnreadLine(const Line& line, bool host_threads) {
+    if (options_.max_events) return false;
+    uint64_t* skipped = SkippedLinesCount(line, host_threads);
+    if (!skipped) return false;
+    int64_t base_ps;
+    if (origin_set_ && (__builtin_sub_overflow(line.timestamp_ns, host_->time_origin_ns, &base_ps) ||
+                        __builtin_mul_overflow(base_ps, int64_t{1000}, &base_ps)))
+      return false;  // Framed, for PlanLine's warning with the count.
+    if (!origin_set_) {
+      host_->time_origin_ns = line.timestamp_ns;
+      origin_set_ = true;
+    }
+    ++*skipped;
+    return true;
   }
 
   // Reads a line's own fields, counts its events and cuts them into chunks.
@@ -507,15 +545,17 @@ class XSpaceReader {
     std::vector<size_t> kept;    // Per chunk, when the plane leaves events out.
     const bool leaving_out = !ctx.skip_event.empty();
     // The pre-scan touches every page; they are given back as it goes.
-    size_t event_count =
-        ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16, leaving_out ? &ctx : nullptr, &kept);
+    bool unread = false;
+    size_t event_count = ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16,
+                                  leaving_out ? &ctx : nullptr, &kept, &host_threads, &unread);
+    if (unread) return;
     const size_t framed = event_count;
     const std::optional<int64_t> planned = PlanLine(line, event_count);
     if (!planned) return;
     // Planned first, so the time origin and --max-events come out as when
     // the line is read.
-    if (uint64_t* skipped = SkippedEventsCount(line, host_threads)) {
-      *skipped += event_count;
+    if (uint64_t* skipped = SkippedLinesCount(line, host_threads)) {
+      ++*skipped;
       return;
     }
     // A line --max-events cut keeps every event it reads (the counts are

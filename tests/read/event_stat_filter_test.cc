@@ -210,8 +210,8 @@ TEST_CASE("XPlane reader leaves derived lines' events undecoded when asked, but 
   Diagnostics diag;
   const Host all = Read(bytes, kAll, diag);
   const Host some = Read(bytes, analysed, diag);
-  CHECK(all.derived_events_skipped == 0);
-  CHECK(some.derived_events_skipped == 3);  // Two ops and one name scope.
+  CHECK(all.derived_lines_skipped == 0);
+  CHECK(some.derived_lines_skipped == 2);  // TensorFlow Ops and Name Scope.
   const Plane& gpu = some.planes.at(0);
   REQUIRE(gpu.lines.size() == 4);
   // Every line is there with its own fields; only the events are left out.
@@ -242,15 +242,15 @@ TEST_CASE("XPlane reader counts skipped derived events against --max-events as r
   const Host some = ReadXSpaceBytes(bytes, "filter.xplane.pb", some_diag, options);
   CHECK(all.planes[0].lines[3].events.size() == 1);
   CHECK(some.planes[0].lines[3].events.size() == 1);
-  CHECK(some.derived_events_skipped == 3);
+  CHECK(some.derived_lines_skipped == 2);
   CHECK(all_diag.Count(diag_kind::kReadMaxEventsReached.id) == 1);
   CHECK(some_diag.Count(diag_kind::kReadMaxEventsReached.id) == 1);
 }
 
 TEST_CASE("XPlane reader refuses a corrupt event in a derived line only where it reads the line", "[xplane][filter]") {
   // An event naming event metadata its plane lacks: corrupt. A command that
-  // leaves the line's events undecoded never meets it. The framing of
-  // every event is still checked, and a truncated capture refused.
+  // leaves the line's events unread never meets it (nor frames them). The
+  // line's own length is still checked, and a truncated capture refused.
   XSpaceBuilder space = DerivedLinesCapture();
   space.proto().mutable_planes(0)->mutable_lines(1)->mutable_events(0)->set_metadata_id(999);
   const std::string bytes = space.Serialize();
@@ -258,7 +258,7 @@ TEST_CASE("XPlane reader refuses a corrupt event in a derived line only where it
   analysed.keep_derived_line_events = false;
   Diagnostics diag;
   CHECK_THROWS_WITH(Read(bytes, kAll, diag), Catch::Contains("event metadata id 999"));
-  CHECK(Read(bytes, analysed, diag).derived_events_skipped == 3);
+  CHECK(Read(bytes, analysed, diag).derived_lines_skipped == 2);
   CHECK_THROWS_AS(Read(bytes.substr(0, bytes.size() - 3), analysed, diag), InputError);
 }
 
