@@ -6,9 +6,13 @@ profile data (``plugins/profile/<run>/<host>.xplane.pb`` and friends) is kept.
 """
 
 import argparse
+import json
 import os
+import platform
 import shutil
+import socket
 import sys
+import time
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CAPTURES_DIR = os.path.join(REPO_ROOT, "testdata", "captures")
@@ -101,3 +105,28 @@ def _prune_events(path):
             if f.startswith("events.out.tfevents") and \
                     os.path.getsize(full) > MAX_EVENTS_FILE_BYTES:
                 os.remove(full)
+
+
+def torch_gpu_info(torch, on_gpu=True, **fields):
+    """What every PyTorch GPU capture's capture_info.json records (the
+    command, Python, torch, CUDA runtime, GPU, host name, capture time),
+    with ``fields`` added."""
+    info = {
+        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cuda_runtime": torch.version.cuda,
+        "gpu": torch.cuda.get_device_name(0) if on_gpu else None,
+        "host_name_seen_by_process": socket.gethostname(),
+        "captured_at_unix_s": int(time.time()),
+    }
+    info.update(fields)
+    return info
+
+
+def write_capture_info(out, info):
+    """Writes ``<out>/capture_info.json`` (keys sorted) and prints it."""
+    with open(os.path.join(out, "capture_info.json"), "w") as f:
+        json.dump(info, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(json.dumps(info))

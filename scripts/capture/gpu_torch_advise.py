@@ -27,16 +27,15 @@ Run by scripts/capture/gpu_capture_all.sh.
 """
 
 import argparse
-import json
 import os
-import platform
-import socket
 import sys
 import time
 
 import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
+
+import _common  # pylint: disable=wrong-import-position  (scripts/capture/)
 
 STEPS = 5  # wait 1 + warmup 1 + active 3
 
@@ -123,21 +122,7 @@ def main():
     torch.manual_seed(0)
     extra = {"launch_bound": launch_bound, "dataloader_bound": dataloader_bound,
              "memory_near_capacity": memory_near_capacity}[args.variant](args.out)
-    info = {
-        "variant": args.variant,
-        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "cuda_runtime": torch.version.cuda,
-        "gpu": torch.cuda.get_device_name(0),
-        "host_name_seen_by_process": socket.gethostname(),
-        "captured_at_unix_s": int(time.time()),
-    }
-    info.update(extra)
-    with open(os.path.join(args.out, "capture_info.json"), "w") as f:
-        json.dump(info, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(json.dumps(info))
+    _common.write_capture_info(args.out, _common.torch_gpu_info(torch, variant=args.variant, **extra))
 
 
 if __name__ == "__main__":

@@ -25,16 +25,15 @@ Run by scripts/capture/gpu_capture_all.sh.
 """
 
 import argparse
-import json
 import os
-import platform
-import socket
 import sys
 import time
 
 import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
+
+import _common  # pylint: disable=wrong-import-position  (scripts/capture/)
 
 WARMUP_STEPS = 3
 PROFILED_STEPS = 5  # wait 1 + warmup 1 + active 3
@@ -87,24 +86,9 @@ def main():
             loss = step(WARMUP_STEPS + i)
             torch.cuda.synchronize()
             prof.step()
-    info = {
-        "variant": args.variant,
-        "compile_mode": mode,
-        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "triton": getattr(__import__("triton"), "__version__", None),
-        "cuda_runtime": torch.version.cuda,
-        "gpu": torch.cuda.get_device_name(0),
-        "host_name_seen_by_process": socket.gethostname(),
-        "captured_at_unix_s": int(time.time()),
-        "warmup_and_compile_s": round(compile_s, 1),
-        "final_loss": float(loss),
-    }
-    with open(os.path.join(args.out, "capture_info.json"), "w") as f:
-        json.dump(info, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(json.dumps(info))
+    _common.write_capture_info(args.out, _common.torch_gpu_info(
+        torch, variant=args.variant, compile_mode=mode, triton=getattr(__import__("triton"), "__version__", None),
+        warmup_and_compile_s=round(compile_s, 1), final_loss=float(loss.detach())))
 
 
 if __name__ == "__main__":

@@ -26,10 +26,7 @@ Run by scripts/capture/gpu_capture_all.sh (capture ``torch_gpu_ddp``).
 """
 
 import argparse
-import json
 import os
-import platform
-import socket
 import sys
 import time
 
@@ -39,6 +36,8 @@ import torch.multiprocessing as mp
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.profiler import ProfilerActivity, profile, record_function, schedule, tensorboard_trace_handler
+
+import _common  # pylint: disable=wrong-import-position  (scripts/capture/)
 
 STEPS = 6  # wait 1 + warmup 1 + active 4
 
@@ -94,24 +93,9 @@ def main():
         sys.exit("gpu_torch_ddp: no CUDA device (use --device cpu to try the script)")
     os.makedirs(args.out, exist_ok=True)
     mp.spawn(train_rank, args=(args,), nprocs=args.ranks, join=True)
-    info = {
-        "variant": "ddp",
-        "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "cuda_runtime": torch.version.cuda,
-        "gpu": torch.cuda.get_device_name(0) if args.device == "cuda" else None,
-        "ranks": args.ranks,
-        "backend": "gloo",
-        "straggler_rank": args.straggler,
-        "straggler_delay_ms": args.delay_ms,
-        "host_name_seen_by_process": socket.gethostname(),
-        "captured_at_unix_s": int(time.time()),
-    }
-    with open(os.path.join(args.out, "capture_info.json"), "w") as f:
-        json.dump(info, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(json.dumps(info))
+    _common.write_capture_info(args.out, _common.torch_gpu_info(
+        torch, on_gpu=args.device == "cuda", variant="ddp", ranks=args.ranks, backend="gloo",
+        straggler_rank=args.straggler, straggler_delay_ms=args.delay_ms))
 
 
 if __name__ == "__main__":
