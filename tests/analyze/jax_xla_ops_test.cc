@@ -299,7 +299,7 @@ TEST_CASE("JAX GPU captures: device ops match xprof's hlo_stats (which reads the
         {{"cublas-lt-matmul.5", 6}, {"cublas-lt-matmul.7", 1}}}}};
   for (const auto& [capture, expect] : kCaptures) {
     INFO(capture);
-    const nlohmann::json& facts_by_op = Facts(capture)["devices"]["/device:GPU:0"]["by_hlo_op"];
+    const nlohmann::json facts_by_op = Facts(capture)["devices"]["/device:GPU:0"]["by_hlo_op"];
     DiscoveredInput input = DiscoverInput(SourcePath("testdata/captures/" + capture));
     REQUIRE(input.selected.files.size() == 1);
     const std::string run = std::filesystem::path(input.selected.files[0].path).parent_path().filename().string();
