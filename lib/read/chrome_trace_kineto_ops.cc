@@ -57,11 +57,9 @@ uint64_t AddOpStats(Line& line, const OpKeys& keys, const std::vector<OpOf>& op_
 
 bool IsStepMarker(std::string_view name) { return schema::StartsWith(name, "ProfilerStep#"); }
 
-// kGraphLaunch: a runtime call that replays a CUDA graph (cudaGraphLaunch,
-// the driver's cuGraphLaunch; HIP's hipGraphLaunch).
-enum class Kind : uint8_t { kOther, kOp, kAnnotation, kGraphLaunch };
+enum class Kind : uint8_t { kOther, kOp, kAnnotation };
 
-// Whether a host event is an op, a user annotation, a graph launch or else, by metadata
+// Whether a host event is an op, a user annotation or neither, by metadata
 // and category: decided for a metadata when it comes with another category
 // than last time (an event name keeps its category, so that is once).
 class HostKinds {
@@ -83,10 +81,6 @@ class HostKinds {
     if (name.empty() || IsStepMarker(name)) return Kind::kOther;
     if (category == "cpu_op" || category == "Operator") return Kind::kOp;
     if (category == "user_annotation") return Kind::kAnnotation;
-    if ((category == "cuda_runtime" || category == "cuda_driver" || category == "Runtime") &&
-        (schema::StartsWith(name, "cudaGraphLaunch") || schema::StartsWith(name, "cuGraphLaunch") ||
-         schema::StartsWith(name, "hipGraphLaunch")))
-      return Kind::kGraphLaunch;
     return Kind::kOther;
   }
 
@@ -161,12 +155,7 @@ absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoO
       } else if (kind == Kind::kAnnotation) {
         annotations.push_back({e.end_ps(), {cpu.event_metadata[e.metadata].name, StringPool::kEmpty}});
       } else if (auto k = FindStatIn(stats, corr); k && k->is_integer()) {
-        if (!ops.empty() && kind == Kind::kGraphLaunch) {
-          // The kernels of a replayed CUDA graph run for the op that
-          // replays it (a torch.compile region, CUDAGraph.replay), but that
-          // op's inputs are not their operands: no Input type for them.
-          calls[l].emplace_back(k->AsInt(), Launch{{ops.back().op.name, StringPool::kEmpty}, true});
-        } else if (!ops.empty()) calls[l].emplace_back(k->AsInt(), Launch{ops.back().op, true});
+        if (!ops.empty()) calls[l].emplace_back(k->AsInt(), Launch{ops.back().op, true});
         else if (!annotations.empty()) calls[l].emplace_back(k->AsInt(), Launch{annotations.back().op, false});
       }
     }

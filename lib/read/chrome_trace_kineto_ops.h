@@ -27,10 +27,7 @@
 //     correlation id there).
 //   * Device events linked to an op (1.) also get `op_input_types`: the op's
 //     `Input type` arg (record_shapes=True), evidence of the data type for
-//     kernels whose names do not tell it. Not when the runtime call replays
-//     a CUDA graph (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch): the op
-//     around it (torch.compile's CompiledFunction, CUDAGraph.replay) is not
-//     the kernels' op, and its inputs are not their operands.
+//     kernels whose names do not tell it.
 //
 // `tf_op_type` is this project's stat: where an event has it, analyses take
 // `tf_op` as the op name as is instead of parsing a TF full name

@@ -20,10 +20,7 @@ not from our code:
   * kernel stats rows: kernel name, launch parameters (ROCm: from the launch
     when the kernel lacks them), op and precision;
   * precision of a kernel: the narrowest type its name or (rule 1) its op's
-    `Input type` names, but not the op's when the runtime call replays a
-    CUDA graph (cudaGraphLaunch / cuGraphLaunch / hipGraphLaunch: the op is
-    the code that replays it, not the kernels' op); NCCL kernels are
-    collectives, not compute;
+    `Input type` names; NCCL kernels are collectives, not compute;
   * Tensor Cores: kernel and op name rules; "eligible unused" = kernel time of
     eligible ops in kernels that do not use them;
   * placement candidates: host ops that never had a runtime call inside them
@@ -208,9 +205,7 @@ def main(path, top):
                 if "grid" in a and "block" in a:
                     launch_dims[a["correlation"]] = (a["grid"], a["block"])
                 if stack:
-                    replay = e["name"].startswith(("cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"))
-                    link_of_corr[a["correlation"]] = (stack[-1][2], stack[-1][4], None if replay else stack[-1][5],
-                                                      "op")
+                    link_of_corr[a["correlation"]] = (stack[-1][2], stack[-1][4], stack[-1][5], "op")
                     stack[-1][6] = True
                 elif anns:
                     link_of_corr[a["correlation"]] = (anns[-1][2], None, None, "annotation")

@@ -207,7 +207,7 @@ TEST_CASE("PyTorch torch.compile H200 capture: Inductor's Triton kernels typed b
   CHECK(found);
 }
 
-TEST_CASE("PyTorch CUDA-graph H200 capture: replayed kernels are their region's, typed by their names alone",
+TEST_CASE("PyTorch CUDA-graph H200 capture: replayed kernels are their region's, nvjet GEMMs typed by name",
           "[kineto][overview][kernels]") {
   // The same model as torch_gpu_compile under torch.compile(mode=
   // "reduce-overhead"): each step replays two CUDA graphs (cudaGraphLaunch
@@ -224,18 +224,18 @@ TEST_CASE("PyTorch CUDA-graph H200 capture: replayed kernels are their region's,
     if (m.name == "CompiledFunctionBackward") CHECK(m.time_ps == 250021000);
     if (m.name == "CompiledFunction") CHECK(m.time_ps == 140219000);
   }
-  // precision_ns 8bit=0 16bit=186235 32bit=252928 unknown=227396
-  // compute=666559: the region's float32 input no longer makes its bf16
-  // GEMMs 32-bit (with it: 16bit=293795 32bit=372764 unknown=0); the nvjet
-  // GEMMs' names say BF16 ("tst"); Inductor's Triton kernels say nothing.
-  CheckPrecision(a.overview, {.bit8 = 0, .bit16 = 186235, .bit32 = 252928, .unknown = 227396, .compute = 666559});
+  // precision_ns 8bit=0 16bit=333279 32bit=333280 unknown=0 compute=666559:
+  // the replayed kernels take their region's Input type (float32), but the
+  // nvjet GEMMs' names say BF16 ("tst"): without that rule 16bit=293795
+  // 32bit=372764.
+  CheckPrecision(a.overview, {.bit8 = 0, .bit16 = 333279, .bit32 = 333280, .unknown = 0, .compute = 666559});
   // tensor_core_ns total=666559 tc=154909 eligible=154909 eligible_unused=0
   CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(0));
   CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(Pct(154909, 666559)));
   CHECK(a.Find("kernels.rows")->value == 36);  // kernel_rows=36
   // kernel nvjet_sm90_tst_128x64_64x8_1x2_h_bz_bias_TNT op=CompiledFunction
   // precision=16bit launches=6 total_ns=39484; triton_poi_fused__to_copy_4
-  // op=CompiledFunction precision=unknown launches=3 total_ns=20096.
+  // op=CompiledFunction precision=32bit launches=3 total_ns=20096.
   int found = 0;
   for (const KernelReport& k : a.ops.kernels.Sorted(0)) {
     if (k.name == "nvjet_sm90_tst_128x64_64x8_1x2_h_bz_bias_TNT") {
@@ -247,7 +247,7 @@ TEST_CASE("PyTorch CUDA-graph H200 capture: replayed kernels are their region's,
     } else if (k.name == "triton_poi_fused__to_copy_4") {
       ++found;
       CHECK(k.op_name == "CompiledFunction");
-      CHECK(k.precision == ComputePrecision::kUnknown);
+      CHECK(k.precision == ComputePrecision::k32Bit);
       CHECK(k.total_ns == 20096);
     }
   }
