@@ -397,3 +397,73 @@ TEST_CASE("XPlane reader never meets a corrupt stat of an allocator event it lea
   CHECK_THROWS_WITH(Read(bytes, kAnalysed, diag), Catch::Contains("stat metadata id 999"));
   CHECK(Read(bytes, LeavingAllocatorEventsOut(), diag).planes[0].lines[0].events.size() == 2);
 }
+
+TEST_CASE("XPlane reader skips the lines a command does not read by their length, unless their events come first",
+          "[xplane][filter]") {
+  // kernel-stats reads no host-thread line: where a line's id and timestamp
+  // come before its events (as writers put them), the pre-scan jumps over
+  // its events unframed. A line written events first is framed (and skipped
+  // all the same). The time origin is the first host line's either way.
+  XSpaceBuilder space;
+  auto& cpu = space.Plane("/host:CPU", 2);
+  cpu.Line(11, "python3", 1'000).Event("train", 0, 5'000).Event("step", 100, 200);
+  cpu.Line(12, "tf_Compute", 1'000).Event("MatMul", 50, 30);
+  cpu.Line(13, "tf_Compute/2", 1'003).Event("Relu", 10, 20).Event("Relu", 40, 20);
+  auto& gpu = space.Plane("/device:GPU:0", 1);
+  gpu.Line(7, "Stream #7(Compute)", 1'002).Event("sgemm", 0, 800, {{"correlation_id", uint64_t{5}}});
+  // Written after the events (field 9): read only where a line is framed.
+  space.proto().mutable_planes(0)->mutable_lines(1)->set_duration_ps(777);
+  // Line 13 again by hand: its events, then its id, name, timestamp and
+  // duration.
+  xplane::XPlane host = space.proto().planes(0);
+  const xplane::XLine odd = host.lines(2);
+  host.mutable_lines()->RemoveLast();
+  std::string odd_bytes;
+  for (const auto& e : odd.events()) odd_bytes += tfprof::testing::wire::BytesField(4, e.SerializeAsString());
+  odd_bytes += tfprof::testing::wire::VarintField(1, static_cast<uint64_t>(odd.id())) +
+               tfprof::testing::wire::BytesField(2, odd.name()) +
+               tfprof::testing::wire::VarintField(3, static_cast<uint64_t>(odd.timestamp_ns())) +
+               tfprof::testing::wire::VarintField(9, 888);
+  const std::string host_bytes = host.SerializeAsString() + tfprof::testing::wire::BytesField(3, odd_bytes);
+  const std::string bytes = tfprof::testing::wire::BytesField(1, host_bytes) +
+                            tfprof::testing::wire::BytesField(1, space.proto().planes(1).SerializeAsString());
+
+  EventStatFilter device_only = kAll;
+  device_only.keep_host_thread_events = false;
+  Diagnostics all_diag, some_diag;
+  const Host all = Read(bytes, kAll, all_diag);
+  const Host some = Read(bytes, device_only, some_diag);
+  REQUIRE(all.planes.size() == 2);
+  REQUIRE(some.planes.size() == 2);
+  CHECK(all.host_thread_lines_skipped == 0);
+  CHECK(some.host_thread_lines_skipped == 3);
+  const Plane& host_plane = some.planes[0];
+  REQUIRE(host_plane.lines.size() == 3);
+  for (const Line& line : host_plane.lines) CHECK(line.events.empty());
+  // Fields before the events are read, those after them are not: the jump
+  // goes to the line's end. The odd line is framed, so all of its are.
+  CHECK(some.LineName(host_plane.lines[0]) == "python3");
+  CHECK(all.planes[0].lines[1].duration_ps == 777);
+  CHECK(host_plane.lines[1].duration_ps == 0);
+  CHECK(host_plane.lines[2].id == 13);
+  CHECK(some.LineName(host_plane.lines[2]) == "tf_Compute/2");
+  CHECK(host_plane.lines[2].duration_ps == 888);
+  CHECK(all.planes[0].lines[2].events.size() == 2);
+  // The device line as in the whole read: same origin, same times.
+  CHECK(some.time_origin_ns == 1'000);
+  CHECK(some.time_origin_ns == all.time_origin_ns);
+  REQUIRE(some.planes[1].lines[0].events.size() == 1);
+  CHECK(some.planes[1].lines[0].events[0].start_ps == all.planes[1].lines[0].events[0].start_ps);
+  CHECK(some.planes[1].lines[0].events[0].start_ps == 2'000);  // Its line starts 2 ns after the origin.
+  CHECK(some_diag.empty());
+  // With --max-events every line is framed: the skipped events count.
+  ReadOptions options;
+  options.event_stats = device_only;
+  options.max_events = 5;  // Five host events, then the kernel is cut.
+  Diagnostics cut_diag;
+  const Host cut = ReadXSpaceBytes(bytes, "filter.xplane.pb", cut_diag, options);
+  CHECK(cut.host_thread_lines_skipped == 3);
+  CHECK(cut.planes[0].lines[1].duration_ps == 777);  // Framed: read to its end.
+  CHECK(cut.planes[1].lines[0].events.empty());
+  CHECK(cut_diag.Count(diag_kind::kReadMaxEventsReached.id) == 1);
+}
