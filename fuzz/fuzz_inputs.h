@@ -31,6 +31,21 @@ inline void FuzzXplane(std::string_view bytes) {
     Host host = ReadXSpaceBytes(bytes, "fuzz.xplane.pb", diagnostics, FuzzReadOptions());
     CheckHost(host);
   });
+  // Again as the analysing commands read: some stats only, derived lines
+  // (and, for inputs of even length, host-thread lines: kernel-stats)
+  // unread, skipped by their length, allocator events framed but left out.
+  // Without --max-events, which would frame every line.
+  ExpectOnlyInputErrors([&] {
+    ReadOptions options = FuzzReadOptions();
+    options.max_events = 0;
+    options.event_stats = EventStatFilter::Only({"correlation_id", "tf_op", "kernel_details", "group_id"});
+    options.event_stats.keep_derived_line_events = false;
+    options.event_stats.keep_allocator_events = false;
+    options.event_stats.keep_host_thread_events = bytes.size() % 2 != 0;
+    Diagnostics diagnostics;
+    Host host = ReadXSpaceBytes(bytes, "fuzz.xplane.pb", diagnostics, options);
+    CheckHost(host);
+  });
 }
 
 // The Chrome trace JSON reader on arbitrary text.

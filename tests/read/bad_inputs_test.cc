@@ -240,6 +240,24 @@ TEST_CASE("Fuzz findings kept in testdata/bad/fuzz/ stay fixed", "[bad_inputs][f
   CHECK(replayed >= 2);  // The two findings of the first runs at least.
 }
 
+TEST_CASE("Every XSpace of testdata, bad or good, read as the fuzz target reads it", "[bad_inputs][fuzz]") {
+  // FuzzXplane reads twice: whole, and as the analysing commands read (lines
+  // they do not read skipped by their length, allocator events left out).
+  // A bad input must end in an InputError either way, a good one in a model
+  // whose invariants hold (an abort here is a finding).
+  size_t read = 0;
+  for (const std::string& dir : {kBad, std::string(TFPROF_SOURCE_DIR) + "/testdata/captures"}) {
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      if (!e.is_regular_file() || name.size() < 10 || name.substr(name.size() - 10) != ".xplane.pb") continue;
+      INFO(e.path().string());
+      tfprof::fuzz::FuzzXplane(Slurp(e.path()));
+      ++read;
+    }
+  }
+  CHECK(read >= 20);
+}
+
 TEST_CASE("A host file that cannot be opened is skipped with a warning", "[bad_inputs]") {
   // Issue #13: one unreadable file made `info <logdir>` and `--list-runs`
   // fail. It is now skipped and reported like a FIFO. (Tests run as root,
