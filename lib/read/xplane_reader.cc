@@ -396,10 +396,11 @@ class XSpaceReader {
   // it does not leave out (PlaneContext::LeavesOut).
   // With `unread` (the model reader's pre-scan), a line whose events the
   // command does not read is not framed: at its first event the scan jumps
-  // to the line's end, and sets *unread (UnreadLine).
+  // to the line's end, and sets *unread (UnreadLine; `host_threads`: the
+  // line is the host-threads plane's).
   size_t ScanLine(WireDecoder line_bytes, Line& line, std::vector<uint64_t>& cuts, size_t chunk_events,
                   size_t release_every, const PlaneContext* leaving_out = nullptr, std::vector<size_t>* kept = nullptr,
-                  const bool* host_threads = nullptr, bool* unread = nullptr) {
+                  bool* unread = nullptr, bool host_threads = false) {
     size_t event_count = 0;
     bool id_seen = false, timestamp_seen = false;
     size_t until_cut = 0;  // Events left before the next chunk starts.
@@ -437,7 +438,7 @@ class XSpaceReader {
           break;
         case kLineEvents:
           scan.Expect(type, kLengthDelimited, "XLine.events");
-          if (unread && event_count == 0 && id_seen && timestamp_seen && UnreadLine(line, *host_threads)) {
+          if (unread && event_count == 0 && id_seen && timestamp_seen && UnreadLine(line, host_threads)) {
             // Not framed, not touched: the line's fields after its events
             // (duration, display id and name) go unread with them.
             *unread = true;
@@ -482,13 +483,9 @@ class XSpaceReader {
   // when there is nothing to decode.
   std::optional<int64_t> PlanLine(const Line& line, size_t& event_count) {
     if (event_count == 0) return std::nullopt;
-    if (!origin_set_) {
-      host_->time_origin_ns = line.timestamp_ns;
-      origin_set_ = true;
-    }
+    SetOriginFrom(line);
     int64_t base_ps;
-    if (__builtin_sub_overflow(line.timestamp_ns, host_->time_origin_ns, &base_ps) ||
-        __builtin_mul_overflow(base_ps, int64_t{1000}, &base_ps)) {
+    if (!LineStartPs(line, &base_ps)) {
       diag_.Add(diag_kind::kXplaneLineTimeOutOfRange, std::string(host_->LineName(line)), event_count);
       return std::nullopt;
     }
@@ -501,6 +498,19 @@ class XSpaceReader {
     }
     events_planned_ += event_count;
     return base_ps;
+  }
+
+  // The first line with events sets the host's time origin.
+  void SetOriginFrom(const Line& line) {
+    if (origin_set_) return;
+    host_->time_origin_ns = line.timestamp_ns;
+    origin_set_ = true;
+  }
+  // The line's start from the time origin, in ps; false when it does not
+  // fit in 64 bits.
+  bool LineStartPs(const Line& line, int64_t* base_ps) const {
+    return !__builtin_sub_overflow(line.timestamp_ns, host_->time_origin_ns, base_ps) &&
+           !__builtin_mul_overflow(*base_ps, int64_t{1000}, base_ps);
   }
 
   // Where a line is counted when the command reads none of its events
@@ -526,13 +536,8 @@ class XSpaceReader {
     uint64_t* skipped = SkippedLinesCount(line, host_threads);
     if (!skipped) return false;
     int64_t base_ps;
-    if (origin_set_ && (__builtin_sub_overflow(line.timestamp_ns, host_->time_origin_ns, &base_ps) ||
-                        __builtin_mul_overflow(base_ps, int64_t{1000}, &base_ps)))
-      return false;  // Framed, for PlanLine's warning with the count.
-    if (!origin_set_) {
-      host_->time_origin_ns = line.timestamp_ns;
-      origin_set_ = true;
-    }
+    if (origin_set_ && !LineStartPs(line, &base_ps)) return false;  // Framed, for PlanLine's warning with the count.
+    SetOriginFrom(line);
     ++*skipped;
     return true;
   }
@@ -547,7 +552,7 @@ class XSpaceReader {
     // The pre-scan touches every page; they are given back as it goes.
     bool unread = false;
     size_t event_count = ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16,
-                                  leaving_out ? &ctx : nullptr, &kept, &host_threads, &unread);
+                                  leaving_out ? &ctx : nullptr, &kept, &unread, host_threads);
     if (unread) return;
     const size_t framed = event_count;
     const std::optional<int64_t> planned = PlanLine(line, event_count);

@@ -379,13 +379,24 @@ MemoryProfileOptions MemoryProfileOptionsFor(Compat compat) {
   return o;
 }
 
+namespace {
+
+// The host-threads plane whose allocator events the profile reads (the
+// last of that name); host.planes.size() when there is none.
+size_t AllocatorEventsPlane(const Host& host) {
+  size_t plane_index = host.planes.size();
+  for (size_t i = 0; i < host.planes.size(); ++i)
+    if (host.PlaneName(host.planes[i]) == schema::kHostThreadsPlane) plane_index = i;
+  return plane_index;
+}
+
+}  // namespace
+
 bool MemoryProfileGroups(const Host& host) {
   if (host.format == CaptureFormat::kChromeTrace) return false;
-  const Plane* last = nullptr;  // The one BuildMemoryProfile reads.
-  for (const Plane& plane : host.planes)
-    if (host.PlaneName(plane) == schema::kHostThreadsPlane) last = &plane;
-  if (!last) return false;
-  for (const EventMetadata& m : last->event_metadata)
+  const size_t p = AllocatorEventsPlane(host);
+  if (p == host.planes.size()) return false;
+  for (const EventMetadata& m : host.planes[p].event_metadata)
     if (schema::IsAllocatorEvent(host.Str(m.name))) return true;
   return false;
 }
@@ -397,9 +408,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   if (host.format == CaptureFormat::kChromeTrace) return BuildKinetoMemoryProfile(host, diag, source);
   HostMemoryProfile out;
   out.host = host.name;
-  size_t plane_index = host.planes.size();
-  for (size_t i = 0; i < host.planes.size(); ++i)
-    if (host.PlaneName(host.planes[i]) == schema::kHostThreadsPlane) plane_index = i;
+  const size_t plane_index = AllocatorEventsPlane(host);
   if (plane_index == host.planes.size()) {
     out.no_profile_reason = "the capture has no host plane (/host:CPU), where TensorFlow records allocator events";
     return out;

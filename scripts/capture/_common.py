@@ -107,6 +107,21 @@ def _prune_events(path):
                 os.remove(full)
 
 
+def torch_gpu_args(doc, variants, torch):
+    """The command line of a PyTorch GPU capture with variants:
+    ``--variant`` (one of ``variants``) and ``--out`` (made if missing).
+    Exits without a CUDA device; seeds torch."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variant", required=True, choices=variants)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit(f"{os.path.basename(sys.argv[0])}: no CUDA device")
+    os.makedirs(args.out, exist_ok=True)
+    torch.manual_seed(0)
+    return args
+
+
 def torch_gpu_info(torch, on_gpu=True, **fields):
     """What every PyTorch GPU capture's capture_info.json records (the
     command, Python, torch, CUDA runtime, GPU, host name, capture time),

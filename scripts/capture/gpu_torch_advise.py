@@ -26,9 +26,6 @@ Writes ``<out>/capture_info.json`` (versions, GPU, command, variant).
 Run by scripts/capture/gpu_capture_all.sh.
 """
 
-import argparse
-import os
-import sys
 import time
 
 import torch
@@ -112,14 +109,7 @@ def memory_near_capacity(out):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variant", required=True, choices=("launch_bound", "dataloader_bound", "memory_near_capacity"))
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("gpu_torch_advise: no CUDA device")
-    os.makedirs(args.out, exist_ok=True)
-    torch.manual_seed(0)
+    args = _common.torch_gpu_args(__doc__, ("launch_bound", "dataloader_bound", "memory_near_capacity"), torch)
     extra = {"launch_bound": launch_bound, "dataloader_bound": dataloader_bound,
              "memory_near_capacity": memory_near_capacity}[args.variant](args.out)
     _common.write_capture_info(args.out, _common.torch_gpu_info(torch, variant=args.variant, **extra))

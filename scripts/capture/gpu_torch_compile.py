@@ -24,9 +24,6 @@ Writes ``<out>/capture_info.json`` (versions, GPU, command, variant).
 Run by scripts/capture/gpu_capture_all.sh.
 """
 
-import argparse
-import os
-import sys
 import time
 
 import torch
@@ -47,14 +44,7 @@ def make_model(dev):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variant", required=True, choices=("compile", "cudagraphs"))
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("gpu_torch_compile: no CUDA device")
-    os.makedirs(args.out, exist_ok=True)
-    torch.manual_seed(0)
+    args = _common.torch_gpu_args(__doc__, ("compile", "cudagraphs"), torch)
     dev = torch.device("cuda")
     model = make_model(dev)
     mode = "reduce-overhead" if args.variant == "cudagraphs" else "default"
