@@ -222,30 +222,36 @@ void UpdateSummary(Collecting& c, const MemorySnapshot& s, const MemoryProfileOp
   }
 }
 
-// Events outside any step take the step after the last one seen (0 before
-// the first), so frees between steps count toward the next step.
-void FillMissingSteps(std::vector<MemorySnapshot>& timeline) {
-  int64_t last = kNoGroup;
-  for (MemorySnapshot& s : timeline) {
-    if (s.step == kNoGroup) s.step = last + 1;
-    else last = s.step;
-  }
-}
-
-// A free says only its size and address: it takes the op, region, dtype and
-// shape of the allocation at that address it releases.
-void DescribeDeallocations(std::vector<MemorySnapshot>& timeline, const std::string& memory_id, Diagnostics& diag) {
+// The time-ordered timeline's steps, frees and counts, in one pass (each
+// pass over millions of 100-byte snapshots costs a read of them all):
+// - each snapshot's step: the group of the event it came from (its place,
+//   (line << 32) | event, noted in `step` while collecting), and for events
+//   outside any step the step after the last one seen (0 before the first),
+//   so frees between steps count toward the next step;
+// - a free says only its size and address: it takes the op, region, dtype
+//   and shape of the allocation at that address it releases;
+// - the allocations and frees, and the peak's step: the last time the
+//   window peak is reached.
+void WalkTimeline(AllocatorMemoryProfile& p, const EventGroups& groups, size_t plane, Diagnostics& diag) {
   absl::flat_hash_map<uint64_t, size_t> live;  // address -> allocation index
+  int64_t last_step = kNoGroup;
+  std::vector<MemorySnapshot>& timeline = p.timeline;
   for (size_t i = 0; i < timeline.size(); ++i) {
     MemorySnapshot& s = timeline[i];
+    const auto at = static_cast<uint64_t>(s.step);
+    s.step = GroupOf(groups, plane, at >> 32, at & 0xffffffffu);
+    if (s.step == kNoGroup) s.step = last_step + 1;
+    else last_step = s.step;
+    if (s.in_use() == p.peak_bytes) p.peak_step = s.step;
     if (s.activity == MemoryActivity::kDeallocation) {
+      ++p.deallocations;
       auto it = live.find(s.address);
       if (it == live.end()) {
         diag.AddWithMessage(
             diag_kind::kMemoryUnmatchedDeallocation,
             "frees of memory allocated before the profile window (or whose allocation event is missing); "
             "they keep their own sizes but have no op, region, dtype or shape",
-            fmt::format("{} address {}", memory_id, s.address));
+            fmt::format("{} address {}", p.memory_id, s.address));
         continue;
       }
       const MemorySnapshot& a = timeline[it->second];
@@ -254,12 +260,15 @@ void DescribeDeallocations(std::vector<MemorySnapshot>& timeline, const std::str
       s.data_type = a.data_type;
       s.shape = a.shape;
       live.erase(it);
-    } else if (!live.try_emplace(s.address, i).second) {
+      continue;
+    }
+    ++p.allocations;
+    if (!live.try_emplace(s.address, i).second) {
       diag.AddWithMessage(
           diag_kind::kMemoryAddressReusedWithoutFree,
           "allocations at an address whose earlier allocation was never freed in the capture; the first one "
           "describes the next free, as in the TensorFlow Profiler",
-          fmt::format("{} address {}", memory_id, s.address));
+          fmt::format("{} address {}", p.memory_id, s.address));
     }
   }
 }
@@ -348,19 +357,12 @@ void ActiveAtPeak(AllocatorMemoryProfile& p, const MemoryProfileOptions& options
   }
 }
 
-void Finish(AllocatorMemoryProfile& p, const MemoryProfileOptions& options, HostMemoryProfile& host,
-            Diagnostics& diag) {
+void Finish(AllocatorMemoryProfile& p, const EventGroups& groups, size_t plane, const MemoryProfileOptions& options,
+            HostMemoryProfile& host, Diagnostics& diag) {
   // Capture order within equal times, so the result does not depend on the
   // sort (the reference's sort is not stable).
   SortByTime(p.timeline);
-  FillMissingSteps(p.timeline);
-  DescribeDeallocations(p.timeline, p.memory_id, diag);
-  for (const MemorySnapshot& s : p.timeline) {
-    if (s.activity == MemoryActivity::kAllocation) ++p.allocations;
-    else ++p.deallocations;
-    // The step of the peak: the last time the window peak is reached.
-    if (s.in_use() == p.peak_bytes) p.peak_step = s.step;
-  }
+  WalkTimeline(p, groups, plane, diag);
   p.peak.step = p.peak_step;
   ActiveAtPeak(p, options, host);
 }
@@ -472,6 +474,10 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     Collecting* collecting;
   };
   absl::flat_hash_map<SnapshotReader::MemoryKey, Allocator> by_key;
+  // The entry of the last event's key: taken again after an insertion,
+  // the only thing that moves a flat_hash_map's entries.
+  const Allocator* last = nullptr;
+  SnapshotReader::MemoryKey last_key;
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     // A line without events may hold any timestamp (readers check only the
@@ -489,14 +495,19 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
       uint32_t seen = 0;
       const SnapshotReader::MemoryKey key = reader.Read(line.EventStats(e), s, seen);
-      auto found = by_key.find(key);
-      if (found == by_key.end()) {
-        const std::string id = reader.IdOf(key);
-        auto [at, fresh] = by_id.try_emplace(id);
-        if (fresh) at->second.profile.timeline.reserve(expected[id]);
-        found = by_key.emplace(key, Allocator{&at->first, &at->second}).first;
+      // Events of one allocator come in runs: the last one's entry first.
+      if (!last || !(last_key == key)) {
+        auto found = by_key.find(key);
+        if (found == by_key.end()) {
+          const std::string id = reader.IdOf(key);
+          auto [at, fresh] = by_id.try_emplace(id);
+          if (fresh) at->second.profile.timeline.reserve(expected[id]);
+          found = by_key.emplace(key, Allocator{&at->first, &at->second}).first;
+        }
+        last = &found->second;
+        last_key = key;
       }
-      const std::string& memory_id = *found->second.id;
+      const std::string& memory_id = *last->id;
       s.time_ps = SaturatingSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
       // Where the event is, until its step is known (below).
       s.step = static_cast<int64_t>((uint64_t{static_cast<uint32_t>(l)} << 32) | static_cast<uint32_t>(e));
@@ -511,7 +522,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
         diag.Add(diag_kind::kMemoryNegativeSize,
                  fmt::format("{} {} at {} ps", memory_id, host.Str(plane.event_metadata[event.metadata].name),
                              event.start_ps));
-      Collecting& c = *found->second.collecting;
+      Collecting& c = *last->collecting;
       UpdateSummary(c, s, options);
       c.profile.timeline.push_back(s);
     }
@@ -519,14 +530,9 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   const EventGroups& groups = source ? source() : *own;
   if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
   for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
-  for (auto& [id, c] : by_id)
-    for (MemorySnapshot& s : c.profile.timeline) {
-      const auto at = static_cast<uint64_t>(s.step);
-      s.step = GroupOf(groups, plane_index, at >> 32, at & 0xffffffffu);
-    }
   for (auto& [id, c] : by_id) {
     c.profile.memory_id = id;
-    Finish(c.profile, options, out, diag);
+    Finish(c.profile, groups, plane_index, options, out, diag);
     out.allocators.push_back(std::move(c.profile));
   }
   return out;
