@@ -14,7 +14,7 @@ void Line::SortEvents() {
   std::stable_sort(order.begin(), order.end(),
                    [this](uint32_t a, uint32_t b) { return EventBefore(events[a], events[b]); });
   decltype(events) sorted_events;
-  std::vector<Stat> sorted_stats;
+  StatPool sorted_stats;
   sorted_events.reserve(events.size());
   sorted_stats.reserve(stats.size());
   for (uint32_t i : order) {

@@ -22,6 +22,11 @@ namespace tfprof {
 // Index into a plane's event metadata table (the event's name).
 using EventMetadataId = uint32_t;
 
+// A line's stats, one run per event. Sized by a reader before its
+// decoding threads fill it: resize() leaves the stats unwritten
+// (DefaultInitAllocator) rather than zeroing them first.
+using StatPool = std::vector<Stat, DefaultInitAllocator<Stat>>;
+
 struct Event {
   int64_t start_ps;     // Absolute start time in picoseconds.
   int64_t duration_ps;  // Never negative (readers clamp and count).
@@ -61,7 +66,7 @@ struct Line {
   // Readers fill events they sized beforehand: resize() leaves them
   // unwritten (DefaultInitAllocator) rather than zeroing them first.
   std::vector<Event, DefaultInitAllocator<Event>> events;
-  std::vector<Stat> stats;
+  StatPool stats;
 
   std::span<const Stat> EventStats(size_t index) const {
     uint32_t begin = index == 0 ? 0 : events[index - 1].stats_end;

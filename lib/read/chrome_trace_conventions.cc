@@ -92,7 +92,7 @@ uint64_t LevelZeroFromAnnotation(Host& host, Plane& plane) {
     bool any = false;
     for (const Stat& s : line.stats) any = any || (s.key() == *annotation && s.type() == StatType::kString);
     if (!any) continue;
-    std::vector<Stat> stats;
+    StatPool stats;
     stats.reserve(line.stats.size() + line.events.size());
     uint32_t begin = 0;  // The event's stats in the old pool (its stats_end is rewritten below).
     for (size_t i = 0; i < line.events.size(); ++i) {
@@ -376,7 +376,7 @@ uint64_t LaunchDimsToKernels(Host& host, const Plane& cpu, Plane& gpu) {
   const StatKey to_grid = StatKeyFor(host, gpu, "grid"), to_block = StatKeyFor(host, gpu, "block");
   uint64_t count = 0;
   for (Line& line : gpu.lines) {
-    std::vector<Stat> stats;
+    StatPool stats;
     stats.reserve(line.stats.size() + 2 * line.events.size());
     uint32_t begin = 0;  // The event's stats in the old pool (its stats_end is rewritten below).
     for (Event& e : line.events) {

@@ -33,7 +33,7 @@ struct OpKeys {
 // Appends the op stats to the events `op_of` names (kEmpty: none),
 // rebuilding the line's stat pool. Returns the events given an op.
 uint64_t AddOpStats(Line& line, const OpKeys& keys, const std::vector<OpOf>& op_of) {
-  std::vector<Stat> stats;
+  StatPool stats;
   stats.reserve(line.stats.size() + 2 * line.events.size());
   uint32_t begin = 0;  // The event's stats in the old pool (its stats_end is rewritten below).
   uint64_t count = 0;

@@ -55,8 +55,8 @@ class MemoryBudget {
   // then have (libstdc++ doubles it when full; while the elements move,
   // both buffers exist, so the doubled capacity is about the peak).
   // `charged` keeps the capacity charged so far.
-  template <class T>
-  void ChargeAppend(Growth what, const std::vector<T>& v, uint64_t& charged, uint64_t count = 1) {
+  template <class T, class A>
+  void ChargeAppend(Growth what, const std::vector<T, A>& v, uint64_t& charged, uint64_t count = 1) {
     const uint64_t will_have = v.size() < v.capacity() ? v.capacity() : std::max<uint64_t>(1, 2 * v.capacity());
     if (will_have > charged) {
       const uint64_t grown = (will_have - charged) * sizeof(T);

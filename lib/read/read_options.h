@@ -72,6 +72,12 @@ struct ReadOptions {
   // The default keeps everything, so no reader or caller loses a stat
   // unless it asks to. Only the XSpace reader filters today.
   EventStatFilter event_stats;
+  // How the XSpace reader splits a plane's decoding (0: its own choice):
+  // events per chunk, and decoding threads (given, even a small plane is
+  // decoded on them). For tests, to run the threads and lines of many
+  // chunks on small captures; the model read is the same either way.
+  size_t decode_chunk_events = 0;
+  size_t decode_threads = 0;
 
   // The error text for content that inflates beyond the limit.
   std::string InflateLimitProblem() const {

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -63,6 +64,13 @@ struct ChunkJob {
   Line* line = nullptr;
   WireDecoder bytes{std::string_view()};
   size_t first_event = 0;  // Index in line->events of the chunk's first event kept.
+  // Where the chunk's kept events are decoded to: their slots in
+  // line->events, or `own_events` while the line is not yet sized (the
+  // pre-scan hands a chunk over before it has counted the whole line), to
+  // be copied into the line once it is (ChunkPipeline).
+  Event* out = nullptr;
+  std::vector<Event, DefaultInitAllocator<Event>> own_events;
+  bool decoded_aside = false;
   size_t event_count = 0;  // Events on the wire.
   // Events the chunk puts in its line: event_count, less those it leaves
   // out when `leaves_out` (PlaneContext::LeavesOut).
@@ -73,7 +81,7 @@ struct ChunkJob {
   // events' stats_end count from 0 here) and moved into the line's pool
   // once every chunk is done: one pass over the bytes, not a counting pass
   // first. `stats_charged` is the capacity charged to the budget.
-  std::vector<Stat> stats;
+  StatPool stats;
   uint64_t stats_charged = 0;
   size_t dropped_stats = 0;  // Event stats left out (PlaneContext::drop_event_stat).
   size_t first_stat = 0;     // Where `stats` went in the line's pool, once joined.
@@ -82,6 +90,15 @@ struct ChunkJob {
   // can be released behind the decoder: (index into stats, length).
   std::vector<std::pair<uint32_t, uint32_t>> pending_strings;
   std::string pending_text;
+  // What decoding the chunk met, kept apart so that the plane's
+  // diagnostics are merged in chunk order, whatever thread decoded which.
+  Diagnostics diag;
+  // Its place in the order chunks were handed over, what it threw, and
+  // whether its line was dropped (ChunkPipeline).
+  uint64_t seq = 0;
+  std::exception_ptr error;
+  bool dropped = false;
+  bool sorted = true;  // Its events are in order (once copied into the line).
 };
 
 // The memory budget as the decoding threads share it: they charge a
@@ -93,8 +110,8 @@ struct ChunkJob {
 class SharedBudget {
  public:
   explicit SharedBudget(MemoryBudget& budget) : budget_(budget) {}
-  template <class T>
-  void ChargeAppend(Growth what, const std::vector<T>& v, uint64_t& charged) {
+  template <class T, class A>
+  void ChargeAppend(Growth what, const std::vector<T, A>& v, uint64_t& charged) {
     std::lock_guard<std::mutex> lock(mutex_);
     budget_.ChargeAppend(what, v, charged, 0);
   }
@@ -368,7 +385,7 @@ class EventDecoder {
   // The chunk's events into its slots of the line, those left out skipped.
   template <bool kLeavesOut>
   void DecodeEvents(ChunkJob& job, ChunkStats& stats) {
-    Event* out = job.line->events.data() + job.first_event;
+    Event* out = job.out;
     size_t done = 0, kept = 0;
     WireDecoder& d = job.bytes;
     uint32_t field;

@@ -16,6 +16,7 @@
 #include "lib/read/byte_source.h"
 #include "lib/read/memory_budget.h"
 #include "lib/read/wire_decoder.h"
+#include "lib/read/xplane_chunk_pipeline.h"
 #include "lib/read/xplane_event_decoder.h"
 #include "lib/read/xplane_wire.h"
 #include "lib/util/parallel_for.h"
@@ -26,6 +27,20 @@ namespace {
 using namespace xplane_wire;
 
 std::string HostNameFromPath(const std::string& path);
+
+// What the pre-scan of a line tells its caller as it goes (ScanLine).
+class ScanHooks {
+ public:
+  // At the line's first event, with whether the line's id and timestamp
+  // came before it. True: the scan leaves the line's pages mapped, for the
+  // decoders of its chunks to give back.
+  virtual bool FirstEvent(bool id_seen, bool timestamp_seen) = 0;
+  // Chunk c's events are all framed (the next chunk begins).
+  virtual void ChunkFramed(size_t c) = 0;
+
+ protected:
+  ~ScanHooks() = default;
+};
 
 class XSpaceReader {
  public:
@@ -223,19 +238,35 @@ class XSpaceReader {
     budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
   }
 
-  // Pass 2: the lines, in order, into the model.
+  // Pass 2: the lines, in order, into the model: the pre-scan frames them
+  // on this thread and hands their chunks over to the decoding threads as
+  // it goes (ChunkPipeline).
   void DecodeLines(const PlaneContext& ctx, const WireDecoder& whole_plane, Plane& plane, size_t line_count) {
     PhaseTimer prescan_phase("read plane: line pre-scan");
     plane.lines.resize(line_count);
-    std::vector<ChunkJob> chunks;
     const bool host_threads = host_->PlaneName(plane) == schema::kHostThreadsPlane;
+    // On a small plane, starting threads costs more than they save.
+    size_t threads = whole_plane.size() < (8u << 20) ? 1 : std::min<size_t>(HardwareThreads(), 8);
+    if (options_.decode_threads) threads = options_.decode_threads;
+    // While the decoding threads run, the reader charges through the lock.
+    SharedBudget shared(budget_);
+    struct SharedWhileDecoding {
+      SharedBudget*& to;
+      ~SharedWhileDecoding() { to = nullptr; }
+    } reset{shared_};
+    shared_ = &shared;
+    ChunkPipeline pipeline(ctx, shared, release_, path_, threads);
     ForEachLine(whole_plane,
-                [&](size_t l, WireDecoder line) { PrescanLine(ctx, line, plane.lines[l], chunks, host_threads); });
+                [&](size_t l, WireDecoder line) { PrescanLine(ctx, line, plane.lines[l], pipeline, host_threads); });
     prescan_phase.Stop();
-    DecodeChunks(ctx, chunks);
-    // The notes of pass 1, the chunks and the id maps go with ReadPlane.
-    budget_.Release(Growth::kEvents, chunks_charged_ * sizeof(ChunkJob));
-    chunks_charged_ = 0;
+    PhaseTimer decode_phase("read plane: decode events, join stats");
+    pipeline.Finish(diag_);
+    decode_phase.Stop();
+    PhaseTimer intern_phase("read plane: intern strings");
+    InternPendingStrings(pipeline.chunks());
+    intern_phase.Stop();
+    SortUnsortedLines(pipeline.lines());
+    Release(Growth::kEvents, pipeline.chunks().size() * sizeof(ChunkJob));
   }
 
   // Pass 2 of StreamXSpaceFile: the lines, in order, to the sink.
@@ -296,6 +327,7 @@ class XSpaceReader {
       job.base_ps = *base_ps;
       job.bytes = line_bytes.Slice(cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : line_end);
       batch.events.resize(job.event_count);
+      job.out = batch.events.data();
       decoder.DecodeChunk(job, shared, release_);
       sorted = sorted && batch.IsSorted() && (c == 0 || !EventBefore(batch.events.front(), last));
       last = batch.events.back();
@@ -330,7 +362,7 @@ class XSpaceReader {
   void ChargeStrings() {
     uint64_t bytes = host_->strings.MemoryBytes(), count = host_->strings.size();
     if (bytes > strings_charged_) {
-      budget_.Charge(Growth::kText, bytes - strings_charged_, count - strings_counted_);
+      Charge(Growth::kText, bytes - strings_charged_, count - strings_counted_);
       strings_charged_ = bytes;
       strings_counted_ = count;
     }
@@ -400,10 +432,11 @@ class XSpaceReader {
   // line is the host-threads plane's).
   size_t ScanLine(WireDecoder line_bytes, Line& line, std::vector<uint64_t>& cuts, size_t chunk_events,
                   size_t release_every, const PlaneContext* leaving_out = nullptr, std::vector<size_t>* kept = nullptr,
-                  bool* unread = nullptr, bool host_threads = false) {
+                  bool* unread = nullptr, bool host_threads = false, ScanHooks* hooks = nullptr) {
     size_t event_count = 0;
     bool id_seen = false, timestamp_seen = false;
-    size_t until_cut = 0;  // Events left before the next chunk starts.
+    bool keep_pages = false;  // The pages are left to the decoders (ScanHooks::FirstEvent).
+    size_t until_cut = 0;     // Events left before the next chunk starts.
     WireDecoder scan = line_bytes;
     uint64_t released = scan.offset();
     uint32_t field;
@@ -446,14 +479,16 @@ class XSpaceReader {
             scan = line_bytes.Slice(end, end);
             break;
           }
+          if (hooks && event_count == 0) keep_pages = hooks->FirstEvent(id_seen, timestamp_seen);
           // A line is mostly one run of events: framed in a loop of its own,
           // each next tag a byte compared, not a field dispatched.
           for (;;) {
             if (until_cut == 0) {
               until_cut = chunk_events;
               cuts.push_back(at);
+              if (hooks && cuts.size() > 1) hooks->ChunkFramed(cuts.size() - 2);
               if (leaving_out) kept->push_back(0);
-              if (release_ && cuts.size() % release_every == 0) {
+              if (release_ && !keep_pages && cuts.size() % release_every == 0) {
                 release_(released, at);
                 released = at;
               }
@@ -474,7 +509,7 @@ class XSpaceReader {
         default: Unknown("XLine", field); scan.Skip(type);
       }
     }
-    if (release_) release_(released, scan.offset());
+    if (release_ && !keep_pages) release_(released, scan.offset());
     return event_count;
   }
 
@@ -542,25 +577,122 @@ class XSpaceReader {
     return true;
   }
 
-  // Reads a line's own fields, counts its events and cuts them into chunks.
-  // `host_threads`: the line is the host-threads plane's.
-  void PrescanLine(const PlaneContext& ctx, WireDecoder line_bytes, Line& line, std::vector<ChunkJob>& chunks,
+  // Hands a line's chunks to the pipeline as the pre-scan frames them
+  // (ScanLine's hooks), when MayHandOverEarly allows.
+  struct EarlyHandOver final : ScanHooks {
+    XSpaceReader& reader;
+    Line& line;
+    ChunkPipeline& pipeline;
+    const WireDecoder& line_bytes;
+    const std::vector<uint64_t>& cuts;
+    const std::vector<size_t>& kept;
+    const bool leaving_out, host_threads;
+    LineJoin* join;
+    bool on = false, set_origin = false;
+    int64_t base_ps = 0;
+    size_t handed = 0, first_kept = 0;
+
+    EarlyHandOver(XSpaceReader& r, Line& l, ChunkPipeline& p, const WireDecoder& bytes, const std::vector<uint64_t>& c,
+                  const std::vector<size_t>& k, bool leaving, bool host)
+        : reader(r),
+          line(l),
+          pipeline(p),
+          line_bytes(bytes),
+          cuts(c),
+          kept(k),
+          leaving_out(leaving),
+          host_threads(host),
+          join(&p.OpenLine(l)) {}
+    bool FirstEvent(bool id_seen, bool timestamp_seen) override {
+      on = reader.MayHandOverEarly(line, id_seen, timestamp_seen, host_threads, &base_ps, &set_origin);
+      return on;
+    }
+    void ChunkFramed(size_t c) override {
+      if (!on) return;
+      // Framed up to the next cut: a whole chunk, whatever the line's count.
+      pipeline.Hand(*join,
+                    reader.MakeChunk(line, line_bytes, cuts, kept, c, SIZE_MAX, leaving_out, first_kept, base_ps));
+      ++handed;
+    }
+  };
+
+  // Whether a line's chunks may be handed over as they are framed, before
+  // the line is counted: its id and timestamp came before its first event
+  // (so whether the command reads the line, and the decoders' time base,
+  // are known), and --max-events, which needs every line's count first, is
+  // off. The line sets the time origin if it is the first with events, as
+  // PlanLine would (*set_origin says so).
+  bool MayHandOverEarly(const Line& line, bool id_seen, bool timestamp_seen, bool host_threads, int64_t* base_ps,
+                        bool* set_origin) {
+    *set_origin = false;
+    if (options_.max_events || !id_seen || !timestamp_seen || SkippedLinesCount(line, host_threads)) return false;
+    const bool had_origin = origin_set_;
+    SetOriginFrom(line);
+    if (LineStartPs(line, base_ps)) {
+      *set_origin = !had_origin;
+      return true;
+    }
+    origin_set_ = had_origin;
+    return false;
+  }
+
+  // Chunk c of a line whose pre-scan cut it at `cuts`; `first_kept` is
+  // where its kept events start in the line, and moves past them.
+  ChunkJob MakeChunk(Line& line, const WireDecoder& line_bytes, const std::vector<uint64_t>& cuts,
+                     const std::vector<size_t>& kept, size_t c, size_t event_count, bool leaves_out, size_t& first_kept,
+                     int64_t base_ps) const {
+    ChunkJob job;
+    job.line = &line;
+    job.event_count = std::min(chunk_events_, event_count - c * chunk_events_);
+    job.first_event = first_kept;
+    job.leaves_out = leaves_out;
+    job.kept_events = leaves_out ? kept[c] : job.event_count;
+    first_kept += job.kept_events;
+    job.base_ps = base_ps;
+    const uint64_t line_end = line_bytes.offset() + line_bytes.size();
+    job.bytes = line_bytes.Slice(cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : line_end);
+    return job;
+  }
+
+  // Reads a line's own fields, counts its events and cuts them into chunks
+  // for the pipeline: each as soon as it is framed where the line allows
+  // (MayHandOverEarly), else once the line is counted. `host_threads`: the
+  // line is the host-threads plane's.
+  void PrescanLine(const PlaneContext& ctx, WireDecoder line_bytes, Line& line, ChunkPipeline& pipeline,
                    bool host_threads) {
-    std::vector<uint64_t> cuts;  // Offset of every kChunkEvents-th event.
+    std::vector<uint64_t> cuts;  // Offset of every chunk_events_-th event.
     std::vector<size_t> kept;    // Per chunk, when the plane leaves events out.
     const bool leaving_out = !ctx.skip_event.empty();
-    // The pre-scan touches every page; they are given back as it goes.
+    EarlyHandOver early(*this, line, pipeline, line_bytes, cuts, kept, leaving_out, host_threads);
+    // The pre-scan touches every page; they are given back as it goes, or
+    // by the decoders of chunks handed over early.
     bool unread = false;
-    size_t event_count = ScanLine(line_bytes, line, cuts, kChunkEvents, /*release_every=*/16,
-                                  leaving_out ? &ctx : nullptr, &kept, &unread, host_threads);
-    if (unread) return;
+    size_t event_count = ScanLine(line_bytes, line, cuts, chunk_events_, /*release_every=*/16,
+                                  leaving_out ? &ctx : nullptr, &kept, &unread, host_threads, &early);
+    LineJoin* join = early.join;
+    if (unread) {
+      pipeline.CloseLine(*join);
+      return;
+    }
+    // Planned as the line ended: the origin its first event set is set
+    // again from it (the same, unless its timestamp came again later).
+    if (early.set_origin) origin_set_ = false;
     const size_t framed = event_count;
     const std::optional<int64_t> planned = PlanLine(line, event_count);
-    if (!planned) return;
+    uint64_t* skipped = planned ? SkippedLinesCount(line, host_threads) : nullptr;
+    size_t handed = early.handed, first_kept = early.first_kept;
+    if (early.on && (!planned || *planned != early.base_ps || skipped)) {
+      // The line's id or timestamp came again after its first events: the
+      // chunks handed over are dropped, and the line handed over as it is.
+      pipeline.DropLine(*join);
+      join = &pipeline.OpenLine(line);
+      handed = first_kept = 0;
+    }
     // Planned first, so the time origin and --max-events come out as when
     // the line is read.
-    if (uint64_t* skipped = SkippedLinesCount(line, host_threads)) {
-      ++*skipped;
+    if (planned && skipped) ++*skipped;
+    if (!planned || skipped) {
+      pipeline.CloseLine(*join);
       return;
     }
     // A line --max-events cut keeps every event it reads (the counts are
@@ -572,90 +704,26 @@ class XSpaceReader {
       for (size_t k : kept) kept_count += k;
       host_->allocator_events_skipped += event_count - kept_count;
     }
-    const int64_t base_ps = *planned;
-    budget_.Charge(Growth::kEvents, kept_count * sizeof(Event), kept_count);
+    Charge(Growth::kEvents, kept_count * sizeof(Event), kept_count);
     line.events.resize(kept_count);
-    const uint64_t line_end = line_bytes.offset() + line_bytes.size();
-    size_t first_kept = 0;
-    for (size_t c = 0; c * kChunkEvents < event_count; ++c) {
-      ChunkJob job;
-      job.line = &line;
-      job.event_count = std::min(kChunkEvents, event_count - c * kChunkEvents);
-      job.first_event = first_kept;
-      job.leaves_out = leaves_out;
-      job.kept_events = leaves_out ? kept[c] : job.event_count;
-      first_kept += job.kept_events;
-      job.base_ps = base_ps;
-      job.bytes = line_bytes.Slice(cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : line_end);
-      // A chunk per line at least: a plane of millions of one-event lines
-      // has as many.
-      budget_.ChargeAppend(Growth::kEvents, chunks, chunks_charged_, 0);
-      chunks.push_back(std::move(job));
-    }
+    pipeline.MarkSized(*join);
+    for (size_t c = handed; c * chunk_events_ < event_count; ++c)
+      pipeline.Hand(*join, MakeChunk(line, line_bytes, cuts, kept, c, event_count, leaves_out, first_kept, *planned));
+    pipeline.CloseLine(*join);
   }
 
-  // Runs fn(i) for i in [0, n) on several threads when there is enough
-  // work, each thread with its own decoder; rethrows the error of the
-  // lowest i that failed, else merges the decoders' diagnostics.
-  void ParallelDecode(size_t n, uint64_t work_bytes, const std::function<void(size_t, EventDecoder&)>& fn,
-                      const PlaneContext& ctx) {
-    const size_t threads = work_bytes < (8u << 20) ? 1 : std::min<size_t>({HardwareThreads(), n, 8});
-    std::deque<EventDecoder> decoders;
-    for (size_t t = 0; t < std::max<size_t>(threads, 1); ++t) decoders.emplace_back(ctx, nullptr);
-    ParallelForWorkers(n, threads, [&](size_t k, size_t worker) { fn(k, decoders[worker]); });
-    for (const EventDecoder& d : decoders) diag_.Merge(d.diag);
-  }
-
-  // The chunks of one line, and how many are still being decoded: the
-  // thread that finishes the last one joins the line's stats.
-  struct LineJoin {
-    size_t first_chunk = 0, chunk_count = 0;
-    std::atomic<size_t> left{0};
-    bool sorted = true;
-  };
-
-  // Chunks are independent once the plane's metadata is known: decode them
-  // in parallel, each into its own stats pool, joined into the line's pool
-  // as soon as the line's last chunk is done (on the decoding threads, so
-  // the copy and its page faults run in parallel too); then, in order,
-  // intern their string values.
-  void DecodeChunks(const PlaneContext& ctx, std::vector<ChunkJob>& chunks) {
-    uint64_t total_bytes = 0;
-    for (const ChunkJob& c : chunks) total_bytes += c.bytes.size();
-    size_t line_count = 0;
-    for (size_t c = 0; c < chunks.size(); ++c) line_count += c == 0 || chunks[c].line != chunks[c - 1].line;
-    std::vector<LineJoin> joins(line_count);
-    std::vector<uint32_t> join_of(chunks.size());
-    for (size_t c = 0, j = 0; c < chunks.size(); ++c) {
-      if (c > 0 && chunks[c].line != chunks[c - 1].line) ++j;
-      if (joins[j].chunk_count++ == 0) joins[j].first_chunk = c;
-      joins[j].left.fetch_add(1, std::memory_order_relaxed);
-      join_of[c] = static_cast<uint32_t>(j);
-    }
-    SharedBudget shared(budget_);
-    PhaseTimer decode_phase("read plane: decode events, join stats");
-    ParallelDecode(
-        chunks.size(), total_bytes,
-        [&](size_t k, EventDecoder& d) {
-          d.DecodeChunk(chunks[k], shared, release_);
-          LineJoin& join = joins[join_of[k]];
-          if (join.left.fetch_sub(1, std::memory_order_acq_rel) == 1)
-            JoinLineStats(join, std::span<ChunkJob>(chunks.data() + join.first_chunk, join.chunk_count), shared, path_);
-        },
-        ctx);
-    decode_phase.Stop();
-    PhaseTimer intern_phase("read plane: intern strings");
-    // The string values copied aside by the decoding threads, until they
-    // are interned below.
+  // The string values the decoding threads set aside, interned in chunk
+  // order, so string ids do not depend on thread timing.
+  void InternPendingStrings(std::deque<ChunkJob>& chunks) {
     uint64_t pending = 0;
     for (const ChunkJob& job : chunks) {
+      if (job.dropped) continue;
       pending += job.pending_text.capacity() + job.pending_strings.capacity() * sizeof(job.pending_strings[0]);
       host_->event_stats_dropped += job.dropped_stats;
     }
-    budget_.Charge(Growth::kText, pending, 0);
-    // Intern string values in order, so string ids don't depend on thread
-    // timing.
+    Charge(Growth::kText, pending, 0);
     for (ChunkJob& job : chunks) {
+      if (job.dropped) continue;
       size_t at = 0;
       Stat* stats = job.line->stats.data() + job.first_stat;
       for (auto [index, length] : job.pending_strings) {
@@ -666,46 +734,32 @@ class XSpaceReader {
       uint64_t freed = job.pending_text.capacity() + job.pending_strings.capacity() * sizeof(job.pending_strings[0]);
       std::string().swap(job.pending_text);
       std::vector<std::pair<uint32_t, uint32_t>>().swap(job.pending_strings);
-      budget_.Release(Growth::kText, freed);
-    }
-    for (const LineJoin& join : joins) {
-      if (join.sorted) continue;
-      Line& line = *chunks[join.first_chunk].line;
-      diag_.Add(diag_kind::kXplaneUnsortedLine, std::string(host_->LineName(line)));
-      // Sorting copies the line (and an index per event) beside itself.
-      uint64_t copy = line.events.size() * (sizeof(Event) + sizeof(uint32_t)) + line.stats.size() * sizeof(Stat);
-      budget_.Charge(Growth::kEvents, copy, 0);
-      line.SortEvents();
-      budget_.Release(Growth::kEvents, copy);
+      Release(Growth::kText, freed);
     }
   }
 
-  // Copies a line's chunk pools into its own, sized exactly, freeing each
-  // after its copy, and counts its events' stats from the line's first.
-  // Runs on a decoding thread: it touches only this line and the budget.
-  static void JoinLineStats(LineJoin& join, std::span<ChunkJob> line_chunks, SharedBudget& budget,
-                            const std::string& path) {
-    Line& line = *line_chunks.front().line;
-    uint64_t total = 0;
-    for (const ChunkJob& job : line_chunks) total += job.stats.size();
-    if (total > UINT32_MAX) throw InputError(path, "a line has more than 4 billion stats; not supported");
-    // Reserved, the line's pool takes memory only as it is written: each
-    // chunk is charged as it is copied in, and its own pool released after.
-    line.stats.reserve(total);
-    for (ChunkJob& job : line_chunks) {
-      budget.Charge(Growth::kStats, job.stats.size() * sizeof(Stat), job.stats.size());
-      job.first_stat = line.stats.size();
-      const auto base = static_cast<uint32_t>(job.first_stat);
-      line.stats.insert(line.stats.end(), job.stats.begin(), job.stats.end());
-      if (base != 0) {
-        Event* e = line.events.data() + job.first_event;
-        for (size_t i = 0; i < job.kept_events; ++i) e[i].stats_end += base;
-      }
-      std::vector<Stat>().swap(job.stats);
-      budget.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
-      job.stats_charged = 0;
+  // Lines whose events were out of order, sorted (and said so).
+  void SortUnsortedLines(const std::deque<LineJoin>& joins) {
+    for (const LineJoin& join : joins) {
+      if (join.sorted || join.dropped) continue;
+      Line& line = *join.line;
+      diag_.Add(diag_kind::kXplaneUnsortedLine, std::string(host_->LineName(line)));
+      // Sorting copies the line (and an index per event) beside itself.
+      uint64_t copy = line.events.size() * (sizeof(Event) + sizeof(uint32_t)) + line.stats.size() * sizeof(Stat);
+      Charge(Growth::kEvents, copy, 0);
+      line.SortEvents();
+      Release(Growth::kEvents, copy);
     }
-    join.sorted = line.IsSorted();
+  }
+
+  // The memory budget, through the lock while decoding threads run.
+  void Charge(Growth what, uint64_t bytes, uint64_t count) {
+    if (shared_) shared_->Charge(what, bytes, count);
+    else budget_.Charge(what, bytes, count);
+  }
+  void Release(Growth what, uint64_t bytes) {
+    if (shared_) shared_->Release(what, bytes);
+    else budget_.Release(what, bytes);
   }
 
   void ExtractDeviceProperties(Plane& plane) {
@@ -729,8 +783,9 @@ class XSpaceReader {
   const ReadOptions& options_;
   ReleaseFn release_;
   MemoryBudget& budget_;
-  uint64_t planes_charged_ = 0;                         // host.planes' capacity charged.
-  uint64_t chunks_charged_ = 0;                         // The current plane's chunk list's capacity charged.
+  uint64_t planes_charged_ = 0;     // host.planes' capacity charged.
+  SharedBudget* shared_ = nullptr;  // The budget while decoding threads run (DecodeLines).
+  const size_t chunk_events_ = options_.decode_chunk_events ? options_.decode_chunk_events : kChunkEvents;
   uint64_t strings_charged_ = 0, strings_counted_ = 0;  // The string pool's memory and size charged.
   Host* host_ = nullptr;
   XSpaceEventSink* sink_ = nullptr;

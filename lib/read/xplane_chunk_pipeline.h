@@ -1,0 +1,129 @@
+// Internal to the XPlane reader: a plane's chunks decoded on worker threads
+// while the pre-scan is still framing the plane's later events.
+//
+// The pre-scan (one thread) cuts each line into chunks of events and hands
+// each over as soon as its bytes are framed, before the line is counted to
+// its end; the workers decode it meanwhile. A chunk taken before its line's
+// event array is sized decodes into an array of its own, copied into the
+// line once it is; one taken after decodes in place. When a line's last
+// chunk is decoded, its chunks' stats (and the events decoded aside) are
+// copied into the line's pools, a chunk at a time, on whichever threads are
+// free. When the hand-over backlog is full, the pre-scan decodes a chunk
+// itself: the file's pages are framed and decoded close together, and no
+// thread waits.
+//
+// What the result does not depend on: which thread decoded which chunk.
+// Diagnostics are kept per chunk and merged in hand-over order; the error
+// reported is the first chunk's (in hand-over order) that failed, and no
+// chunk after it is decoded, as when the chunks are decoded in order.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lib/read/xplane_event_decoder.h"
+
+namespace tfprof::xplane_wire {
+
+// One line's chunks, and what its join waits for.
+struct LineJoin {
+  Line* line = nullptr;
+  // In line order. Appended by the pre-scan only; read by the join, which
+  // starts after the pre-scan let go of the line (`left`).
+  std::vector<ChunkJob*> chunks;
+  // One for the pre-scan's hold until it closes the line, and one per
+  // chunk handed over and not yet decoded: the thread that brings it to 0
+  // joins the line.
+  std::atomic<size_t> left{1};
+  // Chunks not yet copied into the line's pools, once the join started:
+  // the thread that copies the last one finishes the join.
+  std::atomic<size_t> copies_left{0};
+  // Guarded by the pipeline's mutex: line->events is sized (chunks taken
+  // from now on decode in place); the line was dropped (its chunks are not
+  // joined: the pre-scan hands them over again).
+  bool sized = false;
+  bool dropped = false;
+  bool sorted = true;  // Set when the join finishes.
+};
+
+class ChunkPipeline {
+ public:
+  // `threads`: how many threads decode, the pre-scan's among them; with 1,
+  // the pre-scan's thread decodes every chunk in Finish, in order.
+  ChunkPipeline(const PlaneContext& ctx, SharedBudget& budget, const ReleaseFn& release, const std::string& path,
+                size_t threads);
+  // Stops and joins the workers (on an error of the pre-scan's side).
+  ~ChunkPipeline();
+  ChunkPipeline(const ChunkPipeline&) = delete;
+  ChunkPipeline& operator=(const ChunkPipeline&) = delete;
+
+  // The pre-scan's side (one thread).
+  LineJoin& OpenLine(Line& line);
+  // Hands over a chunk of `join`'s line whose bytes are framed.
+  void Hand(LineJoin& join, ChunkJob job);
+  // The line's events array is sized (to the kept events of all its
+  // chunks).
+  void MarkSized(LineJoin& join);
+  // No more chunks for the line.
+  void CloseLine(LineJoin& join);
+  // Drops the chunks handed over for the line so far, decoded or not (the
+  // line's id or timestamp changed after its first chunks were handed
+  // over): the pre-scan opens the line again.
+  void DropLine(LineJoin& join);
+
+  // After the pre-scan: decodes what is left (on this thread too), waits
+  // for every chunk, and rethrows the first failed chunk's error (in
+  // hand-over order); else merges the chunks' diagnostics into `diag`, in
+  // that order, and returns.
+  void Finish(Diagnostics& diag);
+
+  // Every chunk handed over, in order, and every line (once Finish
+  // returned; dropped ones marked).
+  std::deque<ChunkJob>& chunks() { return jobs_; }
+  std::deque<LineJoin>& lines() { return joins_; }
+
+ private:
+  struct Work {
+    ChunkJob* job;
+    LineJoin* join;
+    bool copy;  // Copy a decoded chunk into its line; else decode it.
+  };
+  void Worker(size_t index);
+  // Takes the next work item under the lock; false when there is none.
+  bool Take(std::unique_lock<std::mutex>& lock, Work& work);
+  void Run(const Work& work, EventDecoder& decoder);
+  void Decode(ChunkJob& job, LineJoin& join, EventDecoder& decoder);
+  void StartJoin(LineJoin& join);
+  void Copy(ChunkJob& job, LineJoin& join);
+  void FinishJoin(LineJoin& join);
+  void Push(const Work& work, bool front);
+  void Stop();
+
+  const PlaneContext& ctx_;
+  SharedBudget& budget_;
+  const ReleaseFn& release_;
+  const std::string& path_;
+  const size_t threads_;
+  std::deque<EventDecoder> decoders_;  // [0]: the pre-scan's thread.
+  std::vector<std::thread> workers_;
+  std::deque<ChunkJob> jobs_;   // Appended by the pre-scan; elements never move.
+  std::deque<LineJoin> joins_;  // Likewise.
+  uint64_t next_seq_ = 0;
+
+  std::mutex mutex_;
+  std::condition_variable ready_;  // Work queued, or stopping.
+  std::condition_variable idle_;   // A work item finished (Finish waits for the last).
+  std::deque<Work> queue_;
+  size_t running_ = 0;                  // Work items taken and not finished.
+  bool closed_ = false;                 // No more work will come: workers leave once the queue is empty.
+  bool stopping_ = false;               // Leave now (an error on the pre-scan's side).
+  uint64_t first_failed_ = UINT64_MAX;  // The seq of the first chunk that failed.
+};
+
+}  // namespace tfprof::xplane_wire

@@ -1,0 +1,241 @@
+// The XSpace reader decodes a plane's chunks on threads while its pre-scan
+// frames the later ones (lib/read/xplane_chunk_pipeline.h). Whatever the
+// chunk size and thread count, the model it reads must be the one a read
+// in order gives: every testdata capture and damaged file is read with
+// chunks of a few events on three threads and compared, field by field,
+// with the default read; then the cases the hand-over has to get right,
+// built in code.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <optional>
+
+#include "lib/model/errors.h"
+#include "lib/read/xplane_reader.h"
+#include "tests/support/files.h"
+#include "tests/support/xspace_builder.h"
+
+using namespace tfprof;
+using tfprof::testing::XSpaceBuilder;
+using tfprof::testing::wire::BytesField;
+using tfprof::testing::wire::VarintField;
+
+namespace {
+
+// A read's model, or the error it ended with.
+struct ReadResult {
+  std::optional<Host> host;
+  std::string error;
+  std::vector<DiagnosticEntry> diagnostics;
+};
+
+ReadResult ReadWith(const std::string& bytes, ReadOptions options, size_t chunk_events, size_t threads) {
+  options.decode_chunk_events = chunk_events;
+  options.decode_threads = threads;
+  ReadResult r;
+  Diagnostics d;
+  try {
+    r.host = ReadXSpaceBytes(bytes, "capture.xplane.pb", d, options);
+  } catch (const InputError& e) {
+    r.error = e.what();
+  }
+  r.diagnostics = d.Entries();
+  return r;
+}
+
+void CheckSameStats(std::span<const Stat> a, std::span<const Stat> b) {
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].key_and_type == b[i].key_and_type);
+    CHECK(a[i].bits == b[i].bits);
+  }
+}
+
+// Field by field; string ids too: both reads intern in the same order.
+void CheckSameModel(const Host& a, const Host& b) {
+  CHECK(a.time_origin_ns == b.time_origin_ns);
+  CHECK(a.event_stats_dropped == b.event_stats_dropped);
+  CHECK(a.derived_lines_skipped == b.derived_lines_skipped);
+  CHECK(a.host_thread_lines_skipped == b.host_thread_lines_skipped);
+  CHECK(a.allocator_events_skipped == b.allocator_events_skipped);
+  REQUIRE(a.strings.size() == b.strings.size());
+  for (StringId i = 0; i < a.strings.size(); ++i) CHECK(a.Str(i) == b.Str(i));
+  REQUIRE(a.planes.size() == b.planes.size());
+  for (size_t p = 0; p < a.planes.size(); ++p) {
+    const Plane &pa = a.planes[p], &pb = b.planes[p];
+    CHECK(pa.name == pb.name);
+    CheckSameStats(pa.plane_stats, pb.plane_stats);
+    CheckSameStats(pa.metadata_stats, pb.metadata_stats);
+    REQUIRE(pa.lines.size() == pb.lines.size());
+    for (size_t l = 0; l < pa.lines.size(); ++l) {
+      const Line &la = pa.lines[l], &lb = pb.lines[l];
+      INFO("plane " << p << " line " << l);
+      CHECK(la.id == lb.id);
+      CHECK(la.name == lb.name);
+      CHECK(la.timestamp_ns == lb.timestamp_ns);
+      REQUIRE(la.events.size() == lb.events.size());
+      for (size_t e = 0; e < la.events.size(); ++e) {
+        CHECK(la.events[e].start_ps == lb.events[e].start_ps);
+        CHECK(la.events[e].duration_ps == lb.events[e].duration_ps);
+        CHECK(la.events[e].metadata == lb.events[e].metadata);
+        CHECK(la.events[e].stats_end == lb.events[e].stats_end);
+      }
+      CheckSameStats(la.stats, lb.stats);
+    }
+  }
+}
+
+void CheckSameRead(const ReadResult& a, const ReadResult& b) {
+  CHECK(a.error == b.error);
+  REQUIRE(a.host.has_value() == b.host.has_value());
+  if (a.host) CheckSameModel(*a.host, *b.host);
+  REQUIRE(a.diagnostics.size() == b.diagnostics.size());
+  for (size_t i = 0; i < a.diagnostics.size(); ++i) {
+    CHECK(a.diagnostics[i].kind == b.diagnostics[i].kind);
+    CHECK(a.diagnostics[i].count == b.diagnostics[i].count);
+    CHECK(a.diagnostics[i].example == b.diagnostics[i].example);
+  }
+}
+
+// The filters the commands read with: everything (info), what the
+// analyses read (derived lines and allocator events left out), the
+// devices alone (kernel-stats).
+std::vector<ReadOptions> CommandReads() {
+  std::vector<ReadOptions> out(3);
+  EventStatFilter analysing = EventStatFilter::Only({"correlation_id", "tf_op", "group_id", "_r", "step_num"});
+  analysing.keep_derived_line_events = false;
+  analysing.keep_allocator_events = false;
+  out[1].event_stats = analysing;
+  analysing.keep_host_thread_events = false;
+  out[2].event_stats = analysing;
+  return out;
+}
+
+std::vector<std::string> TestdataXSpaces() {
+  std::vector<std::string> out;
+  for (const char* dir : {"/testdata/captures", "/testdata/bad"})
+    for (const auto& f : std::filesystem::recursive_directory_iterator(std::string(TFPROF_SOURCE_DIR) + dir))
+      if (f.is_regular_file() && f.path().filename().string().ends_with(".xplane.pb")) out.push_back(f.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A line of `n` events named e0.. e{n-1}, 10 us apart, each with a stat.
+void AddEvents(tfprof::testing::LineBuilder line, int n, int64_t first_offset_ps = 0) {
+  for (int i = 0; i < n; ++i)
+    line.Event("e" + std::to_string(i % 3), first_offset_ps + i * 10 * tfprof::testing::kUs, tfprof::testing::kUs,
+               {{"step_num", int64_t{i}}, {"tf_op", std::string("op") + std::to_string(i)}});
+}
+
+}  // namespace
+
+TEST_CASE("XSpace chunk pipeline: every testdata capture reads the same in chunks of a few events on threads",
+          "[xplane][pipeline]") {
+  const std::vector<std::string> files = TestdataXSpaces();
+  REQUIRE(files.size() >= 20);
+  for (const std::string& path : files) {
+    const std::string bytes = tfprof::testing::Slurp(path);
+    for (const ReadOptions& options : CommandReads()) {
+      INFO(path << " keep_all " << options.event_stats.keep_all << " host lines "
+                << options.event_stats.keep_host_thread_events);
+      const ReadResult plain = ReadWith(bytes, options, 0, 1);
+      for (auto [chunk, threads] : {std::pair<size_t, size_t>{3, 3}, {1, 2}, {64, 3}})
+        CheckSameRead(plain, ReadWith(bytes, options, chunk, threads));
+    }
+  }
+}
+
+TEST_CASE("XSpace chunk pipeline: lines of many chunks, out of order, left out, timed after their events",
+          "[xplane][pipeline]") {
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  AddEvents(host.Line(1, "main", 5'000), 40);
+  // Out of order across chunk boundaries: sorted, and said so once.
+  auto unsorted = host.Line(2, "worker", 6'000);
+  for (int i : {5, 1, 2, 9, 3, 4, 0, 8, 7, 6})
+    unsorted.Event("w", i * tfprof::testing::kUs, 1, {{"step_num", int64_t{i}}});
+  // Allocator events between the others: left out by analysing reads.
+  auto alloc = host.Line(3, "alloc", 7'000);
+  for (int i = 0; i < 20; ++i)
+    alloc.Event(i % 2 ? "MemoryAllocation" : "op", i * tfprof::testing::kUs, 1, {{"bytes_allocated", int64_t{i}}});
+  const std::string bytes = space.Serialize();
+  for (const ReadOptions& options : CommandReads()) {
+    const ReadResult plain = ReadWith(bytes, options, 0, 1);
+    REQUIRE(plain.host);
+    for (size_t chunk : {1, 2, 3, 7})
+      for (size_t threads : {2, 3, 8}) {
+        INFO("chunk " << chunk << " threads " << threads);
+        CheckSameRead(plain, ReadWith(bytes, options, chunk, threads));
+      }
+  }
+  // What the plain read itself gives, checked by hand.
+  const ReadResult all = ReadWith(bytes, ReadOptions{}, 2, 3);
+  REQUIRE(all.host);
+  const Line& worker = all.host->planes[0].lines[1];
+  REQUIRE(worker.events.size() == 10);
+  for (size_t e = 0; e < 10; ++e) CHECK(worker.events[e].start_ps == 1'000'000 + static_cast<int64_t>(e) * 1'000'000);
+  CHECK(worker.IsSorted());
+  const Line& main = all.host->planes[0].lines[0];
+  REQUIRE(main.events.size() == 40);
+  CHECK(main.events[39].start_ps == 390 * tfprof::testing::kUs);
+  CHECK(main.EventStats(39).size() == 2);
+}
+
+TEST_CASE("XSpace chunk pipeline: a line whose timestamp comes again after its first events takes the last",
+          "[xplane][pipeline]") {
+  // Writers put a line's id and timestamp before its events; protobuf
+  // allows them anywhere, and again (the last counts). The line's first
+  // chunks are handed over with the first timestamp, then dropped and
+  // handed over again with the last.
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  AddEvents(host.Line(1, "first", 1'000), 12);
+  AddEvents(host.Line(2, "late", 1'000), 12);
+  xplane::XPlane& plane = *host.proto();
+  const std::string late_line = plane.lines(1).SerializeAsString() + VarintField(3, 3'000);  // timestamp_ns again
+  plane.mutable_lines()->DeleteSubrange(1, 1);
+  const std::string plane_bytes = plane.SerializeAsString() + BytesField(3, late_line);
+  const std::string bytes = BytesField(1, plane_bytes);
+  const ReadResult plain = ReadWith(bytes, ReadOptions{}, 0, 1);
+  REQUIRE(plain.host);
+  const Line& late = plain.host->planes[0].lines[1];
+  CHECK(late.timestamp_ns == 3'000);
+  REQUIRE(late.events.size() == 12);
+  // 2,000 ns after the origin (the first line's 1,000 ns).
+  CHECK(late.events[0].start_ps == 2'000'000);
+  for (size_t chunk : {1, 2, 5, 64})
+    for (size_t threads : {2, 3}) {
+      INFO("chunk " << chunk << " threads " << threads);
+      CheckSameRead(plain, ReadWith(bytes, ReadOptions{}, chunk, threads));
+    }
+  // As the first line with events, it sets the time origin: from its last
+  // timestamp, not from the one its first chunks were handed over with.
+  xplane::XPlane alone = plane;
+  alone.mutable_lines()->Clear();
+  const std::string alone_bytes = BytesField(1, alone.SerializeAsString() + BytesField(3, late_line));
+  const ReadResult first = ReadWith(alone_bytes, ReadOptions{}, 0, 1);
+  REQUIRE(first.host);
+  CHECK(first.host->time_origin_ns == 3'000);
+  REQUIRE(first.host->planes[0].lines.size() == 1);
+  CHECK(first.host->planes[0].lines[0].events[0].start_ps == 0);
+  for (size_t chunk : {1, 3}) CheckSameRead(first, ReadWith(alone_bytes, ReadOptions{}, chunk, 3));
+}
+
+TEST_CASE("XSpace chunk pipeline: a corrupt event deep in a line fails with the error of a read in order",
+          "[xplane][pipeline][bad]") {
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  AddEvents(host.Line(1, "main", 1'000), 30);
+  AddEvents(host.Line(2, "other", 1'000), 30);
+  std::string bytes = space.Serialize();
+  // Point an event late in the first line at event metadata that is not
+  // there: its metadata id (one byte here) comes just before its offset.
+  const size_t at = bytes.find(VarintField(2, 250 * tfprof::testing::kUs));
+  REQUIRE(at != std::string::npos);
+  REQUIRE(bytes[at - 2] == 0x08);
+  bytes[at - 1] = 99;
+  const ReadResult plain = ReadWith(bytes, ReadOptions{}, 0, 1);
+  CHECK_THAT(plain.error, Catch::Contains("event metadata id 99"));
+  for (size_t chunk : {1, 4, 7})
+    for (size_t threads : {2, 3}) CheckSameRead(plain, ReadWith(bytes, ReadOptions{}, chunk, threads));
+}
