@@ -46,8 +46,12 @@ ReadResult ReadWith(const std::string& bytes, ReadOptions options, size_t chunk_
 void CheckSameStats(std::span<const Stat> a, std::span<const Stat> b) {
   REQUIRE(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) {
-    CHECK(a[i].key_and_type == b[i].key_and_type);
-    CHECK(a[i].bits == b[i].bits);
+    // Copied out first: a Stat's 8-byte value is packed at 4 bytes, and
+    // CHECK would bind a reference to it.
+    const uint32_t key_a = a[i].key_and_type, key_b = b[i].key_and_type;
+    const uint64_t bits_a = a[i].bits, bits_b = b[i].bits;
+    CHECK(key_a == key_b);
+    CHECK(bits_a == bits_b);
   }
 }
 
