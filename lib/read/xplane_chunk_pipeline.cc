@@ -38,14 +38,6 @@ void ChunkPipeline::Hand(LineJoin& join, ChunkJob job) {
   join.chunks.push_back(&j);
   join.left.fetch_add(1, std::memory_order_relaxed);
   Push({&j, &join, false}, /*front=*/false);
-  if (threads_ == 1) return;  // Decoded in Finish.
-  // A full backlog: this thread decodes one, so that the pre-scan runs
-  // only as far ahead as the file pages it keeps mapped allow.
-  Work work;
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (queue_.size() < 2 * threads_ || !Take(lock, work)) return;
-  lock.unlock();
-  Run(work, decoders_[0]);
 }
 
 void ChunkPipeline::MarkSized(LineJoin& join) {

@@ -32,9 +32,8 @@ std::string HostNameFromPath(const std::string& path);
 class ScanHooks {
  public:
   // At the line's first event, with whether the line's id and timestamp
-  // came before it. True: the scan leaves the line's pages mapped, for the
-  // decoders of its chunks to give back.
-  virtual bool FirstEvent(bool id_seen, bool timestamp_seen) = 0;
+  // came before it.
+  virtual void FirstEvent(bool id_seen, bool timestamp_seen) = 0;
   // Chunk c's events are all framed (the next chunk begins).
   virtual void ChunkFramed(size_t c) = 0;
 
@@ -435,8 +434,7 @@ class XSpaceReader {
                   bool* unread = nullptr, bool host_threads = false, ScanHooks* hooks = nullptr) {
     size_t event_count = 0;
     bool id_seen = false, timestamp_seen = false;
-    bool keep_pages = false;  // The pages are left to the decoders (ScanHooks::FirstEvent).
-    size_t until_cut = 0;     // Events left before the next chunk starts.
+    size_t until_cut = 0;  // Events left before the next chunk starts.
     WireDecoder scan = line_bytes;
     uint64_t released = scan.offset();
     uint32_t field;
@@ -479,7 +477,7 @@ class XSpaceReader {
             scan = line_bytes.Slice(end, end);
             break;
           }
-          if (hooks && event_count == 0) keep_pages = hooks->FirstEvent(id_seen, timestamp_seen);
+          if (hooks && event_count == 0) hooks->FirstEvent(id_seen, timestamp_seen);
           // A line is mostly one run of events: framed in a loop of its own,
           // each next tag a byte compared, not a field dispatched.
           for (;;) {
@@ -488,7 +486,7 @@ class XSpaceReader {
               cuts.push_back(at);
               if (hooks && cuts.size() > 1) hooks->ChunkFramed(cuts.size() - 2);
               if (leaving_out) kept->push_back(0);
-              if (release_ && !keep_pages && cuts.size() % release_every == 0) {
+              if (release_ && cuts.size() % release_every == 0) {
                 release_(released, at);
                 released = at;
               }
@@ -509,7 +507,7 @@ class XSpaceReader {
         default: Unknown("XLine", field); scan.Skip(type);
       }
     }
-    if (release_ && !keep_pages) release_(released, scan.offset());
+    if (release_) release_(released, scan.offset());
     return event_count;
   }
 
@@ -603,9 +601,8 @@ class XSpaceReader {
           leaving_out(leaving),
           host_threads(host),
           join(&p.OpenLine(l)) {}
-    bool FirstEvent(bool id_seen, bool timestamp_seen) override {
+    void FirstEvent(bool id_seen, bool timestamp_seen) override {
       on = reader.MayHandOverEarly(line, id_seen, timestamp_seen, host_threads, &base_ps, &set_origin);
-      return on;
     }
     void ChunkFramed(size_t c) override {
       if (!on) return;
@@ -664,8 +661,7 @@ class XSpaceReader {
     std::vector<size_t> kept;    // Per chunk, when the plane leaves events out.
     const bool leaving_out = !ctx.skip_event.empty();
     EarlyHandOver early(*this, line, pipeline, line_bytes, cuts, kept, leaving_out, host_threads);
-    // The pre-scan touches every page; they are given back as it goes, or
-    // by the decoders of chunks handed over early.
+    // The pre-scan touches every page; they are given back as it goes.
     bool unread = false;
     size_t event_count = ScanLine(line_bytes, line, cuts, chunk_events_, /*release_every=*/16,
                                   leaving_out ? &ctx : nullptr, &kept, &unread, host_threads, &early);

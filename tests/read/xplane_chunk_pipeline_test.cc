@@ -101,6 +101,17 @@ void CheckSameRead(const ReadResult& a, const ReadResult& b) {
   }
 }
 
+// The plain read against reads in chunks of each size on each number of
+// threads.
+void CheckTunedReads(const ReadResult& plain, const std::string& bytes, const ReadOptions& options,
+                     std::initializer_list<size_t> chunks, std::initializer_list<size_t> threads) {
+  for (size_t chunk : chunks)
+    for (size_t t : threads) {
+      INFO("chunk " << chunk << " threads " << t);
+      CheckSameRead(plain, ReadWith(bytes, options, chunk, t));
+    }
+}
+
 // The filters the commands read with: everything (info), what the
 // analyses read (derived lines and allocator events left out), the
 // devices alone (kernel-stats).
@@ -131,6 +142,15 @@ void AddEvents(tfprof::testing::LineBuilder line, int n, int64_t first_offset_ps
                {{"step_num", int64_t{i}}, {"tf_op", std::string("op") + std::to_string(i)}});
 }
 
+// A host plane of two lines of `n` events each, both from 1,000 ns.
+tfprof::testing::PlaneBuilder& TwoLines(XSpaceBuilder& space, const std::string& first, const std::string& second,
+                                        int n) {
+  auto& host = space.Plane("/host:CPU", 0);
+  AddEvents(host.Line(1, first, 1'000), n);
+  AddEvents(host.Line(2, second, 1'000), n);
+  return host;
+}
+
 }  // namespace
 
 TEST_CASE("XSpace chunk pipeline: every testdata capture reads the same in chunks of a few events on threads",
@@ -143,8 +163,7 @@ TEST_CASE("XSpace chunk pipeline: every testdata capture reads the same in chunk
       INFO(path << " keep_all " << options.event_stats.keep_all << " host lines "
                 << options.event_stats.keep_host_thread_events);
       const ReadResult plain = ReadWith(bytes, options, 0, 1);
-      for (auto [chunk, threads] : {std::pair<size_t, size_t>{3, 3}, {1, 2}, {64, 3}})
-        CheckSameRead(plain, ReadWith(bytes, options, chunk, threads));
+      CheckTunedReads(plain, bytes, options, {1, 3, 64}, {2, 3});
     }
   }
 }
@@ -166,11 +185,7 @@ TEST_CASE("XSpace chunk pipeline: lines of many chunks, out of order, left out, 
   for (const ReadOptions& options : CommandReads()) {
     const ReadResult plain = ReadWith(bytes, options, 0, 1);
     REQUIRE(plain.host);
-    for (size_t chunk : {1, 2, 3, 7})
-      for (size_t threads : {2, 3, 8}) {
-        INFO("chunk " << chunk << " threads " << threads);
-        CheckSameRead(plain, ReadWith(bytes, options, chunk, threads));
-      }
+    CheckTunedReads(plain, bytes, options, {1, 2, 3, 7}, {2, 3, 8});
   }
   // What the plain read itself gives, checked by hand.
   const ReadResult all = ReadWith(bytes, ReadOptions{}, 2, 3);
@@ -192,10 +207,7 @@ TEST_CASE("XSpace chunk pipeline: a line whose timestamp comes again after its f
   // chunks are handed over with the first timestamp, then dropped and
   // handed over again with the last.
   XSpaceBuilder space;
-  auto& host = space.Plane("/host:CPU", 0);
-  AddEvents(host.Line(1, "first", 1'000), 12);
-  AddEvents(host.Line(2, "late", 1'000), 12);
-  xplane::XPlane& plane = *host.proto();
+  xplane::XPlane& plane = *TwoLines(space, "first", "late", 12).proto();
   const std::string late_line = plane.lines(1).SerializeAsString() + VarintField(3, 3'000);  // timestamp_ns again
   plane.mutable_lines()->DeleteSubrange(1, 1);
   const std::string plane_bytes = plane.SerializeAsString() + BytesField(3, late_line);
@@ -207,11 +219,7 @@ TEST_CASE("XSpace chunk pipeline: a line whose timestamp comes again after its f
   REQUIRE(late.events.size() == 12);
   // 2,000 ns after the origin (the first line's 1,000 ns).
   CHECK(late.events[0].start_ps == 2'000'000);
-  for (size_t chunk : {1, 2, 5, 64})
-    for (size_t threads : {2, 3}) {
-      INFO("chunk " << chunk << " threads " << threads);
-      CheckSameRead(plain, ReadWith(bytes, ReadOptions{}, chunk, threads));
-    }
+  CheckTunedReads(plain, bytes, ReadOptions{}, {1, 2, 5, 64}, {2, 3});
   // As the first line with events, it sets the time origin: from its last
   // timestamp, not from the one its first chunks were handed over with.
   xplane::XPlane alone = plane;
@@ -222,15 +230,13 @@ TEST_CASE("XSpace chunk pipeline: a line whose timestamp comes again after its f
   CHECK(first.host->time_origin_ns == 3'000);
   REQUIRE(first.host->planes[0].lines.size() == 1);
   CHECK(first.host->planes[0].lines[0].events[0].start_ps == 0);
-  for (size_t chunk : {1, 3}) CheckSameRead(first, ReadWith(alone_bytes, ReadOptions{}, chunk, 3));
+  CheckTunedReads(first, alone_bytes, ReadOptions{}, {1, 3}, {3});
 }
 
 TEST_CASE("XSpace chunk pipeline: a corrupt event deep in a line fails with the error of a read in order",
           "[xplane][pipeline][bad]") {
   XSpaceBuilder space;
-  auto& host = space.Plane("/host:CPU", 0);
-  AddEvents(host.Line(1, "main", 1'000), 30);
-  AddEvents(host.Line(2, "other", 1'000), 30);
+  TwoLines(space, "main", "other", 30);
   std::string bytes = space.Serialize();
   // Point an event late in the first line at event metadata that is not
   // there: its metadata id (one byte here) comes just before its offset.
@@ -240,6 +246,5 @@ TEST_CASE("XSpace chunk pipeline: a corrupt event deep in a line fails with the 
   bytes[at - 1] = 99;
   const ReadResult plain = ReadWith(bytes, ReadOptions{}, 0, 1);
   CHECK_THAT(plain.error, Catch::Contains("event metadata id 99"));
-  for (size_t chunk : {1, 4, 7})
-    for (size_t threads : {2, 3}) CheckSameRead(plain, ReadWith(bytes, ReadOptions{}, chunk, threads));
+  CheckTunedReads(plain, bytes, ReadOptions{}, {1, 4, 7}, {2, 3});
 }
