@@ -34,10 +34,14 @@ inline void FuzzXplane(std::string_view bytes) {
   // Again as the analysing commands read: some stats only, derived lines
   // (and, for inputs of even length, host-thread lines: kernel-stats)
   // unread, skipped by their length, allocator events framed but left out.
-  // Without --max-events, which would frame every line.
+  // Without --max-events, which would frame every line. Decoded on two
+  // threads in chunks of 1 to 5 events, so that the chunk pipeline's
+  // hand-over (lib/read/xplane_chunk_pipeline.h) meets the input too.
   ExpectOnlyInputErrors([&] {
     ReadOptions options = FuzzReadOptions();
     options.max_events = 0;
+    options.decode_threads = 2;
+    options.decode_chunk_events = 1 + bytes.size() % 5;
     options.event_stats = EventStatFilter::Only({"correlation_id", "tf_op", "kernel_details", "group_id"});
     options.event_stats.keep_derived_line_events = false;
     options.event_stats.keep_allocator_events = false;
