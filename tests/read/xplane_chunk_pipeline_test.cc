@@ -233,6 +233,36 @@ TEST_CASE("XSpace chunk pipeline: a line whose timestamp comes again after its f
   CheckTunedReads(first, alone_bytes, ReadOptions{}, {1, 3}, {3});
 }
 
+TEST_CASE(
+    "XSpace chunk pipeline: a line whose id comes again after its first events, naming a derived line, is "
+    "skipped",
+    "[xplane][pipeline]") {
+  // Its first chunks are handed over (an ordinary line id came first);
+  // the id after its events makes it a derived line (TensorFlow Ops),
+  // which the analysing commands do not read: the chunks are dropped and
+  // the line counted as skipped, as a read in order does.
+  XSpaceBuilder space;
+  xplane::XPlane& plane = *TwoLines(space, "first", "renamed", 12).proto();
+  const int64_t tf_ops_id = static_cast<int32_t>(0xdeadbeefu) + 3;
+  const std::string renamed = plane.lines(1).SerializeAsString() + VarintField(1, static_cast<uint64_t>(tf_ops_id));
+  plane.mutable_lines()->DeleteSubrange(1, 1);
+  const std::string bytes = BytesField(1, plane.SerializeAsString() + BytesField(3, renamed));
+  const ReadOptions analysing = CommandReads()[1];
+  const ReadResult plain = ReadWith(bytes, analysing, 0, 1);
+  REQUIRE(plain.host);
+  CHECK(plain.host->derived_lines_skipped == 1);
+  REQUIRE(plain.host->planes[0].lines.size() == 2);
+  CHECK(plain.host->planes[0].lines[1].id == tf_ops_id);
+  CHECK(plain.host->planes[0].lines[1].events.empty());
+  CHECK(plain.host->planes[0].lines[0].events.size() == 12);
+  CheckTunedReads(plain, bytes, analysing, {1, 2, 5}, {2, 3});
+  // Read whole (info), the line keeps its events.
+  const ReadResult whole = ReadWith(bytes, ReadOptions{}, 0, 1);
+  REQUIRE(whole.host);
+  CHECK(whole.host->planes[0].lines[1].events.size() == 12);
+  CheckTunedReads(whole, bytes, ReadOptions{}, {1, 5}, {2});
+}
+
 TEST_CASE("XSpace chunk pipeline: a corrupt event deep in a line fails with the error of a read in order",
           "[xplane][pipeline][bad]") {
   XSpaceBuilder space;
