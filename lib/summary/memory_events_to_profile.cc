@@ -17,6 +17,7 @@
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/kineto_memory_events_to_profile.h"
 #include "lib/summary/time_span.h"
+#include "lib/util/phase_times.h"
 
 namespace tfprof {
 namespace {
@@ -361,9 +362,14 @@ void Finish(AllocatorMemoryProfile& p, const EventGroups& groups, size_t plane, 
             HostMemoryProfile& host, Diagnostics& diag) {
   // Capture order within equal times, so the result does not depend on the
   // sort (the reference's sort is not stable).
+  PhaseTimer sort_phase("memory profile: sort by time");
   SortByTime(p.timeline);
+  sort_phase.Stop();
+  PhaseTimer walk_phase("memory profile: steps and frees");
   WalkTimeline(p, groups, plane, diag);
+  walk_phase.Stop();
   p.peak.step = p.peak_step;
+  PhaseTimer active_phase("memory profile: active at peak");
   ActiveAtPeak(p, options, host);
 }
 
@@ -458,6 +464,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   // grown by doubling, a timeline of millions of 100-byte snapshots is
   // copied again and again, and briefly held twice.
   std::map<std::string, size_t> expected;
+  PhaseTimer count_phase("memory profile: count per allocator");
   {
     absl::flat_hash_map<SnapshotReader::MemoryKey, size_t> per_key;
     for (const Line& line : plane.lines)
@@ -466,6 +473,8 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
           ++per_key[reader.KeyOf(line.EventStats(e))];
     for (const auto& [key, n] : per_key) expected[reader.IdOf(key)] += n;
   }
+  count_phase.Stop();
+  PhaseTimer collect_phase("memory profile: collect snapshots");
   std::map<std::string, Collecting> by_id;  // Byte order, as the reference lists memory ids.
   // Each event's allocator by its key, without making the id's text per
   // event (keys of one id, e.g. a name "0" and index 0, share its entry).
@@ -527,7 +536,10 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       c.profile.timeline.push_back(s);
     }
   }
+  collect_phase.Stop();
+  PhaseTimer groups_phase("memory profile: wait for the groups");
   const EventGroups& groups = source ? source() : *own;
+  groups_phase.Stop();
   if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
   for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
   for (auto& [id, c] : by_id) {

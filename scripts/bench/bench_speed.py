@@ -59,7 +59,10 @@ def log(msg):
 
 
 def parse_time_v(text):
-    """User+system CPU seconds and peak RSS bytes from /usr/bin/time -v."""
+    """User+system CPU seconds, peak RSS bytes and minor page faults (each a
+    4 KiB page of fresh or re-mapped memory: on these VMs first touching
+    fresh memory costs ~5x writing it again, the larger part of `memory`'s
+    system time) from /usr/bin/time -v."""
     def field(name):
         m = re.search(rf"^\s*{re.escape(name)}: (.+)$", text, re.M)
         if not m:
@@ -67,7 +70,8 @@ def parse_time_v(text):
         return m.group(1)
     return {"user_s": float(field("User time (seconds)")),
             "sys_s": float(field("System time (seconds)")),
-            "peak_rss": int(field("Maximum resident set size (kbytes)")) * 1024}
+            "peak_rss": int(field("Maximum resident set size (kbytes)")) * 1024,
+            "minor_faults": int(field("Minor (reclaiming a frame) page faults"))}
 
 
 def measure(argv, log_path):
