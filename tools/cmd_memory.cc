@@ -77,6 +77,8 @@ class Memory final : public RunReportCommand {
     return report;
   }
 
+  size_t MemoryTimelinePoints() const override { return report_options_.all_points ? 0 : report_options_.max_points; }
+
   MemoryReportOptions report_options_;
   std::string unit_;
 };

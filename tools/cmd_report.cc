@@ -70,7 +70,8 @@ class HtmlReport final : public Command {
     for (const std::string& path : paths_) {
       CommonOptions side = o_;
       side.path = path;
-      runs.push_back(LoadRunSummary(side, all, EventStatsFor(all, AnalysisOptionsFrom(side))));
+      runs.push_back(
+          LoadRunSummary(side, all, EventStatsFor(all, AnalysisOptionsFrom(side)), {}, {}, kMemoryTimelinePoints));
     }
     std::string title = "tfprof-analyze report: run " + runs.front().run;
     if (runs.size() == 2) {

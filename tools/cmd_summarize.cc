@@ -126,19 +126,21 @@ class Summarize final : public Command {
     }
     RunSummary run;
     try {
-      run = LoadRunSummary(o_, all, EventStatsFor(all, AnalysisOptionsFrom(o_)));
+      run = LoadRunSummary(o_, all, EventStatsFor(all, AnalysisOptionsFrom(o_)), {}, {},
+                           all_points_ ? 0 : kMemoryTimelinePoints);
     } catch (const InputError& e) {
       // The temporary copy is no name to show: standard input is.
       if (!stdin_copy || e.path().rfind(stdin_copy->path(), 0) != 0) throw;
       const std::string problem = std::string(e.what()).substr(e.path().size() + 2);
       throw InputError("standard input", problem, e.code(), e.hint());
     }
-    if (stdin_copy) run.run_folder.clear();
+    if (stdin_copy) run.run_folder.clear();  // The temporary folder is no run's.
     // What the memory report shows of a timeline: its sampled points, not
     // every allocator event (which would make a summary grow with them).
+    // The profile made them so (memory_timeline_points); a summary read
+    // back keeps what it held.
     if (!all_points_)
-      for (HostPartials& h : run.hosts)
-        KeepSampledTimelines(h.memory, kMemoryTimelinePoints);  // The temporary folder is no run's.
+      for (HostPartials& h : run.hosts) KeepSampledTimelines(h.memory, kMemoryTimelinePoints);
     if (!run_name_.empty()) run.run = run.run_folder = run_name_;
     WriteSummaryTo(o_.output, run);
   }

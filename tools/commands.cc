@@ -32,9 +32,11 @@ void RunReportCommand::AddOptions(CLI::App* cmd) {
 }
 
 // Report commands show summaries only: their readers keep just the event
-// stats the analyses of their parts read.
+// stats the analyses of their parts read, and memory timelines only as
+// sampled as they show them.
 RunSummary RunReportCommand::Load() {
-  return LoadRunSummary(options_, parts_, EventStatsFor(parts_, AnalysisOptionsFrom(options_)));
+  return LoadRunSummary(options_, parts_, EventStatsFor(parts_, AnalysisOptionsFrom(options_)), {}, {},
+                        MemoryTimelinePoints());
 }
 
 void RunReportCommand::Write(const Report& report) { Emit(report, options_); }

@@ -56,6 +56,9 @@ class RunReportCommand : public Command {
   // comes before any reading.
   virtual void Prepare() {}
   virtual RunSummary Load();
+  // How many points of each memory timeline the report may show
+  // (SummaryOptions::memory_timeline_points; 0: every event).
+  virtual size_t MemoryTimelinePoints() const { return kMemoryTimelinePoints; }
   // The summary is the command's to use up (memory moves its profiles out).
   virtual Report BuildReport(RunSummary& run) = 0;
   // Writes the report (Emit); commands that write more override it.

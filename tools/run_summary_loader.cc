@@ -64,8 +64,10 @@ RunSummary CombineSummaryFiles(const std::vector<std::string>& files, const Read
 
 RunSummary LoadRunSummary(const CommonOptions& o, SummaryParts parts, const EventStatFilter& event_stats,
                           const std::function<void(const Host&)>& visit,
-                          const std::function<void(const Host&, const RunSummary&, size_t run_hosts)>& summarized) {
+                          const std::function<void(const Host&, const RunSummary&, size_t run_hosts)>& summarized,
+                          size_t memory_timeline_points) {
   SummaryOptions summary;
+  summary.memory_timeline_points = memory_timeline_points;
   summary.analysis = AnalysisOptionsFrom(o);  // Before reading: a bad regular expression is a usage error first.
   summary.parts = parts;
   Guard().AddInput(o.path);  // Before discovery: a refused output fails before anything is read.

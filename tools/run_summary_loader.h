@@ -26,9 +26,12 @@ namespace tfprof::cli {
 // which must hold `parts` (else exit 4) and have been made with the
 // command's analysis options (else exit 2, saying both).
 // `summarized` sees each host with its one-host summary, before it is dropped.
+// `memory_timeline_points`: SummaryOptions::memory_timeline_points, for
+// commands that show no more of a memory timeline than its sampled points.
 RunSummary LoadRunSummary(const CommonOptions& options, SummaryParts parts, const EventStatFilter& event_stats,
                           const std::function<void(const Host&)>& visit = {},
-                          const std::function<void(const Host&, const RunSummary&, size_t run_hosts)>& summarized = {});
+                          const std::function<void(const Host&, const RunSummary&, size_t run_hosts)>& summarized = {},
+                          size_t memory_timeline_points = 0);
 
 // The run summary files `path` names: itself when it is one (by its magic,
 // whatever its name), the *.tfsum files in it (sorted) when it is a

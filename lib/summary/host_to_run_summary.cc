@@ -122,7 +122,9 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
           groups = memory_groups.valid() ? memory_groups.get() : GroupEvents(host, grouping_diagnostics, analysis);
         return *groups;
       };
-      p.memory = BuildMemoryProfile(host, MemoryProfileOptionsFor(analysis.compat), memory_diagnostics, grouped);
+      MemoryProfileOptions memory = MemoryProfileOptionsFor(analysis.compat);
+      memory.timeline_points = options.memory_timeline_points;
+      p.memory = BuildMemoryProfile(host, memory, memory_diagnostics, grouped);
     }
   } catch (...) {
     failed = std::current_exception();

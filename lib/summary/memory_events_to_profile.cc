@@ -16,6 +16,7 @@
 #include "lib/model/xplane_schema.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/kineto_memory_events_to_profile.h"
+#include "lib/summary/memory_timeline_sampling.h"
 #include "lib/summary/time_span.h"
 #include "lib/util/phase_times.h"
 
@@ -95,16 +96,6 @@ class SnapshotReader {
       return H::combine(std::move(h), k.is_index, k.value);
     }
   };
-  // The memory id of an event's stats, as Read finds it.
-  MemoryKey KeyOf(std::span<const Stat> stats) const {
-    MemoryKey key;
-    for (const Stat& stat : stats) {
-      const Field f = stat.key() < fields_.size() ? fields_[stat.key()] : Field::kNone;
-      if (f == Field::kAllocatorName) key = {false, static_cast<int64_t>(stat.AsString())};
-      else if (f == Field::kDeviceIndex) key = {true, Int(stat)};
-    }
-    return key;
-  }
   std::string IdOf(const MemoryKey& key) const {
     return key.is_index ? std::to_string(key.value) : std::string(host_.Str(static_cast<StringId>(key.value)));
   }
@@ -167,40 +158,83 @@ class SnapshotReader {
   absl::flat_hash_map<StringId, StringId> interned_;
 };
 
-// The allocator's profile while events are collected, in capture order.
-struct Collecting {
-  AllocatorMemoryProfile profile;
+// An allocator event as the profile keeps it between its passes: its time
+// and its place in the plane, 16 bytes where its snapshot takes 100. Each
+// pass in time order reads the event's stats again from the model.
+struct AllocatorEvent {
+  int64_t time_ps;
+  uint32_t line, event;
 };
 
-// Puts the timeline in the order a stable sort by time would give (equal
+// The allocator's profile while its events are collected, in capture order.
+struct Collecting {
+  AllocatorMemoryProfile profile;
+  std::vector<AllocatorEvent> events;  // Capture order; SortByTime puts them in time order.
+};
+
+// An allocator event's snapshot as read from the model (its step and, for
+// a free, what it releases are the walk's to set).
+struct SnapshotSource {
+  const Plane& plane;
+  const std::vector<int8_t>& kind;  // Per event metadata: 0 allocation, 1 free, -1 neither.
+  SnapshotReader& reader;
+
+  MemorySnapshot operator()(const AllocatorEvent& r) const {
+    const Line& line = plane.lines[r.line];
+    MemorySnapshot s;
+    s.activity = kind[line.events[r.event].metadata] == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
+    uint32_t seen = 0;
+    reader.Read(line.EventStats(r.event), s, seen);
+    s.time_ps = r.time_ps;
+    return s;
+  }
+};
+
+// Puts the events in the order a stable sort by time would give (equal
 // times keep capture order), in place. Each line's events are already in
 // time order, so the capture order is a few sorted runs (one per thread
 // that allocates): neighbouring runs are merged (std::inplace_merge keeps
 // the first run's element among equals) until one is left, which moves the
-// 100-byte records log2(runs) times instead of log2(n) times in a merge sort.
-void SortByTime(std::vector<MemorySnapshot>& timeline) {
+// records log2(runs) times instead of log2(n) times in a merge sort.
+void SortByTime(std::vector<AllocatorEvent>& events) {
   std::vector<size_t> run_starts;
-  for (size_t i = 0; i < timeline.size(); ++i)
-    if (i == 0 || timeline[i].time_ps < timeline[i - 1].time_ps) run_starts.push_back(i);
-  const auto by_time = [](const MemorySnapshot& a, const MemorySnapshot& b) { return a.time_ps < b.time_ps; };
-  const auto at = [&](size_t i) { return timeline.begin() + static_cast<ptrdiff_t>(i); };
+  for (size_t i = 0; i < events.size(); ++i)
+    if (i == 0 || events[i].time_ps < events[i - 1].time_ps) run_starts.push_back(i);
+  const auto by_time = [](const AllocatorEvent& a, const AllocatorEvent& b) { return a.time_ps < b.time_ps; };
+  const auto at = [&](size_t i) { return events.begin() + static_cast<ptrdiff_t>(i); };
   while (run_starts.size() > 1) {
     std::vector<size_t> merged_starts;
     for (size_t r = 0; r < run_starts.size(); r += 2) {
       merged_starts.push_back(run_starts[r]);
       if (r + 1 == run_starts.size()) break;  // An odd run out waits for the next round.
-      const size_t end = r + 2 < run_starts.size() ? run_starts[r + 2] : timeline.size();
+      const size_t end = r + 2 < run_starts.size() ? run_starts[r + 2] : events.size();
       std::inplace_merge(at(run_starts[r]), at(run_starts[r + 1]), at(end), by_time);
     }
     run_starts.swap(merged_starts);
   }
 }
 
-// The event's step, or kNoGroup (also when grouping left the plane out).
-int64_t GroupOf(const EventGroups& g, size_t plane, size_t line, size_t event) {
-  if (plane >= g.group.size() || line >= g.group[plane].size() || event >= g.group[plane][line].size()) return kNoGroup;
-  return g.group[plane][line][event];
-}
+// Each event's step in time order: the group of the event, and for events
+// outside any step the step after the last one seen (0 before the first),
+// so frees between steps count toward the next step.
+class StepsInTimeOrder {
+ public:
+  StepsInTimeOrder(const EventGroups& groups, size_t plane) : groups_(groups), plane_(plane) {}
+  int64_t Next(const AllocatorEvent& r) {
+    const auto& g = groups_.group;
+    int64_t step = kNoGroup;
+    if (plane_ < g.size() && r.line < g[plane_].size() && r.event < g[plane_][r.line].size())
+      step = g[plane_][r.line][r.event];
+    if (step == kNoGroup) return last_ + 1;
+    last_ = step;
+    return step;
+  }
+
+ private:
+  const EventGroups& groups_;
+  const size_t plane_;
+  int64_t last_ = kNoGroup;
+};
 
 // Capture-order pass: the reference updates the summary per event as it
 // meets them (lines in stored order, then events), not in time order, so
@@ -212,7 +246,7 @@ void UpdateSummary(Collecting& c, const MemorySnapshot& s, const MemoryProfileOp
   // lifetime peak; the reference keeps the last one in capture order, which
   // can be older than the window peak when threads are listed out of time
   // order.
-  if (options.last_event_lifetime_peak || c.profile.timeline.empty()) p.lifetime_peak_bytes = s.peak_bytes_in_use;
+  if (options.last_event_lifetime_peak || c.events.empty()) p.lifetime_peak_bytes = s.peak_bytes_in_use;
   else p.lifetime_peak_bytes = std::max(p.lifetime_peak_bytes, s.peak_bytes_in_use);
   const int64_t in_use = s.in_use();
   if (in_use >= p.peak_bytes) {  // >=: among equal peaks the later wins.
@@ -223,69 +257,74 @@ void UpdateSummary(Collecting& c, const MemorySnapshot& s, const MemoryProfileOp
   }
 }
 
-// The time-ordered timeline's steps, frees and counts, in one pass (each
-// pass over millions of 100-byte snapshots costs a read of them all):
-// - each snapshot's step: the group of the event it came from (its place,
-//   (line << 32) | event, noted in `step` while collecting), and for events
-//   outside any step the step after the last one seen (0 before the first),
-//   so frees between steps count toward the next step;
+// The time-ordered events' steps, frees and counts in one pass, keeping the
+// timeline (every snapshot, or the points a report plots: TimelineSampler):
+// - each snapshot's step (StepsInTimeOrder);
 // - a free says only its size and address: it takes the op, region, dtype
 //   and shape of the allocation at that address it releases;
 // - the allocations and frees, and the peak's step: the last time the
 //   window peak is reached.
-void WalkTimeline(AllocatorMemoryProfile& p, const EventGroups& groups, size_t plane, Diagnostics& diag) {
-  absl::flat_hash_map<uint64_t, size_t> live;  // address -> allocation index
-  int64_t last_step = kNoGroup;
-  std::vector<MemorySnapshot>& timeline = p.timeline;
-  for (size_t i = 0; i < timeline.size(); ++i) {
-    MemorySnapshot& s = timeline[i];
-    const auto at = static_cast<uint64_t>(s.step);
-    s.step = GroupOf(groups, plane, at >> 32, at & 0xffffffffu);
-    if (s.step == kNoGroup) s.step = last_step + 1;
-    else last_step = s.step;
+void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const EventGroups& groups, size_t plane,
+                  size_t points, Diagnostics& diag) {
+  AllocatorMemoryProfile& p = c.profile;
+  struct Allocated {
+    StringId op_name, region_type, shape;
+    int64_t data_type;
+  };
+  absl::flat_hash_map<uint64_t, Allocated> live;  // address -> what was allocated there
+  StepsInTimeOrder steps(groups, plane);
+  TimelineSampler timeline(c.events.size(), points);
+  for (const AllocatorEvent& r : c.events) {
+    MemorySnapshot s = snapshot_of(r);
+    s.step = steps.Next(r);
     if (s.in_use() == p.peak_bytes) p.peak_step = s.step;
     if (s.activity == MemoryActivity::kDeallocation) {
       ++p.deallocations;
-      auto it = live.find(s.address);
-      if (it == live.end()) {
+      if (auto it = live.find(s.address); it != live.end()) {
+        s.op_name = it->second.op_name;
+        s.region_type = it->second.region_type;
+        s.data_type = it->second.data_type;
+        s.shape = it->second.shape;
+        live.erase(it);
+      } else {
         diag.AddWithMessage(
             diag_kind::kMemoryUnmatchedDeallocation,
             "frees of memory allocated before the profile window (or whose allocation event is missing); "
             "they keep their own sizes but have no op, region, dtype or shape",
             fmt::format("{} address {}", p.memory_id, s.address));
-        continue;
       }
-      const MemorySnapshot& a = timeline[it->second];
-      s.op_name = a.op_name;
-      s.region_type = a.region_type;
-      s.data_type = a.data_type;
-      s.shape = a.shape;
-      live.erase(it);
-      continue;
+    } else {
+      ++p.allocations;
+      if (!live.try_emplace(s.address, Allocated{s.op_name, s.region_type, s.shape, s.data_type}).second) {
+        diag.AddWithMessage(
+            diag_kind::kMemoryAddressReusedWithoutFree,
+            "allocations at an address whose earlier allocation was never freed in the capture; the first one "
+            "describes the next free, as in the TensorFlow Profiler",
+            fmt::format("{} address {}", p.memory_id, s.address));
+      }
     }
-    ++p.allocations;
-    if (!live.try_emplace(s.address, i).second) {
-      diag.AddWithMessage(
-          diag_kind::kMemoryAddressReusedWithoutFree,
-          "allocations at an address whose earlier allocation was never freed in the capture; the first one "
-          "describes the next free, as in the TensorFlow Profiler",
-          fmt::format("{} address {}", p.memory_id, s.address));
-    }
+    timeline.Add(s);
   }
+  timeline.Finish(p);
 }
 
 // The breakdown at the peak: the allocations of the peak's step made up to
 // the peak time and not freed by then, largest first, equal ones merged.
-void ActiveAtPeak(AllocatorMemoryProfile& p, const MemoryProfileOptions& options, HostMemoryProfile& host) {
+// Only the events of the peak's step are read again.
+void ActiveAtPeak(Collecting& c, const SnapshotSource& snapshot_of, const EventGroups& groups, size_t plane,
+                  const MemoryProfileOptions& options, HostMemoryProfile& host) {
+  AllocatorMemoryProfile& p = c.profile;
   // Heap in use at the peak that no allocation in the window explains (made
   // before the profile started, or in an earlier step).
   int64_t unexplained = p.peak.heap_bytes;
   int64_t freed_unknown = 0;
-  absl::flat_hash_map<uint64_t, size_t> live;  // address -> timeline index
-  for (size_t i = 0; i < p.timeline.size(); ++i) {
-    const MemorySnapshot& s = p.timeline[i];
-    if (s.time_ps > p.peak_time_ps) break;
-    if (s.step != p.peak_step) continue;
+  absl::flat_hash_map<uint64_t, size_t> live;  // address -> index in time order
+  StepsInTimeOrder steps(groups, plane);
+  for (size_t i = 0; i < c.events.size(); ++i) {
+    const AllocatorEvent& r = c.events[i];
+    if (r.time_ps > p.peak_time_ps) break;
+    if (steps.Next(r) != p.peak_step) continue;
+    const MemorySnapshot s = snapshot_of(r);
     if (s.activity == MemoryActivity::kAllocation) {
       // A second allocation at a live address replaces the first, which
       // then drops out of the breakdown while its bytes stay counted as
@@ -304,7 +343,7 @@ void ActiveAtPeak(AllocatorMemoryProfile& p, const MemoryProfileOptions& options
   std::vector<ActiveAllocation> rows;
   rows.reserve(live.size() + 2);
   for (const auto& [address, i] : live) {
-    const MemorySnapshot& s = p.timeline[i];
+    const MemorySnapshot s = snapshot_of(c.events[i]);
     ActiveAllocation a;
     a.allocation_bytes = s.allocation_bytes;
     a.requested_bytes = s.requested_bytes;
@@ -312,7 +351,7 @@ void ActiveAtPeak(AllocatorMemoryProfile& p, const MemoryProfileOptions& options
     a.region_type = s.region_type;
     a.data_type = s.data_type;
     a.shape = s.shape;
-    a.step = s.step;
+    a.step = p.peak_step;
     a.snapshot = static_cast<int64_t>(i);
     rows.push_back(a);
   }
@@ -358,19 +397,19 @@ void ActiveAtPeak(AllocatorMemoryProfile& p, const MemoryProfileOptions& options
   }
 }
 
-void Finish(AllocatorMemoryProfile& p, const EventGroups& groups, size_t plane, const MemoryProfileOptions& options,
-            HostMemoryProfile& host, Diagnostics& diag) {
+void Finish(Collecting& c, const SnapshotSource& snapshot_of, const EventGroups& groups, size_t plane,
+            const MemoryProfileOptions& options, HostMemoryProfile& host, Diagnostics& diag) {
   // Capture order within equal times, so the result does not depend on the
   // sort (the reference's sort is not stable).
   PhaseTimer sort_phase("memory profile: sort by time");
-  SortByTime(p.timeline);
+  SortByTime(c.events);
   sort_phase.Stop();
-  PhaseTimer walk_phase("memory profile: steps and frees");
-  WalkTimeline(p, groups, plane, diag);
+  PhaseTimer walk_phase("memory profile: steps, frees and timeline");
+  WalkTimeline(c, snapshot_of, groups, plane, options.timeline_points, diag);
   walk_phase.Stop();
-  p.peak.step = p.peak_step;
+  c.profile.peak.step = c.profile.peak_step;
   PhaseTimer active_phase("memory profile: active at peak");
-  ActiveAtPeak(p, options, host);
+  ActiveAtPeak(c, snapshot_of, groups, plane, options, host);
 }
 
 }  // namespace
@@ -413,7 +452,11 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
                                      const EventGroupsSource& source) {
   // A Chrome trace holds no TensorFlow allocator events (its exporters drop
   // them), but a PyTorch trace may hold PyTorch's own.
-  if (host.format == CaptureFormat::kChromeTrace) return BuildKinetoMemoryProfile(host, diag, source);
+  if (host.format == CaptureFormat::kChromeTrace) {
+    HostMemoryProfile kineto = BuildKinetoMemoryProfile(host, diag, source);
+    KeepSampledTimelines(kineto, options.timeline_points);
+    return kineto;
+  }
   HostMemoryProfile out;
   out.host = host.name;
   const size_t plane_index = AllocatorEventsPlane(host);
@@ -460,21 +503,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   if (lines_differ && options.line_offsets) diag.Add(diag_kind::kMemoryLineStartsDiffer);
 
   SnapshotReader reader(host, plane, options, out);
-  // How many events each allocator has, so that its timeline is sized once:
-  // grown by doubling, a timeline of millions of 100-byte snapshots is
-  // copied again and again, and briefly held twice.
-  std::map<std::string, size_t> expected;
-  PhaseTimer count_phase("memory profile: count per allocator");
-  {
-    absl::flat_hash_map<SnapshotReader::MemoryKey, size_t> per_key;
-    for (const Line& line : plane.lines)
-      for (size_t e = 0; e < line.events.size(); ++e)
-        if (line.events[e].metadata < kind.size() && kind[line.events[e].metadata] >= 0)
-          ++per_key[reader.KeyOf(line.EventStats(e))];
-    for (const auto& [key, n] : per_key) expected[reader.IdOf(key)] += n;
-  }
-  count_phase.Stop();
-  PhaseTimer collect_phase("memory profile: collect snapshots");
+  PhaseTimer collect_phase("memory profile: collect events");
   std::map<std::string, Collecting> by_id;  // Byte order, as the reference lists memory ids.
   // Each event's allocator by its key, without making the id's text per
   // event (keys of one id, e.g. a name "0" and index 0, share its entry).
@@ -509,8 +538,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
         auto found = by_key.find(key);
         if (found == by_key.end()) {
           const std::string id = reader.IdOf(key);
-          auto [at, fresh] = by_id.try_emplace(id);
-          if (fresh) at->second.profile.timeline.reserve(expected[id]);
+          auto at = by_id.try_emplace(id).first;
           found = by_key.emplace(key, Allocator{&at->first, &at->second}).first;
         }
         last = &found->second;
@@ -518,8 +546,6 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       }
       const std::string& memory_id = *last->id;
       s.time_ps = SaturatingSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
-      // Where the event is, until its step is known (below).
-      s.step = static_cast<int64_t>((uint64_t{static_cast<uint32_t>(l)} << 32) | static_cast<uint32_t>(e));
       if (seen != kSeenAll)
         diag.AddWithMessage(
             diag_kind::kMemoryMissingStats,
@@ -533,7 +559,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
                              event.start_ps));
       Collecting& c = *last->collecting;
       UpdateSummary(c, s, options);
-      c.profile.timeline.push_back(s);
+      c.events.push_back(AllocatorEvent{s.time_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(e)});
     }
   }
   collect_phase.Stop();
@@ -542,46 +568,12 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   groups_phase.Stop();
   if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
   for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
+  const SnapshotSource snapshot_of{plane, kind, reader};
   for (auto& [id, c] : by_id) {
     c.profile.memory_id = id;
-    Finish(c.profile, groups, plane_index, options, out, diag);
+    Finish(c, snapshot_of, groups, plane_index, options, out, diag);
+    std::vector<AllocatorEvent>().swap(c.events);
     out.allocators.push_back(std::move(c.profile));
-  }
-  return out;
-}
-
-std::vector<size_t> SampleTimeline(const std::vector<MemorySnapshot>& timeline, size_t max_points, bool legacy) {
-  const size_t n = timeline.size();
-  std::vector<size_t> out;
-  if (n <= max_points || max_points == 0) {
-    out.resize(n);
-    std::iota(out.begin(), out.end(), size_t{0});
-    return out;
-  }
-  if (legacy) {
-    // The max_points snapshots with the least free memory, shown in time order.
-    std::vector<size_t> order(n);
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return timeline[a].free_bytes < timeline[b].free_bytes; });
-    order.resize(max_points);
-    std::sort(order.begin(), order.end());
-    return order;
-  }
-  // max_points windows: the first `narrow` of width w, the rest of width
-  // w + 1, covering the timeline exactly; each gives its highest point (the
-  // first among equals).
-  const size_t w = n / max_points;
-  const size_t narrow = max_points * (w + 1) - n;
-  out.reserve(max_points);
-  size_t begin = 0;
-  for (size_t box = 0; box < max_points; ++box) {
-    const size_t width = box < narrow ? w : w + 1;
-    size_t best = begin;
-    for (size_t i = begin + 1; i < begin + width; ++i)
-      if (timeline[i].in_use() > timeline[best].in_use()) best = i;
-    out.push_back(best);
-    begin += width;
   }
   return out;
 }
@@ -622,45 +614,6 @@ std::string DataTypeName(int64_t dt) {
   // Reference types are the base type + 100.
   if (dt > 100 && dt - 100 < static_cast<int64_t>(kNames.size())) return std::string(kNames[dt - 100]) + "_ref";
   return fmt::format("unknown dtype enum ({})", dt);
-}
-
-void KeepSampledTimelines(HostMemoryProfile& profile, size_t max_points) {
-  for (AllocatorMemoryProfile& a : profile.allocators) {
-    if (a.timeline_events || max_points == 0 || a.timeline.size() <= max_points) continue;
-    const std::vector<size_t> reference = SampleTimeline(a.timeline, max_points, /*legacy=*/false);
-    const std::vector<size_t> legacy = SampleTimeline(a.timeline, max_points, /*legacy=*/true);
-    std::vector<size_t> kept;
-    kept.reserve(reference.size() + legacy.size());
-    std::set_union(reference.begin(), reference.end(), legacy.begin(), legacy.end(), std::back_inserter(kept));
-    auto positions = [&kept](const std::vector<size_t>& picks) {
-      std::vector<uint32_t> out;
-      out.reserve(picks.size());
-      for (size_t i : picks)
-        out.push_back(static_cast<uint32_t>(std::lower_bound(kept.begin(), kept.end(), i) - kept.begin()));
-      return out;
-    };
-    a.reference_points = positions(reference);
-    a.legacy_points = positions(legacy);
-    std::vector<MemorySnapshot> timeline;
-    timeline.reserve(kept.size());
-    for (size_t i : kept) timeline.push_back(a.timeline[i]);
-    a.timeline_events = a.timeline.size();
-    a.sampled_to = static_cast<uint32_t>(max_points);
-    a.timeline = std::move(timeline);
-  }
-}
-
-std::vector<size_t> AllocatorTimelinePoints(const AllocatorMemoryProfile& a, size_t max_points, bool legacy) {
-  if (!a.timeline_events) return SampleTimeline(a.timeline, max_points, legacy);
-  if (max_points != a.sampled_to)
-    throw InputError("",
-                     "this run summary keeps allocator " + a.memory_id + "'s timeline sampled to " +
-                         std::to_string(a.sampled_to) + " of its " + std::to_string(a.timeline_events) +
-                         " events; every event (--all-points) needs the captures, or a summary made with "
-                         "`summarize --all-points`",
-                     kExitUnavailable);
-  const std::vector<uint32_t>& picks = legacy ? a.legacy_points : a.reference_points;
-  return std::vector<size_t>(picks.begin(), picks.end());
 }
 
 }  // namespace tfprof

@@ -161,6 +161,13 @@ struct MemoryProfileOptions {
   // current xprof says "unused preallocated device memory", TensorFlow 2.x
   // wrote "preallocated/unknown".
   std::string unexplained_heap_name = "unused preallocated device memory";
+  // How many points each allocator's timeline keeps: 0, every snapshot;
+  // else, for a timeline of more events, only SampleTimeline's picks at
+  // that many points (reference and legacy), exactly as KeepSampledTimelines
+  // cuts a whole one down. Set by commands that show no more than that
+  // (`memory` without --all-points): the profile then never holds a
+  // snapshot per event (100 bytes each, 0.45 GiB at 1 GB of capture).
+  size_t timeline_points = 0;
 };
 MemoryProfileOptions MemoryProfileOptionsFor(Compat compat);
 

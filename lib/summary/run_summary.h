@@ -96,6 +96,9 @@ struct SummaryOptions {
   SummaryParts parts;
   uint32_t order = 0;  // The host's position in the run's discovery order (HostPartials::order).
   std::string source;  // HostPartials::source.
+  // The memory profile's timelines: every allocator event (0), or only the
+  // points a report samples them to (MemoryProfileOptions::timeline_points).
+  size_t memory_timeline_points = 0;
 };
 
 // What summarising one host met, by the part that met it, so that a

@@ -446,3 +446,118 @@ TEST_CASE("Memory profile asks for its groups when MemoryProfileGroups says, and
     CHECK(none == 0);
   }
 }
+
+namespace {
+
+// Every field of two profiles' allocators, snapshot by snapshot.
+void CheckSameProfile(const HostMemoryProfile& a, const HostMemoryProfile& b) {
+  auto snapshot = [](const HostMemoryProfile& h, const MemorySnapshot& s) {
+    return std::make_tuple(s.time_ps, s.stack_bytes, s.heap_bytes, s.free_bytes, s.fragmentation, s.peak_bytes_in_use,
+                           s.requested_bytes, s.allocation_bytes, s.address, s.data_type, s.step,
+                           std::string(h.Str(s.op_name)), std::string(h.Str(s.region_type)),
+                           std::string(h.Str(s.shape)), s.activity);
+  };
+  auto row = [](const HostMemoryProfile& h, const ActiveAllocation& r) {
+    return std::make_tuple(r.allocation_bytes, r.requested_bytes, std::string(h.Str(r.op_name)),
+                           std::string(h.Str(r.region_type)), r.data_type, std::string(h.Str(r.shape)), r.occurrences,
+                           r.step, r.snapshot, r.special);
+  };
+  REQUIRE(a.allocators.size() == b.allocators.size());
+  for (size_t i = 0; i < a.allocators.size(); ++i) {
+    const AllocatorMemoryProfile &x = a.allocators[i], &y = b.allocators[i];
+    INFO("allocator " << x.memory_id);
+    CHECK(x.memory_id == y.memory_id);
+    CHECK(x.timeline_events == y.timeline_events);
+    CHECK(x.sampled_to == y.sampled_to);
+    CHECK(x.reference_points == y.reference_points);
+    CHECK(x.legacy_points == y.legacy_points);
+    REQUIRE(x.timeline.size() == y.timeline.size());
+    for (size_t s = 0; s < x.timeline.size(); ++s) {
+      INFO("snapshot " << s);
+      CHECK(snapshot(a, x.timeline[s]) == snapshot(b, y.timeline[s]));
+    }
+    CHECK(snapshot(a, x.peak) == snapshot(b, y.peak));
+    CHECK(std::make_tuple(x.allocations, x.deallocations, x.lifetime_peak_bytes, x.peak_bytes, x.peak_time_ps,
+                          x.capacity_bytes,
+                          x.peak_step) == std::make_tuple(y.allocations, y.deallocations, y.lifetime_peak_bytes,
+                                                          y.peak_bytes, y.peak_time_ps, y.capacity_bytes, y.peak_step));
+    REQUIRE(x.active.size() == y.active.size());
+    for (size_t r = 0; r < x.active.size(); ++r) CHECK(row(a, x.active[r]) == row(b, y.active[r]));
+    REQUIRE(x.specials.size() == y.specials.size());
+    for (size_t r = 0; r < x.specials.size(); ++r) CHECK(row(a, x.specials[r]) == row(b, y.specials[r]));
+  }
+}
+
+// Allocations and frees of two allocators on four threads at interleaved
+// times, with ties, heights that repeat (equal window maxima) and free
+// memory that repeats (equal legacy keys): `n` events per thread.
+XSpaceBuilder ManyEvents(int n) {
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(9, "steps", 1000)
+      .Event("train", 0, 40 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{1}}})
+      .Event("train", 60 * kUs, 40 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{2}}});
+  for (int t = 0; t < 4; ++t) {
+    auto line = cpu.Line(t + 1, "thread_" + std::to_string(t), 1000);
+    for (int i = 0; i < n; ++i) {
+      const int64_t time = (i * 7 + t * 3) % (n * 2) / 2 * kUs + i;  // Ties within and across threads.
+      const int64_t heap = ((i * 13 + t * 5) % 17) * kMiB;           // Repeating heights.
+      const std::string allocator = (i + t) % 3 == 0 ? "gpu_host_bfc" : "GPU_0_bfc";
+      const int64_t address = 0x1000 + ((i / 2) * 4 + t) * 0x100;
+      if (i % 2 == 0)
+        line.Event("MemoryAllocation", time, 0,
+                   Alloc(allocator, heap, kMiB, kMiB, address, "op" + std::to_string(i % 5), "output", i % 4,
+                         "[" + std::to_string(i) + "]"));
+      else line.Event("MemoryDeallocation", time, 0, Free(allocator, heap, kMiB, address));
+    }
+  }
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("Memory profile sampled while it is built equals the whole one cut down afterwards", "[memory]") {
+  // The profile of a command that shows sampled timelines never holds
+  // every snapshot (MemoryProfileOptions::timeline_points): what it keeps
+  // must be exactly what KeepSampledTimelines keeps of the whole timeline,
+  // for every number of points, below, at and above the events' count.
+  auto check = [](const Host& h, const std::vector<size_t>& points_list) {
+    for (Compat compat : {Compat::kDefault, Compat::kXprof, Compat::kTfLegacy}) {
+      for (size_t points : points_list) {
+        INFO("points " << points << ", compat " << static_cast<int>(compat));
+        Diagnostics whole_diag;
+        HostMemoryProfile cut = BuildMemoryProfile(h, MemoryProfileOptionsFor(compat), whole_diag);
+        REQUIRE_FALSE(cut.allocators.empty());
+        KeepSampledTimelines(cut, points);
+        MemoryProfileOptions options = MemoryProfileOptionsFor(compat);
+        options.timeline_points = points;
+        Diagnostics d;
+        const HostMemoryProfile sampled = BuildMemoryProfile(h, options, d);
+        CheckSameProfile(cut, sampled);
+        CHECK(d.Entries().size() == whole_diag.Entries().size());
+        // And the report reads the same points from either.
+        for (bool legacy : {false, true})
+          for (size_t i = 0; i < cut.allocators.size(); ++i)
+            CHECK(AllocatorTimelinePoints(cut.allocators[i], points, legacy) ==
+                  AllocatorTimelinePoints(sampled.allocators[i], points, legacy));
+      }
+    }
+  };
+  Diagnostics d;
+  const Host built = ReadXSpaceBytes(ManyEvents(60).Serialize(), "many.xplane.pb", d);
+  {
+    Diagnostics whole;
+    const HostMemoryProfile p = BuildMemoryProfile(built, MemoryProfileOptionsFor(Compat::kDefault), whole);
+    REQUIRE(p.allocators.size() == 2);
+    CHECK(p.allocators[0].timeline.size() == 160);  // GPU_0_bfc: 240 events, less a third.
+    CHECK(p.allocators[1].timeline.size() == 80);
+  }
+  check(built, {1, 2, 3, 7, 10, 33, 79, 80, 81, 159, 160, 161, 1000});
+  check(ReadXSpaceBytes(HandCapture().Serialize(), "box.xplane.pb", d), {1, 2, 4, 9});
+  // A real capture: 115 allocator events of one allocator.
+  const Host real =
+      ReadXSpaceFile(tfprof::testing::SourcePath(
+                         "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/tfprof-capture.xplane.pb"),
+                     d);
+  check(real, {1, 10, 37, 114, 115});
+}
