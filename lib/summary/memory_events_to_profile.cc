@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <tuple>
 

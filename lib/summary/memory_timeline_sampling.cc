@@ -154,12 +154,9 @@ void TimelineSampler::Finish(AllocatorMemoryProfile& p) {
   // whichever list has it (the same snapshot).
   size_t r = 0, l = 0;
   for (size_t i : kept) {
-    if (r < reference_.size() && reference_[r].first == i) {
-      p.timeline.push_back(reference_[r].second);
-    } else {
-      p.timeline.push_back(legacy_slots_[legacy[l].slot]);
-    }
-    if (r < reference_.size() && reference_[r].first == i) ++r;
+    const bool in_reference = r < reference_.size() && reference_[r].first == i;
+    p.timeline.push_back(in_reference ? reference_[r].second : legacy_slots_[legacy[l].slot]);
+    if (in_reference) ++r;
     if (l < legacy.size() && legacy[l].index == i) ++l;
   }
   p.reference_points = PositionsIn(kept, reference_picks);
