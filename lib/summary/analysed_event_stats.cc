@@ -30,8 +30,11 @@ const StatGroup kGroups[] = {
     // link, memcpy shapes.
     {SummaryPart::kSteps, {"correlation_id", "step_name", "shape"}},
     // Host op metrics (host_plane_to_op_metrics.cc): op identity, eager mode,
-    // the input-pipeline stage of tf.data events, launches.
-    {SummaryPart::kOps, {"tf_op", "tf_op_type", "is_eager", "_ipl_stage_id", "_ipl_stage_cat", "correlation_id"}},
+    // the input-pipeline stage of tf.data events, launches, and XLA:CPU ops'
+    // names (xla_ops_to_op_metrics.cc's XlaOpNamer).
+    {SummaryPart::kOps | SummaryPart::kHostOps,
+     {"tf_op", "tf_op_type", "is_eager", "_ipl_stage_id", "_ipl_stage_cat", "correlation_id", "hlo_op", "hlo_module",
+      "hlo_category"}},
     // Device op metrics (device_plane_to_op_metrics.cc) and XLA ops
     // (xla_ops_to_op_metrics.cc).
     {SummaryPart::kOps | SummaryPart::kKernels,

@@ -59,8 +59,8 @@ std::string GpuModelName(const DeviceProperties& d) {
   return std::string("Nvidia GPU (") + arch + ")";
 }
 
-HostSummary SummarizeHostOpMetrics(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
-                                   const EventBits* eager, bool host_threads) {
+HostSummary SummarizeHostOpMetrics(const Host& host, OpMetricsDiagnostics& diagnostics, const AnalysisOptions& options,
+                                   const EventBits* eager, OpMetricsSides sides) {
   EventBits own;
   if (!eager) {
     own = MarkEagerEvents(host);
@@ -72,16 +72,24 @@ HostSummary SummarizeHostOpMetrics(const Host& host, Diagnostics& diagnostics, c
     const Plane& plane = host.planes[p];
     const std::vector<std::vector<bool>>* marks = eager->empty() ? nullptr : &(*eager)[p];
     std::string_view name = host.PlaneName(plane);
+    // Each plane's diagnostics go to its side's and, in plane order, to all.
+    Diagnostics met;
     if (name == schema::kHostThreadsPlane) {
-      if (host_threads)
-        s.host_ops.Combine(HostPlaneToOpMetrics(host, plane, diagnostics, options, marks), /*count_cores=*/false);
+      if (sides.host_threads) {
+        s.host_ops.Combine(HostPlaneToOpMetrics(host, plane, met, options, marks), /*count_cores=*/false);
+        diagnostics.host_threads.Merge(met);
+      }
       s.has_host_plane = true;
     } else if (IsDevicePlane(host, plane)) {
       AddDevice(s, plane);
-      OpMetricsDb device = DevicePlaneToOpMetrics(host, plane, diagnostics, options, marks);
-      s.device_busy_ps.push_back(device.total_op_time_ps);
-      s.device_ops.Combine(device, /*count_cores=*/true);
+      if (sides.devices) {
+        OpMetricsDb device = DevicePlaneToOpMetrics(host, plane, met, options, marks);
+        s.device_busy_ps.push_back(device.total_op_time_ps);
+        s.device_ops.Combine(device, /*count_cores=*/true);
+        diagnostics.devices.Merge(met);
+      }
     }
+    diagnostics.all.Merge(met);
   }
   return s;
 }
@@ -95,7 +103,9 @@ KernelStatsDb HostKernelStats(const Host& host, const AnalysisOptions& options) 
 
 HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
                              const EventBits* eager) {
-  HostSummary s = SummarizeHostOpMetrics(host, diagnostics, options, eager);
+  OpMetricsDiagnostics met;
+  HostSummary s = SummarizeHostOpMetrics(host, met, options, eager);
+  diagnostics.Merge(met.all);
   s.kernels = HostKernelStats(host, options);
   return s;
 }

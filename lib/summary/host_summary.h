@@ -50,13 +50,27 @@ struct HostSummary {
 HostSummary SummarizeHostOps(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {},
                              const EventBits* eager = nullptr);
 
+// Which sides of a host's op metrics to make (the environment and the
+// device event count are made either way).
+struct OpMetricsSides {
+  bool host_threads = true;  // The host-thread op metrics (SummaryPart::kHostOps).
+  bool devices = true;       // The device op metrics and busy times (SummaryPart::kKernels).
+};
+
+// What making them met: all of it in plane order, and the same by side, so
+// that a command showing one side reports what that side met alone
+// (PartDiagnostics).
+struct OpMetricsDiagnostics {
+  Diagnostics all, host_threads, devices;
+};
+
 // The two independent halves of SummarizeHostOps, which HostToRunSummary
 // runs on two threads: everything but the kernels (op metrics, environment,
 // device event count; needs the eager marks) and the kernels alone.
-// `host_threads` false: the device side alone (SummaryPart::kKernels), which
-// reads no host-thread event.
-HostSummary SummarizeHostOpMetrics(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
-                                   const EventBits* eager, bool host_threads = true);
+// Without `sides.host_threads` (kernel-stats) no host-thread event is read;
+// without `sides.devices` (input-pipeline) only the devices' event counts.
+HostSummary SummarizeHostOpMetrics(const Host& host, OpMetricsDiagnostics& diagnostics, const AnalysisOptions& options,
+                                   const EventBits* eager, OpMetricsSides sides = {});
 KernelStatsDb HostKernelStats(const Host& host, const AnalysisOptions& options);
 
 // Adds `other` (another host of the same run) into `into`.

@@ -16,7 +16,8 @@ struct SideParts {
   KernelStatsDb kernels;
   std::optional<HostSummary> ops;
   std::optional<TfDataHost> tf_data;
-  Diagnostics ops_diagnostics, tf_data_diagnostics;
+  OpMetricsDiagnostics ops_diagnostics;
+  Diagnostics tf_data_diagnostics;
 };
 
 }  // namespace
@@ -76,7 +77,7 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       s.tf_data = SummarizeTfData(host, tf_data, s.tf_data_diagnostics);
     }
     tf_data_phase.Stop();
-    if (parts.Has(SummaryPart::kKernels)) {
+    if (parts.Has(SummaryPart::kKernels) || parts.Has(SummaryPart::kHostOps)) {
       // Without eager marks: none (kernel-stats and placement show no
       // execution mode, and marking needs the event forest; nor are there
       // any to make without an EagerExecute event). With them and no
@@ -86,7 +87,10 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       const EventBits* eager = &kNoMarks;
       if (may_mark_eager) eager = ops_need_groups ? &groups_ready.get()->eager : nullptr;
       PhaseTimer ops_phase("summary: op metrics");
-      s.ops = SummarizeHostOpMetrics(host, s.ops_diagnostics, analysis, eager, parts.Has(SummaryPart::kOps));
+      OpMetricsSides sides;
+      sides.host_threads = parts.Has(SummaryPart::kHostOps);
+      sides.devices = parts.Has(SummaryPart::kKernels);
+      s.ops = SummarizeHostOpMetrics(host, s.ops_diagnostics, analysis, eager, sides);
     }
     return s;
   });
@@ -138,7 +142,9 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
     p.ops = std::move(*s.ops);
     p.ops.kernels = kernels_here ? std::move(kernels) : std::move(s.kernels);
   }
-  diagnostics.ops = std::move(s.ops_diagnostics);
+  diagnostics.ops = std::move(s.ops_diagnostics.all);
+  diagnostics.ops_host = std::move(s.ops_diagnostics.host_threads);
+  diagnostics.ops_device = std::move(s.ops_diagnostics.devices);
   diagnostics.steps = std::move(steps_diagnostics);
   diagnostics.memory = std::move(memory_diagnostics);
   if (s.tf_data) p.tf_data = std::move(*s.tf_data);

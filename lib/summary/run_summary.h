@@ -52,6 +52,12 @@ enum class SummaryPart : uint32_t {
   // device event count) without the host-thread op metrics (kernel-stats):
   // read alone, it needs no host-thread events. kOps includes it.
   kKernels = 1u << 5,
+  // HostSummary's host side (host-thread op metrics, environment, device
+  // event count) without the kernels and device op metrics, which
+  // input-pipeline does not show: read alone, the devices' events are read
+  // without the stats only those read (kernel details, ops). kOps includes
+  // it; with kKernels it is kOps.
+  kHostOps = 1u << 6,
 };
 
 struct SummaryParts {
@@ -59,22 +65,29 @@ struct SummaryParts {
 
   constexpr SummaryParts() = default;
   constexpr SummaryParts(SummaryPart p) : bits(static_cast<uint32_t>(p)) {}  // NOLINT: a part is a set of one.
+  // kKernels and kHostOps are halves of kOps: a set holds each with kOps,
+  // and kOps with both.
   constexpr bool Has(SummaryPart p) const {
+    const uint32_t halves = static_cast<uint32_t>(SummaryPart::kKernels) | static_cast<uint32_t>(SummaryPart::kHostOps);
+    if (p == SummaryPart::kOps) return (bits & static_cast<uint32_t>(p)) != 0 || (bits & halves) == halves;
     uint32_t want = static_cast<uint32_t>(p);
-    if (p == SummaryPart::kKernels) want |= static_cast<uint32_t>(SummaryPart::kOps);
+    if (p == SummaryPart::kKernels || p == SummaryPart::kHostOps) want |= static_cast<uint32_t>(SummaryPart::kOps);
     return (bits & want) != 0;
   }
   // Whether a summary of these parts holds every part of `need`.
   constexpr bool Covers(SummaryParts need) const {
     uint32_t n = need.bits;
-    if (Has(SummaryPart::kOps)) n &= ~static_cast<uint32_t>(SummaryPart::kKernels);
+    if (Has(SummaryPart::kOps))
+      n &= ~(static_cast<uint32_t>(SummaryPart::kOps) | static_cast<uint32_t>(SummaryPart::kKernels) |
+             static_cast<uint32_t>(SummaryPart::kHostOps));
+    else if (need.Has(SummaryPart::kOps)) return false;
     return (bits & n) == n;
   }
   constexpr bool operator==(const SummaryParts&) const = default;
   // Everything: what `metrics`, `check` and `diff` read (kKernels is in
   // kOps).
   static constexpr SummaryParts All();
-  // Every part this version knows: All() and kKernels.
+  // Every part this version knows: All(), kKernels and kHostOps.
   static constexpr SummaryParts Known();
 };
 
@@ -89,7 +102,7 @@ constexpr SummaryParts SummaryParts::All() {
   return SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps | SummaryPart::kMemory |
          SummaryPart::kTfData;
 }
-constexpr SummaryParts SummaryParts::Known() { return All() | SummaryPart::kKernels; }
+constexpr SummaryParts SummaryParts::Known() { return All() | SummaryPart::kKernels | SummaryPart::kHostOps; }
 
 struct SummaryOptions {
   AnalysisOptions analysis;  // --compat and the step options: the command's own.
@@ -106,7 +119,13 @@ struct SummaryOptions {
 // exactly what making only its parts would have (ForParts).
 struct PartDiagnostics {
   Diagnostics grouping;  // Grouping the events: made for kSteps, or for kMemory alone when memory_grouped.
-  Diagnostics ops, steps, memory, tf_data;
+  // The op metrics': all of them, in plane order (kOps), and the same by
+  // side: the host threads' (kHostOps alone) and the devices' (kKernels
+  // alone). Summaries from before the split have `ops` only
+  // (ops_by_side false), which then stands for either side.
+  Diagnostics ops, ops_host, ops_device;
+  bool ops_by_side = true;
+  Diagnostics steps, memory, tf_data;
   // The memory profile needed the event groups (a host with allocator
   // events): a memory-only summary would have grouped, and met `grouping`.
   bool memory_grouped = false;

@@ -126,7 +126,11 @@ TfDataAnalysis CombineRunTfData(const RunSummary& run) {
 Diagnostics PartDiagnostics::ForParts(SummaryParts parts) const {
   Diagnostics out;
   if (parts.Has(SummaryPart::kSteps) || (parts.Has(SummaryPart::kMemory) && memory_grouped)) out.Merge(grouping);
-  if (parts.Has(SummaryPart::kKernels)) out.Merge(ops);
+  // A command showing one side of the op metrics meets that side's alone.
+  const bool host_side = parts.Has(SummaryPart::kHostOps), device_side = parts.Has(SummaryPart::kKernels);
+  if (host_side && device_side) out.Merge(ops);
+  else if (host_side) out.Merge(ops_by_side ? ops_host : ops);
+  else if (device_side) out.Merge(ops_by_side ? ops_device : ops);
   if (parts.Has(SummaryPart::kSteps)) out.Merge(steps);
   if (parts.Has(SummaryPart::kMemory)) out.Merge(memory);
   if (parts.Has(SummaryPart::kTfData)) out.Merge(tf_data);

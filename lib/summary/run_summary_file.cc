@@ -77,6 +77,11 @@ void ToProto(const HostPartials& in, summary::HostPartials* out) {
   ToProto(in.read_diagnostics, out->mutable_read_diagnostics());
   ToProto(in.diagnostics.grouping, out->mutable_grouping_diagnostics());
   ToProto(in.diagnostics.ops, out->mutable_ops_diagnostics());
+  if (in.diagnostics.ops_by_side) {
+    ToProto(in.diagnostics.ops_host, out->mutable_ops_host_diagnostics());
+    ToProto(in.diagnostics.ops_device, out->mutable_ops_device_diagnostics());
+    out->set_ops_diagnostics_by_side(true);
+  }
   ToProto(in.diagnostics.steps, out->mutable_steps_diagnostics());
   ToProto(in.diagnostics.memory, out->mutable_memory_diagnostics());
   ToProto(in.diagnostics.tf_data, out->mutable_tf_data_diagnostics());
@@ -99,6 +104,11 @@ HostPartials FromProto(const summary::HostPartials& in) {
   out.read_diagnostics = FromProto(in.read_diagnostics());
   out.diagnostics.grouping = FromProto(in.grouping_diagnostics());
   out.diagnostics.ops = FromProto(in.ops_diagnostics());
+  out.diagnostics.ops_by_side = in.ops_diagnostics_by_side();
+  if (out.diagnostics.ops_by_side) {
+    out.diagnostics.ops_host = FromProto(in.ops_host_diagnostics());
+    out.diagnostics.ops_device = FromProto(in.ops_device_diagnostics());
+  }
   out.diagnostics.steps = FromProto(in.steps_diagnostics());
   out.diagnostics.memory = FromProto(in.memory_diagnostics());
   out.diagnostics.tf_data = FromProto(in.tf_data_diagnostics());

@@ -10,11 +10,13 @@
 #include <exception>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/read/capture_discovery.h"
 #include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/captures_to_run_summary.h"
+#include "lib/summary/run_summary_combine.h"
 #include "lib/summary/run_summary_file.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
@@ -36,6 +38,13 @@ std::string SummaryBytes(const std::string& path, SummaryParts parts, const Even
   } catch (const std::exception& e) {
     return std::string("error: ") + e.what();  // A corrupt corpus file: the same error either way.
   }
+}
+
+// Each diagnostic kind a command showing `parts` reports, with its count.
+std::vector<std::pair<std::string, uint64_t>> RunDiagnosticsCounts(const RunSummary& run, SummaryParts parts) {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (const DiagnosticEntry& e : RunDiagnostics(run, parts).Entries()) out.emplace_back(e.kind, e.count);
+  return out;
 }
 
 // Every XSpace capture file under `dir`.
@@ -64,6 +73,7 @@ std::vector<AnalysisOptions> Variants() {
 std::vector<SummaryParts> CommandParts() {
   return {SummaryPart::kOps,
           SummaryPart::kKernels,
+          SummaryPart::kHostOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
           SummaryPart::kOps | SummaryPart::kEagerMarks,
           SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
           SummaryPart::kSteps,
@@ -135,8 +145,96 @@ void CheckDevicesSideAlone(const std::string& path) {
   // Everything else, kernels, device ops and their diagnostics included,
   // byte for byte: the op summary without its host-thread ops.
   whole.parts = SummaryPart::kKernels;
-  for (HostPartials& h : whole.hosts) h.ops.host_ops = OpMetricsDb();
+  for (HostPartials& h : whole.hosts) {
+    h.ops.host_ops = OpMetricsDb();
+    h.diagnostics.ops = h.diagnostics.ops_device;
+    h.diagnostics.ops_host = Diagnostics();
+  }
   CHECK(RunSummaryToBytes(alone) == RunSummaryToBytes(whole));
+}
+
+// A capture read for input-pipeline leaves the kernels' stats unread and
+// makes no device op metrics; what it summarises is what the whole op
+// summary (with the same steps) says of the host threads and the run. The
+// summary alone, for the diagnostics' checks.
+RunSummary CheckHostSideAlone(const std::string& path, bool has_devices) {
+  INFO(path);
+  const SummaryParts host_side = SummaryPart::kHostOps | SummaryPart::kEagerMarks | SummaryPart::kSteps;
+  const SummaryParts overview = SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps;
+  SummaryOptions options;
+  options.parts = host_side;
+  RunReadOptions read;
+  read.read.event_stats = EventStatsFor(host_side, {});
+  RunSummary alone = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+  options.parts = overview;
+  read.read.event_stats = EventStatsFor(overview, {});
+  RunSummary whole = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+  REQUIRE(alone.hosts.size() == whole.hosts.size());
+  bool any_device_ops = false;
+  for (size_t h = 0; h < alone.hosts.size(); ++h) {
+    const HostSummary& ops = alone.hosts[h].ops;
+    CHECK(ops.device_ops.rows().empty());
+    CHECK(ops.kernels.empty());
+    CHECK(ops.device_busy_ps.empty());
+    CHECK_FALSE(ops.host_ops.rows().empty());
+    // The environment still counts the devices and their events.
+    CHECK(ops.env.device_core_count == whole.hosts[h].ops.env.device_core_count);
+    CHECK(ops.device_events == whole.hosts[h].ops.device_events);
+    any_device_ops = any_device_ops || !whole.hosts[h].ops.device_ops.rows().empty();
+  }
+  CHECK(any_device_ops == has_devices);
+  CHECK(whole.parts.Covers(host_side));
+  CHECK(alone.parts.Covers(host_side));
+  CHECK_FALSE(alone.parts.Covers(overview));
+  CHECK_FALSE(alone.parts.Covers(SummaryPart::kKernels));
+  // The whole summary, read by input-pipeline, reports what the host side
+  // alone met.
+  CHECK(RunDiagnosticsCounts(whole, host_side) == RunDiagnosticsCounts(alone, host_side));
+  // Everything else, steps and the host side's diagnostics included, byte
+  // for byte: the op summary without its devices' side.
+  RunSummary& trimmed = whole;
+  trimmed.parts = host_side;
+  for (HostPartials& h : trimmed.hosts) {
+    h.ops.device_ops = OpMetricsDb();
+    h.ops.kernels = KernelStatsDb();
+    h.ops.device_busy_ps.clear();
+    h.diagnostics.ops = h.diagnostics.ops_host;
+    h.diagnostics.ops_device = Diagnostics();
+  }
+  CHECK(RunSummaryToBytes(alone) == RunSummaryToBytes(trimmed));
+  return alone;
+}
+
+TEST_CASE("The host side alone is the op summary without its devices' side", "[filter][summary]") {
+  const SummaryParts host_side = SummaryPart::kHostOps | SummaryPart::kEagerMarks | SummaryPart::kSteps;
+  const EventStatFilter kept = EventStatsFor(host_side, {});
+  CHECK(kept.keep_host_thread_events);
+  for (std::string_view name :
+       {"tf_op", "tf_op_type", "is_eager", "_ipl_stage_id", "correlation_id", "group_id", "hlo_op", "hlo_module"})
+    CHECK(kept.Keeps(name));
+  // What only kernel stats and device op metrics read.
+  for (std::string_view name : {"kernel_details", "level 0", "scope_range_id", "grid", "equation", "shared memory"})
+    CHECK_FALSE(kept.Keeps(name));
+  // A JAX GPU capture: the device side's XLA op diagnostics are not the
+  // host side's.
+  const RunSummary jax_gpu = CheckHostSideAlone(testing::SourcePath("testdata/captures/jax_gpu"), true);
+  CHECK(jax_gpu.hosts.front().diagnostics.ops.empty());
+  CHECK(RunDiagnostics(jax_gpu).Count("op_stats.xla_ops") == 0);
+  CheckHostSideAlone(testing::SourcePath("testdata/captures/torch_gpu_amp"), true);
+  // JAX on the CPU: its XLA:CPU ops are host ops, and so are their
+  // diagnostics.
+  const RunSummary jax_cpu = CheckHostSideAlone(testing::SourcePath("testdata/captures/jax_mlp"), false);
+  CHECK(RunDiagnostics(jax_cpu).Count("op_stats.xla_host_ops") == 155);
+}
+
+TEST_CASE("The host side alone of a TF GPU capture", "[filter][summary][corpus]") {
+  const std::string t4 = testing::CorpusPath(
+      "e4040-2023fall-assign2-hd2551/logs/fit/20231107-184716/train/plugins/profile/2023_11_07_18_47_18");
+  if (t4.empty()) {
+    testing::SkipTest("no corpus (set TFPROF_CORPUS): the T4 Keras capture");
+    return;
+  }
+  CheckHostSideAlone(t4, true);
 }
 
 TEST_CASE("The devices' side alone is the op summary without its host-thread ops", "[filter][summary]") {

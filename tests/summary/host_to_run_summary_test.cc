@@ -4,9 +4,11 @@
 
 #include <string>
 
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
 #include "lib/summary/host_to_run_summary.h"
+#include "lib/summary/run_summary_combine.h"
 #include "tests/support/corpus.h"
 
 namespace tfprof {
@@ -66,4 +68,56 @@ TEST_CASE("A host's summary holds only the parts asked for", "[run_summary]") {
   CHECK(StepMarkerCount(all) == 4);
 }
 
+}  // namespace tfprof
+
+namespace tfprof {
+namespace {
+
+TEST_CASE("The op metrics' two sides are halves of the op part", "[run_summary]") {
+  const SummaryParts ops = SummaryPart::kOps, kernels = SummaryPart::kKernels, host = SummaryPart::kHostOps;
+  const SummaryParts both = SummaryPart::kKernels | SummaryPart::kHostOps;
+  CHECK(ops.Has(SummaryPart::kKernels));
+  CHECK(ops.Has(SummaryPart::kHostOps));
+  CHECK(both.Has(SummaryPart::kOps));
+  CHECK_FALSE(host.Has(SummaryPart::kOps));
+  CHECK_FALSE(host.Has(SummaryPart::kKernels));
+  CHECK_FALSE(kernels.Has(SummaryPart::kHostOps));
+  CHECK(ops.Covers(host));
+  CHECK(ops.Covers(both));
+  CHECK(both.Covers(ops));
+  CHECK(both.Covers(host));
+  CHECK_FALSE(host.Covers(ops));
+  CHECK_FALSE(host.Covers(kernels));
+  CHECK_FALSE(kernels.Covers(host));
+  CHECK_FALSE(host.Covers(both));
+  CHECK((host | SummaryPart::kSteps).Covers(SummaryPart::kHostOps | SummaryPart::kSteps));
+  CHECK_FALSE(host.Covers(SummaryPart::kHostOps | SummaryPart::kSteps));
+  CHECK(SummaryParts::Known().Has(SummaryPart::kHostOps));
+}
+
+TEST_CASE("A command showing one side of the op metrics reports that side's diagnostics", "[run_summary]") {
+  PartDiagnostics d;
+  d.ops.Add(diag_kind::kOpStatsSpanCut, "host");
+  d.ops.Add(diag_kind::kOpStatsSpanCut, "device");
+  d.ops.Add(diag_kind::kOpStatsHostOpNotClosed, "host");
+  d.ops_host.Add(diag_kind::kOpStatsSpanCut, "host");
+  d.ops_host.Add(diag_kind::kOpStatsHostOpNotClosed, "host");
+  d.ops_device.Add(diag_kind::kOpStatsSpanCut, "device");
+  const SummaryParts host = SummaryPart::kHostOps, kernels = SummaryPart::kKernels, ops = SummaryPart::kOps;
+  CHECK(d.ForParts(ops).Count("op_stats.span_cut") == 2);
+  CHECK(d.ForParts(SummaryPart::kKernels | SummaryPart::kHostOps).Count("op_stats.span_cut") == 2);
+  CHECK(d.ForParts(host).Count("op_stats.span_cut") == 1);
+  CHECK(d.ForParts(host).Entries().size() == 2);
+  CHECK(d.ForParts(kernels).Count("op_stats.span_cut") == 1);
+  CHECK(d.ForParts(kernels).Entries().size() == 1);
+  CHECK(d.ForParts(kernels).Entries().front().example == "device");
+  CHECK(d.ForParts(SummaryPart::kSteps).empty());
+  // A summary written before the split holds the op diagnostics whole:
+  // either side reports all of them, as it did then.
+  d.ops_by_side = false;
+  CHECK(d.ForParts(host).Count("op_stats.span_cut") == 2);
+  CHECK(d.ForParts(kernels).Count("op_stats.span_cut") == 2);
+}
+
+}  // namespace
 }  // namespace tfprof

@@ -19,6 +19,7 @@
 #include "lib/analyze/steps_report.h"
 #include "lib/analyze/tf_data_pipelines_to_report.h"
 #include "lib/analyze/tf_stats_report.h"
+#include "lib/model/diagnostic_kinds.h"
 #include "lib/model/errors.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
@@ -164,8 +165,9 @@ TEST_CASE("run summary: every report is byte-identical after the protobuf round 
         RoundTrip<summary::StepDb>(h.steps);
         RoundTrip<summary::HostMemoryProfile>(h.memory);
         RoundTrip<summary::TfDataHost>(h.tf_data);
-        for (const Diagnostics* d : {&h.diagnostics.grouping, &h.diagnostics.ops, &h.diagnostics.steps,
-                                     &h.diagnostics.memory, &h.diagnostics.tf_data})
+        for (const Diagnostics* d :
+             {&h.diagnostics.grouping, &h.diagnostics.ops, &h.diagnostics.ops_host, &h.diagnostics.ops_device,
+              &h.diagnostics.steps, &h.diagnostics.memory, &h.diagnostics.tf_data})
           RoundTrip<summary::Diagnostics>(*d);
       }
 
@@ -192,6 +194,35 @@ TEST_CASE("run summary: every report is byte-identical after the protobuf round 
 
 // Interned strings go out as a sorted table of the strings in use: the
 // bytes do not depend on the order the pool met them in.
+TEST_CASE("run summary: the op metrics' diagnostics by side survive the round trip; older files have them whole",
+          "[summary][proto]") {
+  RunSummary run;
+  run.run = "r";
+  run.parts = SummaryParts::All();
+  HostPartials& h = run.hosts.emplace_back();
+  h.host = "h";
+  h.diagnostics.ops.Add(diag_kind::kOpStatsSpanCut, "host thread", 2);
+  h.diagnostics.ops.Add(diag_kind::kOpStatsXlaDeviceOpsSkipped, "device", 3);
+  h.diagnostics.ops_host.Add(diag_kind::kOpStatsSpanCut, "host thread", 2);
+  h.diagnostics.ops_device.Add(diag_kind::kOpStatsXlaDeviceOpsSkipped, "device", 3);
+  const RunSummary back = RunSummaryFromBytes(RunSummaryToBytes(run), "mem");
+  const PartDiagnostics& d = back.hosts.front().diagnostics;
+  CHECK(d.ops_by_side);
+  CHECK(d.ops.Entries().size() == 2);
+  CHECK(d.ops_host.Count("op_stats.span_cut") == 2);
+  CHECK(d.ops_host.Entries().size() == 1);
+  CHECK(d.ops_device.Count("op_stats.xla_device_ops_skipped") == 3);
+  CHECK(d.ops_device.Entries().size() == 1);
+  // Written as before the split (no sides): read back without them, so
+  // each side's command reports the op diagnostics whole, as it did.
+  run.hosts.front().diagnostics.ops_by_side = false;
+  const RunSummary old = RunSummaryFromBytes(RunSummaryToBytes(run), "mem");
+  CHECK_FALSE(old.hosts.front().diagnostics.ops_by_side);
+  CHECK(old.hosts.front().diagnostics.ops_host.empty());
+  CHECK(old.hosts.front().diagnostics.ForParts(SummaryPart::kHostOps).Entries().size() == 2);
+  CHECK(old.hosts.front().diagnostics.ForParts(SummaryPart::kKernels).Entries().size() == 2);
+}
+
 TEST_CASE("run summary parts: memory strings are written as a sorted table", "[summary][proto]") {
   auto profile = [](bool reversed) {
     HostMemoryProfile p;
