@@ -37,7 +37,6 @@ struct PlaneContext {
   // Per StatKey: 1 when the command does not want event stats of that name
   // (ReadOptions::event_stats). Empty: every event stat is kept.
   std::vector<uint8_t> drop_event_stat;
-  bool DropsEventStat(uint32_t key) const { return key < drop_event_stat.size() && drop_event_stat[key]; }
   // Per event metadata: 1 when the command leaves such events out of their
   // lines (ReadOptions::event_stats.keep_allocator_events). Empty: none.
   std::vector<uint8_t> skip_event;
@@ -49,6 +48,18 @@ struct PlaneContext {
   // every line's count: an event is left out when its first field is its
   // metadata id and names a skipped metadata. (An event written in another
   // field order is kept.)
+  // Each event stat's lookups, as plain values: a decoding loop copies
+  // them into locals, which no store can alias (the tables' own pointers,
+  // read through the context, were loaded again after every stat stored).
+  struct EventStatLookup {
+    const uint32_t* keys;  // stat_map's flat table.
+    size_t key_count;
+    const uint8_t* drop;  // drop_event_stat.
+    size_t drop_count;
+  };
+  EventStatLookup EventStatLookups() const {
+    return {stat_map.dense_data(), stat_map.dense_size(), drop_event_stat.data(), drop_event_stat.size()};
+  }
   bool LeavesOut(const WireDecoder& event) const {
     uint64_t meta_id;
     return event.PeekTaggedVarint((kEventMetadataId << 3) | kVarint, &meta_id) &&
@@ -173,9 +184,11 @@ class EventDecoder {
   // not an error (event stats: corruption).
   bool skip_stats_without_metadata = false;
 
-  // Appends the stat to `out`. Runs once per stat: it stays inline.
+  // Appends the stat to `out`. Runs once per stat: it stays inline. Event
+  // stats come with their plane's lookups as values (`lookup`).
   template <class Sink>
-  inline __attribute__((always_inline)) void ReadStat(WireDecoder& d, Sink& out) {
+  inline __attribute__((always_inline)) void ReadStat(WireDecoder& d, Sink& out,
+                                                      const PlaneContext::EventStatLookup* lookup = nullptr) {
     constexpr bool kEventStat = std::is_same_v<Sink, ChunkStats>;
     StatFields f;
     // The profiler writes the metadata id first and the value second: that
@@ -195,7 +208,11 @@ class EventDecoder {
       }
     }
     while (!d.done()) ReadStatField(d, d.Varint(), f);
-    uint32_t key = ctx_.stat_map.Find(f.meta_id);
+    uint32_t key;
+    if constexpr (kEventStat)
+      key = static_cast<uint64_t>(f.meta_id) < lookup->key_count ? lookup->keys[f.meta_id]
+                                                                 : ctx_.stat_map.Find(f.meta_id);
+    else key = ctx_.stat_map.Find(f.meta_id);
     if (key == IdMap::kMissing && skip_stats_without_metadata) {
       // JAX 0.11's /host:__ScopeRangeCallStack__ plane keeps its scope-range
       // tree as plane stats keyed by range ids that have no stat metadata.
@@ -214,7 +231,7 @@ class EventDecoder {
       // Checked like a kept one above (dangling ids, missing values): what
       // a decoded event says about the capture does not depend on which of
       // its stats the command keeps.
-      if (ctx_.DropsEventStat(key)) {
+      if (key < lookup->drop_count && lookup->drop[key]) {
         ++pending->dropped_stats;
         return;
       }
@@ -284,7 +301,8 @@ class EventDecoder {
   static constexpr uint32_t kLeftOut = IdMap::kMissing;
 
   template <bool kLeavesOut>
-  inline __attribute__((always_inline)) Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps) {
+  inline __attribute__((always_inline)) Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps,
+                                                        const PlaneContext::EventStatLookup& lookup) {
     int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
     bool aggregated = false;
     // Protobuf writes fields in number order: metadata id, offset,
@@ -308,7 +326,7 @@ class EventDecoder {
       while (e.PeekByte() == kStatsTag) {
         e.Varint();
         WireDecoder s = e.Message();
-        ReadStat(s, stats);
+        ReadStat(s, stats, &lookup);
       }
     }
     while (!e.done()) {
@@ -319,7 +337,7 @@ class EventDecoder {
         case (kEventDurationPs << 3) | kVarint: duration_ps = e.Int64(); break;
         case (kEventStats << 3) | kLengthDelimited: {
           WireDecoder s = e.Message();
-          ReadStat(s, stats);
+          ReadStat(s, stats, &lookup);
           break;
         }
         case (kEventNumOccurrences << 3) | kVarint:
@@ -386,6 +404,7 @@ class EventDecoder {
   template <bool kLeavesOut>
   void DecodeEvents(ChunkJob& job, ChunkStats& stats) {
     Event* out = job.out;
+    const PlaneContext::EventStatLookup lookup = ctx_.EventStatLookups();
     size_t done = 0, kept = 0;
     WireDecoder& d = job.bytes;
     uint32_t field;
@@ -397,7 +416,7 @@ class EventDecoder {
       }
       WireDecoder e = d.Message();
       ++done;
-      const Event event = ReadEvent<kLeavesOut>(e, stats, job.base_ps);
+      const Event event = ReadEvent<kLeavesOut>(e, stats, job.base_ps, lookup);
       if (kLeavesOut && event.metadata == kLeftOut) continue;
       // The pre-scan counted the slots; bytes that changed under the
       // mapping since (another process rewriting the file) must not write

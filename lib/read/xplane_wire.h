@@ -58,6 +58,10 @@ class IdMap {
   uint64_t MemoryBytes() const {
     return table_.capacity() * sizeof(uint32_t) + hash_.capacity() * (sizeof(std::pair<int64_t, uint32_t>) + 1);
   }
+  // The flat table (empty when the ids are sparse), for a decoding loop to
+  // keep in registers.
+  const uint32_t* dense_data() const { return table_.data(); }
+  size_t dense_size() const { return table_.size(); }
   // Runs for every event and stat: the flat table stays inline, the hash
   // map (sparse ids, rare) is out of line.
   inline __attribute__((always_inline)) uint32_t Find(int64_t id) const {
