@@ -44,10 +44,6 @@ struct PlaneContext {
     const uint32_t m = event_map.Find(meta_id);
     return m < skip_event.size() && skip_event[m];
   }
-  // The one rule the pre-scan and the decoder share, so that they agree on
-  // every line's count: an event is left out when its first field is its
-  // metadata id and names a skipped metadata. (An event written in another
-  // field order is kept.)
   // Each event stat's lookups, as plain values: a decoding loop copies
   // them into locals, which no store can alias (the tables' own pointers,
   // read through the context, were loaded again after every stat stored).
@@ -60,6 +56,10 @@ struct PlaneContext {
   EventStatLookup EventStatLookups() const {
     return {stat_map.dense_data(), stat_map.dense_size(), drop_event_stat.data(), drop_event_stat.size()};
   }
+  // The one rule the pre-scan and the decoder share, so that they agree on
+  // every line's count: an event is left out when its first field is its
+  // metadata id and names a skipped metadata. (An event written in another
+  // field order is kept.)
   bool LeavesOut(const WireDecoder& event) const {
     uint64_t meta_id;
     return event.PeekTaggedVarint((kEventMetadataId << 3) | kVarint, &meta_id) &&
@@ -184,11 +184,24 @@ class EventDecoder {
   // not an error (event stats: corruption).
   bool skip_stats_without_metadata = false;
 
-  // Appends the stat to `out`. Runs once per stat: it stays inline. Event
-  // stats come with their plane's lookups as values (`lookup`).
+  // Appends a plane's or an event metadata's stat to `out`.
   template <class Sink>
-  inline __attribute__((always_inline)) void ReadStat(WireDecoder& d, Sink& out,
-                                                      const PlaneContext::EventStatLookup* lookup = nullptr) {
+  void ReadStat(WireDecoder& d, Sink& out) {
+    static_assert(!std::is_same_v<Sink, ChunkStats>, "event stats are read by ReadEventStat, with their lookups");
+    ReadAnyStat(d, out, nullptr);
+  }
+  // Appends an event's stat to its chunk's pool, with the plane's lookups
+  // as values. Runs once per stat: it stays inline.
+  inline __attribute__((always_inline)) void ReadEventStat(WireDecoder& d, ChunkStats& out,
+                                                           const PlaneContext::EventStatLookup& lookup) {
+    ReadAnyStat(d, out, &lookup);
+  }
+
+ private:
+  // `lookup`: set for event stats (ChunkStats) only.
+  template <class Sink>
+  inline __attribute__((always_inline)) void ReadAnyStat(WireDecoder& d, Sink& out,
+                                                         const PlaneContext::EventStatLookup* lookup) {
     constexpr bool kEventStat = std::is_same_v<Sink, ChunkStats>;
     StatFields f;
     // The profiler writes the metadata id first and the value second: that
@@ -248,6 +261,7 @@ class EventDecoder {
     out.push_back(Stat::Make(key, f.value.type(), f.value.bits));
   }
 
+ public:
   // What a stat's fields said so far.
   struct StatFields {
     int64_t meta_id = 0;
@@ -326,7 +340,7 @@ class EventDecoder {
       while (e.PeekByte() == kStatsTag) {
         e.Varint();
         WireDecoder s = e.Message();
-        ReadStat(s, stats, &lookup);
+        ReadEventStat(s, stats, lookup);
       }
     }
     while (!e.done()) {
@@ -337,7 +351,7 @@ class EventDecoder {
         case (kEventDurationPs << 3) | kVarint: duration_ps = e.Int64(); break;
         case (kEventStats << 3) | kLengthDelimited: {
           WireDecoder s = e.Message();
-          ReadStat(s, stats, &lookup);
+          ReadEventStat(s, stats, lookup);
           break;
         }
         case (kEventNumOccurrences << 3) | kVarint:

@@ -145,6 +145,7 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   diagnostics.ops = std::move(s.ops_diagnostics.all);
   diagnostics.ops_host = std::move(s.ops_diagnostics.host_threads);
   diagnostics.ops_device = std::move(s.ops_diagnostics.devices);
+  diagnostics.ops_by_side = true;
   diagnostics.steps = std::move(steps_diagnostics);
   diagnostics.memory = std::move(memory_diagnostics);
   if (s.tf_data) p.tf_data = std::move(*s.tf_data);

@@ -55,8 +55,8 @@ enum class SummaryPart : uint32_t {
   // HostSummary's host side (host-thread op metrics, environment, device
   // event count) without the kernels and device op metrics, which
   // input-pipeline does not show: read alone, the devices' events are read
-  // without the stats only those read (kernel details, ops). kOps includes
-  // it; with kKernels it is kOps.
+  // without the stats only those read (kernel details, launch parameters).
+  // kOps includes it; with kKernels it is kOps.
   kHostOps = 1u << 6,
 };
 
@@ -84,8 +84,8 @@ struct SummaryParts {
     return (bits & n) == n;
   }
   constexpr bool operator==(const SummaryParts&) const = default;
-  // Everything: what `metrics`, `check` and `diff` read (kKernels is in
-  // kOps).
+  // Everything: what `metrics`, `check` and `diff` read (kKernels and
+  // kHostOps are in kOps).
   static constexpr SummaryParts All();
   // Every part this version knows: All(), kKernels and kHostOps.
   static constexpr SummaryParts Known();
@@ -121,10 +121,10 @@ struct PartDiagnostics {
   Diagnostics grouping;  // Grouping the events: made for kSteps, or for kMemory alone when memory_grouped.
   // The op metrics': all of them, in plane order (kOps), and the same by
   // side: the host threads' (kHostOps alone) and the devices' (kKernels
-  // alone). Summaries from before the split have `ops` only
-  // (ops_by_side false), which then stands for either side.
+  // alone), where ops_by_side says so (HostToRunSummary sets it). Without
+  // it (summaries from before the split) `ops` stands for either side.
   Diagnostics ops, ops_host, ops_device;
-  bool ops_by_side = true;
+  bool ops_by_side = false;
   Diagnostics steps, memory, tf_data;
   // The memory profile needed the event groups (a host with allocator
   // events): a memory-only summary would have grouped, and met `grouping`.
