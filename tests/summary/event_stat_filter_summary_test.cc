@@ -227,16 +227,6 @@ TEST_CASE("The host side alone is the op summary without its devices' side", "[f
   CHECK(RunDiagnostics(jax_cpu).Count("op_stats.xla_host_ops") == 155);
 }
 
-TEST_CASE("The host side alone of a TF GPU capture", "[filter][summary][corpus]") {
-  const std::string t4 = testing::CorpusPath(
-      "e4040-2023fall-assign2-hd2551/logs/fit/20231107-184716/train/plugins/profile/2023_11_07_18_47_18");
-  if (t4.empty()) {
-    testing::SkipTest("no corpus (set TFPROF_CORPUS): the T4 Keras capture");
-    return;
-  }
-  CheckHostSideAlone(t4, true);
-}
-
 TEST_CASE("The devices' side alone is the op summary without its host-thread ops", "[filter][summary]") {
   const EventStatFilter kernels = EventStatsFor(SummaryPart::kKernels, {});
   CHECK_FALSE(kernels.keep_host_thread_events);
@@ -248,7 +238,7 @@ TEST_CASE("The devices' side alone is the op summary without its host-thread ops
     CheckDevicesSideAlone(testing::SourcePath(capture));
 }
 
-TEST_CASE("The devices' side alone of a TF GPU capture with derived lines", "[filter][summary][corpus]") {
+TEST_CASE("Each side alone of a TF GPU capture with derived lines", "[filter][summary][corpus]") {
   const std::string t4 = testing::CorpusPath(
       "e4040-2023fall-assign2-hd2551/logs/fit/20231107-184716/train/plugins/profile/2023_11_07_18_47_18");
   if (t4.empty()) {
@@ -256,6 +246,7 @@ TEST_CASE("The devices' side alone of a TF GPU capture with derived lines", "[fi
     return;
   }
   CheckDevicesSideAlone(t4);
+  CheckHostSideAlone(t4, true);
 }
 
 TEST_CASE("Each summary part keeps the event stats its analyses read, and no other", "[filter][summary]") {
