@@ -30,8 +30,8 @@ std::unique_ptr<Command> OverviewCommand() {
 
 std::unique_ptr<Command> InputPipelineCommand() {
   // The page shows the steps and the host's input ops, no device op or
-  // kernel: the op metrics' host side alone (kHostOps), which leaves the
-  // kernels' stats unread.
+  // kernel: the op metrics' host side alone (kHostOps), which keeps none of
+  // the kernels' stats.
   return std::make_unique<OverviewPage>(
       "input-pipeline", "Input Pipeline Analyzer: wait for input per step, host input ops",
       SummaryPart::kHostOps | SummaryPart::kEagerMarks | SummaryPart::kSteps, BuildInputPipelineReport);

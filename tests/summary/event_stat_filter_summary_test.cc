@@ -121,18 +121,22 @@ TEST_CASE("The summary comparison sees a dropped stat an analysis reads", "[filt
         SummaryBytes(memory, SummaryPart::kMemory, EventStatFilter(), {}));
 }
 
+// The capture summarised as a command showing `parts` reads it: with the
+// event stats those parts analyse.
+RunSummary SummariseAsCommand(const std::string& path, SummaryParts parts) {
+  SummaryOptions options;
+  options.parts = parts;
+  RunReadOptions read;
+  read.read.event_stats = EventStatsFor(parts, {});
+  return CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+}
+
 // A GPU capture read for kernel-stats leaves the host's events undecoded;
 // what it summarises is what the whole op summary says of the devices.
 void CheckDevicesSideAlone(const std::string& path) {
   INFO(path);
-  SummaryOptions options;
-  options.parts = SummaryPart::kKernels;
-  RunReadOptions read;
-  read.read.event_stats = EventStatsFor(SummaryPart::kKernels, {});
-  const RunSummary alone = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
-  options.parts = SummaryPart::kOps;
-  read.read.event_stats = EventStatsFor(SummaryPart::kOps, {});
-  RunSummary whole = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+  const RunSummary alone = SummariseAsCommand(path, SummaryPart::kKernels);
+  RunSummary whole = SummariseAsCommand(path, SummaryPart::kOps);
   REQUIRE(alone.hosts.size() == whole.hosts.size());
   for (size_t h = 0; h < alone.hosts.size(); ++h) {
     CHECK(alone.hosts[h].ops.host_ops.rows().empty());
@@ -153,7 +157,7 @@ void CheckDevicesSideAlone(const std::string& path) {
   CHECK(RunSummaryToBytes(alone) == RunSummaryToBytes(whole));
 }
 
-// A capture read for input-pipeline leaves the kernels' stats unread and
+// A capture read for input-pipeline keeps none of the kernels' stats and
 // makes no device op metrics; what it summarises is what the whole op
 // summary (with the same steps) says of the host threads and the run. The
 // summary alone, for the diagnostics' checks.
@@ -161,14 +165,8 @@ RunSummary CheckHostSideAlone(const std::string& path, bool has_devices) {
   INFO(path);
   const SummaryParts host_side = SummaryPart::kHostOps | SummaryPart::kEagerMarks | SummaryPart::kSteps;
   const SummaryParts overview = SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps;
-  SummaryOptions options;
-  options.parts = host_side;
-  RunReadOptions read;
-  read.read.event_stats = EventStatsFor(host_side, {});
-  RunSummary alone = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
-  options.parts = overview;
-  read.read.event_stats = EventStatsFor(overview, {});
-  RunSummary whole = CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+  RunSummary alone = SummariseAsCommand(path, host_side);
+  RunSummary whole = SummariseAsCommand(path, overview);
   REQUIRE(alone.hosts.size() == whole.hosts.size());
   bool any_device_ops = false;
   for (size_t h = 0; h < alone.hosts.size(); ++h) {
