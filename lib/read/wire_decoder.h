@@ -150,6 +150,37 @@ class WireDecoder {
 
   [[noreturn]] void Fail(const std::string& what) const { throw WireError(what, offset()); }
 
+  // For a caller that decodes a common field layout by hand: the next byte,
+  // the end of this message, the end of the outermost buffer (loads may
+  // reach that far), and a jump forward to a point it checked lies within
+  // the message.
+  const uint8_t* cursor() const { return p_; }
+  const uint8_t* message_end() const { return end_; }
+  const uint8_t* buffer_end() const { return limit_; }
+  void JumpTo(const uint8_t* q) { p_ = q; }
+
+  // A varint that must fill exactly `n` bytes at `at` (1 to 8; `at` + 8
+  // within the outermost buffer): every byte but the last continued.
+  // False, reading nothing, for any other bytes.
+  static inline __attribute__((always_inline)) bool ExactVarint(const uint8_t* at, size_t n, uint64_t* value) {
+    // One or two bytes (small counts, ids, types): no compaction.
+    if (n == 1) {
+      *value = at[0];
+      return at[0] < 0x80;
+    }
+    if (n == 2) {
+      *value = (at[0] & 0x7fu) | (static_cast<uint64_t>(at[1]) << 7);
+      return at[0] >= 0x80 && at[1] < 0x80;
+    }
+    uint64_t x;
+    std::memcpy(&x, at, 8);
+    const uint64_t stops = ~x & 0x8080808080808080ull;
+    if (stops == 0 || static_cast<size_t>(__builtin_ctzll(stops)) != n * 8 - 1) return false;
+    if (n < 8) x &= (uint64_t{1} << (n * 8)) - 1;
+    *value = Compact(x);
+    return true;
+  }
+
  private:
   // Timestamps, durations and 64-bit ids take 3 to 8 bytes. With 8 bytes
   // left they are decoded from one load, without a branch per byte (the
