@@ -142,18 +142,24 @@ class SnapshotReader {
     if (options_.strict_stat_types) return s.type() == StatType::kDouble ? s.AsDouble() : 0.0;
     return s.AsDouble();
   }
+  // The profile's own id of a capture string: looked up by the capture's
+  // id (dense, from 0) in a table, not a hash map, as this runs for three
+  // stats of every allocator event in each pass.
   StringId Intern(const Stat& s) {
     if (s.type() != StatType::kString) return StringPool::kEmpty;
-    auto [it, fresh] = interned_.try_emplace(s.AsString(), StringPool::kEmpty);
-    if (fresh) it->second = out_.strings.Intern(host_.Str(s.AsString()));
-    return it->second;
+    const StringId id = s.AsString();
+    if (id >= interned_.size()) interned_.resize(std::max<size_t>(id + 1, host_.strings.size()), kNotInterned);
+    StringId& ours = interned_[id];
+    if (ours == kNotInterned) ours = out_.strings.Intern(host_.Str(id));
+    return ours;
   }
 
   const Host& host_;
   const MemoryProfileOptions& options_;
   HostMemoryProfile& out_;
   std::vector<Field> fields_;
-  absl::flat_hash_map<StringId, StringId> interned_;
+  static constexpr StringId kNotInterned = std::numeric_limits<StringId>::max();
+  std::vector<StringId> interned_;  // Per capture string id: ours, or kNotInterned.
 };
 
 // An allocator event as the profile keeps it between its passes: its time
