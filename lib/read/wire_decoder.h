@@ -152,16 +152,25 @@ class WireDecoder {
 
   // For a caller that decodes a common field layout by hand: the next byte,
   // the end of this message, the end of the outermost buffer (loads may
-  // reach that far), and a jump forward to a point it checked lies within
-  // the message.
+  // reach that far), and a jump forward to a point within the message.
   const uint8_t* cursor() const { return p_; }
   const uint8_t* message_end() const { return end_; }
   const uint8_t* buffer_end() const { return limit_; }
-  void JumpTo(const uint8_t* q) { p_ = q; }
+  void JumpTo(const uint8_t* q) {
+    if (__builtin_expect(q < p_ || q > end_, 0)) Fail("jump outside the message");
+    p_ = q;
+  }
+  // Asks for the bytes `ahead` of the cursor (clamped to the buffer) to be
+  // brought into the cache: for a sequential reader whose next reads
+  // depend on what it is reading.
+  void PrefetchAhead(size_t ahead) const {
+    __builtin_prefetch(static_cast<size_t>(limit_ - p_) > ahead ? p_ + ahead : limit_ - 1);
+  }
 
-  // A varint that must fill exactly `n` bytes at `at` (1 to 8; `at` + 8
-  // within the outermost buffer): every byte but the last continued.
-  // False, reading nothing, for any other bytes.
+  // The value of a varint that must fill exactly `n` bytes at `at` (1 to
+  // 8; for 3 to 8, `at` + 8 must lie within the outermost buffer): every
+  // byte but the last has its continuation bit. False for any other bytes
+  // (`value` is then meaningless).
   static inline __attribute__((always_inline)) bool ExactVarint(const uint8_t* at, size_t n, uint64_t* value) {
     // One or two bytes (small counts, ids, types): no compaction.
     if (n == 1) {

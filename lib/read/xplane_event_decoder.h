@@ -314,14 +314,17 @@ class EventDecoder {
   // The stats as the profiler writes nearly every one, read in place: a
   // length under 128, the metadata id (one or two bytes) first, then one
   // value, which ends the stat: a varint of up to 8 bytes (int, uint or
-  // ref), a double, or a string under 128 bytes. Reads the run of such
+  // ref), a double, or a string of up to 124 bytes. Reads the run of such
   // stats at `e`'s cursor, with the cursor and the lookups in locals (a
-  // store to the pool would make the compiler reload them through `e`),
-  // and stops at the event's end or before the first stat of any other
-  // layout, an unknown id or a value that does not end its stat: the
-  // general path reads that one and reports what is wrong. So this
-  // changes how fast a stat is read, never what is read. A stat is most
-  // of a capture's bytes.
+  // store to the pool would make the compiler reload them through `e`).
+  // It stops, having taken nothing of that stat, before the first one of
+  // any other layout, with an id or ref that has no metadata (or a key
+  // past kMaxStatKey), or with a varint value that does not end the stat
+  // or lies within 8 bytes of the buffer's end; and when fewer than 5 bytes
+  // of the event are left. The general path then reads that stat and
+  // reports what is wrong, so this changes how fast a stat is read, never
+  // what is read (nor any error or diagnostic). A stat is most of a
+  // capture's bytes.
   inline __attribute__((always_inline)) void ReadCommonEventStats(WireDecoder& e, ChunkStats& out,
                                                                   const PlaneContext::EventStatLookup& lookup) {
     constexpr uint8_t kStatsTag = (kEventStats << 3) | kLengthDelimited;
@@ -518,9 +521,9 @@ class EventDecoder {
       }
       WireDecoder e = d.Message();
       ++done;
-      // The bytes a few events on: the file was last read by the pre-scan,
-      // long enough ago to have left the caches.
-      __builtin_prefetch(d.cursor() + 1024);
+      // The bytes a few events on: in a long line the pre-scan read them
+      // long enough ago for them to have left the caches.
+      d.PrefetchAhead(1024);
       const Event event = ReadEvent<kLeavesOut>(e, stats, job.base_ps, lookup);
       if (kLeavesOut && event.metadata == kLeftOut) continue;
       // The pre-scan counted the slots; bytes that changed under the

@@ -494,7 +494,7 @@ class XSpaceReader {
             --until_cut;
             // Framing is one dependent length after another: the bytes a few
             // events on are fetched meanwhile.
-            __builtin_prefetch(scan.cursor() + 1024);
+            scan.PrefetchAhead(1024);
             if (leaving_out) {
               const WireDecoder event = scan.Message();
               if (!leaving_out->LeavesOut(event)) ++kept->back();

@@ -25,12 +25,16 @@ using tfprof::testing::wire::VarintField;
 
 namespace {
 
-// Stat metadata ids of one, two and three varint bytes.
+// Stat metadata ids of one, two and three varint bytes. The reader keeps
+// ids up to about a thousand in a flat table and sparser ones in a hash map
+// (IdMap); the planes below are read with each.
 struct StatName {
   uint64_t id;
   const char* name;
 };
-constexpr StatName kNames[] = {{1, "one"}, {2, "two"}, {200, "wide"}, {20000, "wider"}};
+using StatNames = std::vector<StatName>;
+const StatNames kSparse = {{1, "one"}, {2, "two"}, {200, "wide"}, {20000, "wider"}};
+const StatNames kDense = {{1, "one"}, {2, "two"}, {200, "wide"}, {1000, "wider"}};
 
 std::string Fixed64Field(uint32_t field, uint64_t bits) {
   std::string out = Varint((uint64_t{field} << 3) | 1);
@@ -46,7 +50,7 @@ std::string DoubleField(uint32_t field, double d) {
 
 // XStat fields: 1 metadata id, 2 double, 3 uint64, 4 int64, 5 str, 6 bytes,
 // 7 ref.
-std::vector<std::string> StatLayouts() {
+std::vector<std::string> StatLayouts(const StatNames& names) {
   std::vector<std::string> stats;
   const int64_t ints[] = {0,
                           1,
@@ -65,7 +69,7 @@ std::vector<std::string> StatLayouts() {
                           std::numeric_limits<int64_t>::max(),
                           -1,  // 10 bytes.
                           std::numeric_limits<int64_t>::min()};
-  for (const StatName& n : kNames) {
+  for (const StatName& n : names) {
     for (int64_t v : ints) {
       stats.push_back(VarintField(1, n.id) + VarintField(4, static_cast<uint64_t>(v)));
       stats.push_back(VarintField(1, n.id) + VarintField(3, static_cast<uint64_t>(v)));
@@ -73,10 +77,11 @@ std::vector<std::string> StatLayouts() {
     stats.push_back(VarintField(1, n.id) + VarintField(3, std::numeric_limits<uint64_t>::max()));
     stats.push_back(VarintField(1, n.id) + DoubleField(2, 0.625));
     stats.push_back(VarintField(1, n.id) + DoubleField(2, -1e300));
-    for (size_t len : {size_t{0}, size_t{1}, size_t{7}, size_t{100}, size_t{121}, size_t{122}, size_t{127}, size_t{128},
-                       size_t{300}})
+    // Up to 124 bytes a string's stat is under 128 (one length byte).
+    for (size_t len : {size_t{0}, size_t{1}, size_t{7}, size_t{100}, size_t{121}, size_t{122}, size_t{123}, size_t{124},
+                       size_t{125}, size_t{127}, size_t{128}, size_t{300}})
       stats.push_back(VarintField(1, n.id) + BytesField(5, std::string(len, 'a' + static_cast<char>(len % 26))));
-    for (const StatName& r : kNames) stats.push_back(VarintField(1, n.id) + VarintField(7, r.id));
+    for (const StatName& r : names) stats.push_back(VarintField(1, n.id) + VarintField(7, r.id));
     stats.push_back(VarintField(1, n.id) + BytesField(6, std::string(40, '\x01')));
   }
   // Varints written longer than they need (protobuf reads them all the
@@ -99,22 +104,28 @@ std::vector<std::string> StatLayouts() {
   return stats;
 }
 
-// A host plane with the stat names above, one line, and one event per
+// A host plane with the stat names given, one line, and one event per
 // stat layout (each with that stat, then a plain one that is always kept),
-// as protobuf would frame them.
-std::string SpaceOf(const std::vector<std::string>& stats) {
+// as protobuf would frame them; the last event has a field after its stats
+// (num_occurrences: an aggregated event). With `line_last` the line is the
+// plane's last field, so the last stats' values lie within 8 bytes of the
+// buffer's end.
+std::string SpaceOf(const std::vector<std::string>& stats, const StatNames& names = kSparse, bool line_last = false) {
   std::string line = VarintField(1, 1) + BytesField(2, "t");
   int64_t offset = 0;
-  for (const std::string& s : stats) {
-    const std::string kept = VarintField(1, 1) + VarintField(4, 7);
-    line += BytesField(4, VarintField(1, 1) + VarintField(2, static_cast<uint64_t>(offset)) + VarintField(3, 10) +
-                              BytesField(4, s) + BytesField(4, kept));
+  const std::string kept = VarintField(1, 1) + VarintField(4, 7);
+  for (size_t i = 0; i < stats.size(); ++i) {
+    std::string event = VarintField(1, 1) + VarintField(2, static_cast<uint64_t>(offset)) + VarintField(3, 10) +
+                        BytesField(4, stats[i]) + BytesField(4, kept);
+    if (i + 1 == stats.size()) event += VarintField(5, 3);
+    line += BytesField(4, event);
     offset += 20;
   }
-  std::string plane = VarintField(1, 1) + BytesField(2, "/host:CPU") + BytesField(3, line);
-  plane += BytesField(4, VarintField(1, 1) + BytesField(2, BytesField(2, "e")));
-  for (const StatName& n : kNames)
-    plane += BytesField(5, VarintField(1, n.id) + BytesField(2, VarintField(1, n.id) + BytesField(2, n.name)));
+  std::string metadata = BytesField(4, VarintField(1, 1) + BytesField(2, BytesField(2, "e")));
+  for (const StatName& n : names)
+    metadata += BytesField(5, VarintField(1, n.id) + BytesField(2, VarintField(1, n.id) + BytesField(2, n.name)));
+  const std::string head = VarintField(1, 1) + BytesField(2, "/host:CPU");
+  const std::string plane = line_last ? head + metadata + BytesField(3, line) : head + BytesField(3, line) + metadata;
   return BytesField(1, plane);
 }
 
@@ -200,22 +211,31 @@ void CheckReadAsProtobufParses(const std::string& bytes, const ReadOptions& opti
   // A stat without a value is counted whether or not the command keeps it.
   CHECK(without_value == 1);
   CHECK(diag.Count(diag_kind::kXplaneStatWithoutValue.id) == without_value);
+  // The last event's field after its stats is read, and one stat's unknown
+  // field.
+  CHECK(diag.Count(diag_kind::kXplaneAggregatedEvent.id) == 1);
+  CHECK(diag.Count(diag_kind::kXplaneUnknownField.id) == 1);
 }
 
 }  // namespace
 
 TEST_CASE("XPlane reader reads every stat layout as protobuf parses it", "[xplane]") {
-  const std::string bytes = SpaceOf(StatLayouts());
-  for (bool drop_wide : {false, true}) {
-    for (size_t chunk_events : {size_t{0}, size_t{3}}) {
-      INFO("drop 'wide': " << drop_wide << ", chunk events: " << chunk_events);
-      ReadOptions options;
-      if (drop_wide) options.event_stats = EventStatFilter::Only({"one", "two", "wider"});
-      if (chunk_events > 0) {
-        options.decode_chunk_events = chunk_events;
-        options.decode_threads = 3;
+  for (const StatNames* names : {&kSparse, &kDense}) {
+    for (bool line_last : {false, true}) {
+      const std::string bytes = SpaceOf(StatLayouts(*names), *names, line_last);
+      for (bool drop_wide : {false, true}) {
+        for (size_t chunk_events : {size_t{0}, size_t{3}}) {
+          INFO("ids up to " << names->back().id << ", line last: " << line_last << ", drop 'wide': " << drop_wide
+                            << ", chunk events: " << chunk_events);
+          ReadOptions options;
+          if (drop_wide) options.event_stats = EventStatFilter::Only({"one", "two", "wider"});
+          if (chunk_events > 0) {
+            options.decode_chunk_events = chunk_events;
+            options.decode_threads = 3;
+          }
+          CheckReadAsProtobufParses(bytes, options, drop_wide);
+        }
       }
-      CheckReadAsProtobufParses(bytes, options, drop_wide);
     }
   }
 }
