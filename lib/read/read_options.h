@@ -78,6 +78,9 @@ struct ReadOptions {
   // chunks on small captures; the model read is the same either way.
   size_t decode_chunk_events = 0;
   size_t decode_threads = 0;
+  // Lines of at least this many bytes join their stats as their chunks
+  // decode (xplane_chunk_pipeline.h); 0: the reader's own size.
+  uint64_t decode_early_join_bytes = 0;
 
   // The error text for content that inflates beyond the limit.
   std::string InflateLimitProblem() const {

@@ -1,13 +1,51 @@
 #include "lib/read/xplane_chunk_pipeline.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <utility>
 
 namespace tfprof::xplane_wire {
+namespace {
+
+// The early join's pool: the line's first chunk's stats per wire byte over
+// the whole line, with a quarter more for chunks a little denser.
+size_t EarlyJoinSlots(uint64_t first_stats, uint64_t first_bytes, uint64_t line_bytes) {
+  const double per_byte = static_cast<double>(first_stats) / static_cast<double>(std::max<uint64_t>(first_bytes, 1));
+  const double want = per_byte * static_cast<double>(line_bytes) * 1.25 + 4096;
+  // A stat takes at least two bytes on the wire; a line's stats are
+  // counted in 32 bits.
+  const double most = std::min<double>(static_cast<double>(line_bytes) / 2 + 16, UINT32_MAX);
+  return static_cast<size_t>(std::min(want, most));
+}
+
+// Maps the pages a copy is about to fill in one call rather than a fault
+// a page: where the kernel can (Linux 5.14 on), else the copy faults them.
+// 1 GB `memory`: system time 1.33 -> 1.12 s (four rounds alternated).
+void PopulateForWrite(void* begin, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  if (bytes < (64u << 10)) return;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t b = reinterpret_cast<uintptr_t>(begin) & ~(page - 1);
+  const uintptr_t e = (reinterpret_cast<uintptr_t>(begin) + bytes + page - 1) & ~(page - 1);
+  madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);  // A failure leaves the faults to the copy.
+#else
+  (void)begin;
+  (void)bytes;
+#endif
+}
+
+}  // namespace
 
 ChunkPipeline::ChunkPipeline(const PlaneContext& ctx, SharedBudget& budget, const ReleaseFn& release,
-                             const std::string& path, size_t threads)
-    : ctx_(ctx), budget_(budget), release_(release), path_(path), threads_(std::max<size_t>(threads, 1)) {
+                             const std::string& path, size_t threads, uint64_t early_join_bytes)
+    : ctx_(ctx),
+      budget_(budget),
+      release_(release),
+      path_(path),
+      threads_(std::max<size_t>(threads, 1)),
+      early_join_bytes_(early_join_bytes) {
   for (size_t t = 0; t < threads_; ++t) decoders_.emplace_back(ctx_, nullptr);
   workers_.reserve(threads_ - 1);
   for (size_t t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { Worker(t); });
@@ -25,9 +63,10 @@ void ChunkPipeline::Stop() {
     if (t.joinable()) t.join();
 }
 
-LineJoin& ChunkPipeline::OpenLine(Line& line) {
+LineJoin& ChunkPipeline::OpenLine(Line& line, uint64_t wire_bytes) {
   LineJoin& join = joins_.emplace_back();
   join.line = &line;
+  join.wire_bytes = wire_bytes;
   return join;
 }
 
@@ -35,8 +74,12 @@ void ChunkPipeline::Hand(LineJoin& join, ChunkJob job) {
   budget_.Charge(Growth::kEvents, sizeof(ChunkJob), 0);
   ChunkJob& j = jobs_.emplace_back(std::move(job));
   j.seq = next_seq_++;
-  join.chunks.push_back(&j);
   join.left.fetch_add(1, std::memory_order_relaxed);
+  {
+    // Under the lock: the early join reads the line's chunks meanwhile.
+    std::lock_guard<std::mutex> lock(mutex_);
+    join.chunks.push_back(&j);
+  }
   Push({&j, &join, false}, /*front=*/false);
 }
 
@@ -76,6 +119,11 @@ bool ChunkPipeline::Take(std::unique_lock<std::mutex>&, Work& work) {
       ChunkJob& job = *work.job;
       job.decoded_aside = !work.join->sized;
       if (!job.decoded_aside) job.out = work.join->line->events.data() + job.first_event;
+      if (work.join->wire_bytes >= early_join_bytes_ && !spare_pools_.empty()) {
+        job.stats = std::move(spare_pools_.back());
+        spare_pools_.pop_back();
+        job.stats_charged = job.stats.capacity();
+      }
     }
     ++running_;
     return true;
@@ -125,19 +173,91 @@ void ChunkPipeline::Decode(ChunkJob& job, LineJoin& join, EventDecoder& decoder)
   decoder.DecodeChunk(job, budget_, release_);
   job.diag = std::move(decoder.diag);
   decoder.diag = Diagnostics();
+  JoinDecoded(job, join);
   if (join.left.fetch_sub(1, std::memory_order_acq_rel) == 1) StartJoin(join);
+}
+
+// Whichever thread decodes the chunk that closes a gap copies in every
+// chunk the gap held back; the line's join (StartJoin) waits for it, as it
+// waits for the decoding.
+void ChunkPipeline::JoinDecoded(ChunkJob& job, LineJoin& join) {
+  std::vector<ChunkJob*> claimed;
+  Stat* pool = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job.decoded = true;
+    if (join.dropped || join.full || join.wire_bytes < early_join_bytes_) return;
+    while (join.joined < join.chunks.size() && join.chunks[join.joined]->decoded &&
+           Claim(join, *join.chunks[join.joined]))
+      claimed.push_back(join.chunks[join.joined++]);
+    pool = join.stats.data();
+  }
+  for (ChunkJob* c : claimed) CopyStats(*c, pool);
+}
+
+// Under the lock. The first chunk sizes the pool; a chunk that does not
+// fit ends the early join.
+bool ChunkPipeline::Claim(LineJoin& join, ChunkJob& next) {
+  const size_t n = next.stats.size();
+  if (join.reserved == 0) {
+    const size_t slots = EarlyJoinSlots(n, next.bytes.size(), join.wire_bytes);
+    try {
+      join.stats.resize(slots);  // Address space only, until written.
+    } catch (const std::bad_alloc&) {
+      join.full = true;
+      return false;
+    }
+    join.reserved = slots;
+  }
+  if (join.joined_stats + n > join.reserved) {
+    join.full = true;
+    return false;
+  }
+  next.first_stat = join.joined_stats;
+  join.joined_stats += n;
+  next.stats_joined = true;
+  return true;
+}
+
+void ChunkPipeline::CopyStats(ChunkJob& job, Stat* pool) {
+  const size_t n = job.stats.size();
+  budget_.Charge(Growth::kStats, n * sizeof(Stat), n);
+  PopulateForWrite(pool + job.first_stat, n * sizeof(Stat));
+  std::copy_n(job.stats.data(), n, pool + job.first_stat);
+  if (job.first_stat != 0) {
+    const auto base = static_cast<uint32_t>(job.first_stat);
+    for (size_t i = 0; i < job.kept_events; ++i) job.out[i].stats_end += base;
+  }
+  job.stats.clear();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (spare_pools_.size() <= threads_) {
+      // A spare stays charged at its capacity.
+      if (job.stats_charged > job.stats.capacity())
+        budget_.Release(Growth::kStats, (job.stats_charged - job.stats.capacity()) * sizeof(Stat));
+      spare_pools_.push_back(std::move(job.stats));
+      job.stats = StatPool();
+      job.stats_charged = 0;  // Now the spare's.
+      return;
+    }
+  }
+  StatPool().swap(job.stats);
+  budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
+  job.stats_charged = 0;
 }
 
 // Every chunk of the line is decoded: its pools go into the line's. A
 // line of one chunk decoded in place takes the chunk's stats pool as it
-// is; otherwise the line's pool is sized (unwritten) and the chunks are
-// copied into it in parallel, the first here, the others queued ahead of
-// any decoding (they free their pools and finish the line).
+// is; a line whose chunks all joined early takes the early join's pool;
+// otherwise the line's pool is sized (unwritten), what joined early is
+// copied to its start and the other chunks into it in parallel, the first
+// here, the others queued ahead of any decoding (they free their pools and
+// finish the line). Each chunk's events decoded aside are copied in too.
 void ChunkPipeline::StartJoin(LineJoin& join) {
   Line& line = *join.line;
   const size_t n = join.chunks.size();
   if (n == 0) return;
-  if (n == 1 && !join.chunks[0]->decoded_aside) {
+  if (n == 1 && join.joined == 0 && !join.chunks[0]->decoded_aside) {
     ChunkJob& job = *join.chunks[0];
     budget_.Charge(Growth::kStats, 0, job.stats.size());
     line.stats.swap(job.stats);
@@ -145,22 +265,32 @@ void ChunkPipeline::StartJoin(LineJoin& join) {
     join.sorted = line.IsSorted();
     return;
   }
-  uint64_t total = 0;
-  for (ChunkJob* job : join.chunks) {
-    job->first_stat = total;
-    total += job->stats.size();
+  // After the chunks joined early.
+  uint64_t total = join.joined_stats;
+  for (size_t c = join.joined; c < n; ++c) {
+    join.chunks[c]->first_stat = total;
+    total += join.chunks[c]->stats.size();
   }
   if (total > UINT32_MAX) throw InputError(path_, "a line has more than 4 billion stats; not supported");
-  line.stats.resize(total);
+  if (join.joined == n) {
+    join.stats.resize(total);  // Gives back no memory: what is past `total` was never written.
+    line.stats.swap(join.stats);
+  } else {
+    line.stats.resize(total);
+    std::copy_n(join.stats.data(), join.joined_stats, line.stats.data());
+    StatPool().swap(join.stats);
+  }
   join.copies_left.store(n, std::memory_order_relaxed);
   for (size_t c = n; c-- > 1;) Push({join.chunks[c], &join, true}, /*front=*/true);
   Copy(*join.chunks[0], join);
 }
 
-// One chunk into its line: the events it decoded aside, its stats (their
-// ends counted from the line's first stat), and whether they are in order.
+// One chunk into its line: its stats unless they joined early (their
+// ends counted from the line's first stat), the events it decoded aside,
+// and whether they are in order.
 void ChunkPipeline::Copy(ChunkJob& job, LineJoin& join) {
   Line& line = *join.line;
+  if (!job.stats_joined) CopyStats(job, line.stats.data());
   Event* events = line.events.data() + job.first_event;
   if (job.decoded_aside) {
     std::copy_n(job.own_events.data(), job.kept_events, events);
@@ -168,16 +298,6 @@ void ChunkPipeline::Copy(ChunkJob& job, LineJoin& join) {
     budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
     job.decoded_aside = false;
   }
-  const size_t n = job.stats.size();
-  budget_.Charge(Growth::kStats, n * sizeof(Stat), n);
-  std::copy_n(job.stats.data(), n, line.stats.data() + job.first_stat);
-  if (job.first_stat != 0) {
-    const auto base = static_cast<uint32_t>(job.first_stat);
-    for (size_t i = 0; i < job.kept_events; ++i) events[i].stats_end += base;
-  }
-  StatPool().swap(job.stats);
-  budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
-  job.stats_charged = 0;
   job.sorted = std::is_sorted(events, events + job.kept_events, EventBefore);
   if (join.copies_left.fetch_sub(1, std::memory_order_acq_rel) == 1) FinishJoin(join);
 }
@@ -219,7 +339,15 @@ void ChunkPipeline::Finish(Diagnostics& diag) {
   // The first failure, whichever line it was of: a dropped line's chunk
   // fails on the same bytes when handed over again.
   if (first_failed_ != UINT64_MAX) std::rethrow_exception(jobs_[first_failed_].error);
-  // The chunks of dropped lines: what they hold goes, uncounted.
+  // The chunks of dropped lines: what they hold goes, uncounted; and the
+  // spare pools.
+  for (LineJoin& join : joins_) {
+    if (!join.dropped) continue;
+    budget_.Release(Growth::kStats, join.joined_stats * sizeof(Stat));
+    StatPool().swap(join.stats);
+  }
+  for (StatPool& pool : spare_pools_) budget_.Release(Growth::kStats, pool.capacity() * sizeof(Stat));
+  spare_pools_.clear();
   for (ChunkJob& job : jobs_) {
     if (!job.dropped) continue;
     if (job.decoded_aside) budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));

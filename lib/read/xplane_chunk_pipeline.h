@@ -10,6 +10,16 @@
 // decoded, its chunks' stats (and the events decoded aside) are copied into
 // the line's pools, a chunk at a time, on whichever threads are free.
 //
+// A long line's stats are joined as its chunks decode instead: once every
+// chunk before it is joined, a chunk's stats go into a pool the line sized
+// from its first chunk's stats per byte (unwritten, so only what is used
+// is ever touched), and the chunk's own pool is handed on to a chunk not
+// yet decoded. Measured on the 1 GB capture: joining at the line's end held
+// every chunk's pool until then, each fresh memory faulted in, zeroed and
+// given back, a quarter of `memory`'s CPU with the copy into the line's
+// pool. A line denser than its first chunk foretold joins the rest at its
+// end, as a short line does.
+//
 // The pre-scan does not wait for the decoders (the queue holds only where
 // each chunk is) and gives the file's pages back as it goes, as before: the
 // decoders map them again. Measured on the 1 GB capture, keeping the pages
@@ -55,21 +65,37 @@ struct LineJoin {
   bool sized = false;
   bool dropped = false;
   bool sorted = true;  // Set when the join finishes.
+  // The line's wire size, which the early join's pool is sized from.
+  uint64_t wire_bytes = 0;
+  // Guarded by the pipeline's mutex: the early join. `stats` holds the
+  // stats of the first `joined` chunks (`joined_stats` of them) in
+  // `reserved` slots, unwritten past them; `full` when the next chunk did
+  // not fit (the rest join at the line's end).
+  StatPool stats;
+  size_t reserved = 0;
+  size_t joined = 0;
+  uint64_t joined_stats = 0;
+  bool full = false;
 };
 
 class ChunkPipeline {
  public:
   // `threads`: how many threads decode, the pre-scan's among them; with 1,
   // the pre-scan's thread decodes every chunk in Finish, in order.
+  // `early_join_bytes`: the shortest line whose stats join as its chunks
+  // decode.
   ChunkPipeline(const PlaneContext& ctx, SharedBudget& budget, const ReleaseFn& release, const std::string& path,
-                size_t threads);
+                size_t threads, uint64_t early_join_bytes);
+  // Lines shorter join at their end: a few chunks, whose pools are small,
+  // and a line of one chunk takes its pool as it is.
+  static constexpr uint64_t kEarlyJoinBytes = 4u << 20;
   // Stops and joins the workers (on an error of the pre-scan's side).
   ~ChunkPipeline();
   ChunkPipeline(const ChunkPipeline&) = delete;
   ChunkPipeline& operator=(const ChunkPipeline&) = delete;
 
   // The pre-scan's side (one thread).
-  LineJoin& OpenLine(Line& line);
+  LineJoin& OpenLine(Line& line, uint64_t wire_bytes);
   // Hands over a chunk of `join`'s line whose bytes are framed (queued;
   // with one thread, decoded in Finish).
   void Hand(LineJoin& join, ChunkJob job);
@@ -105,6 +131,13 @@ class ChunkPipeline {
   bool Take(std::unique_lock<std::mutex>& lock, Work& work);
   void Run(const Work& work, EventDecoder& decoder);
   void Decode(ChunkJob& job, LineJoin& join, EventDecoder& decoder);
+  // The early join: claims (under the lock) the decoded chunks that now
+  // follow the joined ones without a gap, and copies their stats in.
+  void JoinDecoded(ChunkJob& job, LineJoin& join);
+  bool Claim(LineJoin& join, ChunkJob& next);
+  // A chunk's stats into `pool` from its `first_stat`, its events' ends
+  // moved on by as much; its own pool goes to the spares.
+  void CopyStats(ChunkJob& job, Stat* pool);
   void StartJoin(LineJoin& join);
   void Copy(ChunkJob& job, LineJoin& join);
   void FinishJoin(LineJoin& join);
@@ -116,6 +149,7 @@ class ChunkPipeline {
   const ReleaseFn& release_;
   const std::string& path_;
   const size_t threads_;
+  const uint64_t early_join_bytes_;
   std::deque<EventDecoder> decoders_;  // [0]: the pre-scan's thread.
   std::vector<std::thread> workers_;
   std::deque<ChunkJob> jobs_;   // Appended by the pre-scan; elements never move.
@@ -130,6 +164,10 @@ class ChunkPipeline {
   bool closed_ = false;                 // No more work will come: workers leave once the queue is empty.
   bool stopping_ = false;               // Leave now (an error on the pre-scan's side).
   uint64_t first_failed_ = UINT64_MAX;  // The seq of the first chunk that failed.
+  // Pools of chunks joined early, for chunks yet to decode (still charged
+  // to the budget, at their capacity): fresh memory costs more than the
+  // copy it is spared.
+  std::vector<StatPool> spare_pools_;
 };
 
 }  // namespace tfprof::xplane_wire

@@ -115,6 +115,10 @@ struct ChunkJob {
   std::exception_ptr error;
   bool dropped = false;
   bool sorted = true;  // Its events are in order (once copied into the line).
+  // Decoded, and its stats already copied into its line's pool while the
+  // line's later chunks were still decoding (ChunkPipeline).
+  bool decoded = false;
+  bool stats_joined = false;
 };
 
 // The memory budget as the decoding threads share it: they charge a
@@ -472,12 +476,16 @@ class EventDecoder {
     // The pool is sized from the kept stats per byte of this thread's last
     // chunk (chunks of a plane are alike), so it rarely grows by doubling:
     // less copying, and little slack held until the line is joined.
+    // A pool handed on from a chunk already joined (charged at its
+    // capacity) is used as it is when large enough.
     if (kept_stats_per_byte_ > 0) {
       const auto expected =
           static_cast<size_t>(static_cast<double>(job.bytes.size()) * kept_stats_per_byte_ * 1.05) + 16;
-      budget.Charge(Growth::kStats, expected * sizeof(Stat), 0);
-      job.stats.reserve(expected);
-      job.stats_charged = job.stats.capacity();
+      if (expected > job.stats.capacity()) {
+        budget.Charge(Growth::kStats, (expected - job.stats_charged) * sizeof(Stat), 0);
+        job.stats.reserve(expected);
+        job.stats_charged = job.stats.capacity();
+      }
     }
     WireDecoder& d = job.bytes;
     const uint64_t begin = d.offset();

@@ -254,7 +254,9 @@ class XSpaceReader {
       ~SharedWhileDecoding() { to = nullptr; }
     } reset{shared_};
     shared_ = &shared;
-    ChunkPipeline pipeline(ctx, shared, release_, path_, threads);
+    ChunkPipeline pipeline(
+        ctx, shared, release_, path_, threads,
+        options_.decode_early_join_bytes ? options_.decode_early_join_bytes : ChunkPipeline::kEarlyJoinBytes);
     ForEachLine(whole_plane,
                 [&](size_t l, WireDecoder line) { PrescanLine(ctx, line, plane.lines[l], pipeline, host_threads); });
     prescan_phase.Stop();
@@ -603,7 +605,7 @@ class XSpaceReader {
           kept(k),
           leaving_out(leaving),
           host_threads(host),
-          join(&p.OpenLine(l)) {}
+          join(&p.OpenLine(l, bytes.size())) {}
     void FirstEvent(bool id_seen, bool timestamp_seen) override {
       on = reader.MayHandOverEarly(line, id_seen, timestamp_seen, host_threads, &base_ps, &set_origin);
     }
@@ -684,7 +686,7 @@ class XSpaceReader {
       // The line's id or timestamp came again after its first events: the
       // chunks handed over are dropped, and the line handed over as it is.
       pipeline.DropLine(*join);
-      join = &pipeline.OpenLine(line);
+      join = &pipeline.OpenLine(line, line_bytes.size());
       handed = first_kept = 0;
     }
     // Planned first, so the time origin and --max-events come out as when

@@ -29,9 +29,13 @@ struct ReadResult {
   std::vector<DiagnosticEntry> diagnostics;
 };
 
-ReadResult ReadWith(const std::string& bytes, ReadOptions options, size_t chunk_events, size_t threads) {
+// `early_join`: every line's stats join as its chunks decode (else only
+// those of lines longer than a small capture's).
+ReadResult ReadWith(const std::string& bytes, ReadOptions options, size_t chunk_events, size_t threads,
+                    bool early_join = false) {
   options.decode_chunk_events = chunk_events;
   options.decode_threads = threads;
+  if (early_join) options.decode_early_join_bytes = 1;
   ReadResult r;
   Diagnostics d;
   try {
@@ -102,14 +106,15 @@ void CheckSameRead(const ReadResult& a, const ReadResult& b) {
 }
 
 // The plain read against reads in chunks of each size on each number of
-// threads.
+// threads, the lines' stats joined at their end and as they decode.
 void CheckTunedReads(const ReadResult& plain, const std::string& bytes, const ReadOptions& options,
                      std::initializer_list<size_t> chunks, std::initializer_list<size_t> threads) {
   for (size_t chunk : chunks)
-    for (size_t t : threads) {
-      INFO("chunk " << chunk << " threads " << t);
-      CheckSameRead(plain, ReadWith(bytes, options, chunk, t));
-    }
+    for (size_t t : threads)
+      for (bool early : {false, true}) {
+        INFO("chunk " << chunk << " threads " << t << " early join " << early);
+        CheckSameRead(plain, ReadWith(bytes, options, chunk, t, early));
+      }
 }
 
 // The filters the commands read with: everything (info), what the
@@ -198,6 +203,34 @@ TEST_CASE("XSpace chunk pipeline: lines of many chunks, out of order, left out, 
   REQUIRE(main.events.size() == 40);
   CHECK(main.events[39].start_ps == 390 * tfprof::testing::kUs);
   CHECK(main.EventStats(39).size() == 2);
+}
+
+TEST_CASE("XSpace chunk pipeline: a line denser than its first chunk joins the rest at its end", "[xplane][pipeline]") {
+  // The early join sizes the line's pool from its first chunk's stats per
+  // byte: here none, so the pool holds 4,096 stats and the later chunks
+  // (three stats an event) do not all fit. Those that fit stay at the
+  // pool's start; the others are copied in after them.
+  XSpaceBuilder space;
+  auto line = space.Plane("/host:CPU", 0).Line(1, "main", 1'000);
+  constexpr int kBare = 8, kFull = 2'000;
+  for (int i = 0; i < kBare; ++i) line.Event("bare", i * tfprof::testing::kUs, 1, {});
+  for (int i = 0; i < kFull; ++i)
+    line.Event("full", (kBare + i) * tfprof::testing::kUs, 1,
+               {{"step_num", int64_t{i}}, {"tf_op", std::string("op") + std::to_string(i % 7)}, {"id", int64_t{-i}}});
+  const std::string bytes = space.Serialize();
+  const ReadResult plain = ReadWith(bytes, ReadOptions{}, 0, 1);
+  REQUIRE(plain.host);
+  const Line& main = plain.host->planes[0].lines[0];
+  REQUIRE(main.events.size() == kBare + kFull);
+  CHECK(main.stats.size() == 3 * kFull);
+  CHECK(main.EventStats(kBare - 1).empty());
+  const std::span<const Stat> last = main.EventStats(kBare + kFull - 1);
+  REQUIRE(last.size() == 3);
+  CHECK(last[0].AsInt() == kFull - 1);
+  CHECK(plain.host->Str(last[1].AsString()) == "op4");  // 1,999 % 7
+  CHECK(last[2].AsInt() == 1 - kFull);
+  // Chunks of 8 (the first bare), on one to three threads.
+  CheckTunedReads(plain, bytes, ReadOptions{}, {kBare, 64, 500}, {1, 2, 3});
 }
 
 TEST_CASE("XSpace chunk pipeline: a line whose timestamp comes again after its first events takes the last",
