@@ -9,13 +9,13 @@
 namespace tfprof::xplane_wire {
 namespace {
 
-// The early join's pool: the line's first chunk's stats per wire byte over
-// the whole line, with a quarter more for chunks a little denser.
-size_t EarlyJoinSlots(uint64_t first_stats, uint64_t first_bytes, uint64_t line_bytes) {
-  const double per_byte = static_cast<double>(first_stats) / static_cast<double>(std::max<uint64_t>(first_bytes, 1));
+// The early arrays: the line's first chunk's stats (or events) per wire
+// byte over the whole line, with a quarter more for chunks a little
+// denser. A stat or an event takes at least two bytes on the wire; a
+// line's stats are counted in 32 bits.
+size_t EarlySlots(uint64_t first_count, uint64_t first_bytes, uint64_t line_bytes) {
+  const double per_byte = static_cast<double>(first_count) / static_cast<double>(std::max<uint64_t>(first_bytes, 1));
   const double want = per_byte * static_cast<double>(line_bytes) * 1.25 + 4096;
-  // A stat takes at least two bytes on the wire; a line's stats are
-  // counted in 32 bits.
   const double most = std::min<double>(static_cast<double>(line_bytes) / 2 + 16, UINT32_MAX);
   return static_cast<size_t>(std::min(want, most));
 }
@@ -83,8 +83,37 @@ void ChunkPipeline::Hand(LineJoin& join, ChunkJob job) {
   Push({&j, &join, false}, /*front=*/false);
 }
 
-void ChunkPipeline::MarkSized(LineJoin& join) {
+void ChunkPipeline::SizeEarly(LineJoin& join, size_t first_events, uint64_t first_bytes) {
+  if (join.wire_bytes < early_join_bytes_) return;
+  const size_t slots = EarlySlots(first_events, first_bytes, join.wire_bytes);
   std::lock_guard<std::mutex> lock(mutex_);
+  try {
+    join.early_events.resize(slots);  // Address space only, until written.
+  } catch (const std::bad_alloc&) {
+    join.early_events = {};
+  }
+}
+
+// The early array shrinks in place, its chunks' events where they are;
+// the workers write through pointers into it, which the lock keeps from
+// moving while they are handed out.
+void ChunkPipeline::SizeLine(LineJoin& join, size_t kept_events) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Line& line = *join.line;
+  if (!join.early_events.empty() && kept_events <= join.early_events.size()) {
+    join.early_events.resize(kept_events);
+    line.events.swap(join.early_events);
+    join.early_in_line = true;
+    // What its chunks charged is now the line's (charged whole by the
+    // reader); a chunk not yet charged gives it back at once (Decode).
+    for (ChunkJob* job : join.chunks)
+      if (job->early_charged) {
+        budget_.Release(Growth::kEvents, job->kept_events * sizeof(Event));
+        job->early_charged = false;
+      }
+  } else {
+    line.events.resize(kept_events);
+  }
   join.sized = true;
 }
 
@@ -117,8 +146,14 @@ bool ChunkPipeline::Take(std::unique_lock<std::mutex>&, Work& work) {
     if (work.join->dropped) continue;
     if (!work.copy) {
       ChunkJob& job = *work.job;
-      job.decoded_aside = !work.join->sized;
-      if (!job.decoded_aside) job.out = work.join->line->events.data() + job.first_event;
+      LineJoin& join = *work.join;
+      job.decoded_aside = !join.sized;
+      if (!job.decoded_aside) job.out = join.line->events.data() + job.first_event;
+      if (job.decoded_aside && job.first_event + job.kept_events <= join.early_events.size()) {
+        job.decoded_aside = false;
+        job.in_early = true;
+        job.out = join.early_events.data() + job.first_event;
+      }
       if (work.join->wire_bytes >= early_join_bytes_ && !spare_pools_.empty()) {
         job.stats = std::move(spare_pools_.back());
         spare_pools_.pop_back();
@@ -170,6 +205,12 @@ void ChunkPipeline::Decode(ChunkJob& job, LineJoin& join, EventDecoder& decoder)
     job.own_events.resize(job.kept_events);
     job.out = job.own_events.data();
   }
+  if (job.in_early) {
+    budget_.Charge(Growth::kEvents, job.kept_events * sizeof(Event), 0);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (join.early_in_line) budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
+    else job.early_charged = true;
+  }
   decoder.DecodeChunk(job, budget_, release_);
   job.diag = std::move(decoder.diag);
   decoder.diag = Diagnostics();
@@ -200,7 +241,7 @@ void ChunkPipeline::JoinDecoded(ChunkJob& job, LineJoin& join) {
 bool ChunkPipeline::Claim(LineJoin& join, ChunkJob& next) {
   const size_t n = next.stats.size();
   if (join.reserved == 0) {
-    const size_t slots = EarlyJoinSlots(n, next.bytes.size(), join.wire_bytes);
+    const size_t slots = EarlySlots(n, next.bytes.size(), join.wire_bytes);
     try {
       join.stats.resize(slots);  // Address space only, until written.
     } catch (const std::bad_alloc&) {
@@ -257,7 +298,7 @@ void ChunkPipeline::StartJoin(LineJoin& join) {
   Line& line = *join.line;
   const size_t n = join.chunks.size();
   if (n == 0) return;
-  if (n == 1 && join.joined == 0 && !join.chunks[0]->decoded_aside) {
+  if (n == 1 && join.joined == 0 && !join.chunks[0]->decoded_aside && !join.chunks[0]->in_early) {
     ChunkJob& job = *join.chunks[0];
     budget_.Charge(Growth::kStats, 0, job.stats.size());
     line.stats.swap(job.stats);
@@ -292,6 +333,11 @@ void ChunkPipeline::Copy(ChunkJob& job, LineJoin& join) {
   Line& line = *join.line;
   if (!job.stats_joined) CopyStats(job, line.stats.data());
   Event* events = line.events.data() + job.first_event;
+  if (job.in_early && !join.early_in_line) {
+    std::copy_n(job.out, job.kept_events, events);
+    budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
+    job.in_early = job.early_charged = false;
+  }
   if (job.decoded_aside) {
     std::copy_n(job.own_events.data(), job.kept_events, events);
     decltype(job.own_events)().swap(job.own_events);
@@ -313,6 +359,7 @@ void ChunkPipeline::FinishJoin(LineJoin& join) {
       sorted = sorted && !EventBefore(line.events[job->first_event], line.events[job->first_event - 1]);
   }
   join.sorted = sorted;
+  decltype(join.early_events)().swap(join.early_events);  // Copied out, if it was not the line's.
 }
 
 void ChunkPipeline::Finish(Diagnostics& diag) {
@@ -345,12 +392,13 @@ void ChunkPipeline::Finish(Diagnostics& diag) {
     if (!join.dropped) continue;
     budget_.Release(Growth::kStats, join.joined_stats * sizeof(Stat));
     StatPool().swap(join.stats);
+    decltype(join.early_events)().swap(join.early_events);
   }
   for (StatPool& pool : spare_pools_) budget_.Release(Growth::kStats, pool.capacity() * sizeof(Stat));
   spare_pools_.clear();
   for (ChunkJob& job : jobs_) {
     if (!job.dropped) continue;
-    if (job.decoded_aside) budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
+    if (job.decoded_aside || job.early_charged) budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
     budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
     job = ChunkJob{};
     job.dropped = true;

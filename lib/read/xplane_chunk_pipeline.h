@@ -67,6 +67,12 @@ struct LineJoin {
   bool sorted = true;  // Set when the join finishes.
   // The line's wire size, which the early join's pool is sized from.
   uint64_t wire_bytes = 0;
+  // Guarded by the pipeline's mutex: the events array the pre-scan sized
+  // from the line's first chunk, before the line is counted, for chunks to
+  // decode in place; it becomes the line's if the line fits (`in_line`),
+  // else the chunks decoded into it are copied out at the join.
+  std::vector<Event, DefaultInitAllocator<Event>> early_events;
+  bool early_in_line = false;
   // Guarded by the pipeline's mutex: the early join. `stats` holds the
   // stats of the first `joined` chunks (`joined_stats` of them) in
   // `reserved` slots, unwritten past them; `full` when the next chunk did
@@ -99,9 +105,13 @@ class ChunkPipeline {
   // Hands over a chunk of `join`'s line whose bytes are framed (queued;
   // with one thread, decoded in Finish).
   void Hand(LineJoin& join, ChunkJob job);
+  // Before a long line is counted, its first chunk framed: an events
+  // array for its chunks to decode into, sized from that chunk's events
+  // per wire byte.
+  void SizeEarly(LineJoin& join, size_t first_events, uint64_t first_bytes);
   // The line's events array is sized (to the kept events of all its
-  // chunks).
-  void MarkSized(LineJoin& join);
+  // chunks): the early one if they fit, else a new one.
+  void SizeLine(LineJoin& join, size_t kept_events);
   // No more chunks for the line.
   void CloseLine(LineJoin& join);
   // Drops the chunks handed over for the line so far, decoded or not (the

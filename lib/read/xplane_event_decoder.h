@@ -119,6 +119,10 @@ struct ChunkJob {
   // line's later chunks were still decoding (ChunkPipeline).
   bool decoded = false;
   bool stats_joined = false;
+  // Decoded into its line's early events array (ChunkPipeline::SizeEarly),
+  // and charged for it until the array is the line's or copied out.
+  bool in_early = false;
+  bool early_charged = false;
 };
 
 // The memory budget as the decoding threads share it: they charge a

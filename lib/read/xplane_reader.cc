@@ -611,6 +611,9 @@ class XSpaceReader {
     }
     void ChunkFramed(size_t c) override {
       if (!on) return;
+      // The first chunk foretells the line's count: an array for the
+      // chunks to decode in place, the line's if the count fits.
+      if (handed == 0) pipeline.SizeEarly(*join, leaving_out ? kept[c] : reader.chunk_events_, cuts[c + 1] - cuts[c]);
       // Framed up to the next cut: a whole chunk, whatever the line's count.
       pipeline.Hand(*join,
                     reader.MakeChunk(line, line_bytes, cuts, kept, c, SIZE_MAX, leaving_out, first_kept, base_ps));
@@ -706,8 +709,7 @@ class XSpaceReader {
       host_->allocator_events_skipped += event_count - kept_count;
     }
     Charge(Growth::kEvents, kept_count * sizeof(Event), kept_count);
-    line.events.resize(kept_count);
-    pipeline.MarkSized(*join);
+    pipeline.SizeLine(*join, kept_count);
     for (size_t c = handed; c * chunk_events_ < event_count; ++c)
       pipeline.Hand(*join, MakeChunk(line, line_bytes, cuts, kept, c, event_count, leaves_out, first_kept, *planned));
     pipeline.CloseLine(*join);

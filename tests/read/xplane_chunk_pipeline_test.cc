@@ -205,32 +205,44 @@ TEST_CASE("XSpace chunk pipeline: lines of many chunks, out of order, left out, 
   CHECK(main.EventStats(39).size() == 2);
 }
 
-TEST_CASE("XSpace chunk pipeline: a line denser than its first chunk joins the rest at its end", "[xplane][pipeline]") {
-  // The early join sizes the line's pool from its first chunk's stats per
-  // byte: here none, so the pool holds 4,096 stats and the later chunks
-  // (three stats an event) do not all fit. Those that fit stay at the
-  // pool's start; the others are copied in after them.
+TEST_CASE("XSpace chunk pipeline: a line denser than its first chunk, in stats or events, joins the rest at its end",
+          "[xplane][pipeline]") {
+  // A long line's early arrays are sized from its first chunk's stats and
+  // events per byte, with 4,096 slots to spare. "main" starts with events
+  // without stats: its later chunks (three stats an event) do not all fit
+  // the stats pool. "wide" starts with events of 2,000-byte names: its
+  // later events, a few bytes each, do not fit the events array. What fit
+  // stays at the arrays' start; the rest is copied in after.
   XSpaceBuilder space;
-  auto line = space.Plane("/host:CPU", 0).Line(1, "main", 1'000);
-  constexpr int kBare = 8, kFull = 2'000;
-  for (int i = 0; i < kBare; ++i) line.Event("bare", i * tfprof::testing::kUs, 1, {});
-  for (int i = 0; i < kFull; ++i)
-    line.Event("full", (kBare + i) * tfprof::testing::kUs, 1,
+  auto& host = space.Plane("/host:CPU", 0);
+  auto main = host.Line(1, "main", 1'000);
+  constexpr int kFirst = 8, kMain = 2'000, kWide = 6'000;
+  for (int i = 0; i < kFirst; ++i) main.Event("bare", i * tfprof::testing::kUs, 1, {});
+  for (int i = 0; i < kMain; ++i)
+    main.Event("full", (kFirst + i) * tfprof::testing::kUs, 1,
                {{"step_num", int64_t{i}}, {"tf_op", std::string("op") + std::to_string(i % 7)}, {"id", int64_t{-i}}});
+  auto wide = host.Line(2, "wide", 1'000);
+  for (int i = 0; i < kFirst; ++i)
+    wide.Event("w", i * tfprof::testing::kUs, 1, {{"tf_op", std::string(2'000, static_cast<char>('a' + i))}});
+  for (int i = 0; i < kWide; ++i) wide.Event("n", (kFirst + i) * tfprof::testing::kUs, 1, {});
   const std::string bytes = space.Serialize();
   const ReadResult plain = ReadWith(bytes, ReadOptions{}, 0, 1);
   REQUIRE(plain.host);
-  const Line& main = plain.host->planes[0].lines[0];
-  REQUIRE(main.events.size() == kBare + kFull);
-  CHECK(main.stats.size() == 3 * kFull);
-  CHECK(main.EventStats(kBare - 1).empty());
-  const std::span<const Stat> last = main.EventStats(kBare + kFull - 1);
+  const Line& m = plain.host->planes[0].lines[0];
+  REQUIRE(m.events.size() == kFirst + kMain);
+  CHECK(m.stats.size() == 3 * kMain);
+  CHECK(m.EventStats(kFirst - 1).empty());
+  const std::span<const Stat> last = m.EventStats(kFirst + kMain - 1);
   REQUIRE(last.size() == 3);
-  CHECK(last[0].AsInt() == kFull - 1);
+  CHECK(last[0].AsInt() == kMain - 1);
   CHECK(plain.host->Str(last[1].AsString()) == "op4");  // 1,999 % 7
-  CHECK(last[2].AsInt() == 1 - kFull);
-  // Chunks of 8 (the first bare), on one to three threads.
-  CheckTunedReads(plain, bytes, ReadOptions{}, {kBare, 64, 500}, {1, 2, 3});
+  CHECK(last[2].AsInt() == 1 - kMain);
+  const Line& w = plain.host->planes[0].lines[1];
+  REQUIRE(w.events.size() == kFirst + kWide);
+  CHECK(w.events.back().start_ps == (kFirst + kWide - 1) * tfprof::testing::kUs);
+  CHECK(plain.host->Str(w.EventStats(kFirst - 1)[0].AsString()) == std::string(2'000, 'h'));
+  // Chunks of 8 (the first ones), on one to three threads.
+  CheckTunedReads(plain, bytes, ReadOptions{}, {kFirst, 64, 500}, {1, 2, 3});
 }
 
 TEST_CASE("XSpace chunk pipeline: a line whose timestamp comes again after its first events takes the last",
