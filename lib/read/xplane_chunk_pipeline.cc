@@ -20,9 +20,11 @@ size_t EarlySlots(uint64_t first_count, uint64_t first_bytes, uint64_t line_byte
   return static_cast<size_t>(std::min(want, most));
 }
 
-// Maps the pages a copy is about to fill in one call rather than a fault
-// a page: where the kernel can (Linux 5.14 on), else the copy faults them.
-// 1 GB `memory`: system time 1.33 -> 1.12 s (four rounds alternated).
+// Maps the pages a copy or a chunk's decoding is about to fill in one call
+// rather than a fault a page: where the kernel can (Linux 5.14 on), else
+// the writes fault them. 1 GB, four rounds alternated: `memory` system
+// time 1.33 -> 1.12 s for the stats; then 0.91 -> 0.86 s (`overview`
+// 0.51 -> 0.43 s) for the events.
 void PopulateForWrite(void* begin, size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
   if (bytes < (64u << 10)) return;
@@ -211,6 +213,7 @@ void ChunkPipeline::Decode(ChunkJob& job, LineJoin& join, EventDecoder& decoder)
     if (join.early_in_line) budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
     else job.early_charged = true;
   }
+  PopulateForWrite(job.out, job.kept_events * sizeof(Event));
   decoder.DecodeChunk(job, budget_, release_);
   job.diag = std::move(decoder.diag);
   decoder.diag = Diagnostics();
