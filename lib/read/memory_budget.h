@@ -68,6 +68,8 @@ class MemoryBudget {
   }
 
   uint64_t used() const { return used_; }
+  // What may still be charged before the limit (UINT64_MAX without one).
+  uint64_t room() const { return used_ < limit_ ? limit_ - used_ : 0; }
   uint64_t bytes(Growth what) const { return bytes_[static_cast<size_t>(what)]; }
   uint64_t count(Growth what) const { return counts_[static_cast<size_t>(what)]; }
 

@@ -81,6 +81,10 @@ struct ReadOptions {
   // Lines of at least this many bytes join their stats as their chunks
   // decode (xplane_chunk_pipeline.h); 0: the reader's own size.
   uint64_t decode_early_join_bytes = 0;
+  // The pre-scan waits for each chunk it hands over to be decoded (on
+  // two threads or more): every chunk of a long line is then decoded
+  // before the line is counted, the early arrays' hardest case.
+  bool decode_in_turn = false;
 
   // The error text for content that inflates beyond the limit.
   std::string InflateLimitProblem() const {

@@ -12,11 +12,14 @@ namespace {
 // The early arrays: the line's first chunk's stats (or events) per wire
 // byte over the whole line, with a quarter more for chunks a little
 // denser. A stat or an event takes at least two bytes on the wire; a
-// line's stats are counted in 32 bits.
-size_t EarlySlots(uint64_t first_count, uint64_t first_bytes, uint64_t line_bytes) {
+// line's stats are counted in 32 bits; and no more than the memory budget
+// has room for (`room` slots): a first chunk crafted dense reserves no
+// more address space than the read may use.
+size_t EarlySlots(uint64_t first_count, uint64_t first_bytes, uint64_t line_bytes, uint64_t room) {
   const double per_byte = static_cast<double>(first_count) / static_cast<double>(std::max<uint64_t>(first_bytes, 1));
   const double want = per_byte * static_cast<double>(line_bytes) * 1.25 + 4096;
-  const double most = std::min<double>(static_cast<double>(line_bytes) / 2 + 16, UINT32_MAX);
+  const double most =
+      std::min({static_cast<double>(line_bytes) / 2 + 16, static_cast<double>(UINT32_MAX), static_cast<double>(room)});
   return static_cast<size_t>(std::min(want, most));
 }
 
@@ -41,14 +44,16 @@ void PopulateForWrite(void* begin, size_t bytes) {
 }  // namespace
 
 ChunkPipeline::ChunkPipeline(const PlaneContext& ctx, SharedBudget& budget, const ReleaseFn& release,
-                             const std::string& path, size_t threads, uint64_t early_join_bytes)
+                             const std::string& path, size_t threads, uint64_t early_join_bytes, bool in_turn)
     : ctx_(ctx),
       budget_(budget),
       release_(release),
       path_(path),
       threads_(std::max<size_t>(threads, 1)),
-      early_join_bytes_(early_join_bytes) {
+      early_join_bytes_(early_join_bytes),
+      in_turn_(in_turn && threads_ > 1) {
   for (size_t t = 0; t < threads_; ++t) decoders_.emplace_back(ctx_, nullptr);
+  spare_pools_.reserve(threads_);  // Kept under the lock: no allocation there.
   workers_.reserve(threads_ - 1);
   for (size_t t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { Worker(t); });
 }
@@ -83,11 +88,15 @@ void ChunkPipeline::Hand(LineJoin& join, ChunkJob job) {
     join.chunks.push_back(&j);
   }
   Push({&j, &join, false}, /*front=*/false);
+  if (in_turn_) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    idle_.wait(lock, [&] { return j.decoded || first_failed_ != UINT64_MAX || stopping_; });
+  }
 }
 
 void ChunkPipeline::SizeEarly(LineJoin& join, size_t first_events, uint64_t first_bytes) {
   if (join.wire_bytes < early_join_bytes_) return;
-  const size_t slots = EarlySlots(first_events, first_bytes, join.wire_bytes);
+  const size_t slots = EarlySlots(first_events, first_bytes, join.wire_bytes, budget_.room() / sizeof(Event));
   std::lock_guard<std::mutex> lock(mutex_);
   try {
     join.early_events.resize(slots);  // Address space only, until written.
@@ -232,11 +241,13 @@ void ChunkPipeline::JoinDecoded(ChunkJob& job, LineJoin& join) {
     job.decoded = true;
     if (join.dropped || join.full || join.wire_bytes < early_join_bytes_) return;
     while (join.joined < join.chunks.size() && join.chunks[join.joined]->decoded &&
-           Claim(join, *join.chunks[join.joined]))
-      claimed.push_back(join.chunks[join.joined++]);
+           Claim(join, *join.chunks[join.joined])) {
+      claimed.push_back(join.chunks[join.joined]);
+      ++join.joined;
+    }
     pool = join.stats.data();
   }
-  for (ChunkJob* c : claimed) CopyStats(*c, pool);
+  for (ChunkJob* c : claimed) CopyStats(*c, pool, /*keep=*/true);
 }
 
 // Under the lock. The first chunk sizes the pool; a chunk that does not
@@ -244,7 +255,9 @@ void ChunkPipeline::JoinDecoded(ChunkJob& job, LineJoin& join) {
 bool ChunkPipeline::Claim(LineJoin& join, ChunkJob& next) {
   const size_t n = next.stats.size();
   if (join.reserved == 0) {
-    const size_t slots = EarlySlots(n, next.bytes.size(), join.wire_bytes);
+    // A line of one chunk takes the chunk's pool as it is (StartJoin).
+    if (next.last) return false;
+    const size_t slots = EarlySlots(n, next.bytes.size(), join.wire_bytes, budget_.room() / sizeof(Stat));
     try {
       join.stats.resize(slots);  // Address space only, until written.
     } catch (const std::bad_alloc&) {
@@ -263,7 +276,7 @@ bool ChunkPipeline::Claim(LineJoin& join, ChunkJob& next) {
   return true;
 }
 
-void ChunkPipeline::CopyStats(ChunkJob& job, Stat* pool) {
+void ChunkPipeline::CopyStats(ChunkJob& job, Stat* pool, bool keep) {
   const size_t n = job.stats.size();
   budget_.Charge(Growth::kStats, n * sizeof(Stat), n);
   PopulateForWrite(pool + job.first_stat, n * sizeof(Stat));
@@ -273,9 +286,9 @@ void ChunkPipeline::CopyStats(ChunkJob& job, Stat* pool) {
     for (size_t i = 0; i < job.kept_events; ++i) job.out[i].stats_end += base;
   }
   job.stats.clear();
-  {
+  if (keep) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (spare_pools_.size() <= threads_) {
+    if (spare_pools_.size() < threads_) {
       // A spare stays charged at its capacity.
       if (job.stats_charged > job.stats.capacity())
         budget_.Release(Growth::kStats, (job.stats_charged - job.stats.capacity()) * sizeof(Stat));
@@ -295,8 +308,8 @@ void ChunkPipeline::CopyStats(ChunkJob& job, Stat* pool) {
 // is; a line whose chunks all joined early takes the early join's pool;
 // otherwise the line's pool is sized (unwritten), what joined early is
 // copied to its start and the other chunks into it in parallel, the first
-// here, the others queued ahead of any decoding (they free their pools and
-// finish the line). Each chunk's events decoded aside are copied in too.
+// here, the others queued ahead of any decoding (they give up their pools
+// and finish the line). Each chunk's events decoded aside are copied in too.
 void ChunkPipeline::StartJoin(LineJoin& join) {
   Line& line = *join.line;
   const size_t n = join.chunks.size();
@@ -334,18 +347,20 @@ void ChunkPipeline::StartJoin(LineJoin& join) {
 // and whether they are in order.
 void ChunkPipeline::Copy(ChunkJob& job, LineJoin& join) {
   Line& line = *join.line;
-  if (!job.stats_joined) CopyStats(job, line.stats.data());
+  if (!job.stats_joined) CopyStats(job, line.stats.data(), join.wire_bytes >= early_join_bytes_);
   Event* events = line.events.data() + job.first_event;
   if (job.in_early && !join.early_in_line) {
     std::copy_n(job.out, job.kept_events, events);
     budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
     job.in_early = job.early_charged = false;
+    job.out = events;  // The early array goes when the line's join finishes.
   }
   if (job.decoded_aside) {
     std::copy_n(job.own_events.data(), job.kept_events, events);
     decltype(job.own_events)().swap(job.own_events);
     budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
     job.decoded_aside = false;
+    job.out = events;
   }
   job.sorted = std::is_sorted(events, events + job.kept_events, EventBefore);
   if (join.copies_left.fetch_sub(1, std::memory_order_acq_rel) == 1) FinishJoin(join);

@@ -10,15 +10,19 @@
 // decoded, its chunks' stats (and the events decoded aside) are copied into
 // the line's pools, a chunk at a time, on whichever threads are free.
 //
-// A long line's stats are joined as its chunks decode instead: once every
-// chunk before it is joined, a chunk's stats go into a pool the line sized
-// from its first chunk's stats per byte (unwritten, so only what is used
-// is ever touched), and the chunk's own pool is handed on to a chunk not
-// yet decoded. Measured on the 1 GB capture: joining at the line's end held
-// every chunk's pool until then, each fresh memory faulted in, zeroed and
-// given back, a quarter of `memory`'s CPU with the copy into the line's
-// pool. A line denser than its first chunk foretold joins the rest at its
-// end, as a short line does.
+// A long line (kEarlyJoinBytes) of several chunks does better, its arrays
+// sized from its first chunk's count per wire byte with a quarter to
+// spare, unwritten (only what is used is ever touched):
+// - events: the pre-scan sizes an array as it hands over the first chunk;
+//   chunks taken before the line is counted decode in place into it, and
+//   it becomes the line's when the count fits (SizeLine);
+// - stats: once every chunk before it is joined, a decoded chunk's stats
+//   are copied into a pool so sized, which becomes the line's, and the
+//   chunk's own pool is kept for a chunk yet to decode.
+// Measured on the 1 GB capture: the arrays of their own and the pools held
+// until the line's end were each fresh memory, faulted in, zeroed and given
+// back: with the copies, a quarter of `memory`'s CPU. A line denser than
+// its first chunk foretold takes the slow way for what did not fit.
 //
 // The pre-scan does not wait for the decoders (the queue holds only where
 // each chunk is) and gives the file's pages back as it goes, as before: the
@@ -49,8 +53,10 @@ namespace tfprof::xplane_wire {
 // One line's chunks, and what its join waits for.
 struct LineJoin {
   Line* line = nullptr;
-  // In line order. Appended by the pre-scan only; read by the join, which
-  // starts after the pre-scan let go of the line (`left`).
+  // In line order. Appended by the pre-scan only, under the pipeline's
+  // mutex (the early join reads it under the mutex meanwhile); read
+  // without it by the join, which starts after the pre-scan let go of the
+  // line (`left`).
   std::vector<ChunkJob*> chunks;
   // One for the pre-scan's hold until it closes the line, and one per
   // chunk handed over and not yet decoded: the thread that brings it to 0
@@ -69,8 +75,9 @@ struct LineJoin {
   uint64_t wire_bytes = 0;
   // Guarded by the pipeline's mutex: the events array the pre-scan sized
   // from the line's first chunk, before the line is counted, for chunks to
-  // decode in place; it becomes the line's if the line fits (`in_line`),
-  // else the chunks decoded into it are copied out at the join.
+  // decode in place; it becomes the line's if the line fits
+  // (`early_in_line`), else the chunks decoded into it are copied out at
+  // the join.
   std::vector<Event, DefaultInitAllocator<Event>> early_events;
   bool early_in_line = false;
   // Guarded by the pipeline's mutex: the early join. `stats` holds the
@@ -91,7 +98,7 @@ class ChunkPipeline {
   // `early_join_bytes`: the shortest line whose stats join as its chunks
   // decode.
   ChunkPipeline(const PlaneContext& ctx, SharedBudget& budget, const ReleaseFn& release, const std::string& path,
-                size_t threads, uint64_t early_join_bytes);
+                size_t threads, uint64_t early_join_bytes, bool in_turn = false);
   // Lines shorter join at their end: a few chunks, whose pools are small,
   // and a line of one chunk takes its pool as it is.
   static constexpr uint64_t kEarlyJoinBytes = 4u << 20;
@@ -146,8 +153,9 @@ class ChunkPipeline {
   void JoinDecoded(ChunkJob& job, LineJoin& join);
   bool Claim(LineJoin& join, ChunkJob& next);
   // A chunk's stats into `pool` from its `first_stat`, its events' ends
-  // moved on by as much; its own pool goes to the spares.
-  void CopyStats(ChunkJob& job, Stat* pool);
+  // moved on by as much; its own pool is kept as a spare if `keep` and
+  // there is room, else freed.
+  void CopyStats(ChunkJob& job, Stat* pool, bool keep);
   void StartJoin(LineJoin& join);
   void Copy(ChunkJob& job, LineJoin& join);
   void FinishJoin(LineJoin& join);
@@ -160,6 +168,7 @@ class ChunkPipeline {
   const std::string& path_;
   const size_t threads_;
   const uint64_t early_join_bytes_;
+  const bool in_turn_;                 // ReadOptions::decode_in_turn.
   std::deque<EventDecoder> decoders_;  // [0]: the pre-scan's thread.
   std::vector<std::thread> workers_;
   std::deque<ChunkJob> jobs_;   // Appended by the pre-scan; elements never move.
@@ -174,9 +183,9 @@ class ChunkPipeline {
   bool closed_ = false;                 // No more work will come: workers leave once the queue is empty.
   bool stopping_ = false;               // Leave now (an error on the pre-scan's side).
   uint64_t first_failed_ = UINT64_MAX;  // The seq of the first chunk that failed.
-  // Pools of chunks joined early, for chunks yet to decode (still charged
-  // to the budget, at their capacity): fresh memory costs more than the
-  // copy it is spared.
+  // The pools of long lines' chunks once copied, for their chunks yet to
+  // decode (still charged to the budget, at their capacity; at most one a
+  // thread): fresh memory costs more than the copy it is spared.
   std::vector<StatPool> spare_pools_;
 };
 

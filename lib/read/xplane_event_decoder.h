@@ -81,9 +81,10 @@ struct ChunkJob {
   WireDecoder bytes{std::string_view()};
   size_t first_event = 0;  // Index in line->events of the chunk's first event kept.
   // Where the chunk's kept events are decoded to: their slots in
-  // line->events, or `own_events` while the line is not yet sized (the
-  // pre-scan hands a chunk over before it has counted the whole line), to
-  // be copied into the line once it is (ChunkPipeline).
+  // line->events, or, while the line is not yet sized (the pre-scan hands
+  // a chunk over before it has counted the whole line), their slots in the
+  // line's early array or `own_events`, to be copied into the line once it
+  // is unless the early array becomes the line's (ChunkPipeline).
   Event* out = nullptr;
   std::vector<Event, DefaultInitAllocator<Event>> own_events;
   bool decoded_aside = false;
@@ -94,9 +95,10 @@ struct ChunkJob {
   bool leaves_out = false;
   int64_t base_ps = 0;  // The line's start relative to the host's time origin.
   // The chunk's event stats, decoded in the same pass as its events (the
-  // events' stats_end count from 0 here) and moved into the line's pool
-  // once every chunk is done: one pass over the bytes, not a counting pass
-  // first. `stats_charged` is the capacity charged to the budget.
+  // events' stats_end count from 0 here) and copied into the line's pool
+  // (or moved, for a line of one chunk): one pass over the bytes, not a
+  // counting pass first. `stats_charged` is the capacity charged to the
+  // budget.
   StatPool stats;
   uint64_t stats_charged = 0;
   size_t dropped_stats = 0;  // Event stats left out (PlaneContext::drop_event_stat).
@@ -115,9 +117,13 @@ struct ChunkJob {
   std::exception_ptr error;
   bool dropped = false;
   bool sorted = true;  // Its events are in order (once copied into the line).
-  // Decoded, and its stats already copied into its line's pool while the
-  // line's later chunks were still decoding (ChunkPipeline).
+  // The line's last chunk (MakeChunk knows it only once the line is
+  // counted).
+  bool last = false;
+  // Decoded (set under the pipeline's lock, for the early join).
   bool decoded = false;
+  // Claimed by the early join: its stats go (or went) into the line's pool
+  // while the line's later chunks decode.
   bool stats_joined = false;
   // Decoded into its line's early events array (ChunkPipeline::SizeEarly),
   // and charged for it until the array is the line's or copied out.
@@ -126,11 +132,12 @@ struct ChunkJob {
 };
 
 // The memory budget as the decoding threads share it: they charge a
-// chunk's stats as its pool is sized or grows, and a line's pool as its
-// chunks are copied in. Chunk pools live from their decoding to their
-// line's join, so near the limit which pools are held at once, and so
-// whether the read stops and what count its error gives, can depend on how
-// the threads' chunks interleave.
+// chunk's stats as its pool is sized or grows, a line's pool as its chunks
+// are copied in, and a chunk's events as it decodes them outside the line.
+// Chunk pools live from their decoding to their copy into the line (kept
+// as spares for long lines until the plane is read), so near the limit
+// which pools are held at once, and so whether the read stops and what
+// count its error gives, can depend on how the threads' chunks interleave.
 class SharedBudget {
  public:
   explicit SharedBudget(MemoryBudget& budget) : budget_(budget) {}
@@ -146,6 +153,10 @@ class SharedBudget {
   void Release(Growth what, uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     budget_.Release(what, bytes);
+  }
+  uint64_t room() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return budget_.room();
   }
 
  private:

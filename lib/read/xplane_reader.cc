@@ -256,7 +256,8 @@ class XSpaceReader {
     shared_ = &shared;
     ChunkPipeline pipeline(
         ctx, shared, release_, path_, threads,
-        options_.decode_early_join_bytes ? options_.decode_early_join_bytes : ChunkPipeline::kEarlyJoinBytes);
+        options_.decode_early_join_bytes ? options_.decode_early_join_bytes : ChunkPipeline::kEarlyJoinBytes,
+        options_.decode_in_turn);
     ForEachLine(whole_plane,
                 [&](size_t l, WireDecoder line) { PrescanLine(ctx, line, plane.lines[l], pipeline, host_threads); });
     prescan_phase.Stop();
@@ -656,6 +657,7 @@ class XSpaceReader {
     job.base_ps = base_ps;
     const uint64_t line_end = line_bytes.offset() + line_bytes.size();
     job.bytes = line_bytes.Slice(cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : line_end);
+    job.last = (c + 1) * chunk_events_ >= event_count;
     return job;
   }
 
@@ -708,8 +710,10 @@ class XSpaceReader {
       for (size_t k : kept) kept_count += k;
       host_->allocator_events_skipped += event_count - kept_count;
     }
-    Charge(Growth::kEvents, kept_count * sizeof(Event), kept_count);
+    // Sized first: the early array's chunks give back their charges as the
+    // line's is taken, so they are not counted twice.
     pipeline.SizeLine(*join, kept_count);
+    Charge(Growth::kEvents, kept_count * sizeof(Event), kept_count);
     for (size_t c = handed; c * chunk_events_ < event_count; ++c)
       pipeline.Hand(*join, MakeChunk(line, line_bytes, cuts, kept, c, event_count, leaves_out, first_kept, *planned));
     pipeline.CloseLine(*join);

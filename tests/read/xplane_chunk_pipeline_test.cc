@@ -29,13 +29,18 @@ struct ReadResult {
   std::vector<DiagnosticEntry> diagnostics;
 };
 
-// `early_join`: every line's stats join as its chunks decode (else only
-// those of lines longer than a small capture's).
+// How a line's chunks join: at the line's end (every line of a small
+// capture); as they decode (every line counts as long); and so, with the
+// pre-scan waiting for each chunk to be decoded, so that the chunks of a
+// line go to its early arrays before it is counted.
+enum class Join { kAtEnd, kEarly, kEarlyInTurn };
+
 ReadResult ReadWith(const std::string& bytes, ReadOptions options, size_t chunk_events, size_t threads,
-                    bool early_join = false) {
+                    Join join = Join::kAtEnd) {
   options.decode_chunk_events = chunk_events;
   options.decode_threads = threads;
-  if (early_join) options.decode_early_join_bytes = 1;
+  if (join != Join::kAtEnd) options.decode_early_join_bytes = 1;
+  options.decode_in_turn = join == Join::kEarlyInTurn;
   ReadResult r;
   Diagnostics d;
   try {
@@ -106,14 +111,14 @@ void CheckSameRead(const ReadResult& a, const ReadResult& b) {
 }
 
 // The plain read against reads in chunks of each size on each number of
-// threads, the lines' stats joined at their end and as they decode.
+// threads, each way a line's chunks join.
 void CheckTunedReads(const ReadResult& plain, const std::string& bytes, const ReadOptions& options,
                      std::initializer_list<size_t> chunks, std::initializer_list<size_t> threads) {
   for (size_t chunk : chunks)
     for (size_t t : threads)
-      for (bool early : {false, true}) {
-        INFO("chunk " << chunk << " threads " << t << " early join " << early);
-        CheckSameRead(plain, ReadWith(bytes, options, chunk, t, early));
+      for (Join join : {Join::kAtEnd, Join::kEarly, Join::kEarlyInTurn}) {
+        INFO("chunk " << chunk << " threads " << t << " join " << static_cast<int>(join));
+        CheckSameRead(plain, ReadWith(bytes, options, chunk, t, join));
       }
 }
 
