@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
+  if (!in) {
+    std::cerr << "make_big_xplane: cannot open " << argv[1] << "\n";
+    return 1;
+  }
   std::stringstream ss;
   ss << in.rdbuf();
   tfprof::xplane::XSpace space;
@@ -73,7 +77,12 @@ int main(int argc, char** argv) {
   uint64_t line_bytes = 0;
   for (const auto& p : space.planes())
     for (const auto& l : p.lines()) line_bytes += l.ByteSizeLong();
-  const uint64_t copies = std::max<uint64_t>(1, target / std::max<uint64_t>(line_bytes, 1));
+  // An empty source would write an empty file and call it done.
+  if (line_bytes == 0) {
+    std::cerr << "make_big_xplane: " << argv[1] << " has no lines to repeat\n";
+    return 1;
+  }
+  const uint64_t copies = std::max<uint64_t>(1, target / line_bytes);
 
   // Shift each copy by the capture's whole span so copies never overlap.
   int64_t first = INT64_MAX, last = INT64_MIN;
