@@ -31,7 +31,7 @@ size_t EarlySlots(uint64_t first_count, uint64_t first_bytes, uint64_t line_byte
 void PopulateForWrite(void* begin, size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
   if (bytes < (64u << 10)) return;
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t b = reinterpret_cast<uintptr_t>(begin) & ~(page - 1);
   const uintptr_t e = (reinterpret_cast<uintptr_t>(begin) + bytes + page - 1) & ~(page - 1);
   madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);  // A failure leaves the faults to the copy.
@@ -165,7 +165,7 @@ bool ChunkPipeline::Take(std::unique_lock<std::mutex>&, Work& work) {
         job.in_early = true;
         job.out = join.early_events.data() + job.first_event;
       }
-      if (work.join->wire_bytes >= early_join_bytes_ && !spare_pools_.empty()) {
+      if (join.wire_bytes >= early_join_bytes_ && !spare_pools_.empty()) {
         job.stats = std::move(spare_pools_.back());
         spare_pools_.pop_back();
         job.stats_charged = job.stats.capacity();
@@ -254,7 +254,7 @@ void ChunkPipeline::JoinDecoded(ChunkJob& job, LineJoin& join) {
 // fit ends the early join.
 bool ChunkPipeline::Claim(LineJoin& join, ChunkJob& next) {
   const size_t n = next.stats.size();
-  if (join.reserved == 0) {
+  if (join.stats.empty()) {
     // A line of one chunk takes the chunk's pool as it is (StartJoin).
     if (next.last) return false;
     const size_t slots = EarlySlots(n, next.bytes.size(), join.wire_bytes, budget_.room() / sizeof(Stat));
@@ -264,9 +264,8 @@ bool ChunkPipeline::Claim(LineJoin& join, ChunkJob& next) {
       join.full = true;
       return false;
     }
-    join.reserved = slots;
   }
-  if (join.joined_stats + n > join.reserved) {
+  if (join.joined_stats + n > join.stats.size()) {
     join.full = true;
     return false;
   }

@@ -81,11 +81,10 @@ struct LineJoin {
   std::vector<Event, DefaultInitAllocator<Event>> early_events;
   bool early_in_line = false;
   // Guarded by the pipeline's mutex: the early join. `stats` holds the
-  // stats of the first `joined` chunks (`joined_stats` of them) in
-  // `reserved` slots, unwritten past them; `full` when the next chunk did
-  // not fit (the rest join at the line's end).
+  // stats of the first `joined` chunks (`joined_stats` of them), sized by
+  // the first (unwritten past them; empty until then); `full` when the
+  // next chunk did not fit (the rest join at the line's end).
   StatPool stats;
-  size_t reserved = 0;
   size_t joined = 0;
   uint64_t joined_stats = 0;
   bool full = false;
