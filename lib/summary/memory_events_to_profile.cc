@@ -16,6 +16,7 @@
 #include "lib/summary/kineto_memory_events_to_profile.h"
 #include "lib/summary/memory_timeline_sampling.h"
 #include "lib/summary/time_span.h"
+#include "lib/util/parallel_for.h"
 #include "lib/util/phase_times.h"
 
 namespace tfprof {
@@ -100,8 +101,12 @@ class SnapshotReader {
 
   // Fills `s` from the event's stats, in stored order (a repeated stat: the
   // last wins, as in the reference); returns the memory id's key (IdOf
-  // makes its text) and which of the expected stats were present.
-  MemoryKey Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen) {
+  // makes its text) and which of the expected stats were present. Without
+  // kStrings the op, region and shape stay empty and nothing is interned:
+  // the capture-order pass needs only the sizes, and reads on several
+  // threads, which interning (it adds to the profile's pool) would forbid.
+  template <bool kStrings = true>
+  MemoryKey Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen) const {
     MemoryKey memory;
     seen = 0;
     // Locals: the snapshot's stores would make the compiler reload them
@@ -128,10 +133,16 @@ class SnapshotReader {
         case Field::kRequestedBytes: s.requested_bytes = Int(stat); break;
         case Field::kAllocationBytes: s.allocation_bytes = Int(stat), seen |= kSeenAllocationBytes; break;
         case Field::kAddress: s.address = static_cast<uint64_t>(Int(stat)); break;
-        case Field::kTfOp: s.op_name = Intern(stat); break;
-        case Field::kRegionType: s.region_type = Intern(stat); break;
+        case Field::kTfOp:
+          if constexpr (kStrings) s.op_name = Intern(stat);
+          break;
+        case Field::kRegionType:
+          if constexpr (kStrings) s.region_type = Intern(stat);
+          break;
         case Field::kDataType: s.data_type = Int(stat); break;
-        case Field::kShape: s.shape = Intern(stat); break;
+        case Field::kShape:
+          if constexpr (kStrings) s.shape = Intern(stat);
+          break;
       }
     }
     return memory;
@@ -150,7 +161,7 @@ class SnapshotReader {
   // id (dense, from 0) in a table, not a hash map, as this runs for three
   // stats of every allocator event in each pass. The table takes 4 bytes
   // per capture string, far less than the string pool itself.
-  StringId Intern(const Stat& s) {
+  StringId Intern(const Stat& s) const {
     if (s.type() != StatType::kString) return StringPool::kEmpty;
     const StringId id = s.AsString();
     // Not an id of the capture's pool (no reader makes one): as its text,
@@ -167,7 +178,9 @@ class SnapshotReader {
   HostMemoryProfile& out_;
   std::vector<Field> fields_;
   static constexpr StringId kNotInterned = std::numeric_limits<StringId>::max();
-  std::vector<StringId> interned_;  // Per capture string id: ours, or kNotInterned.
+  // Per capture string id: ours, or kNotInterned. A cache, filled only by
+  // the reads that intern (kStrings), which run on one thread.
+  mutable std::vector<StringId> interned_;
 };
 
 // An allocator event as the profile keeps it between its passes: its time
@@ -178,10 +191,60 @@ struct AllocatorEvent {
   uint32_t line, event;
 };
 
+// The window peak and the lifetime peak over an allocator's events in
+// capture order. The reference updates them per event as it meets them
+// (lines in stored order, then events), not in time order, so "the last
+// among equal peaks" and "the last lifetime peak" mean the last in capture
+// order. Two trackers of consecutive runs of events join into the one a
+// single pass over both would give: the capture-order pass runs in pieces.
+struct PeakTracker {
+  bool any = false;       // An event was added.
+  int64_t lifetime = 0;   // See MemoryProfileOptions::last_event_lifetime_peak.
+  bool has_peak = false;  // An event reached the peak's start, 0 bytes.
+  int64_t peak_bytes = 0;
+  int64_t capacity_bytes = 0;
+  AllocatorEvent peak{};
+
+  void Add(const MemorySnapshot& s, const AllocatorEvent& r, bool last_lifetime) {
+    // The allocator's high-water mark only grows, so its largest value is
+    // the lifetime peak; the reference keeps the last one, which can be
+    // older than the window peak when threads are listed out of time order.
+    lifetime = last_lifetime || !any ? s.peak_bytes_in_use : std::max(lifetime, s.peak_bytes_in_use);
+    any = true;
+    const int64_t in_use = s.in_use();
+    if (in_use >= peak_bytes) {  // >=: among equal peaks the later wins.
+      has_peak = true;
+      peak_bytes = in_use;
+      capacity_bytes = SaturatingAdd(in_use, s.free_bytes);
+      peak = r;
+    }
+  }
+
+  // Adds the events `later` saw, all after these in capture order.
+  void Join(const PeakTracker& later, bool last_lifetime) {
+    if (!later.any) return;
+    if (!any) {
+      *this = later;
+      return;
+    }
+    lifetime = last_lifetime ? later.lifetime : std::max(lifetime, later.lifetime);
+    // Each started at 0 bytes: the later one's peak is what a single pass
+    // would end with when it is at least ours.
+    if (later.has_peak && (!has_peak || later.peak_bytes >= peak_bytes)) {
+      has_peak = true;
+      peak_bytes = later.peak_bytes;
+      capacity_bytes = later.capacity_bytes;
+      peak = later.peak;
+    }
+  }
+};
+
 // The allocator's profile while its events are collected, in capture order.
 struct Collecting {
   AllocatorMemoryProfile profile;
+  PeakTracker peaks;
   std::vector<AllocatorEvent> events;  // Capture order; SortByTime puts them in time order.
+  size_t expected = 0;                 // How many events the pieces hold for it.
 };
 
 // An allocator event's snapshot as read from the model (its step and, for
@@ -189,7 +252,7 @@ struct Collecting {
 struct SnapshotSource {
   const Plane& plane;
   const std::vector<int8_t>& kind;  // Per event metadata: 0 allocation, 1 free, -1 neither.
-  SnapshotReader& reader;
+  const SnapshotReader& reader;
 
   MemorySnapshot operator()(const AllocatorEvent& r) const {
     const Line& line = plane.lines[r.line];
@@ -247,27 +310,6 @@ class StepsInTimeOrder {
   const size_t plane_;
   int64_t last_ = kNoGroup;
 };
-
-// Capture-order pass: the reference updates the summary per event as it
-// meets them (lines in stored order, then events), not in time order, so
-// "the last among equal peaks" and "the last lifetime peak" mean the last in
-// capture order.
-void UpdateSummary(Collecting& c, const MemorySnapshot& s, const MemoryProfileOptions& options) {
-  AllocatorMemoryProfile& p = c.profile;
-  // The allocator's high-water mark only grows, so its largest value is the
-  // lifetime peak; the reference keeps the last one in capture order, which
-  // can be older than the window peak when threads are listed out of time
-  // order.
-  if (options.last_event_lifetime_peak || c.events.empty()) p.lifetime_peak_bytes = s.peak_bytes_in_use;
-  else p.lifetime_peak_bytes = std::max(p.lifetime_peak_bytes, s.peak_bytes_in_use);
-  const int64_t in_use = s.in_use();
-  if (in_use >= p.peak_bytes) {  // >=: among equal peaks the later wins.
-    p.peak = s;
-    p.peak_bytes = in_use;
-    p.peak_time_ps = s.time_ps;
-    p.capacity_bytes = SaturatingAdd(in_use, s.free_bytes);
-  }
-}
 
 // The time-ordered events' steps, frees and counts in one pass, keeping the
 // timeline (every snapshot, or the points a report plots: TimelineSampler):
@@ -411,6 +453,14 @@ void ActiveAtPeak(Collecting& c, const SnapshotSource& snapshot_of, const EventG
 
 void Finish(Collecting& c, const SnapshotSource& snapshot_of, const EventGroups& groups, size_t plane,
             const MemoryProfileOptions& options, HostMemoryProfile& host, Diagnostics& diag) {
+  AllocatorMemoryProfile& p = c.profile;
+  p.lifetime_peak_bytes = c.peaks.lifetime;
+  if (c.peaks.has_peak) {
+    p.peak = snapshot_of(c.peaks.peak);
+    p.peak_bytes = c.peaks.peak_bytes;
+    p.peak_time_ps = p.peak.time_ps;
+    p.capacity_bytes = c.peaks.capacity_bytes;
+  }
   // Capture order within equal times, so the result does not depend on the
   // sort (the reference's sort is not stable).
   PhaseTimer sort_phase("memory profile: sort by time");
@@ -447,6 +497,75 @@ size_t AllocatorEventsPlane(const Host& host) {
   for (size_t i = 0; i < host.planes.size(); ++i)
     if (host.PlaneName(host.planes[i]) == schema::kHostThreadsPlane) plane_index = i;
   return plane_index;
+}
+
+// One piece of the capture-order pass: a run of one line's events, the
+// allocators its allocator events name (in the order met), and what the
+// pass met. Pieces are read on several threads and joined in order.
+struct Piece {
+  size_t line = 0, begin = 0, end = 0;
+  struct Allocator {
+    std::string id;
+    PeakTracker peaks;
+    std::vector<AllocatorEvent> events;
+  };
+  std::vector<Allocator> allocators;
+  Diagnostics diag;
+};
+
+// What every piece reads the same way.
+struct PieceContext {
+  const Host& host;
+  const Plane& plane;
+  const std::vector<int8_t>& kind;
+  const SnapshotReader& reader;
+  const MemoryProfileOptions& options;
+  int64_t earliest_ps;  // The earliest line start, ps after the host's origin.
+};
+
+void CollectPiece(const PieceContext& ctx, Piece& piece) {
+  const Host& host = ctx.host;
+  const Line& line = ctx.plane.lines[piece.line];
+  // Readers keep every event's time relative to the host's origin; the
+  // line's own start is at this many ps after it.
+  const int64_t zero_ps = ctx.options.line_offsets ? (line.timestamp_ns - host.time_origin_ns) * 1000 : ctx.earliest_ps;
+  // Each event's allocator by its key, without making the id's text per
+  // event; the entry of the last event's key first, as events of one
+  // allocator come in runs.
+  absl::flat_hash_map<SnapshotReader::MemoryKey, size_t> slot_of;
+  size_t last = 0;
+  SnapshotReader::MemoryKey last_key;
+  for (size_t e = piece.begin; e < piece.end; ++e) {
+    const Event& event = line.events[e];
+    const int8_t k = event.metadata < ctx.kind.size() ? ctx.kind[event.metadata] : -1;
+    if (k < 0) continue;
+    MemorySnapshot s;
+    s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
+    uint32_t seen = 0;
+    const SnapshotReader::MemoryKey key = ctx.reader.Read<false>(line.EventStats(e), s, seen);
+    if (piece.allocators.empty() || !(last_key == key)) {
+      auto [at, added] = slot_of.try_emplace(key, piece.allocators.size());
+      if (added) piece.allocators.push_back(Piece::Allocator{ctx.reader.IdOf(key), {}, {}});
+      last = at->second;
+      last_key = key;
+    }
+    Piece::Allocator& allocator = piece.allocators[last];
+    s.time_ps = SaturatingSub(event.start_ps, zero_ps);
+    if (seen != kSeenAll)
+      piece.diag.AddWithMessage(
+          diag_kind::kMemoryMissingStats,
+          "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
+          "or allocation_bytes (read as empty or 0)",
+          fmt::format("{} on {} at {} ps", host.Str(ctx.plane.event_metadata[event.metadata].name), host.LineName(line),
+                      event.start_ps));
+    if (s.stack_bytes < 0 || s.heap_bytes < 0 || s.free_bytes < 0 || s.requested_bytes < 0 || s.allocation_bytes < 0)
+      piece.diag.Add(diag_kind::kMemoryNegativeSize,
+                     fmt::format("{} {} at {} ps", allocator.id,
+                                 host.Str(ctx.plane.event_metadata[event.metadata].name), event.start_ps));
+    const AllocatorEvent r{s.time_ps, static_cast<uint32_t>(piece.line), static_cast<uint32_t>(e)};
+    allocator.peaks.Add(s, r, ctx.options.last_event_lifetime_peak);
+    allocator.events.push_back(r);
+  }
 }
 
 }  // namespace
@@ -516,62 +635,42 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
 
   SnapshotReader reader(host, plane, options, out);
   PhaseTimer collect_phase("memory profile: collect events");
-  std::map<std::string, Collecting> by_id;  // Byte order, as the reference lists memory ids.
-  // Each event's allocator by its key, without making the id's text per
-  // event (keys of one id, e.g. a name "0" and index 0, share its entry).
-  struct Allocator {
-    const std::string* id;
-    Collecting* collecting;
-  };
-  absl::flat_hash_map<SnapshotReader::MemoryKey, Allocator> by_key;
-  // The entry of the last event's key: taken again after an insertion,
-  // the only thing that moves a flat_hash_map's entries.
-  const Allocator* last = nullptr;
-  SnapshotReader::MemoryKey last_key;
+  // The capture-order pass in pieces of a line's events each, on a few
+  // threads (1 GB: 4.5 M allocator events, 60 M stats), joined in order.
+  const size_t piece_events = std::max<size_t>(options.collect_piece_events, 1);
+  std::vector<Piece> pieces;
+  size_t plane_events = 0;
   for (size_t l = 0; l < plane.lines.size(); ++l) {
-    const Line& line = plane.lines[l];
-    // A line without events may hold any timestamp (readers check only the
-    // lines they place events on): the start below could overflow.
-    if (line.events.empty()) continue;
-    // Readers keep every event's time relative to the host's origin; the
-    // line's own start is at this many ps after it.
-    const int64_t line_start_ps = (line.timestamp_ns - host.time_origin_ns) * 1000;
-    const int64_t earliest_ps = (earliest_ns - host.time_origin_ns) * 1000;
-    for (size_t e = 0; e < line.events.size(); ++e) {
-      const Event& event = line.events[e];
-      const int8_t k = event.metadata < kind.size() ? kind[event.metadata] : -1;
-      if (k < 0) continue;
-      MemorySnapshot s;
-      s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
-      uint32_t seen = 0;
-      const SnapshotReader::MemoryKey key = reader.Read(line.EventStats(e), s, seen);
-      // Events of one allocator come in runs: the last one's entry first.
-      if (!last || !(last_key == key)) {
-        auto found = by_key.find(key);
-        if (found == by_key.end()) {
-          const std::string id = reader.IdOf(key);
-          auto at = by_id.try_emplace(id).first;
-          found = by_key.emplace(key, Allocator{&at->first, &at->second}).first;
-        }
-        last = &found->second;
-        last_key = key;
-      }
-      const std::string& memory_id = *last->id;
-      s.time_ps = SaturatingSub(event.start_ps, options.line_offsets ? line_start_ps : earliest_ps);
-      if (seen != kSeenAll)
-        diag.AddWithMessage(
-            diag_kind::kMemoryMissingStats,
-            "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
-            "or allocation_bytes (read as empty or 0)",
-            fmt::format("{} on {} at {} ps", host.Str(plane.event_metadata[event.metadata].name), host.LineName(line),
-                        event.start_ps));
-      if (s.stack_bytes < 0 || s.heap_bytes < 0 || s.free_bytes < 0 || s.requested_bytes < 0 || s.allocation_bytes < 0)
-        diag.Add(diag_kind::kMemoryNegativeSize,
-                 fmt::format("{} {} at {} ps", memory_id, host.Str(plane.event_metadata[event.metadata].name),
-                             event.start_ps));
-      Collecting& c = *last->collecting;
-      UpdateSummary(c, s, options);
-      c.events.push_back(AllocatorEvent{s.time_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(e)});
+    const size_t n = plane.lines[l].events.size();
+    plane_events += n;
+    for (size_t b = 0; b < n; b += piece_events) {
+      Piece& piece = pieces.emplace_back();
+      piece.line = l;
+      piece.begin = b;
+      piece.end = std::min(n, b + piece_events);
+    }
+  }
+  const int64_t earliest_ps =
+      earliest_ns == std::numeric_limits<int64_t>::max() ? 0 : (earliest_ns - host.time_origin_ns) * 1000;
+  const PieceContext context{host, plane, kind, reader, options, earliest_ps};
+  const size_t threads = options.collect_threads ? options.collect_threads : ThreadsForEvents(plane_events);
+  ParallelFor(pieces.size(), threads, [&](size_t i) { CollectPiece(context, pieces[i]); });
+
+  // Joined by the memory id's text: keys of one id (a name "0" and index 0)
+  // share its entry. Byte order, as the reference lists memory ids.
+  std::map<std::string, Collecting> by_id;
+  for (const Piece& piece : pieces)
+    for (const Piece::Allocator& a : piece.allocators) by_id[a.id].expected += a.events.size();
+  for (auto& [id, c] : by_id) c.events.reserve(c.expected);
+  for (Piece& piece : pieces) {
+    diag.Merge(piece.diag);
+    for (Piece::Allocator& a : piece.allocators) {
+      Collecting& c = by_id[a.id];
+      c.peaks.Join(a.peaks, options.last_event_lifetime_peak);
+      c.events.insert(c.events.end(), a.events.begin(), a.events.end());
+      // Given back once copied: the pieces and the joined events are not
+      // all held at once.
+      std::vector<AllocatorEvent>().swap(a.events);
     }
   }
   collect_phase.Stop();

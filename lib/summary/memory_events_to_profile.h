@@ -168,6 +168,12 @@ struct MemoryProfileOptions {
   // (`memory` without --all-points): the profile then never holds a
   // snapshot per event (100 bytes each, 0.45 GiB at 1 GB of capture).
   size_t timeline_points = 0;
+  // The capture-order pass reads the host plane in pieces of this many
+  // events, on up to `collect_threads` threads (0: as many as the events'
+  // count warrants, ThreadsForEvents), and joins them in order: the result
+  // is the same for any split. Tests make both small.
+  size_t collect_piece_events = size_t{1} << 18;
+  size_t collect_threads = 0;
 };
 MemoryProfileOptions MemoryProfileOptionsFor(Compat compat);
 

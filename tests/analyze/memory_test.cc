@@ -571,3 +571,106 @@ TEST_CASE("Memory profile sampled while it is built equals the whole one cut dow
                      d);
   check(real, {1, 10, 37, 114, 115});
 }
+
+namespace {
+
+// Allocator events whose capture-order summary depends on order across
+// lines and within them: equal peaks (the last in capture order wins), a
+// high-water mark that falls (largest or last), an allocator named by
+// index and by name, a negative size, a missing stat.
+XSpaceBuilder OrderCapture() {
+  auto event = [](const std::string& allocator, int64_t heap, int64_t peak, int64_t address) -> StatList {
+    return {{"allocator_name", Ref{allocator}},
+            {"bytes_reserved", int64_t{0}},
+            {"bytes_allocated", heap},
+            {"bytes_available", 1000 - heap},
+            {"peak_bytes_in_use", peak},
+            {"allocation_bytes", int64_t{8}},
+            {"addr", address},
+            {"tf_op", Ref{"op" + std::to_string(address)}}};
+  };
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(1, "t1")
+      .Event("MemoryAllocation", 10 * kUs, 0, event("a", -100, 700, 1))  // Negative: no peak yet.
+      .Event("MemoryAllocation", 20 * kUs, 0, event("a", 300, 900, 2))
+      .Event("MemoryAllocation", 30 * kUs, 0, event("a", 500, 800, 3))
+      .Event("MemoryAllocation", 40 * kUs, 0,
+             {{"index_on_host", int64_t{0}},
+              {"bytes_reserved", int64_t{0}},
+              {"bytes_allocated", int64_t{50}},
+              {"bytes_available", int64_t{0}},
+              {"allocation_bytes", int64_t{8}}})
+      .Event("MemoryAllocation", 50 * kUs, 0, event("0", 60, 60, 4))
+      .Event("MemoryDeallocation", 60 * kUs, 0, event("a", 500, 850, 3))
+      .Event("MemoryAllocation", 70 * kUs, 0,
+             {{"allocator_name", Ref{"a"}}, {"bytes_reserved", int64_t{0}}, {"bytes_allocated", int64_t{400}}});
+  cpu.Line(2, "t2")
+      .Event("MemoryAllocation", 5 * kUs, 0, event("a", 500, 600, 5))  // The last of the equal peaks.
+      .Event("MemoryAllocation", 10 * kUs, 0, {{"allocator_name", Ref{"a"}}, {"bytes_allocated", int64_t{100}}})
+      .Event("MemoryDeallocation", 15 * kUs, 0, event("a", 200, 650, 5));
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("Memory profile read in pieces on several threads equals the one read in one piece", "[memory]") {
+  Diagnostics d;
+  {
+    // The one-piece profile of OrderCapture, worked out by hand.
+    const Host h = ReadXSpaceBytes(OrderCapture().Serialize(), "order.xplane.pb", d);
+    Diagnostics ours_diag, xprof_diag;
+    const HostMemoryProfile ours = BuildMemoryProfile(h, MemoryProfileOptionsFor(Compat::kDefault), ours_diag);
+    const HostMemoryProfile xprof = BuildMemoryProfile(h, MemoryProfileOptionsFor(Compat::kXprof), xprof_diag);
+    REQUIRE(ours.allocators.size() == 2);
+    CHECK(ours.allocators[0].memory_id == "0");  // Index 0 and the name "0": one allocator.
+    CHECK(ours.allocators[0].allocations == 2);
+    const AllocatorMemoryProfile& a = ours.allocators[1];
+    CHECK(a.memory_id == "a");
+    CHECK(a.peak_bytes == 500);
+    CHECK(a.peak_time_ps == 5 * kUs);  // t2's, last in capture order, not t1's at 30 or 60 us.
+    CHECK(a.peak.address == 5);
+    CHECK(ours.Str(a.peak.op_name) == "op5");
+    CHECK(a.capacity_bytes == 1000);
+    CHECK(a.lifetime_peak_bytes == 900);                    // The largest...
+    CHECK(xprof.allocators[1].lifetime_peak_bytes == 650);  // ...or the last.
+    CHECK(ours_diag.Count("memory.negative_size") == 1);
+    // t1's last and t2's second (an index names an allocator too); the
+    // example is the first in capture order, t1's.
+    CHECK(ours_diag.Count("memory.missing_stats") == 2);
+    for (const DiagnosticEntry& e : ours_diag.Entries())
+      if (e.kind == "memory.missing_stats") CHECK(e.example == "MemoryAllocation on t1 at 70000000 ps");
+  }
+  auto check = [](const Host& h) {
+    for (Compat compat : {Compat::kDefault, Compat::kXprof, Compat::kTfLegacy}) {
+      MemoryProfileOptions whole_options = MemoryProfileOptionsFor(compat);
+      whole_options.collect_piece_events = size_t{1} << 30;
+      whole_options.collect_threads = 1;
+      Diagnostics whole_diag;
+      const HostMemoryProfile whole = BuildMemoryProfile(h, whole_options, whole_diag);
+      for (size_t piece : {1, 2, 3, 5, 64}) {
+        for (size_t threads : {1, 2, 3}) {
+          INFO("compat " << static_cast<int>(compat) << ", pieces of " << piece << " on " << threads << " threads");
+          MemoryProfileOptions options = MemoryProfileOptionsFor(compat);
+          options.collect_piece_events = piece;
+          options.collect_threads = threads;
+          Diagnostics pieces_diag;
+          const HostMemoryProfile pieces = BuildMemoryProfile(h, options, pieces_diag);
+          CheckSameProfile(whole, pieces);
+          // The same diagnostics, examples (the first in capture order) included.
+          const std::vector<DiagnosticEntry> got = pieces_diag.Entries(), want = whole_diag.Entries();
+          REQUIRE(got.size() == want.size());
+          for (size_t i = 0; i < got.size(); ++i)
+            CHECK(std::tie(got[i].kind, got[i].count, got[i].example) ==
+                  std::tie(want[i].kind, want[i].count, want[i].example));
+        }
+      }
+    }
+  };
+  check(ReadXSpaceBytes(OrderCapture().Serialize(), "order.xplane.pb", d));
+  check(ReadXSpaceBytes(ManyEvents(60).Serialize(), "many.xplane.pb", d));
+  check(ReadXSpaceBytes(HandCapture().Serialize(), "box.xplane.pb", d));
+  check(ReadXSpaceFile(tfprof::testing::SourcePath(
+                           "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/tfprof-capture.xplane.pb"),
+                       d));
+}
