@@ -328,6 +328,15 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const EventG
   absl::flat_hash_map<uint64_t, Allocated> live;  // address -> what was allocated there
   StepsInTimeOrder steps(groups, plane);
   TimelineSampler timeline(c.events.size(), points);
+  // Counted here and reported once: a capture can hold a hundred thousand
+  // of each (1 GB: 55 k), and only the first one's text is kept.
+  struct Odd {
+    uint64_t count = 0;
+    uint64_t first_address = 0;
+    void Add(uint64_t address) {
+      if (count++ == 0) first_address = address;
+    }
+  } unmatched, reused;
   for (const AllocatorEvent& r : c.events) {
     MemorySnapshot s = snapshot_of(r);
     s.step = steps.Next(r);
@@ -341,25 +350,26 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const EventG
         s.shape = it->second.shape;
         live.erase(it);
       } else {
-        diag.AddWithMessage(
-            diag_kind::kMemoryUnmatchedDeallocation,
-            "frees of memory allocated before the profile window (or whose allocation event is missing); "
-            "they keep their own sizes but have no op, region, dtype or shape",
-            fmt::format("{} address {}", p.memory_id, s.address));
+        unmatched.Add(s.address);
       }
     } else {
       ++p.allocations;
-      if (!live.try_emplace(s.address, Allocated{s.op_name, s.region_type, s.shape, s.data_type}).second) {
-        diag.AddWithMessage(
-            diag_kind::kMemoryAddressReusedWithoutFree,
-            "allocations at an address whose earlier allocation was never freed in the capture; the first one "
-            "describes the next free, as in the TensorFlow Profiler",
-            fmt::format("{} address {}", p.memory_id, s.address));
-      }
+      if (!live.try_emplace(s.address, Allocated{s.op_name, s.region_type, s.shape, s.data_type}).second)
+        reused.Add(s.address);
     }
     timeline.Add(s);
   }
   timeline.Finish(p);
+  if (unmatched.count > 0)
+    diag.AddWithMessage(diag_kind::kMemoryUnmatchedDeallocation,
+                        "frees of memory allocated before the profile window (or whose allocation event is "
+                        "missing); they keep their own sizes but have no op, region, dtype or shape",
+                        fmt::format("{} address {}", p.memory_id, unmatched.first_address), unmatched.count);
+  if (reused.count > 0)
+    diag.AddWithMessage(diag_kind::kMemoryAddressReusedWithoutFree,
+                        "allocations at an address whose earlier allocation was never freed in the capture; the "
+                        "first one describes the next free, as in the TensorFlow Profiler",
+                        fmt::format("{} address {}", p.memory_id, reused.first_address), reused.count);
 }
 
 // The breakdown at the peak: the allocations of the peak's step made up to
