@@ -76,10 +76,40 @@ enum Seen : uint32_t {
 };
 constexpr uint32_t kSeenAll = 31;
 
+// The profile's own ids of the capture's strings (op, region, shape), made
+// as the passes in time order meet them, on one thread: looked up by the
+// capture's id (dense, from 0) in a table, not a hash map, as this runs for
+// three stats of every allocation. The table takes 4 bytes per capture
+// string, far less than the string pool itself.
+class ProfileStrings {
+ public:
+  ProfileStrings(const Host& host, HostMemoryProfile& out) : host_(host), out_(out) {}
+
+  StringId Intern(const Stat& s) {
+    if (s.type() != StatType::kString) return StringPool::kEmpty;
+    const StringId id = s.AsString();
+    // Not an id of the capture's pool (no reader makes one): as its text,
+    // empty.
+    if (id >= host_.strings.size()) return out_.strings.Intern(host_.Str(id));
+    if (interned_.empty()) interned_.assign(host_.strings.size(), kNotInterned);
+    StringId& ours = interned_[id];
+    if (ours == kNotInterned) ours = out_.strings.Intern(host_.Str(id));
+    return ours;
+  }
+
+ private:
+  const Host& host_;
+  HostMemoryProfile& out_;
+  static constexpr StringId kNotInterned = std::numeric_limits<StringId>::max();
+  std::vector<StringId> interned_;  // Per capture string id: ours, or kNotInterned.
+};
+
+// Reads allocator events' stats; changes nothing, so the capture-order
+// pass reads on several threads.
 class SnapshotReader {
  public:
-  SnapshotReader(const Host& host, const Plane& plane, const MemoryProfileOptions& options, HostMemoryProfile& out)
-      : host_(host), strict_(options.strict_stat_types), out_(out) {
+  SnapshotReader(const Host& host, const Plane& plane, const MemoryProfileOptions& options)
+      : host_(host), strict_(options.strict_stat_types) {
     fields_.reserve(plane.stat_metadata.size());
     for (const StatMetadata& m : plane.stat_metadata) fields_.push_back(FieldOf(host.Str(m.name)));
   }
@@ -101,12 +131,10 @@ class SnapshotReader {
 
   // Fills `s` from the event's stats, in stored order (a repeated stat: the
   // last wins, as in the reference); returns the memory id's key (IdOf
-  // makes its text) and which of the expected stats were present. Without
-  // kStrings the op, region and shape stay empty and nothing is interned:
-  // the capture-order pass needs only the sizes, and reads on several
-  // threads, which interning (it adds to the profile's pool) would forbid.
-  template <bool kStrings = true>
-  MemoryKey Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen) const {
+  // makes its text) and which of the expected stats were present. The op,
+  // region and shape are interned into `strings`; without it (the
+  // capture-order pass, which needs only the sizes) they stay empty.
+  MemoryKey Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen, ProfileStrings* strings) const {
     MemoryKey memory;
     seen = 0;
     // Locals: the snapshot's stores would make the compiler reload them
@@ -134,14 +162,14 @@ class SnapshotReader {
         case Field::kAllocationBytes: s.allocation_bytes = Int(stat), seen |= kSeenAllocationBytes; break;
         case Field::kAddress: s.address = static_cast<uint64_t>(Int(stat)); break;
         case Field::kTfOp:
-          if constexpr (kStrings) s.op_name = Intern(stat);
+          if (strings) s.op_name = strings->Intern(stat);
           break;
         case Field::kRegionType:
-          if constexpr (kStrings) s.region_type = Intern(stat);
+          if (strings) s.region_type = strings->Intern(stat);
           break;
         case Field::kDataType: s.data_type = Int(stat); break;
         case Field::kShape:
-          if constexpr (kStrings) s.shape = Intern(stat);
+          if (strings) s.shape = strings->Intern(stat);
           break;
       }
     }
@@ -157,30 +185,10 @@ class SnapshotReader {
     if (strict_) return s.type() == StatType::kDouble ? s.AsDouble() : 0.0;
     return s.AsDouble();
   }
-  // The profile's own id of a capture string: looked up by the capture's
-  // id (dense, from 0) in a table, not a hash map, as this runs for three
-  // stats of every allocator event in each pass. The table takes 4 bytes
-  // per capture string, far less than the string pool itself.
-  StringId Intern(const Stat& s) const {
-    if (s.type() != StatType::kString) return StringPool::kEmpty;
-    const StringId id = s.AsString();
-    // Not an id of the capture's pool (no reader makes one): as its text,
-    // empty.
-    if (id >= host_.strings.size()) return out_.strings.Intern(host_.Str(id));
-    if (interned_.empty()) interned_.assign(host_.strings.size(), kNotInterned);
-    StringId& ours = interned_[id];
-    if (ours == kNotInterned) ours = out_.strings.Intern(host_.Str(id));
-    return ours;
-  }
 
   const Host& host_;
   const bool strict_;  // MemoryProfileOptions::strict_stat_types.
-  HostMemoryProfile& out_;
   std::vector<Field> fields_;
-  static constexpr StringId kNotInterned = std::numeric_limits<StringId>::max();
-  // Per capture string id: ours, or kNotInterned. A cache, filled only by
-  // the reads that intern (kStrings), which run on one thread.
-  mutable std::vector<StringId> interned_;
 };
 
 // An allocator event as the profile keeps it between its passes: its time
@@ -200,7 +208,7 @@ struct AllocatorEvent {
 struct PeakTracker {
   bool any = false;       // An event was added.
   int64_t lifetime = 0;   // See MemoryProfileOptions::last_event_lifetime_peak.
-  bool has_peak = false;  // An event reached the peak's start, 0 bytes.
+  bool has_peak = false;  // An event had stack + heap >= 0, where the peak starts.
   int64_t peak_bytes = 0;
   int64_t capacity_bytes = 0;
   AllocatorEvent peak{};
@@ -253,13 +261,14 @@ struct SnapshotSource {
   const Plane& plane;
   const std::vector<int8_t>& kind;  // Per event metadata: 0 allocation, 1 free, -1 neither.
   const SnapshotReader& reader;
+  ProfileStrings& strings;  // Added to as snapshots are read: one thread only.
 
   MemorySnapshot operator()(const AllocatorEvent& r) const {
     const Line& line = plane.lines[r.line];
     MemorySnapshot s;
     s.activity = kind[line.events[r.event].metadata] == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
     uint32_t seen = 0;
-    reader.Read(line.EventStats(r.event), s, seen);
+    reader.Read(line.EventStats(r.event), s, seen, &strings);
     s.time_ps = r.time_ps;
     return s;
   }
@@ -509,11 +518,12 @@ size_t AllocatorEventsPlane(const Host& host) {
   return plane_index;
 }
 
-// One piece of the capture-order pass: a run of one line's events, the
-// allocators its allocator events name (in the order met), and what the
-// pass met. Pieces are read on several threads and joined in order.
+// One piece of the capture-order pass: a run of the plane's events (its
+// lines one after another), the allocators its allocator events name in
+// the order met, and what the pass met. Pieces are read on several threads
+// and joined in order.
 struct Piece {
-  size_t line = 0, begin = 0, end = 0;
+  size_t begin = 0, end = 0;  // Events, counted across the plane's lines.
   struct Allocator {
     std::string id;
     PeakTracker peaks;
@@ -527,54 +537,76 @@ struct Piece {
 struct PieceContext {
   const Host& host;
   const Plane& plane;
+  const std::vector<size_t>& line_starts;  // Per line: its first event's place across the plane.
   const std::vector<int8_t>& kind;
   const SnapshotReader& reader;
   const MemoryProfileOptions& options;
-  int64_t earliest_ps;  // The earliest line start, ps after the host's origin.
+  int64_t earliest_ps;  // The earliest start of a line with events, ps after the host's origin.
 };
 
 void CollectPiece(const PieceContext& ctx, Piece& piece) {
   const Host& host = ctx.host;
-  const Line& line = ctx.plane.lines[piece.line];
-  // Readers keep every event's time relative to the host's origin; the
-  // line's own start is at this many ps after it.
-  const int64_t zero_ps = ctx.options.line_offsets ? (line.timestamp_ns - host.time_origin_ns) * 1000 : ctx.earliest_ps;
   // Each event's allocator by its key, without making the id's text per
-  // event; the entry of the last event's key first, as events of one
-  // allocator come in runs.
+  // event, and by that text: keys of one id (a name "0" and index 0) share
+  // an entry, so their events stay in capture order. The last event's
+  // entry is tried first, as events of one allocator come in runs.
   absl::flat_hash_map<SnapshotReader::MemoryKey, size_t> slot_of;
+  absl::flat_hash_map<std::string, size_t> slot_of_id;
   size_t last = 0;
   SnapshotReader::MemoryKey last_key;
-  for (size_t e = piece.begin; e < piece.end; ++e) {
-    const Event& event = line.events[e];
-    const int8_t k = event.metadata < ctx.kind.size() ? ctx.kind[event.metadata] : -1;
-    if (k < 0) continue;
-    MemorySnapshot s;
-    s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
-    uint32_t seen = 0;
-    const SnapshotReader::MemoryKey key = ctx.reader.Read<false>(line.EventStats(e), s, seen);
-    if (piece.allocators.empty() || !(last_key == key)) {
-      auto [at, added] = slot_of.try_emplace(key, piece.allocators.size());
-      if (added) piece.allocators.push_back(Piece::Allocator{ctx.reader.IdOf(key), {}, {}});
-      last = at->second;
-      last_key = key;
+  // The line holding the piece's first event: the last one starting at or
+  // before it (lines without events start where the next one does).
+  size_t l = static_cast<size_t>(std::upper_bound(ctx.line_starts.begin(), ctx.line_starts.end(), piece.begin) -
+                                 ctx.line_starts.begin()) -
+             1;
+  for (; l < ctx.plane.lines.size() && ctx.line_starts[l] < piece.end; ++l) {
+    const Line& line = ctx.plane.lines[l];
+    const size_t start = ctx.line_starts[l];
+    const size_t first = std::max(piece.begin, start) - start;
+    const size_t stop = std::min(piece.end - start, line.events.size());
+    // A line without events may hold any timestamp (readers check only the
+    // lines they place events on): its start below could overflow.
+    if (first >= stop) continue;
+    // Readers keep every event's time relative to the host's origin; the
+    // line's own start is at this many ps after it.
+    const int64_t zero_ps =
+        ctx.options.line_offsets ? (line.timestamp_ns - host.time_origin_ns) * 1000 : ctx.earliest_ps;
+    for (size_t e = first; e < stop; ++e) {
+      const Event& event = line.events[e];
+      const int8_t k = event.metadata < ctx.kind.size() ? ctx.kind[event.metadata] : -1;
+      if (k < 0) continue;
+      MemorySnapshot s;
+      s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
+      uint32_t seen = 0;
+      const SnapshotReader::MemoryKey key = ctx.reader.Read(line.EventStats(e), s, seen, nullptr);
+      if (piece.allocators.empty() || !(last_key == key)) {
+        auto found = slot_of.find(key);
+        if (found == slot_of.end()) {
+          std::string id = ctx.reader.IdOf(key);
+          auto [at, added] = slot_of_id.try_emplace(id, piece.allocators.size());
+          if (added) piece.allocators.push_back(Piece::Allocator{std::move(id), {}, {}});
+          found = slot_of.emplace(key, at->second).first;
+        }
+        last = found->second;
+        last_key = key;
+      }
+      Piece::Allocator& allocator = piece.allocators[last];
+      s.time_ps = SaturatingSub(event.start_ps, zero_ps);
+      if (seen != kSeenAll)
+        piece.diag.AddWithMessage(
+            diag_kind::kMemoryMissingStats,
+            "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
+            "or allocation_bytes (read as empty or 0)",
+            fmt::format("{} on {} at {} ps", host.Str(ctx.plane.event_metadata[event.metadata].name),
+                        host.LineName(line), event.start_ps));
+      if (s.stack_bytes < 0 || s.heap_bytes < 0 || s.free_bytes < 0 || s.requested_bytes < 0 || s.allocation_bytes < 0)
+        piece.diag.Add(diag_kind::kMemoryNegativeSize,
+                       fmt::format("{} {} at {} ps", allocator.id,
+                                   host.Str(ctx.plane.event_metadata[event.metadata].name), event.start_ps));
+      const AllocatorEvent r{s.time_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
+      allocator.peaks.Add(s, r, ctx.options.last_event_lifetime_peak);
+      allocator.events.push_back(r);
     }
-    Piece::Allocator& allocator = piece.allocators[last];
-    s.time_ps = SaturatingSub(event.start_ps, zero_ps);
-    if (seen != kSeenAll)
-      piece.diag.AddWithMessage(
-          diag_kind::kMemoryMissingStats,
-          "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
-          "or allocation_bytes (read as empty or 0)",
-          fmt::format("{} on {} at {} ps", host.Str(ctx.plane.event_metadata[event.metadata].name), host.LineName(line),
-                      event.start_ps));
-    if (s.stack_bytes < 0 || s.heap_bytes < 0 || s.free_bytes < 0 || s.requested_bytes < 0 || s.allocation_bytes < 0)
-      piece.diag.Add(diag_kind::kMemoryNegativeSize,
-                     fmt::format("{} {} at {} ps", allocator.id,
-                                 host.Str(ctx.plane.event_metadata[event.metadata].name), event.start_ps));
-    const AllocatorEvent r{s.time_ps, static_cast<uint32_t>(piece.line), static_cast<uint32_t>(e)};
-    allocator.peaks.Add(s, r, ctx.options.last_event_lifetime_peak);
-    allocator.events.push_back(r);
   }
 }
 
@@ -643,26 +675,26 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   if (earliest_ns != std::numeric_limits<int64_t>::max()) out.time_zero_ps = (earliest_ns - host.time_origin_ns) * 1000;
   if (lines_differ && options.line_offsets) diag.Add(diag_kind::kMemoryLineStartsDiffer);
 
-  SnapshotReader reader(host, plane, options, out);
+  const SnapshotReader reader(host, plane, options);
   PhaseTimer collect_phase("memory profile: collect events");
-  // The capture-order pass in pieces of a line's events each, on a few
-  // threads (1 GB: 4.5 M allocator events, 60 M stats), joined in order.
-  const size_t piece_events = std::max<size_t>(options.collect_piece_events, 1);
-  std::vector<Piece> pieces;
+  // The capture-order pass in pieces of the plane's events, at most
+  // collect_piece_events each whatever the lines (1 GB: 9.7 M events, 4.5 M
+  // of them allocator events with 60 M stats), on a few threads.
+  std::vector<size_t> line_starts;
+  line_starts.reserve(plane.lines.size());
   size_t plane_events = 0;
-  for (size_t l = 0; l < plane.lines.size(); ++l) {
-    const size_t n = plane.lines[l].events.size();
-    plane_events += n;
-    for (size_t b = 0; b < n; b += piece_events) {
-      Piece& piece = pieces.emplace_back();
-      piece.line = l;
-      piece.begin = b;
-      piece.end = std::min(n, b + piece_events);
-    }
+  for (const Line& line : plane.lines) {
+    line_starts.push_back(plane_events);
+    plane_events += line.events.size();
   }
-  const int64_t earliest_ps =
-      earliest_ns == std::numeric_limits<int64_t>::max() ? 0 : (earliest_ns - host.time_origin_ns) * 1000;
-  const PieceContext context{host, plane, kind, reader, options, earliest_ps};
+  const size_t piece_events = std::max<size_t>(options.collect_piece_events, 1);
+  std::vector<Piece> pieces((plane_events + piece_events - 1) / piece_events);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    pieces[i].begin = i * piece_events;
+    pieces[i].end = std::min(plane_events, (i + 1) * piece_events);
+  }
+  // out.time_zero_ps: the earliest start of a line with events.
+  const PieceContext context{host, plane, line_starts, kind, reader, options, out.time_zero_ps};
   const size_t threads = options.collect_threads ? options.collect_threads : ThreadsForEvents(plane_events);
   ParallelFor(pieces.size(), threads, [&](size_t i) { CollectPiece(context, pieces[i]); });
 
@@ -678,8 +710,8 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       Collecting& c = by_id[a.id];
       c.peaks.Join(a.peaks, options.last_event_lifetime_peak);
       c.events.insert(c.events.end(), a.events.begin(), a.events.end());
-      // Given back once copied: the pieces and the joined events are not
-      // all held at once.
+      // Given back once copied, so most of the pieces' events are gone by
+      // the time the joined ones are all written.
       std::vector<AllocatorEvent>().swap(a.events);
     }
   }
@@ -689,7 +721,8 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   groups_phase.Stop();
   if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
   for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
-  const SnapshotSource snapshot_of{plane, kind, reader};
+  ProfileStrings strings(host, out);
+  const SnapshotSource snapshot_of{plane, kind, reader, strings};
   for (auto& [id, c] : by_id) {
     c.profile.memory_id = id;
     Finish(c, snapshot_of, groups, plane_index, options, out, diag);

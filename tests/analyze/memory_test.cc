@@ -602,10 +602,19 @@ XSpaceBuilder OrderCapture() {
               {"bytes_available", int64_t{0}},
               {"allocation_bytes", int64_t{8}}})
       .Event("MemoryAllocation", 50 * kUs, 0, event("0", 60, 60, 4))
+      .Event("MemoryAllocation", 55 * kUs, 0,  // The last of "0"'s equal peaks, by index again.
+             {{"index_on_host", int64_t{0}},
+              {"bytes_reserved", int64_t{0}},
+              {"bytes_allocated", int64_t{60}},
+              {"bytes_available", int64_t{0}},
+              {"allocation_bytes", int64_t{8}}})
       .Event("MemoryDeallocation", 60 * kUs, 0, event("a", 500, 850, 3))
       .Event("MemoryAllocation", 70 * kUs, 0,
              {{"allocator_name", Ref{"a"}}, {"bytes_reserved", int64_t{0}}, {"bytes_allocated", int64_t{400}}});
-  cpu.Line(2, "t2")
+  // A line without events, with a start far off (never read), between
+  // lines that start 1 us apart.
+  cpu.Line(3, "idle", std::numeric_limits<int64_t>::max());
+  cpu.Line(2, "t2", /*timestamp_ns=*/1000)
       .Event("MemoryAllocation", 5 * kUs, 0, event("a", 500, 600, 5))  // The last of the equal peaks.
       .Event("MemoryAllocation", 10 * kUs, 0, {{"allocator_name", Ref{"a"}}, {"bytes_allocated", int64_t{100}}})
       .Event("MemoryDeallocation", 15 * kUs, 0, event("a", 200, 650, 5));
@@ -623,12 +632,20 @@ TEST_CASE("Memory profile read in pieces on several threads equals the one read 
     const HostMemoryProfile ours = BuildMemoryProfile(h, MemoryProfileOptionsFor(Compat::kDefault), ours_diag);
     const HostMemoryProfile xprof = BuildMemoryProfile(h, MemoryProfileOptionsFor(Compat::kXprof), xprof_diag);
     REQUIRE(ours.allocators.size() == 2);
-    CHECK(ours.allocators[0].memory_id == "0");  // Index 0 and the name "0": one allocator.
-    CHECK(ours.allocators[0].allocations == 2);
+    // Index 0 and the name "0": one allocator, its events in capture order.
+    const AllocatorMemoryProfile& zero = ours.allocators[0];
+    CHECK(zero.memory_id == "0");
+    CHECK(zero.allocations == 3);
+    CHECK(zero.peak_time_ps == 55 * kUs);
+    CHECK(zero.lifetime_peak_bytes == 60);
+    CHECK(xprof.allocators[0].lifetime_peak_bytes == 0);  // The index events carry no high-water mark.
     const AllocatorMemoryProfile& a = ours.allocators[1];
     CHECK(a.memory_id == "a");
     CHECK(a.peak_bytes == 500);
-    CHECK(a.peak_time_ps == 5 * kUs);  // t2's, last in capture order, not t1's at 30 or 60 us.
+    // t2's, last in capture order, not t1's at 30 or 60 us; 1 us after t1's
+    // start, or in t2's own time for the reference.
+    CHECK(a.peak_time_ps == 6 * kUs);
+    CHECK(xprof.allocators[1].peak_time_ps == 5 * kUs);
     CHECK(a.peak.address == 5);
     CHECK(ours.Str(a.peak.op_name) == "op5");
     CHECK(a.capacity_bytes == 1000);
