@@ -688,10 +688,10 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     plane_events += line.events.size();
   }
   const size_t piece_events = std::max<size_t>(options.collect_piece_events, 1);
-  std::vector<Piece> pieces((plane_events + piece_events - 1) / piece_events);
+  std::vector<Piece> pieces(plane_events == 0 ? 0 : (plane_events - 1) / piece_events + 1);
   for (size_t i = 0; i < pieces.size(); ++i) {
     pieces[i].begin = i * piece_events;
-    pieces[i].end = std::min(plane_events, (i + 1) * piece_events);
+    pieces[i].end = pieces[i].begin + std::min(piece_events, plane_events - pieces[i].begin);
   }
   // out.time_zero_ps: the earliest start of a line with events.
   const PieceContext context{host, plane, line_starts, kind, reader, options, out.time_zero_ps};
