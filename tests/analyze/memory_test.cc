@@ -450,6 +450,15 @@ TEST_CASE("Memory profile asks for its groups when MemoryProfileGroups says, and
 namespace {
 
 // Every field of two profiles' allocators, snapshot by snapshot.
+// The same diagnostics, counts and examples included.
+void CheckSameDiagnostics(const Diagnostics& a, const Diagnostics& b) {
+  const std::vector<DiagnosticEntry> got = a.Entries(), want = b.Entries();
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    CHECK(std::tie(got[i].kind, got[i].count, got[i].example) ==
+          std::tie(want[i].kind, want[i].count, want[i].example));
+}
+
 void CheckSameProfile(const HostMemoryProfile& a, const HostMemoryProfile& b) {
   auto snapshot = [](const HostMemoryProfile& h, const MemorySnapshot& s) {
     return std::make_tuple(s.time_ps, s.stack_bytes, s.heap_bytes, s.free_bytes, s.fragmentation, s.peak_bytes_in_use,
@@ -534,13 +543,8 @@ TEST_CASE("Memory profile sampled while it is built equals the whole one cut dow
         Diagnostics d;
         const HostMemoryProfile sampled = BuildMemoryProfile(h, options, d);
         CheckSameProfile(cut, sampled);
-        // The same diagnostics, examples included (the walk meets them in
-        // the same order).
-        const std::vector<DiagnosticEntry> got = d.Entries(), want = whole_diag.Entries();
-        REQUIRE(got.size() == want.size());
-        for (size_t i = 0; i < got.size(); ++i)
-          CHECK(std::tie(got[i].kind, got[i].count, got[i].example) ==
-                std::tie(want[i].kind, want[i].count, want[i].example));
+        // The walk meets the diagnostics in the same order.
+        CheckSameDiagnostics(d, whole_diag);
         // And the report reads the same points from either.
         for (bool legacy : {false, true})
           for (size_t i = 0; i < cut.allocators.size(); ++i)
@@ -674,12 +678,8 @@ TEST_CASE("Memory profile read in pieces on several threads equals the one read 
           Diagnostics pieces_diag;
           const HostMemoryProfile pieces = BuildMemoryProfile(h, options, pieces_diag);
           CheckSameProfile(whole, pieces);
-          // The same diagnostics, examples (the first in capture order) included.
-          const std::vector<DiagnosticEntry> got = pieces_diag.Entries(), want = whole_diag.Entries();
-          REQUIRE(got.size() == want.size());
-          for (size_t i = 0; i < got.size(); ++i)
-            CHECK(std::tie(got[i].kind, got[i].count, got[i].example) ==
-                  std::tie(want[i].kind, want[i].count, want[i].example));
+          // Examples are the first in capture order, whatever the pieces.
+          CheckSameDiagnostics(pieces_diag, whole_diag);
         }
       }
     }
