@@ -12,7 +12,8 @@
 #
 # Each run is `BINARY COMMAND FILE -o /dev/null` under /usr/bin/time. Prints,
 # per command and binary, the median wall time with its range, the median
-# user CPU and the largest peak RSS.
+# user and system CPU (the kernel's share: page faults, zeroing, unmapping)
+# and the largest peak RSS.
 set -euo pipefail
 if [ $# -lt 5 ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
@@ -35,8 +36,9 @@ for command in "$@"; do
     for side in A B; do
       bin=$a
       [ "$side" = B ] && bin=$b
-      # %e wall s, %U user s, %M peak KB; the command's own output goes away.
-      /usr/bin/time -f "$command $side %e %U %M" -o "$results.one" "$bin" "$command" "$file" -o /dev/null \
+      # %e wall s, %U user s, %M peak KB, %S system s; the command's own
+      # output goes away.
+      /usr/bin/time -f "$command $side %e %U %M %S" -o "$results.one" "$bin" "$command" "$file" -o /dev/null \
         >/dev/null 2>&1 || { echo "ab_wall: $bin $command $file failed" >&2; exit 1; }
       cat "$results.one" >> "$results"
     done
@@ -47,7 +49,8 @@ echo "A: $a" >&2
 echo "B: $b" >&2
 # Median of each column per (command, side), in the order the commands were given.
 awk -v order="$*" '
-  { key = $1 " " $2; n[key]++; wall[key, n[key]] = $3; user[key, n[key]] = $4; if ($5 > rss[key]) rss[key] = $5 }
+  { key = $1 " " $2; n[key]++; wall[key, n[key]] = $3; user[key, n[key]] = $4; sys[key, n[key]] = $6
+    if ($5 > rss[key]) rss[key] = $5 }
   function median(arr, key, count,   i, j, t, v) {
     for (i = 1; i <= count; i++) v[i] = arr[key, i]
     for (i = 2; i <= count; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
@@ -56,11 +59,14 @@ awk -v order="$*" '
   }
   END {
     split(order, commands, " ")
-    printf "%-16s %-4s %-24s %-12s %s\n", "command", "side", "wall median (min-max)", "user median", "peak RSS"
+    printf "%-16s %-4s %-24s %-12s %-14s %s\n", "command", "side", "wall median (min-max)", "user median", \
+      "system median", "peak RSS"
     for (c = 1; c in commands; c++) for (s = 0; s < 2; s++) {
       key = commands[c] " " (s ? "B" : "A")
       w = median(wall, key, n[key]); wlo = lo; whi = hi
       u = median(user, key, n[key])
-      printf "%-16s %-4s %.2f s (%.2f-%.2f)%8s %.2f s%6s %d MiB\n", commands[c], (s ? "B" : "A"), w, wlo, whi, "", u, "", rss[key] / 1024
+      y = median(sys, key, n[key])
+      printf "%-16s %-4s %.2f s (%.2f-%.2f)%8s %.2f s%6s %.2f s%9s %d MiB\n", commands[c], (s ? "B" : "A"), w, wlo, whi, "", u, "",
+        y, "", rss[key] / 1024
     }
   }' "$results"
