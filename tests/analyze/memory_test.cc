@@ -593,25 +593,23 @@ XSpaceBuilder OrderCapture() {
             {"addr", address},
             {"tf_op", Ref{"op" + std::to_string(address)}}};
   };
+  // Allocator 0 named by its index, with every stat the profile expects.
+  auto by_index = [](int64_t heap) -> StatList {
+    return {{"index_on_host", int64_t{0}},
+            {"bytes_reserved", int64_t{0}},
+            {"bytes_allocated", heap},
+            {"bytes_available", int64_t{0}},
+            {"allocation_bytes", int64_t{8}}};
+  };
   XSpaceBuilder b;
   auto& cpu = b.Plane("/host:CPU");
   cpu.Line(1, "t1")
       .Event("MemoryAllocation", 10 * kUs, 0, event("a", -100, 700, 1))  // Negative: no peak yet.
       .Event("MemoryAllocation", 20 * kUs, 0, event("a", 300, 900, 2))
       .Event("MemoryAllocation", 30 * kUs, 0, event("a", 500, 800, 3))
-      .Event("MemoryAllocation", 40 * kUs, 0,
-             {{"index_on_host", int64_t{0}},
-              {"bytes_reserved", int64_t{0}},
-              {"bytes_allocated", int64_t{50}},
-              {"bytes_available", int64_t{0}},
-              {"allocation_bytes", int64_t{8}}})
+      .Event("MemoryAllocation", 40 * kUs, 0, by_index(50))
       .Event("MemoryAllocation", 50 * kUs, 0, event("0", 60, 60, 4))
-      .Event("MemoryAllocation", 55 * kUs, 0,  // The last of "0"'s equal peaks, by index again.
-             {{"index_on_host", int64_t{0}},
-              {"bytes_reserved", int64_t{0}},
-              {"bytes_allocated", int64_t{60}},
-              {"bytes_available", int64_t{0}},
-              {"allocation_bytes", int64_t{8}}})
+      .Event("MemoryAllocation", 55 * kUs, 0, by_index(60))  // The last of "0"'s equal peaks.
       .Event("MemoryDeallocation", 60 * kUs, 0, event("a", 500, 850, 3))
       .Event("MemoryAllocation", 70 * kUs, 0,
              {{"allocator_name", Ref{"a"}}, {"bytes_reserved", int64_t{0}}, {"bytes_allocated", int64_t{400}}});
