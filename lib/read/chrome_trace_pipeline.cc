@@ -203,10 +203,12 @@ class Pipeline final : public TraceScanConsumer {
   void OnElements(char* elements, size_t size, uint64_t offset) override {
     ParsedRun* run = TakeFreeRun();
     run->Fill(elements, size, offset);
-    std::lock_guard<std::mutex> lock(mutex_);
-    in_order_.push_back(run);
-    to_parse_.push_back(run);
-    changed_.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      in_order_.push_back(run);
+      to_parse_.push_back(run);
+    }
+    to_parse_changed_.notify_one();
   }
   bool WantsTopLevelValue(std::string_view key) override { return top_.WantsTopLevelValue(key); }
   void OnTopLevelValue(std::string_view key, std::string_view raw_json) override {
@@ -221,14 +223,17 @@ class Pipeline final : public TraceScanConsumer {
     } catch (...) {
       scan_error_ = std::current_exception();  // Raised once the runs before it are built.
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    scan_done_ = true;
-    changed_.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      scan_done_ = true;
+    }
+    to_parse_changed_.notify_all();
+    parsed_changed_.notify_all();
   }
 
   ParsedRun* TakeFreeRun() {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return stop_ || !free_.empty() || runs_.size() < pool_size_; });
+    free_changed_.wait(lock, [&] { return stop_ || !free_.empty() || runs_.size() < pool_size_; });
     if (stop_) throw Stopped{};
     if (free_.empty()) {
       runs_.push_back(std::make_unique<ParsedRun>());
@@ -245,7 +250,7 @@ class Pipeline final : public TraceScanConsumer {
       ParsedRun* run;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return stop_ || !to_parse_.empty() || scan_done_; });
+        to_parse_changed_.wait(lock, [&] { return stop_ || !to_parse_.empty() || scan_done_; });
         if (stop_ || to_parse_.empty()) return;
         run = to_parse_.front();
         to_parse_.pop_front();
@@ -255,9 +260,14 @@ class Pipeline final : public TraceScanConsumer {
       } catch (...) {
         run->error = std::current_exception();
       }
-      std::lock_guard<std::mutex> lock(mutex_);
-      run->parsed = true;
-      changed_.notify_all();
+      bool first;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        run->parsed = true;
+        first = in_order_.front() == run;
+      }
+      // The builder waits for the oldest run only.
+      if (first) parsed_changed_.notify_one();
     }
   }
 
@@ -267,7 +277,7 @@ class Pipeline final : public TraceScanConsumer {
       ParsedRun* run;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] {
+        parsed_changed_.wait(lock, [&] {
           return (!in_order_.empty() && in_order_.front()->parsed) || (in_order_.empty() && scan_done_);
         });
         if (in_order_.empty()) return;
@@ -275,16 +285,22 @@ class Pipeline final : public TraceScanConsumer {
         in_order_.pop_front();
       }
       run->Replay(builder);
-      std::lock_guard<std::mutex> lock(mutex_);
-      free_.push_back(run);
-      changed_.notify_all();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        free_.push_back(run);
+      }
+      free_changed_.notify_one();
     }
   }
 
   void Stop() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-    changed_.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    free_changed_.notify_all();
+    to_parse_changed_.notify_all();
+    parsed_changed_.notify_all();
   }
 
   const std::string& path_;
@@ -297,7 +313,12 @@ class Pipeline final : public TraceScanConsumer {
   const size_t block_bytes_;
 
   std::mutex mutex_;
-  std::condition_variable changed_;  // Any of the below.
+  // Each waiter has its own, so a change wakes only who can go on: the
+  // scanner waits for a free run, the parsers for a run to parse, the
+  // builder for the oldest run to be parsed.
+  std::condition_variable free_changed_;
+  std::condition_variable to_parse_changed_;
+  std::condition_variable parsed_changed_;
   std::vector<std::unique_ptr<ParsedRun>> runs_;
   std::vector<ParsedRun*> free_;
   std::deque<ParsedRun*> in_order_;  // Scanned, not yet built: file order.
