@@ -144,6 +144,8 @@ struct Host {
   uint64_t derived_lines_skipped = 0;
   // And lines of the host-threads plane (keep_host_thread_events).
   uint64_t host_thread_lines_skipped = 0;
+  // And lines of device planes (keep_device_events).
+  uint64_t device_lines_skipped = 0;
   // Allocator events (MemoryAllocation/MemoryDeallocation) the reader
   // framed but left out of their lines (keep_allocator_events).
   uint64_t allocator_events_skipped = 0;

@@ -14,6 +14,8 @@ inline constexpr std::string_view kTpuPlanePrefix = "/device:TPU:";
 inline bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 inline bool IsGpuPlane(std::string_view name) { return StartsWith(name, kGpuPlanePrefix); }
 inline bool IsTpuPlane(std::string_view name) { return StartsWith(name, kTpuPlanePrefix); }
+// Any accelerator's plane: GPU, TPU or another device ("/device:CUSTOM:0").
+inline bool IsDevicePlane(std::string_view name) { return StartsWith(name, "/device:"); }
 
 // The instant events a BFC allocator writes on the host-threads plane for
 // every allocation and free (matched by the raw event name). Only the

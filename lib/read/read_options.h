@@ -30,6 +30,12 @@ struct EventStatFilter {
   // for a command that reads only the devices (kernel-stats), most of a TF
   // GPU capture's bytes. Counted in Host::host_thread_lines_skipped.
   bool keep_host_thread_events = true;
+  // False: the same for every line of a device plane (/device:GPU:0,
+  // /device:TPU:0, ...), for a command that reads only the host threads
+  // (memory: TF's allocator events are the host's, and the host's step
+  // groups do not depend on device events, which only join the groups of
+  // their launches). Counted in Host::device_lines_skipped.
+  bool keep_device_events = true;
   // False: the host-threads plane's allocator events (MemoryAllocation,
   // MemoryDeallocation: schema::IsAllocatorEvent) are framed but left out
   // of their lines, for commands that build no memory profile. In a TF GPU
@@ -46,6 +52,7 @@ struct EventStatFilter {
   void KeepEveryEvent() {
     keep_derived_line_events = true;
     keep_host_thread_events = true;
+    keep_device_events = true;
     keep_allocator_events = true;
   }
   bool Keeps(std::string_view name) const {

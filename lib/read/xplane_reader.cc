@@ -243,7 +243,7 @@ class XSpaceReader {
   void DecodeLines(const PlaneContext& ctx, const WireDecoder& whole_plane, Plane& plane, size_t line_count) {
     PhaseTimer prescan_phase("read plane: line pre-scan");
     plane.lines.resize(line_count);
-    const bool host_threads = host_->PlaneName(plane) == schema::kHostThreadsPlane;
+    uint64_t* const plane_unread = UnreadPlaneCount(plane);
     // On a small plane, starting threads costs more than they save.
     size_t threads = whole_plane.size() < (8u << 20) ? 1 : std::min<size_t>(HardwareThreads(), 8);
     if (options_.decode_threads) threads = options_.decode_threads;
@@ -259,7 +259,7 @@ class XSpaceReader {
         options_.decode_early_join_bytes ? options_.decode_early_join_bytes : ChunkPipeline::kEarlyJoinBytes,
         options_.decode_in_turn);
     ForEachLine(whole_plane,
-                [&](size_t l, WireDecoder line) { PrescanLine(ctx, line, plane.lines[l], pipeline, host_threads); });
+                [&](size_t l, WireDecoder line) { PrescanLine(ctx, line, plane.lines[l], pipeline, plane_unread); });
     prescan_phase.Stop();
     PhaseTimer decode_phase("read plane: decode events, join stats");
     pipeline.Finish(diag_);
@@ -430,11 +430,11 @@ class XSpaceReader {
   // it does not leave out (PlaneContext::LeavesOut).
   // With `unread` (the model reader's pre-scan), a line whose events the
   // command does not read is not framed: at its first event the scan jumps
-  // to the line's end, and sets *unread (UnreadLine; `host_threads`: the
-  // line is the host-threads plane's).
+  // to the line's end, and sets *unread (UnreadLine; `plane_unread`: the
+  // line's plane's UnreadPlaneCount).
   size_t ScanLine(WireDecoder line_bytes, Line& line, std::vector<uint64_t>& cuts, size_t chunk_events,
                   size_t release_every, const PlaneContext* leaving_out = nullptr, std::vector<size_t>* kept = nullptr,
-                  bool* unread = nullptr, bool host_threads = false, ScanHooks* hooks = nullptr) {
+                  bool* unread = nullptr, uint64_t* plane_unread = nullptr, ScanHooks* hooks = nullptr) {
     size_t event_count = 0;
     bool id_seen = false, timestamp_seen = false;
     size_t until_cut = 0;  // Events left before the next chunk starts.
@@ -472,7 +472,7 @@ class XSpaceReader {
           break;
         case kLineEvents:
           scan.Expect(type, kLengthDelimited, "XLine.events");
-          if (unread && event_count == 0 && id_seen && timestamp_seen && UnreadLine(line, host_threads)) {
+          if (unread && event_count == 0 && id_seen && timestamp_seen && UnreadLine(line, plane_unread)) {
             // Not framed, not touched: the line's fields after its events
             // (duration, display id and name) go unread with them.
             *unread = true;
@@ -552,14 +552,25 @@ class XSpaceReader {
            !__builtin_mul_overflow(*base_ps, int64_t{1000}, base_ps);
   }
 
+  // Where the lines of a plane whose events the command reads none of are
+  // counted (ReadOptions::event_stats: the host threads' for kernel-stats,
+  // the devices' for memory); null when it reads them.
+  uint64_t* UnreadPlaneCount(const Plane& plane) const {
+    const EventStatFilter& kept = options_.event_stats;
+    const std::string_view name = host_->PlaneName(plane);
+    if (!kept.keep_host_thread_events && name == schema::kHostThreadsPlane) return &host_->host_thread_lines_skipped;
+    if (!kept.keep_device_events && schema::IsDevicePlane(name)) return &host_->device_lines_skipped;
+    return nullptr;
+  }
+
   // Where a line is counted when the command reads none of its events
-  // (ReadOptions::event_stats); null when they are decoded.
-  uint64_t* SkippedLinesCount(const Line& line, bool host_threads) const {
+  // (ReadOptions::event_stats); null when they are decoded. `plane_unread`:
+  // its plane's UnreadPlaneCount.
+  uint64_t* SkippedLinesCount(const Line& line, uint64_t* plane_unread) const {
     const EventStatFilter& kept = options_.event_stats;
     if (!kept.keep_derived_line_events && schema::IsDerivedLineId(line.id) && !schema::IsDerivedStepsLineId(line.id))
       return &host_->derived_lines_skipped;
-    if (!kept.keep_host_thread_events && host_threads) return &host_->host_thread_lines_skipped;
-    return nullptr;
+    return plane_unread;
   }
 
   // Whether the pre-scan may leave a line's events unread without framing
@@ -570,9 +581,9 @@ class XSpaceReader {
   // Counts the line as skipped. Bytes left unread are not checked: a
   // command that reads only the devices does not see a host line's
   // corruption (docs/robustness.md).
-  bool UnreadLine(const Line& line, bool host_threads) {
+  bool UnreadLine(const Line& line, uint64_t* plane_unread) {
     if (options_.max_events) return false;
-    uint64_t* skipped = SkippedLinesCount(line, host_threads);
+    uint64_t* skipped = SkippedLinesCount(line, plane_unread);
     if (!skipped) return false;
     int64_t base_ps;
     if (origin_set_ && !LineStartPs(line, &base_ps)) return false;  // Framed, for PlanLine's warning with the count.
@@ -590,14 +601,15 @@ class XSpaceReader {
     const WireDecoder& line_bytes;
     const std::vector<uint64_t>& cuts;
     const std::vector<size_t>& kept;
-    const bool leaving_out, host_threads;
+    const bool leaving_out;
+    uint64_t* const plane_unread;
     LineJoin* join;
     bool on = false, set_origin = false;
     int64_t base_ps = 0;
     size_t handed = 0, first_kept = 0;
 
     EarlyHandOver(XSpaceReader& r, Line& l, ChunkPipeline& p, const WireDecoder& bytes, const std::vector<uint64_t>& c,
-                  const std::vector<size_t>& k, bool leaving, bool host)
+                  const std::vector<size_t>& k, bool leaving, uint64_t* unread)
         : reader(r),
           line(l),
           pipeline(p),
@@ -605,10 +617,10 @@ class XSpaceReader {
           cuts(c),
           kept(k),
           leaving_out(leaving),
-          host_threads(host),
+          plane_unread(unread),
           join(&p.OpenLine(l, bytes.size())) {}
     void FirstEvent(bool id_seen, bool timestamp_seen) override {
-      on = reader.MayHandOverEarly(line, id_seen, timestamp_seen, host_threads, &base_ps, &set_origin);
+      on = reader.MayHandOverEarly(line, id_seen, timestamp_seen, plane_unread, &base_ps, &set_origin);
     }
     void ChunkFramed(size_t c) override {
       if (!on) return;
@@ -628,10 +640,10 @@ class XSpaceReader {
   // are known), and --max-events, which needs every line's count first, is
   // off. The line sets the time origin if it is the first with events, as
   // PlanLine would (*set_origin says so).
-  bool MayHandOverEarly(const Line& line, bool id_seen, bool timestamp_seen, bool host_threads, int64_t* base_ps,
+  bool MayHandOverEarly(const Line& line, bool id_seen, bool timestamp_seen, uint64_t* plane_unread, int64_t* base_ps,
                         bool* set_origin) {
     *set_origin = false;
-    if (options_.max_events || !id_seen || !timestamp_seen || SkippedLinesCount(line, host_threads)) return false;
+    if (options_.max_events || !id_seen || !timestamp_seen || SkippedLinesCount(line, plane_unread)) return false;
     const bool had_origin = origin_set_;
     SetOriginFrom(line);
     if (LineStartPs(line, base_ps)) {
@@ -663,18 +675,18 @@ class XSpaceReader {
 
   // Reads a line's own fields, counts its events and cuts them into chunks
   // for the pipeline: each as soon as it is framed where the line allows
-  // (MayHandOverEarly), else once the line is counted. `host_threads`: the
-  // line is the host-threads plane's.
+  // (MayHandOverEarly), else once the line is counted. `plane_unread`: the
+  // line's plane's UnreadPlaneCount.
   void PrescanLine(const PlaneContext& ctx, WireDecoder line_bytes, Line& line, ChunkPipeline& pipeline,
-                   bool host_threads) {
+                   uint64_t* plane_unread) {
     std::vector<uint64_t> cuts;  // Offset of every chunk_events_-th event.
     std::vector<size_t> kept;    // Per chunk, when the plane leaves events out.
     const bool leaving_out = !ctx.skip_event.empty();
-    EarlyHandOver early(*this, line, pipeline, line_bytes, cuts, kept, leaving_out, host_threads);
+    EarlyHandOver early(*this, line, pipeline, line_bytes, cuts, kept, leaving_out, plane_unread);
     // The pre-scan touches every page; they are given back as it goes.
     bool unread = false;
     size_t event_count = ScanLine(line_bytes, line, cuts, chunk_events_, /*release_every=*/16,
-                                  leaving_out ? &ctx : nullptr, &kept, &unread, host_threads, &early);
+                                  leaving_out ? &ctx : nullptr, &kept, &unread, plane_unread, &early);
     LineJoin* join = early.join;
     if (unread) {
       pipeline.CloseLine(*join);
@@ -685,7 +697,7 @@ class XSpaceReader {
     if (early.set_origin) origin_set_ = false;
     const size_t framed = event_count;
     const std::optional<int64_t> planned = PlanLine(line, event_count);
-    uint64_t* skipped = planned ? SkippedLinesCount(line, host_threads) : nullptr;
+    uint64_t* skipped = planned ? SkippedLinesCount(line, plane_unread) : nullptr;
     size_t handed = early.handed, first_kept = early.first_kept;
     if (early.on && (!planned || *planned != early.base_ps || skipped)) {
       // The line's id or timestamp came again after its first events: the

@@ -467,3 +467,48 @@ TEST_CASE("XPlane reader skips the lines a command does not read by their length
   CHECK(cut.planes[1].lines[0].events.empty());
   CHECK(cut_diag.Count(diag_kind::kReadMaxEventsReached.id) == 1);
 }
+
+TEST_CASE("XPlane reader skips every device plane's lines for a command that reads only the host threads",
+          "[xplane][filter]") {
+  // memory reads the host threads alone: a GPU's and a TPU's lines go
+  // unread, a plane that is not a device's (here a host plane of another
+  // name) is read. The device plane comes first in the file, so its first
+  // line still sets the time origin, as in the whole read.
+  XSpaceBuilder space;
+  auto& gpu = space.Plane("/device:GPU:0", 1);
+  gpu.Line(7, "Stream #7(Compute)", 500).Event("sgemm", 0, 800, {{"correlation_id", uint64_t{5}}});
+  gpu.Line(8, "Stream #8(Memcpy)", 600).Event("MemcpyH2D", 10, 20);
+  auto& cpu = space.Plane("/host:CPU", 2);
+  cpu.Line(11, "python3", 1'000).Event("train", 0, 5'000).Event("MemoryAllocation", 100, 0, {{"addr", uint64_t{64}}});
+  auto& tpu = space.Plane("/device:TPU:0", 3);
+  tpu.Line(1, "XLA Ops", 900).Event("fusion", 5, 10);
+  auto& python = space.Plane("/host:python-tracer", 4);
+  python.Line(2, "main", 1'100).Event("fit", 0, 50);
+  const std::string bytes = space.Serialize();
+
+  EventStatFilter host_only = kAll;
+  host_only.keep_device_events = false;
+  Diagnostics all_diag, some_diag;
+  const Host all = Read(bytes, kAll, all_diag);
+  const Host some = Read(bytes, host_only, some_diag);
+  CHECK(all.device_lines_skipped == 0);
+  CHECK(some.device_lines_skipped == 3);
+  CHECK(some.host_thread_lines_skipped == 0);
+  const Plane& g = testing::PlaneNamed(some, "/device:GPU:0");
+  REQUIRE(g.lines.size() == 2);
+  for (const Line& line : g.lines) CHECK(line.events.empty());
+  CHECK(some.LineName(g.lines[1]) == "Stream #8(Memcpy)");
+  CHECK(testing::PlaneNamed(some, "/device:TPU:0").lines[0].events.empty());
+  // The host planes as in the whole read, on the same origin: the GPU's
+  // first line's 500 ns.
+  CHECK(all.time_origin_ns == 500);
+  CHECK(some.time_origin_ns == 500);
+  const Plane& h = testing::PlaneNamed(some, "/host:CPU");
+  REQUIRE(h.lines[0].events.size() == 2);
+  CHECK(h.lines[0].events[1].start_ps == 500'100);  // 500 ns after the origin, then 100 ps in.
+  CHECK(h.lines[0].events[1].start_ps == testing::PlaneNamed(all, "/host:CPU").lines[0].events[1].start_ps);
+  CHECK(h.lines[0].EventStats(1).size() == 1);
+  REQUIRE(testing::PlaneNamed(some, "/host:python-tracer").lines[0].events.size() == 1);
+  CHECK(testing::PlaneNamed(some, "/host:python-tracer").lines[0].events[0].duration_ps == 50);
+  CHECK(some_diag.empty());
+}

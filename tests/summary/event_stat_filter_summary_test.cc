@@ -273,6 +273,23 @@ TEST_CASE("Each summary part keeps the event stats its analyses read, and no oth
 namespace tfprof {
 namespace {
 
+TEST_CASE("Device events are left out for the memory profile alone, unless a step option may read them",
+          "[filter][summary]") {
+  CHECK_FALSE(EventStatsFor(SummaryPart::kMemory, {}).keep_device_events);
+  AnalysisOptions xprof;
+  xprof.compat = Compat::kXprof;
+  CHECK_FALSE(EventStatsFor(SummaryPart::kMemory, xprof).keep_device_events);
+  for (SummaryParts parts : CommandParts())
+    if (!(parts == SummaryParts(SummaryPart::kMemory))) CHECK(EventStatsFor(parts, {}).keep_device_events);
+  CHECK(EventStatsFor(SummaryParts(), {}).keep_device_events);  // What info reads with.
+  AnalysisOptions whole, marker, between;
+  whole.whole_trace = true;
+  marker.step_marker = "sgemm";  // A kernel's name: the steps would be on the device.
+  between.steps_between = "train";
+  for (const AnalysisOptions& a : {whole, marker, between})
+    CHECK(EventStatsFor(SummaryPart::kMemory, a).keep_device_events);
+}
+
 TEST_CASE("Allocator events are left out unless the memory profile or an option may read them", "[filter][summary]") {
   CHECK_FALSE(EventStatsFor(SummaryPart::kOps, {}).keep_allocator_events);
   CHECK_FALSE(
