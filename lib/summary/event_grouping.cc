@@ -121,14 +121,21 @@ class CorrelationIndex {
   absl::flat_hash_map<uint64_t, uint32_t> sparse_;
 };
 
+// One per event of the lines grouped, in their order (plane, line, event):
+// 8 bytes, as there are millions. Where the event lies (Forest::PositionOf)
+// and its time are the model's.
 struct Node {
-  uint32_t plane, line, event;
   int32_t root_level = 0;
   Kind kind = Kind::kOther;
   // A TF op (named "name:Type") or a GPU kernel (a device event with a
   // correlation_id), whose eager mode the reference marks.
   bool may_be_eager = false;
-  int64_t start_ps = 0;
+};
+static_assert(sizeof(Node) == 8);
+
+// Where a node's event lies in the model.
+struct Position {
+  uint32_t plane, line, event;
 };
 
 // The event forest: one node per event, edges from nesting on a thread and
@@ -143,9 +150,27 @@ class Forest {
   void MarkEager(EventBits& out) const;
 
  private:
-  std::optional<Stat> StatOf(const StatFinder& f, const Node& n) const {
-    const Line& l = host_.planes[n.plane].lines[n.line];
-    return f.In(l.EventStats(n.event));
+  struct PlaneStats;
+  // The lines whose events are nodes, each with its first node, in node
+  // order: a node's place is found by a binary search over lines.
+  struct LineNodes {
+    uint32_t first_node, plane, line;
+  };
+  Position PositionOf(uint32_t n) const {
+    auto it = std::upper_bound(lines_.begin(), lines_.end(), n,
+                               [](uint32_t node, const LineNodes& l) { return node < l.first_node; });
+    --it;  // The first line starts at node 0.
+    return Position{it->plane, it->line, n - it->first_node};
+  }
+  const Event& EventOf(const Position& at) const { return host_.planes[at.plane].lines[at.line].events[at.event]; }
+  int64_t StartOf(uint32_t n) const { return EventOf(PositionOf(n)).start_ps; }
+  std::string_view NameOf(uint32_t n) const {
+    const Position at = PositionOf(n);
+    return host_.Str(host_.planes[at.plane].event_metadata[EventOf(at).metadata].name);
+  }
+  std::optional<Stat> StatOf(StatFinder PlaneStats::*field, uint32_t n) const {
+    const Position at = PositionOf(n);
+    return (stats_[at.plane].*field).In(host_.planes[at.plane].lines[at.line].EventStats(at.event));
   }
   void AddEdge(uint32_t parent, uint32_t child) { edges_.emplace_back(parent, child); }
   void MakeAdjacency();
@@ -159,6 +184,7 @@ class Forest {
   Diagnostics& diag_;
   const MarkerTest marker_;  // --step-marker: these events are the roots.
   std::vector<Node> nodes_;
+  std::vector<LineNodes> lines_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
   std::vector<uint32_t> child_begin_, children_, parent_begin_, parents_;
   std::vector<int32_t> group_;
@@ -222,12 +248,14 @@ void Forest::Build() {
     }
     for (uint32_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
-      if (schema::IsDerivedLineId(line.id)) continue;
+      if (schema::IsDerivedLineId(line.id) || line.events.empty()) continue;
+      const uint32_t first = static_cast<uint32_t>(nodes_.size());
+      lines_.push_back(LineNodes{first, p, l});
       std::vector<uint32_t> stack;
       for (uint32_t e = 0; e < line.events.size(); ++e) {
         const Event& ev = line.events[e];
-        const uint32_t n = static_cast<uint32_t>(nodes_.size());
-        Node node{p, l, e, 0, kind_of[ev.metadata], is_tf_op[ev.metadata], ev.start_ps};
+        const uint32_t n = first + e;
+        Node node{0, kind_of[ev.metadata], is_tf_op[ev.metadata]};
         auto stats = line.EventStats(e);
         if (marker_) node.root_level = is_marker[ev.metadata] ? 1 : 0;
         else if (auto r = ps.r.In(stats)) node.root_level = static_cast<int32_t>(r->AsInt());
@@ -264,7 +292,7 @@ void Forest::Build() {
         // parent. Async events (_a) take no part.
         if (auto a = ps.a.In(stats); a && a->AsInt() != 0) continue;
         while (!stack.empty()) {
-          const Event& top = line.events[nodes_[stack.back()].event];
+          const Event& top = line.events[stack.back() - first];
           if (top.start_ps <= ev.start_ps && ev.end_ps() <= top.end_ps()) break;
           stack.pop_back();
         }
@@ -308,13 +336,18 @@ void Forest::MakeAdjacency() {
   }
   children_.resize(edges_.size());
   parents_.resize(edges_.size());
-  std::vector<uint32_t> cfill(child_begin_.begin(), child_begin_.end() - 1),
-      pfill(parent_begin_.begin(), parent_begin_.end() - 1);
+  // Filled through the begins themselves (each ends at the next node's
+  // begin), then shifted back: no second array of a few bytes per node.
   for (const auto& [p, c] : edges_) {
-    children_[cfill[p]++] = c;
-    parents_[pfill[c]++] = p;
+    children_[child_begin_[p]++] = c;
+    parents_[parent_begin_[c]++] = p;
   }
   std::vector<std::pair<uint32_t, uint32_t>>().swap(edges_);
+  for (size_t i = n; i > 0; --i) {
+    child_begin_[i] = child_begin_[i - 1];
+    parent_begin_[i] = parent_begin_[i - 1];
+  }
+  child_begin_[0] = parent_begin_[0] = 0;
 }
 
 std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
@@ -381,12 +414,20 @@ uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo)
 void Forest::MarkEager(EventBits& out) const {
   if (!has_eager_execute_) return;
   std::vector<uint32_t> memo(nodes_.size(), kUnknownNode);
+  uint32_t last_eager = kNoNode;
+  bool last_is_eager = false;
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
     if (!nodes_[i].may_be_eager) continue;
     const uint32_t e = NearestEagerExecute(i, memo);
     if (e == kNoNode) continue;
-    auto is_func = StatOf(stats_[nodes_[e].plane].is_func, nodes_[e]);
-    if (!is_func || is_func->AsInt() != 0) continue;
+    // Neighbouring ops mostly share their EagerExecute: its stat is read
+    // once per run of them.
+    if (e != last_eager) {
+      auto is_func = StatOf(&PlaneStats::is_func, e);
+      last_eager = e;
+      last_is_eager = is_func && is_func->AsInt() == 0;
+    }
+    if (!last_is_eager) continue;
     if (out.empty()) {
       out.resize(host_.planes.size());
       for (size_t p = 0; p < host_.planes.size(); ++p) {
@@ -395,32 +436,31 @@ void Forest::MarkEager(EventBits& out) const {
           out[p][l].assign(host_.planes[p].lines[l].events.size(), false);
       }
     }
-    out[nodes_[i].plane][nodes_[i].line][nodes_[i].event] = true;
+    const Position at = PositionOf(i);
+    out[at.plane][at.line][at.event] = true;
   }
 }
 
 std::vector<uint32_t> Forest::Roots() {
   // Roots whose step id is a tf.data function's are not steps.
   absl::flat_hash_set<int64_t> tf_data_ids;
-  for (const Node& n : nodes_)
-    if (n.kind == Kind::kCapturedFunction)
-      if (auto id = StatOf(stats_[n.plane].id, n)) tf_data_ids.insert(id->AsInt());
+  for (uint32_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].kind == Kind::kCapturedFunction)
+      if (auto id = StatOf(&PlaneStats::id, i)) tf_data_ids.insert(id->AsInt());
 
   if (marker_) {
     std::vector<uint32_t> roots;
     for (uint32_t i = 0; i < nodes_.size(); ++i)
       if (nodes_[i].root_level > 0) roots.push_back(i);
-    std::stable_sort(roots.begin(), roots.end(),
-                     [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
+    std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return StartOf(a) < StartOf(b); });
     return roots;
   }
   // TensorFlow 1 loops: the iterations of ExecutorState::Process
   // (same step id, iter_num > 0 somewhere) are the steps.
   std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> iterations;
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    const Node& n = nodes_[i];
-    if (n.kind != Kind::kExecutorProcess) continue;
-    auto id = StatOf(stats_[n.plane].id, n), it = StatOf(stats_[n.plane].iter_num, n);
+    if (nodes_[i].kind != Kind::kExecutorProcess) continue;
+    auto id = StatOf(&PlaneStats::id, i), it = StatOf(&PlaneStats::iter_num, i);
     if (id && it) iterations[{id->AsInt(), it->AsInt()}].push_back(i);
   }
   absl::flat_hash_set<int64_t> looping;
@@ -430,27 +470,25 @@ std::vector<uint32_t> Forest::Roots() {
     std::vector<uint32_t> roots;
     for (auto& [key, v] : iterations) {
       if (!looping.contains(key.first)) continue;
-      auto first = *std::min_element(v.begin(), v.end(),
-                                     [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
+      auto first =
+          *std::min_element(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return StartOf(a) < StartOf(b); });
       roots.push_back(first);
       loop_members_.emplace_back(first, v);
     }
-    std::stable_sort(roots.begin(), roots.end(),
-                     [&](uint32_t a, uint32_t b) { return nodes_[a].start_ps < nodes_[b].start_ps; });
+    std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return StartOf(a) < StartOf(b); });
     return roots;
   }
 
   std::vector<uint32_t> roots;
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    const Node& n = nodes_[i];
-    if (n.root_level <= 0) continue;
+    if (nodes_[i].root_level <= 0) continue;
     if (!tf_data_ids.empty())
-      if (auto id = StatOf(stats_[n.plane].id, n); id && tf_data_ids.contains(id->AsInt())) continue;
+      if (auto id = StatOf(&PlaneStats::id, i); id && tf_data_ids.contains(id->AsInt())) continue;
     roots.push_back(i);
   }
   std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) {
     if (nodes_[a].root_level != nodes_[b].root_level) return nodes_[a].root_level > nodes_[b].root_level;
-    return nodes_[a].start_ps < nodes_[b].start_ps;
+    return StartOf(a) < StartOf(b);
   });
   return roots;
 }
@@ -464,14 +502,13 @@ std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number, 
   for (uint32_t a : Ancestors(root)) chain.push_back(a);
   auto find = [&](StatFinder PlaneStats::*field) -> std::optional<Stat> {
     for (uint32_t x : chain)
-      if (auto s = StatOf(stats_[nodes_[x].plane].*field, nodes_[x])) return s;
+      if (auto s = StatOf(field, x)) return s;
     return std::nullopt;
   };
   const Node& r = nodes_[root];
   if (marker_) {
     // PyTorch's "ProfilerStep#12" already says which step it is.
-    const Plane& pl = host_.planes[r.plane];
-    std::string_view name = host_.Str(pl.event_metadata[pl.lines[r.line].events[r.event].metadata].name);
+    std::string_view name = NameOf(root);
     if (std::string_view digits = MarkerDigits(name); !digits.empty()) {
       // N beyond 64 bits (a 40,000-digit "step") leaves the group id.
       int64_t n = 0;
@@ -486,8 +523,7 @@ std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number, 
     const Stat& s = *g;
     prefix = s.type() == StatType::kString ? std::string(host_.Str(s.AsString())) : std::to_string(s.AsInt());
   } else if (!IsImplicitRoot(r.kind)) {
-    const Plane& pl = host_.planes[r.plane];
-    prefix = std::string(host_.Str(pl.event_metadata[pl.lines[r.line].events[r.event].metadata].name));
+    prefix = std::string(NameOf(root));
   }
   *number = group_id;
   if (auto it = find(&PlaneStats::iter_num)) *number = it->AsInt();
@@ -527,8 +563,10 @@ void Forest::Group(EventGroups& out) {
     StepGroup g;
     g.id = id;
     g.name = GroupName(root, id, &g.step_number, &g.numbered_by_name);
-    if (!IsImplicitRoot(nodes_[root].kind))
-      g.named_root = EventRef{nodes_[root].plane, nodes_[root].line, nodes_[root].event};
+    if (!IsImplicitRoot(nodes_[root].kind)) {
+      const Position at = PositionOf(root);
+      g.named_root = EventRef{at.plane, at.line, at.event};
+    }
     out.groups.push_back(std::move(g));
   }
 
@@ -540,7 +578,10 @@ void Forest::Group(EventGroups& out) {
     for (size_t l = 0; l < host_.planes[p].lines.size(); ++l)
       out.group[p][l].assign(host_.planes[p].lines[l].events.size(), kNoGroup);
   }
-  for (size_t i = 0; i < nodes_.size(); ++i) out.group[nodes_[i].plane][nodes_[i].line][nodes_[i].event] = group_[i];
+  for (const LineNodes& l : lines_) {
+    std::vector<int32_t>& groups = out.group[l.plane][l.line];
+    std::copy(group_.begin() + l.first_node, group_.begin() + l.first_node + groups.size(), groups.begin());
+  }
   if (out.groups.empty()) return;
   for (size_t p = 0; p < host_.planes.size(); ++p) {
     const Plane& plane = host_.planes[p];
