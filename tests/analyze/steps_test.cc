@@ -49,6 +49,54 @@ TEST_CASE("Grouping: a train root takes its thread's events and the kernel it la
   CHECK(g.Of(1, 0, 0) == 0);  // The GPU kernel, through its correlation id.
 }
 
+TEST_CASE("Grouping: events keep their places across empty, derived and later lines and planes", "[steps]") {
+  // The forest numbers the events of the lines it groups one after another
+  // (no node for an empty or derived line) and finds an event's place back
+  // from its number: each group, name and named root must land on the
+  // event it came from. Two steps of different levels on two threads after
+  // an empty line, a derived line between them, a kernel on the second
+  // plane after an empty stream.
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(1, "empty thread");
+  cpu.Line(2, "python3")
+      .Event("fit", 0, 40 * kUs, {{"_r", int64_t{2}}, {"iter_num", int64_t{3}}})
+      .Event("cuLaunchKernel", 5 * kUs, 1 * kUs, {{"correlation_id", uint64_t{11}}});
+  cpu.Line(static_cast<int32_t>(0xdeadbeefu), "TensorFlow Ops").Event("MatMul:MatMul", 5 * kUs, 1 * kUs);
+  cpu.Line(3, "worker")
+      .Event("idle", 0, 1 * kUs)
+      .Event("eval", 50 * kUs, 30 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{9}}})
+      .Event("cuLaunchKernel", 60 * kUs, 1 * kUs, {{"correlation_id", uint64_t{12}}});
+  auto& gpu = b.Plane("/device:GPU:0", 1);
+  gpu.Line(6, "Stream #6(Empty)", 0);
+  gpu.Line(7, "Stream #7(Compute)", 0)
+      .Event("gemm", 7 * kUs, 3 * kUs, {{"correlation_id", uint64_t{11}}})
+      .Event("relu", 62 * kUs, 3 * kUs, {{"correlation_id", uint64_t{12}}});
+  Diagnostics read_diag, d;
+  const Host h = ReadXSpaceBytes(b.Serialize(), "places.xplane.pb", read_diag);
+  REQUIRE(h.planes[0].lines.size() == 4);
+  const EventGroups g = GroupEvents(h, d);
+  // Level 2 before level 1: "fit 3" is group 0, "eval 9" group 1.
+  REQUIRE(g.groups.size() == 2);
+  CHECK(g.groups[0].name == "fit 3");
+  CHECK(g.groups[0].step_number == 3);
+  REQUIRE(g.groups[0].named_root.has_value());
+  CHECK(*g.groups[0].named_root == EventRef{0, 1, 0});
+  CHECK(g.groups[1].name == "eval 9");
+  REQUIRE(g.groups[1].named_root.has_value());
+  CHECK(*g.groups[1].named_root == EventRef{0, 3, 1});
+  CHECK(g.Of(0, 1, 0) == 0);
+  CHECK(g.Of(0, 1, 1) == 0);
+  CHECK(g.Of(0, 2, 0) == kNoGroup);  // The derived line is not grouped.
+  CHECK(g.Of(0, 3, 0) == kNoGroup);  // Before either step, on its own thread.
+  CHECK(g.Of(0, 3, 1) == 1);
+  CHECK(g.Of(0, 3, 2) == 1);
+  CHECK(g.Of(1, 1, 0) == 0);  // Through correlation 11.
+  CHECK(g.Of(1, 1, 1) == 1);  // Through correlation 12.
+  CHECK(g.group[0][0].empty());
+  CHECK(g.group[1][0].empty());
+}
+
 TEST_CASE("Grouping: kernels find their launches by correlation id, dense or sparse", "[steps]") {
   // Ids 7 and 8 index a table; adding 10^12 spreads them too far for one,
   // so they are looked up in a hash map. Either way the kernel of id 9 has
