@@ -17,6 +17,7 @@
 #include "lib/summary/steps_between.h"
 #include "lib/summary/tf1_timeline_steps.h"
 #include "lib/summary/tf_op_name.h"
+#include "lib/util/phase_times.h"
 
 namespace tfprof {
 namespace {
@@ -138,6 +139,18 @@ struct Position {
   uint32_t plane, line, event;
 };
 
+// A producer/consumer context: its type, id and process (_pt/_p, _ct/_c,
+// _pid).
+struct ContextKey {
+  int64_t type, id, pid;
+  bool operator==(const ContextKey&) const = default;
+  bool operator<(const ContextKey& o) const { return std::tie(type, id, pid) < std::tie(o.type, o.id, o.pid); }
+  template <typename H>
+  friend H AbslHashValue(H h, const ContextKey& k) {
+    return H::combine(std::move(h), k.type, k.id, k.pid);
+  }
+};
+
 // The event forest: one node per event, edges from nesting on a thread and
 // from the links between threads and to the device.
 class Forest {
@@ -225,11 +238,9 @@ void Forest::Build() {
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
   std::vector<std::pair<uint64_t, uint32_t>> launches;  // (correlation id, host node), in capture order
   std::vector<std::pair<uint32_t, uint64_t>> kernels;   // device nodes with a correlation id
-  struct ContextKey {
-    int64_t type, id, pid;
-    bool operator<(const ContextKey& o) const { return std::tie(type, id, pid) < std::tie(o.type, o.id, o.pid); }
-  };
-  std::map<ContextKey, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> contexts;  // producers, consumers
+  // Producers and consumers per context: hashed while walking (an event in
+  // three of a current TF capture names one), linked in key order after it.
+  absl::flat_hash_map<ContextKey, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> contexts;
 
   for (uint32_t p = 0; p < host_.planes.size(); ++p) {
     const Plane& plane = host_.planes[p];
@@ -313,12 +324,19 @@ void Forest::Build() {
   diag_.Add(diag_kind::kGroupingKernelWithoutLaunch, "", unmatched);
   // A context's producers are parents of its consumers (skipped when both
   // sides are large, as the reference does, to bound the edges).
-  for (const auto& [key, sides] : contexts) {
-    const auto& [producers, consumers] = sides;
+  using ContextEntry = decltype(contexts)::value_type;
+  std::vector<const ContextEntry*> ordered;
+  ordered.reserve(contexts.size());
+  for (const ContextEntry& entry : contexts) ordered.push_back(&entry);
+  std::sort(ordered.begin(), ordered.end(),
+            [](const ContextEntry* a, const ContextEntry* b) { return a->first < b->first; });
+  for (const ContextEntry* entry : ordered) {
+    const auto& [producers, consumers] = entry->second;
     if (producers.size() >= 64 && consumers.size() >= 64) continue;
     for (uint32_t pr : producers)
       for (uint32_t co : consumers) AddEdge(pr, co);
   }
+  PhaseTimer adjacency_phase("grouping: adjacency");
   MakeAdjacency();
 }
 
@@ -785,10 +803,15 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   Diagnostics forest_diagnostics;
   if (!profiler_steps || MayHaveTensorFlowRoots(host)) {
     Forest forest(host, forest_diagnostics, marker);
+    PhaseTimer build_phase("grouping: forest");
     forest.Build();
+    build_phase.Stop();
+    PhaseTimer group_phase("grouping: steps");
     forest.Group(out);
+    group_phase.Stop();
     // With --step-marker the forest is still the reference's (only the
     // roots differ), so its marks are too.
+    PhaseTimer eager_phase("grouping: eager marks");
     if (ReferenceMarksEager(host)) forest.MarkEager(out.eager);
   }
   out.from_marker = static_cast<bool>(marker);
