@@ -28,6 +28,11 @@ T4_TRACE_JSON = T4_XPLANE.replace(".xplane.pb", ".trace.json.gz")
 # A100 training run, 109k events (kernels, memcpy/memset, runtime, flows,
 # ProfilerStep annotations), current Kineto schema with distributedInfo.
 KINETO_TRACE = "hta/negative_queue_length_values_check/rank0.json.gz"
+# The project's own current-TensorFlow CPU capture (scripts/capture/tf_memory.py):
+# no group_id stats, so every grouping command builds the event forest, which
+# the T4 capture (grouped when taken) never does; BFC allocator events.
+TF_CPU_XPLANE = os.path.join(ROOT, "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/"
+                             "tfprof-capture.xplane.pb")
 
 # Per input kind: our commands and the reference run that does the same work.
 XPROF_TOOLS = {
@@ -47,6 +52,8 @@ HTA_ANALYSES = {
 INPUTS = {
     "xplane": {"commands": XPROF_TOOLS, "reference": "xprof"},
     "kineto": {"commands": HTA_ANALYSES, "reference": "hta"},
+    # CPU only: no kernel-stats.
+    "tfcpu": {"commands": {k: v for k, v in XPROF_TOOLS.items() if k != "kernel-stats"}, "reference": "xprof"},
     # TF's trace viewer JSON carries no kernel details, so kernel-stats
     # answers "analysis unavailable" (exit 4) on it; memory has no events.
     "tfjson": {"commands": {"info": None, "overview": None, "op-stats": None},
@@ -137,6 +144,14 @@ def build_inputs(args, kinds, sizes):
                 subprocess.run([args.make_big_xplane, src, str(mib), out], check=True,
                                stderr=subprocess.DEVNULL)
             paths[("xplane", mib)] = out
+        if "tfcpu" in kinds:
+            out = os.path.join(args.bench_dir, f"tfcpu_{mib}.xplane.pb")
+            if not os.path.exists(out):
+                need(args.make_big_xplane, "build it: ninja -C build make_big_xplane")
+                log(f"making {out} ({mib} MiB) from testdata/captures/tf_memory")
+                subprocess.run([args.make_big_xplane, TF_CPU_XPLANE, str(mib), out], check=True,
+                               stderr=subprocess.DEVNULL)
+            paths[("tfcpu", mib)] = out
         for kind, src_rel in (("kineto", KINETO_TRACE), ("tfjson", T4_TRACE_JSON)):
             if kind not in kinds:
                 continue
@@ -293,8 +308,8 @@ def git_head():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1024", help="MiB, comma-separated (default 100,1024)")
-    parser.add_argument("--inputs", default="xplane,kineto,tfjson",
-                        help="which of xplane,kineto,tfjson (default all)")
+    parser.add_argument("--inputs", default="xplane,tfcpu,kineto,tfjson",
+                        help="which of xplane,tfcpu,kineto,tfjson (default all)")
     parser.add_argument("--commands", default="",
                         help="comma-separated subset of info,overview,op-stats,kernel-stats,"
                              "input-pipeline,memory (default all that apply)")
@@ -319,7 +334,7 @@ def main():
     kinds = [k for k in args.inputs.split(",") if k]
     for k in kinds:
         if k not in INPUTS:
-            sys.exit(f"bench_speed: unknown input '{k}' (xplane, kineto, tfjson)")
+            sys.exit(f"bench_speed: unknown input '{k}' (xplane, tfcpu, kineto, tfjson)")
     args.commands = [c for c in args.commands.split(",") if c]
     args.skip_ref = ["xprof", "hta"] if args.skip_ref == "all" else args.skip_ref.split(",")
     need(args.bin, "build it: ninja -C build tfprof-analyze")

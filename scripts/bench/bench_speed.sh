@@ -5,18 +5,21 @@
 #   scripts/bench/bench_speed.sh [options]      (options: bench_speed.py --help)
 #
 #   --sizes 100,1024        MiB of each input (default both)
-#   --inputs xplane,kineto,tfjson
+#   --inputs xplane,tfcpu,kineto,tfjson
 #   --commands overview,kernel-stats,...        (default: all that apply)
 #   --reps 3 --ref-reps 1   best of N for ours / for the references
 #   --skip-ref xprof,hta|all
 #
 # Inputs (made when missing, under $BENCH_DIR, default /tmp/tfprof-bench, never
 # in the repository): big_<MiB>.xplane.pb (build/make_big_xplane from the T4
-# Keras capture of the corpus), kineto_<MiB>.json (make_big_json.py from an A100
+# Keras capture of the corpus, grouped when taken), tfcpu_<MiB>.xplane.pb (the
+# same from testdata/captures/tf_memory, a current TF CPU capture that every
+# grouping command groups itself), kineto_<MiB>.json (make_big_json.py from an A100
 # Kineto trace of the corpus), tfjson_<MiB>.json (the same from the T4 run's
 # TensorFlow trace.json.gz).
 # Per input it runs ours (`build/tfprof-analyze CMD FILE -f json -o /dev/null`:
-# info, overview, op-stats, kernel-stats, input-pipeline, memory on the xplane;
+# info, overview, op-stats, kernel-stats, input-pipeline, memory on the xplane
+# (no kernel-stats on the CPU one);
 # info, overview, op-stats (+ kernel-stats on Kineto) on the JSON), then the
 # reference: xprof 2.24.2 (overview_page, framework_op_stats, kernel_stats,
 # input_pipeline_analyzer, memory_profile) on the xplane, HolisticTraceAnalysis
