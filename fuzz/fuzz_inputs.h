@@ -46,6 +46,7 @@ inline void FuzzXplane(std::string_view bytes) {
     options.event_stats.keep_derived_line_events = false;
     options.event_stats.keep_allocator_events = false;
     options.event_stats.keep_host_thread_events = bytes.size() % 2 != 0;
+    options.event_stats.keep_device_events = bytes.size() % 3 != 0;
     Diagnostics diagnostics;
     Host host = ReadXSpaceBytes(bytes, "fuzz.xplane.pb", diagnostics, options);
     CheckHost(host);

@@ -31,10 +31,14 @@ struct EventStatFilter {
   // GPU capture's bytes. Counted in Host::host_thread_lines_skipped.
   bool keep_host_thread_events = true;
   // False: the same for every line of a device plane (/device:GPU:0,
-  // /device:TPU:0, ...), for a command that reads only the host threads
-  // (memory: TF's allocator events are the host's, and the host's step
-  // groups do not depend on device events, which only join the groups of
-  // their launches). Counted in Host::device_lines_skipped.
+  // /device:TPU:0, ...) but its Steps line, for a command that reads only
+  // the host threads (memory: TF's allocator events are the host's, and
+  // the host's step groups do not depend on device events, which only join
+  // the groups of their launches: TF writes root (_r), producer/consumer
+  // and group_id stats on host events, and step names on the device's Steps
+  // line, which is read). What is said of device events is then not said:
+  // grouping's count of kernels without a launch, the reader's notes on
+  // device lines. Counted in Host::device_lines_skipped.
   bool keep_device_events = true;
   // False: the host-threads plane's allocator events (MemoryAllocation,
   // MemoryDeallocation: schema::IsAllocatorEvent) are framed but left out

@@ -567,9 +567,12 @@ class XSpaceReader {
   // (ReadOptions::event_stats); null when they are decoded. `plane_unread`:
   // its plane's UnreadPlaneCount.
   uint64_t* SkippedLinesCount(const Line& line, uint64_t* plane_unread) const {
+    // A device's Steps line is read whatever else is left out: in captures
+    // grouped when taken it may be all that names the steps (step_name),
+    // and it holds one event per step.
+    if (schema::IsDerivedStepsLineId(line.id)) return nullptr;
     const EventStatFilter& kept = options_.event_stats;
-    if (!kept.keep_derived_line_events && schema::IsDerivedLineId(line.id) && !schema::IsDerivedStepsLineId(line.id))
-      return &host_->derived_lines_skipped;
+    if (!kept.keep_derived_line_events && schema::IsDerivedLineId(line.id)) return &host_->derived_lines_skipped;
     return plane_unread;
   }
 

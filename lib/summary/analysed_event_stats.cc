@@ -71,10 +71,12 @@ EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysi
   filter.keep_derived_line_events = false;
   // The device side alone (kernel-stats) reads no host-thread event.
   filter.keep_host_thread_events = !(parts == SummaryParts(SummaryPart::kKernels));
-  // The memory profile alone reads no device event: its allocator events
-  // are the host's, and their steps come from host roots (device events
-  // only join the groups of their launches). Step markers may match a
-  // device event's name, so with them the devices are read.
+  // The memory profile alone reads no device event (but the devices' Steps
+  // lines): its allocator events are the host's, and their steps come from
+  // host roots (device events only join the groups of their launches), so
+  // only what grouping and the reader say of device events goes unsaid
+  // (EventStatFilter::keep_device_events). Step markers may match a device
+  // event's name, so with them the devices are read.
   filter.keep_device_events = !(parts == SummaryParts(SummaryPart::kMemory)) || analysis.whole_trace ||
                               !analysis.step_marker.empty() || !analysis.steps_between.empty();
   // Allocator events: the memory profile's alone, by default. Grouping

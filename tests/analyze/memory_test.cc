@@ -187,6 +187,57 @@ TEST_CASE("Memory profile: peak, its time and step, and what was alive then", "[
   CHECK(DataTypeName(host.active[0].data_type) == "int32");
 }
 
+TEST_CASE("Memory profile read without device events: the device's Steps line still names the steps", "[memory]") {
+  // A capture grouped when taken (group_id stats): the step's name is only
+  // on the GPU's Steps line, as TensorFlow wrote it. memory reads no other
+  // device line; the profile, its peak step's name included, is the one
+  // read with everything.
+  XSpaceBuilder b;
+  const std::string g = "GPU_0_bfc";
+  StatList alloc = Alloc(g, 120 * kMiB, 100 * kMiB, 100 * kMiB, 0x1000, "dense/MatMul", "output", 1, "[256,102400]");
+  StatList free = Free(g, 20 * kMiB, 100 * kMiB, 0x1000);
+  alloc.push_back({"group_id", int64_t{4}});
+  free.push_back({"group_id", int64_t{4}});
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(1, "tf_Compute", 1000)
+      .Event("train", 0, 100 * kUs, {{"group_id", int64_t{4}}})
+      .Event("MemoryAllocation", 10 * kUs, 0, alloc)
+      .Event("MemoryDeallocation", 30 * kUs, 0, free);
+  cpu.Line(2, "tf_Compute_2", 1000)
+      .Event("cuLaunchKernel", 12 * kUs, 1 * kUs, {{"group_id", int64_t{4}}, {"correlation_id", uint64_t{3}}});
+  auto& gpu = b.Plane("/device:GPU:0", 1);
+  gpu.Line(static_cast<int32_t>(0xdeadbeefu), "Steps", 1000)
+      .Event("4", 0, 100 * kUs, {{"group_id", int64_t{4}}, {"step_name", Ref{"train 4"}}});
+  gpu.Line(7, "Stream #7(Compute)", 1000)
+      .Event("gemm", 14 * kUs, 5 * kUs, {{"group_id", int64_t{4}}, {"correlation_id", uint64_t{3}}});
+  const std::string bytes = b.Serialize();
+  auto profile = [&](bool device_events, Host& h) {
+    ReadOptions read;
+    read.event_stats.keep_device_events = device_events;
+    Diagnostics d;
+    h = ReadXSpaceBytes(bytes, "steps.xplane.pb", d, read);
+    return BuildMemoryProfile(h, MemoryProfileOptionsFor(Compat::kDefault), d);
+  };
+  Host all_host, host_only;
+  const HostMemoryProfile all = profile(true, all_host), some = profile(false, host_only);
+  CHECK(all_host.device_lines_skipped == 0);
+  CHECK(host_only.device_lines_skipped == 1);  // The compute stream; the Steps line is read.
+  REQUIRE(host_only.planes[1].lines.size() == 2);
+  CHECK(host_only.planes[1].lines[0].events.size() == 1);
+  CHECK(host_only.planes[1].lines[1].events.empty());
+  REQUIRE(all.allocators.size() == 1);
+  REQUIRE(some.allocators.size() == 1);
+  for (const HostMemoryProfile* p : {&all, &some}) {
+    const AllocatorMemoryProfile& a = p->allocators[0];
+    CHECK(a.peak_step == 4);
+    CHECK(a.peak_bytes == 124 * kMiB);  // 4 MiB stack + 120 MiB heap at 10 us.
+    CHECK(a.allocations == 1);
+    CHECK(a.deallocations == 1);
+    REQUIRE(p->step_names.count(4) == 1);
+    CHECK(p->step_names.at(4) == "train 4");
+  }
+}
+
 TEST_CASE("Memory report: sizes in the unit asked for, breakdown rows", "[memory]") {
   Diagnostics d;
   std::vector<HostMemoryProfile> hosts;

@@ -62,7 +62,7 @@ TEST_CASE("Grouping: events keep their places across empty, derived and later li
   cpu.Line(2, "python3")
       .Event("fit", 0, 40 * kUs, {{"_r", int64_t{2}}, {"iter_num", int64_t{3}}})
       .Event("cuLaunchKernel", 5 * kUs, 1 * kUs, {{"correlation_id", uint64_t{11}}});
-  cpu.Line(static_cast<int32_t>(0xdeadbeefu), "TensorFlow Ops").Event("MatMul:MatMul", 5 * kUs, 1 * kUs);
+  cpu.Line(static_cast<int32_t>(0xdeadbeefu) + 1, "TensorFlow Ops").Event("MatMul:MatMul", 5 * kUs, 1 * kUs);
   cpu.Line(3, "worker")
       .Event("idle", 0, 1 * kUs)
       .Event("eval", 50 * kUs, 30 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{9}}})

@@ -70,6 +70,7 @@ void CheckSameModel(const Host& a, const Host& b) {
   CHECK(a.event_stats_dropped == b.event_stats_dropped);
   CHECK(a.derived_lines_skipped == b.derived_lines_skipped);
   CHECK(a.host_thread_lines_skipped == b.host_thread_lines_skipped);
+  CHECK(a.device_lines_skipped == b.device_lines_skipped);
   CHECK(a.allocator_events_skipped == b.allocator_events_skipped);
   REQUIRE(a.strings.size() == b.strings.size());
   for (StringId i = 0; i < a.strings.size(); ++i) CHECK(a.Str(i) == b.Str(i));
@@ -124,15 +125,20 @@ void CheckTunedReads(const ReadResult& plain, const std::string& bytes, const Re
 
 // The filters the commands read with: everything (info), what the
 // analyses read (derived lines and allocator events left out), the
-// devices alone (kernel-stats).
+// devices alone (kernel-stats), the host threads alone (memory).
 std::vector<ReadOptions> CommandReads() {
-  std::vector<ReadOptions> out(3);
+  std::vector<ReadOptions> out(4);
   EventStatFilter analysing = EventStatFilter::Only({"correlation_id", "tf_op", "group_id", "_r", "step_num"});
   analysing.keep_derived_line_events = false;
   analysing.keep_allocator_events = false;
   out[1].event_stats = analysing;
-  analysing.keep_host_thread_events = false;
-  out[2].event_stats = analysing;
+  EventStatFilter devices = analysing;
+  devices.keep_host_thread_events = false;
+  out[2].event_stats = devices;
+  EventStatFilter host = analysing;
+  host.keep_allocator_events = true;
+  host.keep_device_events = false;
+  out[3].event_stats = host;
   return out;
 }
 
