@@ -185,7 +185,22 @@ class Forest {
     const Position at = PositionOf(n);
     return (stats_[at.plane].*field).In(host_.planes[at.plane].lines[at.line].EventStats(at.event));
   }
+  // A link between threads or to the device (nesting is nest_parent_).
   void AddEdge(uint32_t parent, uint32_t child) { edges_.emplace_back(parent, child); }
+  // A node's parents in the order the links were made: its nesting parent
+  // (made while walking), then the links, in the order they were made.
+  template <typename Visit>
+  void ForEachParent(uint32_t x, Visit visit) const {
+    if (nest_parent_[x] != kNoParent) visit(nest_parent_[x]);
+    auto [from, to] = std::equal_range(link_parents_.begin(), link_parents_.end(), std::pair<uint32_t, uint32_t>{x, 0},
+                                       [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (; from != to; ++from) visit(from->second);
+  }
+  size_t ParentCount(uint32_t x) const {
+    size_t n = 0;
+    ForEachParent(x, [&](uint32_t) { ++n; });
+    return n;
+  }
   void MakeAdjacency();
   std::vector<uint32_t> Roots();
   std::string GroupName(uint32_t root, int32_t group_id, int64_t* number, bool* numbered_by_name);
@@ -198,8 +213,15 @@ class Forest {
   const MarkerTest marker_;  // --step-marker: these events are the roots.
   std::vector<Node> nodes_;
   std::vector<LineNodes> lines_;
-  std::vector<std::pair<uint32_t, uint32_t>> edges_;
-  std::vector<uint32_t> child_begin_, children_, parent_begin_, parents_;
+  static constexpr uint32_t kNoParent = UINT32_MAX;
+  // Nesting, one parent at most per node: 4 bytes a node, not an edge.
+  std::vector<uint32_t> nest_parent_;
+  std::vector<std::pair<uint32_t, uint32_t>> edges_;  // The links (parent, child), until MakeAdjacency.
+  // The links' (child, parent), by child, each child's in the order made.
+  std::vector<std::pair<uint32_t, uint32_t>> link_parents_;
+  // Children, nested ones first: for the steps' search, which only needs
+  // who is reachable.
+  std::vector<uint32_t> child_begin_, children_;
   std::vector<int32_t> group_;
   bool has_eager_execute_ = false;
   // TF1 loop mode: each iteration's first event and all its events.
@@ -233,6 +255,7 @@ void Forest::Build() {
   }
   // One node per event: sized once, not grown (and copied) by doubling.
   nodes_.reserve(events);
+  nest_parent_.assign(events, kNoParent);
   // Links between threads and to the device, collected while walking.
   std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;        // (id, iter_num) -> ExecutorState::Process
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
@@ -307,7 +330,7 @@ void Forest::Build() {
           if (top.start_ps <= ev.start_ps && ev.end_ps() <= top.end_ps()) break;
           stack.pop_back();
         }
-        if (!stack.empty()) AddEdge(stack.back(), n);
+        if (!stack.empty()) nest_parent_[n] = stack.back();
         stack.push_back(n);
       }
     }
@@ -342,30 +365,29 @@ void Forest::Build() {
 
 void Forest::MakeAdjacency() {
   const size_t n = nodes_.size();
+  nest_parent_.resize(n);  // Sized for every event; derived lines made none.
   child_begin_.assign(n + 1, 0);
-  parent_begin_.assign(n + 1, 0);
-  for (const auto& [p, c] : edges_) {
-    ++child_begin_[p + 1];
-    ++parent_begin_[c + 1];
-  }
-  for (size_t i = 0; i < n; ++i) {
-    child_begin_[i + 1] += child_begin_[i];
-    parent_begin_[i + 1] += parent_begin_[i];
-  }
-  children_.resize(edges_.size());
-  parents_.resize(edges_.size());
+  size_t nested = 0;
+  for (size_t c = 0; c < n; ++c)
+    if (nest_parent_[c] != kNoParent) {
+      ++child_begin_[nest_parent_[c] + 1];
+      ++nested;
+    }
+  for (const auto& [p, c] : edges_) ++child_begin_[p + 1];
+  for (size_t i = 0; i < n; ++i) child_begin_[i + 1] += child_begin_[i];
+  children_.resize(nested + edges_.size());
   // Filled through the begins themselves (each ends at the next node's
   // begin), then shifted back: no second array of a few bytes per node.
-  for (const auto& [p, c] : edges_) {
-    children_[child_begin_[p]++] = c;
-    parents_[parent_begin_[c]++] = p;
-  }
+  for (size_t c = 0; c < n; ++c)
+    if (nest_parent_[c] != kNoParent) children_[child_begin_[nest_parent_[c]]++] = static_cast<uint32_t>(c);
+  for (const auto& [p, c] : edges_) children_[child_begin_[p]++] = c;
+  for (size_t i = n; i > 0; --i) child_begin_[i] = child_begin_[i - 1];
+  child_begin_[0] = 0;
+  link_parents_.reserve(edges_.size());
+  for (const auto& [p, c] : edges_) link_parents_.emplace_back(c, p);
+  std::stable_sort(link_parents_.begin(), link_parents_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::pair<uint32_t, uint32_t>>().swap(edges_);
-  for (size_t i = n; i > 0; --i) {
-    child_begin_[i] = child_begin_[i - 1];
-    parent_begin_[i] = parent_begin_[i - 1];
-  }
-  child_begin_[0] = parent_begin_[0] = 0;
 }
 
 std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
@@ -375,11 +397,12 @@ std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
   while (!queue.empty()) {
     uint32_t x = queue.front();
     queue.pop_front();
-    for (uint32_t i = parent_begin_[x]; i < parent_begin_[x + 1]; ++i)
-      if (seen.insert(parents_[i]).second) {
-        out.push_back(parents_[i]);
-        queue.push_back(parents_[i]);
+    ForEachParent(x, [&](uint32_t parent) {
+      if (seen.insert(parent).second) {
+        out.push_back(parent);
+        queue.push_back(parent);
       }
+    });
   }
   return out;
 }
@@ -395,8 +418,9 @@ uint32_t Forest::NearestEagerExecuteBfs(uint32_t node) const {
     uint32_t x = queue.front();
     queue.pop_front();
     if (nodes_[x].kind == Kind::kEagerExecute) return x;
-    for (uint32_t i = parent_begin_[x]; i < parent_begin_[x + 1]; ++i)
-      if (seen.insert(parents_[i]).second) queue.push_back(parents_[i]);
+    ForEachParent(x, [&](uint32_t parent) {
+      if (seen.insert(parent).second) queue.push_back(parent);
+    });
   }
   return kNoNode;
 }
@@ -413,7 +437,7 @@ uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo)
       found = memo[x] == kVisiting ? kNoNode : memo[x];  // kVisiting: a cycle without EagerExecute.
       break;
     }
-    const uint32_t parents = parent_begin_[x + 1] - parent_begin_[x];
+    const size_t parents = ParentCount(x);
     if (nodes_[x].kind == Kind::kEagerExecute || parents != 1) {
       found = nodes_[x].kind == Kind::kEagerExecute ? x : parents == 0 ? kNoNode : NearestEagerExecuteBfs(x);
       memo[x] = found;
@@ -421,7 +445,7 @@ uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo)
     }
     memo[x] = kVisiting;
     chain.push_back(x);
-    x = parents_[parent_begin_[x]];
+    ForEachParent(x, [&](uint32_t parent) { x = parent; });  // The only one.
   }
   for (uint32_t c : chain) memo[c] = found;
   return found;
@@ -600,6 +624,11 @@ void Forest::Group(EventGroups& out) {
     std::vector<int32_t>& groups = out.group[l.plane][l.line];
     std::copy(group_.begin() + l.first_node, group_.begin() + l.first_node + groups.size(), groups.begin());
   }
+  // What only the steps' search reads goes before the eager marks take
+  // their own memory: 12 bytes a node.
+  std::vector<int32_t>().swap(group_);
+  std::vector<uint32_t>().swap(children_);
+  std::vector<uint32_t>().swap(child_begin_);
   if (out.groups.empty()) return;
   for (size_t p = 0; p < host_.planes.size(); ++p) {
     const Plane& plane = host_.planes[p];
