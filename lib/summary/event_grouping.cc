@@ -134,11 +134,6 @@ struct Node {
 };
 static_assert(sizeof(Node) == 8);
 
-// Where a node's event lies in the model.
-struct Position {
-  uint32_t plane, line, event;
-};
-
 // A producer/consumer context: its type, id and process (_pt/_p, _ct/_c,
 // _pid).
 struct ContextKey {
@@ -169,20 +164,21 @@ class Forest {
   struct LineNodes {
     uint32_t first_node, plane, line;
   };
-  Position PositionOf(uint32_t n) const {
+  // Where a node's event lies in the model.
+  EventRef PositionOf(uint32_t n) const {
     auto it = std::upper_bound(lines_.begin(), lines_.end(), n,
                                [](uint32_t node, const LineNodes& l) { return node < l.first_node; });
     --it;  // The first line starts at node 0.
-    return Position{it->plane, it->line, n - it->first_node};
+    return EventRef{it->plane, it->line, n - it->first_node};
   }
-  const Event& EventOf(const Position& at) const { return host_.planes[at.plane].lines[at.line].events[at.event]; }
+  const Event& EventOf(const EventRef& at) const { return host_.planes[at.plane].lines[at.line].events[at.event]; }
   int64_t StartOf(uint32_t n) const { return EventOf(PositionOf(n)).start_ps; }
   std::string_view NameOf(uint32_t n) const {
-    const Position at = PositionOf(n);
+    const EventRef at = PositionOf(n);
     return host_.Str(host_.planes[at.plane].event_metadata[EventOf(at).metadata].name);
   }
   std::optional<Stat> StatOf(StatFinder PlaneStats::*field, uint32_t n) const {
-    const Position at = PositionOf(n);
+    const EventRef at = PositionOf(n);
     return (stats_[at.plane].*field).In(host_.planes[at.plane].lines[at.line].EventStats(at.event));
   }
   // A link between threads or to the device (nesting is nest_parent_).
@@ -195,11 +191,6 @@ class Forest {
     auto [from, to] = std::equal_range(link_parents_.begin(), link_parents_.end(), std::pair<uint32_t, uint32_t>{x, 0},
                                        [](const auto& a, const auto& b) { return a.first < b.first; });
     for (; from != to; ++from) visit(from->second);
-  }
-  size_t ParentCount(uint32_t x) const {
-    size_t n = 0;
-    ForEachParent(x, [&](uint32_t) { ++n; });
-    return n;
   }
   void MakeAdjacency();
   std::vector<uint32_t> Roots();
@@ -385,9 +376,9 @@ void Forest::MakeAdjacency() {
   child_begin_[0] = 0;
   link_parents_.reserve(edges_.size());
   for (const auto& [p, c] : edges_) link_parents_.emplace_back(c, p);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(edges_);  // Before the sort takes its buffer.
   std::stable_sort(link_parents_.begin(), link_parents_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(edges_);
 }
 
 std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
@@ -437,7 +428,12 @@ uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo)
       found = memo[x] == kVisiting ? kNoNode : memo[x];  // kVisiting: a cycle without EagerExecute.
       break;
     }
-    const size_t parents = ParentCount(x);
+    size_t parents = 0;
+    uint32_t parent = 0;
+    ForEachParent(x, [&](uint32_t p) {
+      ++parents;
+      parent = p;
+    });
     if (nodes_[x].kind == Kind::kEagerExecute || parents != 1) {
       found = nodes_[x].kind == Kind::kEagerExecute ? x : parents == 0 ? kNoNode : NearestEagerExecuteBfs(x);
       memo[x] = found;
@@ -445,7 +441,7 @@ uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo)
     }
     memo[x] = kVisiting;
     chain.push_back(x);
-    ForEachParent(x, [&](uint32_t parent) { x = parent; });  // The only one.
+    x = parent;  // The only one.
   }
   for (uint32_t c : chain) memo[c] = found;
   return found;
@@ -478,7 +474,7 @@ void Forest::MarkEager(EventBits& out) const {
           out[p][l].assign(host_.planes[p].lines[l].events.size(), false);
       }
     }
-    const Position at = PositionOf(i);
+    const EventRef at = PositionOf(i);
     out[at.plane][at.line][at.event] = true;
   }
 }
@@ -606,8 +602,7 @@ void Forest::Group(EventGroups& out) {
     g.id = id;
     g.name = GroupName(root, id, &g.step_number, &g.numbered_by_name);
     if (!IsImplicitRoot(nodes_[root].kind)) {
-      const Position at = PositionOf(root);
-      g.named_root = EventRef{at.plane, at.line, at.event};
+      g.named_root = PositionOf(root);
     }
     out.groups.push_back(std::move(g));
   }

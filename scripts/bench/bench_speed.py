@@ -148,6 +148,7 @@ def build_inputs(args, kinds, sizes):
             out = os.path.join(args.bench_dir, f"tfcpu_{mib}.xplane.pb")
             if not os.path.exists(out):
                 need(args.make_big_xplane, "build it: ninja -C build make_big_xplane")
+                need(TF_CPU_XPLANE, "the project's tf_memory test capture")
                 log(f"making {out} ({mib} MiB) from testdata/captures/tf_memory")
                 subprocess.run([args.make_big_xplane, TF_CPU_XPLANE, str(mib), out], check=True,
                                stderr=subprocess.DEVNULL)
