@@ -134,25 +134,19 @@ def build_inputs(args, kinds, sizes):
     """Returns {(kind, MiB): path}, making what is missing under BENCH_DIR."""
     paths = {}
     for mib in sizes:
-        if "xplane" in kinds:
-            out = os.path.join(args.bench_dir, f"big_{mib}.xplane.pb")
+        for kind, name, src, what in (
+                ("xplane", "big", os.path.join(CORPUS, T4_XPLANE), "the T4 capture of the corpus (set TFPROF_CORPUS)"),
+                ("tfcpu", "tfcpu", TF_CPU_XPLANE, "the project's tf_memory test capture")):
+            if kind not in kinds:
+                continue
+            out = os.path.join(args.bench_dir, f"{name}_{mib}.xplane.pb")
             if not os.path.exists(out):
-                src = os.path.join(CORPUS, T4_XPLANE)
                 need(args.make_big_xplane, "build it: ninja -C build make_big_xplane")
-                need(src, "the T4 capture of the corpus (set TFPROF_CORPUS)")
-                log(f"making {out} ({mib} MiB) from the T4 capture")
+                need(src, what)
+                log(f"making {out} ({mib} MiB) from {src}")
                 subprocess.run([args.make_big_xplane, src, str(mib), out], check=True,
                                stderr=subprocess.DEVNULL)
-            paths[("xplane", mib)] = out
-        if "tfcpu" in kinds:
-            out = os.path.join(args.bench_dir, f"tfcpu_{mib}.xplane.pb")
-            if not os.path.exists(out):
-                need(args.make_big_xplane, "build it: ninja -C build make_big_xplane")
-                need(TF_CPU_XPLANE, "the project's tf_memory test capture")
-                log(f"making {out} ({mib} MiB) from testdata/captures/tf_memory")
-                subprocess.run([args.make_big_xplane, TF_CPU_XPLANE, str(mib), out], check=True,
-                               stderr=subprocess.DEVNULL)
-            paths[("tfcpu", mib)] = out
+            paths[(kind, mib)] = out
         for kind, src_rel in (("kineto", KINETO_TRACE), ("tfjson", T4_TRACE_JSON)):
             if kind not in kinds:
                 continue
