@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "lib/model/default_init_allocator.h"
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/stat_finder.h"
 #include "lib/model/xplane_schema.h"
@@ -131,6 +132,9 @@ struct Node {
   // A TF op (named "name:Type") or a GPU kernel (a device event with a
   // correlation_id), whose eager mode the reference marks.
   bool may_be_eager = false;
+  // An async event (_a != 0): it nests nothing and is in nothing, though
+  // it may lie inside another event's range of nodes (Forest::subtree_end_).
+  bool async = false;
 };
 static_assert(sizeof(Node) == 8);
 
@@ -193,6 +197,7 @@ class Forest {
     for (; from != to; ++from) visit(from->second);
   }
   void MakeAdjacency();
+  void LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue);
   std::vector<uint32_t> Roots();
   std::string GroupName(uint32_t root, int32_t group_id, int64_t* number, bool* numbered_by_name);
   std::vector<uint32_t> Ancestors(uint32_t node) const;
@@ -210,9 +215,14 @@ class Forest {
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // The links (parent, child), until MakeAdjacency.
   // The links' (child, parent), by child, each child's in the order made.
   std::vector<std::pair<uint32_t, uint32_t>> link_parents_;
-  // Children, nested ones first: for the steps' search, which only needs
-  // who is reachable.
-  std::vector<uint32_t> child_begin_, children_;
+  // The links' (parent, child), by parent: for the steps' search, which
+  // only needs who is reachable.
+  std::vector<std::pair<uint32_t, uint32_t>> link_children_;
+  // Events are in start order with the longer first, so a node's nested
+  // descendants are the nodes after it up to subtree_end_ (not the async
+  // ones among them): the steps' search labels a whole range at a time
+  // instead of keeping a list of children (4 bytes a node, not 8).
+  std::vector<uint32_t, DefaultInitAllocator<uint32_t>> subtree_end_;
   std::vector<int32_t> group_;
   bool has_eager_execute_ = false;
   // TF1 loop mode: each iteration's first event and all its events.
@@ -247,6 +257,7 @@ void Forest::Build() {
   // One node per event: sized once, not grown (and copied) by doubling.
   nodes_.reserve(events);
   nest_parent_.assign(events, kNoParent);
+  subtree_end_.resize(events);  // Each node's is written once, when its range closes.
   // Links between threads and to the device, collected while walking.
   std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;        // (id, iter_num) -> ExecutorState::Process
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
@@ -312,18 +323,25 @@ void Forest::Build() {
           if (auto pv = ps.p.In(stats)) contexts[{pt->AsInt(), pv->AsInt(), pid}].first.push_back(n);
         if (auto ct = ps.ct.In(stats); ct)
           if (auto cv = ps.c.In(stats)) contexts[{ct->AsInt(), cv->AsInt(), pid}].second.push_back(n);
-        nodes_.push_back(node);
         // Nesting: the nearest open event that contains this one is its
         // parent. Async events (_a) take no part.
-        if (auto a = ps.a.In(stats); a && a->AsInt() != 0) continue;
+        if (auto a = ps.a.In(stats); a && a->AsInt() != 0) {
+          node.async = true;
+          nodes_.push_back(node);
+          subtree_end_[n] = n + 1;
+          continue;
+        }
+        nodes_.push_back(node);
         while (!stack.empty()) {
           const Event& top = line.events[stack.back() - first];
           if (top.start_ps <= ev.start_ps && ev.end_ps() <= top.end_ps()) break;
+          subtree_end_[stack.back()] = n;  // The first event it does not contain.
           stack.pop_back();
         }
         if (!stack.empty()) nest_parent_[n] = stack.back();
         stack.push_back(n);
       }
+      for (uint32_t open : stack) subtree_end_[open] = first + static_cast<uint32_t>(line.events.size());
     }
   }
   for (const auto& [n, key] : get_next)
@@ -356,29 +374,15 @@ void Forest::Build() {
 
 void Forest::MakeAdjacency() {
   const size_t n = nodes_.size();
-  nest_parent_.resize(n);  // Sized for every event; derived lines made none.
-  child_begin_.assign(n + 1, 0);
-  size_t nested = 0;
-  for (size_t c = 0; c < n; ++c)
-    if (nest_parent_[c] != kNoParent) {
-      ++child_begin_[nest_parent_[c] + 1];
-      ++nested;
-    }
-  for (const auto& [p, c] : edges_) ++child_begin_[p + 1];
-  for (size_t i = 0; i < n; ++i) child_begin_[i + 1] += child_begin_[i];
-  children_.resize(nested + edges_.size());
-  // Filled through the begins themselves (each ends at the next node's
-  // begin), then shifted back: no second array of a few bytes per node.
-  for (size_t c = 0; c < n; ++c)
-    if (nest_parent_[c] != kNoParent) children_[child_begin_[nest_parent_[c]]++] = static_cast<uint32_t>(c);
-  for (const auto& [p, c] : edges_) children_[child_begin_[p]++] = c;
-  for (size_t i = n; i > 0; --i) child_begin_[i] = child_begin_[i - 1];
-  child_begin_[0] = 0;
+  // Sized for every event; derived lines made none.
+  nest_parent_.resize(n);
+  subtree_end_.resize(n);
   link_parents_.reserve(edges_.size());
   for (const auto& [p, c] : edges_) link_parents_.emplace_back(c, p);
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(edges_);  // Before the sort takes its buffer.
-  std::stable_sort(link_parents_.begin(), link_parents_.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::stable_sort(link_parents_.begin(), link_parents_.end(), by_first);
+  link_children_.swap(edges_);
+  std::stable_sort(link_children_.begin(), link_children_.end(), by_first);
 }
 
 std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
@@ -569,6 +573,35 @@ std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number, 
   return prefix.empty() ? std::to_string(*number) : prefix + " " + std::to_string(*number);
 }
 
+// What the reference's breadth-first search labels from x through nesting:
+// x and every unlabelled node nested in it, except below a labelled one.
+// Whatever is labelled has its whole nesting labelled (the search never
+// stops part way down a nesting), so a labelled node's range is skipped.
+// The links of each node labelled are queued. Which nodes a search labels
+// does not depend on the order it meets them in, so ranges give the same
+// groups as a queue of children.
+void Forest::LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue) {
+  const uint32_t end = subtree_end_[x];
+  const auto parent_below = [](const std::pair<uint32_t, uint32_t>& link, uint32_t node) { return link.first < node; };
+  auto link = std::lower_bound(link_children_.begin(), link_children_.end(), x, parent_below);
+  for (uint32_t z = x; z < end;) {
+    if (group_[z] != kNoGroup) {
+      z = subtree_end_[z];
+      link = std::lower_bound(link, link_children_.end(), z, parent_below);
+      continue;
+    }
+    if (z != x && nodes_[z].async) {  // In the range, not in the nesting.
+      ++z;
+      continue;
+    }
+    group_[z] = id;
+    while (link != link_children_.end() && link->first < z) ++link;
+    for (; link != link_children_.end() && link->first == z; ++link)
+      if (group_[link->second] == kNoGroup) queue.push_back(link->second);
+    ++z;
+  }
+}
+
 void Forest::Group(EventGroups& out) {
   group_.assign(nodes_.size(), kNoGroup);
   std::vector<uint32_t> roots = Roots();
@@ -594,9 +627,7 @@ void Forest::Group(EventGroups& out) {
       uint32_t x = queue.front();
       queue.pop_front();
       if (group_[x] != kNoGroup) continue;  // Another step's (or already done): not re-labelled.
-      group_[x] = id;
-      for (uint32_t i = child_begin_[x]; i < child_begin_[x + 1]; ++i)
-        if (group_[children_[i]] == kNoGroup) queue.push_back(children_[i]);
+      LabelSubtree(x, id, queue);
     }
     StepGroup g;
     g.id = id;
@@ -620,10 +651,10 @@ void Forest::Group(EventGroups& out) {
     std::copy(group_.begin() + l.first_node, group_.begin() + l.first_node + groups.size(), groups.begin());
   }
   // What only the steps' search reads goes before the eager marks take
-  // their own memory: 12 bytes a node.
+  // their own memory: 8 bytes a node.
   std::vector<int32_t>().swap(group_);
-  std::vector<uint32_t>().swap(children_);
-  std::vector<uint32_t>().swap(child_begin_);
+  decltype(subtree_end_)().swap(subtree_end_);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(link_children_);
   if (out.groups.empty()) return;
   for (size_t p = 0; p < host_.planes.size(); ++p) {
     const Plane& plane = host_.planes[p];

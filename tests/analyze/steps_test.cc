@@ -97,6 +97,44 @@ TEST_CASE("Grouping: events keep their places across empty, derived and later li
   CHECK(g.group[1][0].empty());
 }
 
+TEST_CASE("Grouping: a step takes its nesting, less async events and what an earlier step took", "[steps]") {
+  // The level-2 root "produce 5" is grouped first: through the context
+  // (type 1, id 42) it takes "inner", and with it "leaf", nested in it.
+  // "train 1" then takes the rest of its thread's nesting: not "inner" and
+  // "leaf" (already step 0's), nor the async event inside "outer" (async
+  // events nest in nothing), but "after" behind it, and through the context
+  // (2, 7) that "after" produces, the consumer on a third thread.
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(1, "main")
+      .Event("train", 0, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{1}}})
+      .Event("outer", 10 * kUs, 50 * kUs)
+      .Event("inner", 20 * kUs, 10 * kUs, {{"_ct", int64_t{1}}, {"_c", int64_t{42}}})
+      .Event("leaf", 22 * kUs, 3 * kUs)
+      .Event("async", 35 * kUs, 15 * kUs, {{"_a", int64_t{1}}})
+      .Event("after", 40 * kUs, 15 * kUs, {{"_pt", int64_t{2}}, {"_p", int64_t{7}}})
+      .Event("tail", 70 * kUs, 10 * kUs);
+  cpu.Line(2, "producer")
+      .Event("produce", 0, 10 * kUs,
+             {{"_r", int64_t{2}}, {"step_num", int64_t{5}}, {"_pt", int64_t{1}}, {"_p", int64_t{42}}});
+  cpu.Line(3, "consumer").Event("consume", 56 * kUs, 2 * kUs, {{"_ct", int64_t{2}}, {"_c", int64_t{7}}});
+  Diagnostics read_diag, d;
+  const Host h = ReadXSpaceBytes(b.Serialize(), "nesting.xplane.pb", read_diag);
+  const EventGroups g = GroupEvents(h, d);
+  REQUIRE(g.groups.size() == 2);
+  CHECK(g.groups[0].name == "produce 5");
+  CHECK(g.groups[1].name == "train 1");
+  CHECK(g.Of(0, 1, 0) == 0);
+  CHECK(g.Of(0, 0, 2) == 0);         // inner
+  CHECK(g.Of(0, 0, 3) == 0);         // leaf
+  CHECK(g.Of(0, 0, 0) == 1);         // train
+  CHECK(g.Of(0, 0, 1) == 1);         // outer
+  CHECK(g.Of(0, 0, 4) == kNoGroup);  // async
+  CHECK(g.Of(0, 0, 5) == 1);         // after
+  CHECK(g.Of(0, 0, 6) == 1);         // tail
+  CHECK(g.Of(0, 2, 0) == 1);         // consume, through after's context
+}
+
 TEST_CASE("Grouping: kernels find their launches by correlation id, dense or sparse", "[steps]") {
   // Ids 7 and 8 index a table; adding 10^12 spreads them too far for one,
   // so they are looked up in a hash map. Either way the kernel of id 9 has
