@@ -603,6 +603,11 @@ void Forest::LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue) {
 }
 
 void Forest::Group(EventGroups& out) {
+  // Room for every event: the labels become the result's ids, derived
+  // lines' events added after them in place.
+  size_t events = 0;
+  for (const Plane& pl : host_.planes) events += pl.EventCount();
+  group_.reserve(events);
   group_.assign(nodes_.size(), kNoGroup);
   std::vector<uint32_t> roots = Roots();
   absl::flat_hash_map<uint32_t, const std::vector<uint32_t>*> members;
@@ -640,19 +645,13 @@ void Forest::Group(EventGroups& out) {
 
   // Write back; on GPU planes, device events the links did not reach take
   // the step of the device event before them in time.
-  out.group.resize(host_.planes.size());
-  for (size_t p = 0; p < host_.planes.size(); ++p) {
-    out.group[p].resize(host_.planes[p].lines.size());
-    for (size_t l = 0; l < host_.planes[p].lines.size(); ++l)
-      out.group[p][l].assign(host_.planes[p].lines[l].events.size(), kNoGroup);
-  }
-  for (const LineNodes& l : lines_) {
-    std::vector<int32_t>& groups = out.group[l.plane][l.line];
-    std::copy(group_.begin() + l.first_node, group_.begin() + l.first_node + groups.size(), groups.begin());
-  }
+  std::vector<std::pair<uint32_t, uint32_t>> grouped_lines;
+  grouped_lines.reserve(lines_.size());
+  for (const LineNodes& l : lines_) grouped_lines.emplace_back(l.plane, l.line);
+  out.group.Adopt(host_, std::move(group_), grouped_lines);
+  group_ = {};
   // What only the steps' search reads goes before the eager marks take
-  // their own memory: 8 bytes a node.
-  std::vector<int32_t>().swap(group_);
+  // their own memory: 4 bytes a node.
   decltype(subtree_end_)().swap(subtree_end_);
   std::vector<std::pair<uint32_t, uint32_t>>().swap(link_children_);
   if (out.groups.empty()) return;
@@ -661,7 +660,7 @@ void Forest::Group(EventGroups& out) {
     if (!schema::IsGpuPlane(host_.PlaneName(plane))) continue;
     int32_t last = kNoGroup;
     for (auto [l, e] : DeviceEventsInStartOrder(plane)) {
-      int32_t& g = out.group[p][l][e];
+      int32_t& g = out.group.At(p, l, e);
       if (g == kNoGroup) g = last;
       else last = g;
     }
@@ -673,15 +672,14 @@ void Forest::Group(EventGroups& out) {
 bool ReadCapturedGroups(const Host& host, EventGroups& out) {
   bool any = false;
   std::map<int64_t, std::string> names;
-  out.group.resize(host.planes.size());
+  out.group.Reset(host);
   for (size_t p = 0; p < host.planes.size(); ++p) {
     const Plane& plane = host.planes[p];
     StatFinder group_id(host, plane, "group_id"), step_name(host, plane, "step_name");
-    out.group[p].resize(plane.lines.size());
     for (size_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
-      out.group[p][l].assign(line.events.size(), kNoGroup);
       if (!group_id.exists()) continue;
+      const std::span<int32_t> ids = out.group.Line(p, l);
       // A line's events come in runs of one group: its name's entry is
       // looked up once per run.
       std::string* name = nullptr;
@@ -691,7 +689,7 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
         auto g = group_id.In(stats);
         if (!g) continue;
         any = true;
-        out.group[p][l][e] = static_cast<int32_t>(g->AsInt());
+        ids[e] = static_cast<int32_t>(g->AsInt());
         // The first step_name of the group names it, wherever it is (the
         // Steps line may come after other events of the group).
         if (name == nullptr || name_of != g->AsInt()) {
@@ -762,6 +760,39 @@ bool ReferenceMarksEager(const Host& host) { return !FindLoopOp(host) && !Groupe
 
 }  // namespace
 
+void EventGroupIds::Reset(const Host& host, int32_t id) {
+  lines_.assign(host.planes.size(), {});
+  size_t events = 0;
+  for (size_t p = 0; p < host.planes.size(); ++p) {
+    lines_[p].resize(host.planes[p].lines.size());
+    for (size_t l = 0; l < host.planes[p].lines.size(); ++l) {
+      lines_[p][l] = Run{events, host.planes[p].lines[l].events.size()};
+      events += lines_[p][l].size;
+    }
+  }
+  ids_.assign(events, id);
+}
+
+void EventGroupIds::Adopt(const Host& host, std::vector<int32_t> ids,
+                          const std::vector<std::pair<uint32_t, uint32_t>>& lines) {
+  constexpr size_t kUnplaced = SIZE_MAX;
+  lines_.assign(host.planes.size(), {});
+  for (size_t p = 0; p < host.planes.size(); ++p) lines_[p].assign(host.planes[p].lines.size(), Run{kUnplaced, 0});
+  size_t placed = 0;
+  for (const auto& [p, l] : lines) {
+    lines_[p][l] = Run{placed, host.planes[p].lines[l].events.size()};
+    placed += lines_[p][l].size;
+  }
+  if (placed != ids.size()) throw std::logic_error("EventGroupIds::Adopt: ids do not match the lines");
+  for (size_t p = 0; p < host.planes.size(); ++p)
+    for (size_t l = 0; l < host.planes[p].lines.size(); ++l) {
+      if (lines_[p][l].begin != kUnplaced) continue;
+      lines_[p][l] = Run{ids.size(), host.planes[p].lines[l].events.size()};
+      ids.resize(ids.size() + lines_[p][l].size, kNoGroup);
+    }
+  ids_ = std::move(ids);
+}
+
 std::vector<std::pair<uint32_t, uint32_t>> DeviceEventsInStartOrder(const Plane& plane) {
   std::vector<std::pair<uint32_t, uint32_t>> order;
   for (uint32_t l = 0; l < plane.lines.size(); ++l)
@@ -797,12 +828,7 @@ EventBits MarkEagerEvents(const Host& host, bool even_if_grouped) {
 EventGroups WholeTrace(const Host& host) {
   EventGroups out;
   out.whole_trace = true;
-  out.group.resize(host.planes.size());
-  for (size_t p = 0; p < host.planes.size(); ++p) {
-    out.group[p].resize(host.planes[p].lines.size());
-    for (size_t l = 0; l < host.planes[p].lines.size(); ++l)
-      out.group[p][l].assign(host.planes[p].lines[l].events.size(), 0);
-  }
+  out.group.Reset(host, 0);
   StepGroup g;
   g.name = "whole trace";
   out.groups.push_back(g);
@@ -834,12 +860,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     if (auto runs = GroupTf1SessionRuns(host)) return std::move(*runs);
   EventGroups out;
   if (auto loop = FindLoopOp(host); loop && !marker) {
-    out.group.resize(host.planes.size());
-    for (size_t p = 0; p < host.planes.size(); ++p) {
-      out.group[p].resize(host.planes[p].lines.size());
-      for (size_t l = 0; l < host.planes[p].lines.size(); ++l)
-        out.group[p][l].assign(host.planes[p].lines[l].events.size(), kNoGroup);
-    }
+    out.group.Reset(host);
     out.no_groups_reason = "the graph runs TensorFlow loop ops (" + std::string(*loop) +
                            "), for which the TensorFlow Profiler does not group events into steps";
     return out;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,9 +42,44 @@ struct StepGroup {
   std::optional<EventRef> named_root;
 };
 
+// Each event's group id, or kNoGroup, by (plane, line, event), in one
+// array rather than a vector per line: the forest labels its nodes in one
+// array, which becomes this one as it is (no second copy of 4 bytes an
+// event). A line's ids are one run of the array; the runs may come in any
+// order.
+class EventGroupIds {
+ public:
+  // Every event of the host, in group `id` (lines in plane order).
+  void Reset(const Host& host, int32_t id = kNoGroup);
+  // Takes `ids`, which holds, one line after another, the events of
+  // `lines` (plane, line) in that order; the host's other lines follow, in
+  // no group. Reserving `ids` for all the host's events spares a copy.
+  void Adopt(const Host& host, std::vector<int32_t> ids, const std::vector<std::pair<uint32_t, uint32_t>>& lines);
+
+  int32_t Of(size_t plane, size_t line, size_t event) const { return ids_[lines_[plane][line].begin + event]; }
+  int32_t& At(size_t plane, size_t line, size_t event) { return ids_[lines_[plane][line].begin + event]; }
+  // Of, or kNoGroup for a place that is no event here (nothing was grouped).
+  int32_t Find(size_t plane, size_t line, size_t event) const {
+    if (plane >= lines_.size() || line >= lines_[plane].size() || event >= lines_[plane][line].size) return kNoGroup;
+    return Of(plane, line, event);
+  }
+  std::span<const int32_t> Line(size_t plane, size_t line) const {
+    return {ids_.data() + lines_[plane][line].begin, lines_[plane][line].size};
+  }
+  std::span<int32_t> Line(size_t plane, size_t line) {
+    return {ids_.data() + lines_[plane][line].begin, lines_[plane][line].size};
+  }
+
+ private:
+  struct Run {
+    size_t begin = 0, size = 0;
+  };
+  std::vector<int32_t> ids_;
+  std::vector<std::vector<Run>> lines_;  // [plane][line]
+};
+
 struct EventGroups {
-  // group[plane][line][event]: the event's group id, or kNoGroup.
-  std::vector<std::vector<std::vector<int32_t>>> group;
+  EventGroupIds group;
   std::vector<StepGroup> groups;  // By id (groups[i].id == i when grouped here).
   bool from_capture = false;      // The capture carried group_id stats.
   bool whole_trace = false;       // --whole-trace: one step of everything.
@@ -69,7 +105,7 @@ struct EventGroups {
   // were taken (their own is_eager stats say it).
   EventBits eager;
 
-  int32_t Of(size_t plane, size_t line, size_t event) const { return group[plane][line][event]; }
+  int32_t Of(size_t plane, size_t line, size_t event) const { return group.Of(plane, line, event); }
   bool empty() const { return groups.empty(); }
 };
 

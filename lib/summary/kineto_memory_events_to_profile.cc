@@ -82,8 +82,7 @@ class StepByTime {
 
 // The event's group, or kNoGroup (also when grouping left the plane out).
 int64_t GroupOf(const EventGroups& g, size_t plane, size_t line, size_t event) {
-  if (plane >= g.group.size() || line >= g.group[plane].size() || event >= g.group[plane][line].size()) return kNoGroup;
-  return g.group[plane][line][event];
+  return g.group.Find(plane, line, event);
 }
 
 // Events outside any step take the step after the last one seen (0 before

@@ -305,10 +305,7 @@ class StepsInTimeOrder {
  public:
   StepsInTimeOrder(const EventGroups& groups, size_t plane) : groups_(groups), plane_(plane) {}
   int64_t Next(const AllocatorEvent& r) {
-    const auto& g = groups_.group;
-    int64_t step = kNoGroup;
-    if (plane_ < g.size() && r.line < g[plane_].size() && r.event < g[plane_][r.line].size())
-      step = g[plane_][r.line][r.event];
+    const int64_t step = groups_.group.Find(plane_, r.line, r.event);
     if (step == kNoGroup) return last_ + 1;
     last_ = step;
     return step;

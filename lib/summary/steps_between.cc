@@ -66,12 +66,7 @@ int64_t TraceEnd(const Host& host) {
 
 EventGroups GroupStepsBetween(const Host& host, const NameRegex& markers, std::string_view pattern) {
   EventGroups out;
-  out.group.resize(host.planes.size());
-  for (size_t p = 0; p < host.planes.size(); ++p) {
-    out.group[p].resize(host.planes[p].lines.size());
-    for (size_t l = 0; l < host.planes[p].lines.size(); ++l)
-      out.group[p][l].assign(host.planes[p].lines[l].events.size(), kNoGroup);
-  }
+  out.group.Reset(host);
   const Plane* cpu = host.FindPlane(schema::kHostThreadsPlane);
   const std::vector<int64_t> starts = cpu ? MarkerStarts(host, *cpu, markers) : std::vector<int64_t>();
   if (starts.empty()) {
@@ -109,7 +104,7 @@ EventGroups GroupStepsBetween(const Host& host, const NameRegex& markers, std::s
       const Line& line = plane.lines[l];
       for (size_t e = 0; e < line.events.size(); ++e) {
         const int32_t g = window_of(line.events[e].start_ps);
-        out.group[p][l][e] = g;
+        out.group.At(p, l, e) = g;
         if (!is_host || g == kNoGroup || schema::IsDerivedLineId(line.id)) continue;
         if (auto c = corr.In(line.EventStats(e))) step_of_launch[c->AsUint()] = g;
       }
@@ -124,7 +119,7 @@ EventGroups GroupStepsBetween(const Host& host, const NameRegex& markers, std::s
     for (uint32_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
       if (schema::IsDerivedLineId(line.id))
-        for (size_t e = 0; e < line.events.size(); ++e) out.group[p][l][e] = window_of(line.events[e].start_ps);
+        for (size_t e = 0; e < line.events.size(); ++e) out.group.At(p, l, e) = window_of(line.events[e].start_ps);
     }
     int32_t last = kNoGroup;
     for (auto [l, e] : DeviceEventsInStartOrder(plane)) {
@@ -133,7 +128,7 @@ EventGroups GroupStepsBetween(const Host& host, const NameRegex& markers, std::s
         if (auto it = step_of_launch.find(c->AsUint()); it != step_of_launch.end()) g = it->second;
       if (g == kNoGroup) g = last;
       else last = g;
-      out.group[p][l][e] = g;
+      out.group.At(p, l, e) = g;
     }
   }
   out.from_marker = true;

@@ -45,16 +45,13 @@ std::optional<EventGroups> GroupTf1SessionRuns(const Host& host) {
     --it;
     return start_ps <= it->end_ps() ? static_cast<int32_t>(it - runs->events.begin()) : kNoGroup;
   };
-  out.group.resize(host.planes.size());
-  for (size_t p = 0; p < host.planes.size(); ++p) {
-    out.group[p].resize(host.planes[p].lines.size());
+  out.group.Reset(host);
+  for (size_t p = 0; p < host.planes.size(); ++p)
     for (size_t l = 0; l < host.planes[p].lines.size(); ++l) {
-      const Line& line = host.planes[p].lines[l];
-      auto& groups = out.group[p][l];
-      groups.reserve(line.events.size());
-      for (const Event& e : line.events) groups.push_back(group_of(e.start_ps));
+      const std::vector<Event, DefaultInitAllocator<Event>>& events = host.planes[p].lines[l].events;
+      const std::span<int32_t> groups = out.group.Line(p, l);
+      for (size_t e = 0; e < events.size(); ++e) groups[e] = group_of(events[e].start_ps);
     }
-  }
   out.note = out.groups.size() > 1 ? "steps: one per TensorFlow 1 timeline file (each records one session.run)"
                                    : "steps: the TensorFlow 1 timeline records one session.run, one step";
   return out;

@@ -93,8 +93,8 @@ TEST_CASE("Grouping: events keep their places across empty, derived and later li
   CHECK(g.Of(0, 3, 2) == 1);
   CHECK(g.Of(1, 1, 0) == 0);  // Through correlation 11.
   CHECK(g.Of(1, 1, 1) == 1);  // Through correlation 12.
-  CHECK(g.group[0][0].empty());
-  CHECK(g.group[1][0].empty());
+  CHECK(g.group.Line(0, 0).empty());
+  CHECK(g.group.Line(1, 0).empty());
 }
 
 TEST_CASE("Grouping: a step takes its nesting, less async events and what an earlier step took", "[steps]") {
