@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -199,6 +200,7 @@ class Forest {
   void MakeAdjacency();
   void LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue);
   std::vector<uint32_t> Roots();
+  void SortRoots(std::vector<uint32_t>& roots, bool by_level) const;
   std::string GroupName(uint32_t root, int32_t group_id, int64_t* number, bool* numbered_by_name);
   std::vector<uint32_t> Ancestors(uint32_t node) const;
   uint32_t NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo) const;
@@ -494,7 +496,7 @@ std::vector<uint32_t> Forest::Roots() {
     std::vector<uint32_t> roots;
     for (uint32_t i = 0; i < nodes_.size(); ++i)
       if (nodes_[i].root_level > 0) roots.push_back(i);
-    std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return StartOf(a) < StartOf(b); });
+    SortRoots(roots, false);
     return roots;
   }
   // TensorFlow 1 loops: the iterations of ExecutorState::Process
@@ -517,7 +519,7 @@ std::vector<uint32_t> Forest::Roots() {
       roots.push_back(first);
       loop_members_.emplace_back(first, v);
     }
-    std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return StartOf(a) < StartOf(b); });
+    SortRoots(roots, false);
     return roots;
   }
 
@@ -528,11 +530,28 @@ std::vector<uint32_t> Forest::Roots() {
       if (auto id = StatOf(&PlaneStats::id, i); id && tf_data_ids.contains(id->AsInt())) continue;
     roots.push_back(i);
   }
-  std::stable_sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) {
-    if (nodes_[a].root_level != nodes_[b].root_level) return nodes_[a].root_level > nodes_[b].root_level;
-    return StartOf(a) < StartOf(b);
-  });
+  SortRoots(roots, true);
   return roots;
+}
+
+// A stable sort by (root level, highest first, when `by_level`; start), on
+// keys made once: a start is a search over the lines, not to be repeated
+// in every comparison (a 1 GB capture has hundreds of thousands of roots).
+void Forest::SortRoots(std::vector<uint32_t>& roots, bool by_level) const {
+  struct Key {
+    int32_t level;  // Negated, the highest first (roots have levels above 0).
+    int64_t start;
+    size_t place;  // Before the sort: equal keys keep their order.
+    uint32_t node;
+  };
+  std::vector<Key> keys;
+  keys.reserve(roots.size());
+  for (size_t i = 0; i < roots.size(); ++i)
+    keys.push_back(Key{by_level ? -nodes_[roots[i]].root_level : 0, StartOf(roots[i]), i, roots[i]});
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.level, a.start, a.place) < std::tie(b.level, b.start, b.place);
+  });
+  for (size_t i = 0; i < keys.size(); ++i) roots[i] = keys[i].node;
 }
 
 // "<prefix> <number>": the prefix is a graph_type found on the root or its
