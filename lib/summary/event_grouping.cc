@@ -19,6 +19,7 @@
 #include "lib/summary/steps_between.h"
 #include "lib/summary/tf1_timeline_steps.h"
 #include "lib/summary/tf_op_name.h"
+#include "lib/util/parallel_for.h"
 #include "lib/util/phase_times.h"
 
 namespace tfprof {
@@ -127,15 +128,16 @@ class CorrelationIndex {
 // One per event of the lines grouped, in their order (plane, line, event):
 // 8 bytes, as there are millions. Where the event lies (Forest::PositionOf)
 // and its time are the model's.
+// No default values: the walk writes every node (on its own thread's pages).
 struct Node {
-  int32_t root_level = 0;
-  Kind kind = Kind::kOther;
+  int32_t root_level;
+  Kind kind;
   // A TF op (named "name:Type") or a GPU kernel (a device event with a
   // correlation_id), whose eager mode the reference marks.
-  bool may_be_eager = false;
+  bool may_be_eager;
   // An async event (_a != 0): it nests nothing and is in nothing, though
   // it may lie inside another event's range of nodes (Forest::subtree_end_).
-  bool async = false;
+  bool async;
 };
 static_assert(sizeof(Node) == 8);
 
@@ -158,12 +160,16 @@ class Forest {
   Forest(const Host& host, Diagnostics& diag, MarkerTest marker)
       : host_(host), diag_(diag), marker_(std::move(marker)) {}
 
-  void Build();
+  // `threads`: how many threads may walk the lines.
+  void Build(size_t threads = 1);
   void Group(EventGroups& out);
   void MarkEager(EventBits& out) const;
 
  private:
   struct PlaneStats;
+  struct PlaneNames;
+  struct Walked;
+  void WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& names, Walked& out);
   // The lines whose events are nodes, each with its first node, in node
   // order: a node's place is found by a binary search over lines.
   struct LineNodes {
@@ -209,11 +215,11 @@ class Forest {
   const Host& host_;
   Diagnostics& diag_;
   const MarkerTest marker_;  // --step-marker: these events are the roots.
-  std::vector<Node> nodes_;
+  std::vector<Node, DefaultInitAllocator<Node>> nodes_;
   std::vector<LineNodes> lines_;
   static constexpr uint32_t kNoParent = UINT32_MAX;
   // Nesting, one parent at most per node: 4 bytes a node, not an edge.
-  std::vector<uint32_t> nest_parent_;
+  std::vector<uint32_t, DefaultInitAllocator<uint32_t>> nest_parent_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // The links (parent, child), until MakeAdjacency.
   // The links' (child, parent), by child, each child's in the order made.
   std::vector<std::pair<uint32_t, uint32_t>> link_parents_;
@@ -250,17 +256,16 @@ class Forest {
   std::vector<PlaneStats> stats_;
 };
 
-void Forest::Build() {
-  size_t events = 0;
-  for (const Plane& pl : host_.planes) {
-    stats_.emplace_back(host_, pl);
-    events += pl.EventCount();
-  }
-  // One node per event: sized once, not grown (and copied) by doubling.
-  nodes_.reserve(events);
-  nest_parent_.assign(events, kNoParent);
-  subtree_end_.resize(events);  // Each node's is written once, when its range closes.
-  // Links between threads and to the device, collected while walking.
+// Which kinds, markers and TF ops a plane's event names are: once per name.
+struct Forest::PlaneNames {
+  bool host_plane = false;
+  std::vector<Kind> kind_of;
+  std::vector<bool> is_marker, is_tf_op;
+};
+
+// What walking some lines collects besides the nodes (which it writes in
+// place): what the links are made from, in node order.
+struct Forest::Walked {
   std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;        // (id, iter_num) -> ExecutorState::Process
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
   std::vector<std::pair<uint64_t, uint32_t>> launches;  // (correlation id, host node), in capture order
@@ -269,99 +274,156 @@ void Forest::Build() {
   // three of a current TF capture names one), linked in key order after it.
   absl::flat_hash_map<ContextKey, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> contexts;
 
+  // Adds what `later` collected from the lines after these: the same as
+  // one walk over both (the later of two executors of a step wins).
+  void Join(Walked&& later) {
+    for (const auto& [key, node] : later.executor_by_step) executor_by_step[key] = node;
+    get_next.insert(get_next.end(), later.get_next.begin(), later.get_next.end());
+    launches.insert(launches.end(), later.launches.begin(), later.launches.end());
+    kernels.insert(kernels.end(), later.kernels.begin(), later.kernels.end());
+    for (auto& [key, sides] : later.contexts) {
+      auto& mine = contexts[key];
+      mine.first.insert(mine.first.end(), sides.first.begin(), sides.first.end());
+      mine.second.insert(mine.second.end(), sides.second.begin(), sides.second.end());
+    }
+  }
+};
+
+// Walks lines_[from, to): each event's node, nesting parent and range end,
+// written in place (the lines' nodes are numbered beforehand), and what the
+// links are made from, into `out`.
+void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& names, Walked& out) {
+  for (size_t i = from; i < to; ++i) {
+    const LineNodes& at = lines_[i];
+    const Line& line = host_.planes[at.plane].lines[at.line];
+    const PlaneNames& pn = names[at.plane];
+    const PlaneStats& ps = stats_[at.plane];
+    const uint32_t first = at.first_node;
+    std::vector<uint32_t> stack;
+    for (uint32_t e = 0; e < line.events.size(); ++e) {
+      const Event& ev = line.events[e];
+      const uint32_t n = first + e;
+      Node node{0, pn.kind_of[ev.metadata], pn.is_tf_op[ev.metadata], false};
+      auto stats = line.EventStats(e);
+      if (marker_) node.root_level = pn.is_marker[ev.metadata] ? 1 : 0;
+      else if (auto r = ps.r.In(stats)) node.root_level = static_cast<int32_t>(r->AsInt());
+      else if (node.kind == Kind::kTraceContext) node.root_level = 1;
+      else if (node.kind == Kind::kProcessBatch) node.root_level = 2;
+      else if (node.kind == Kind::kBatchingSessionRun) node.root_level = 1;
+      if (auto c = ps.corr.In(stats)) {
+        if (pn.host_plane) {
+          if (node.kind == Kind::kOther) node.kind = Kind::kKernelLaunch;
+          out.launches.emplace_back(c->AsUint(), n);
+        } else {
+          // An event typed by its name is not a KernelExecute for the
+          // reference's eager marks (it still links to its launch here).
+          node.may_be_eager = node.may_be_eager || node.kind == Kind::kOther;
+          node.kind = Kind::kKernelExecute;
+          out.kernels.emplace_back(n, c->AsUint());
+        }
+      }
+      if (node.kind == Kind::kExecutorProcess || node.kind == Kind::kIteratorGetNext) {
+        auto id = ps.id.In(stats), it = ps.iter_num.In(stats);
+        if (id && it) {
+          std::pair<int64_t, int64_t> key{id->AsInt(), it->AsInt()};
+          if (node.kind == Kind::kExecutorProcess) out.executor_by_step[key] = n;
+          else out.get_next.emplace_back(n, key);
+        }
+      }
+      const int64_t pid = ps.pid.In(stats) ? ps.pid.In(stats)->AsInt() : 0;
+      if (auto pt = ps.pt.In(stats); pt)
+        if (auto pv = ps.p.In(stats)) out.contexts[{pt->AsInt(), pv->AsInt(), pid}].first.push_back(n);
+      if (auto ct = ps.ct.In(stats); ct)
+        if (auto cv = ps.c.In(stats)) out.contexts[{ct->AsInt(), cv->AsInt(), pid}].second.push_back(n);
+      nest_parent_[n] = kNoParent;
+      // Nesting: the nearest open event that contains this one is its
+      // parent. Async events (_a) take no part.
+      if (auto a = ps.a.In(stats); a && a->AsInt() != 0) {
+        node.async = true;
+        nodes_[n] = node;
+        subtree_end_[n] = n + 1;
+        continue;
+      }
+      nodes_[n] = node;
+      while (!stack.empty()) {
+        const Event& top = line.events[stack.back() - first];
+        if (top.start_ps <= ev.start_ps && ev.end_ps() <= top.end_ps()) break;
+        subtree_end_[stack.back()] = n;  // The first event it does not contain.
+        stack.pop_back();
+      }
+      if (!stack.empty()) nest_parent_[n] = stack.back();
+      stack.push_back(n);
+    }
+    for (uint32_t open : stack) subtree_end_[open] = first + static_cast<uint32_t>(line.events.size());
+  }
+}
+
+void Forest::Build(size_t threads) {
+  // The lines' nodes are numbered first, so that pieces of the lines can be
+  // walked on several threads, each writing its own nodes.
+  size_t nodes = 0;
+  std::vector<PlaneNames> names(host_.planes.size());
   for (uint32_t p = 0; p < host_.planes.size(); ++p) {
     const Plane& plane = host_.planes[p];
-    const bool host_plane = host_.PlaneName(plane) == schema::kHostThreadsPlane;
-    const PlaneStats& ps = stats_[p];
-    std::vector<Kind> kind_of(plane.event_metadata.size());
-    std::vector<bool> is_marker(plane.event_metadata.size()), is_tf_op(plane.event_metadata.size());
-    for (size_t m = 0; m < kind_of.size(); ++m) {
+    stats_.emplace_back(host_, plane);
+    PlaneNames& pn = names[p];
+    pn.host_plane = host_.PlaneName(plane) == schema::kHostThreadsPlane;
+    const size_t m_count = plane.event_metadata.size();
+    pn.kind_of.resize(m_count);
+    pn.is_marker.resize(m_count);
+    pn.is_tf_op.resize(m_count);
+    for (size_t m = 0; m < m_count; ++m) {
       std::string_view name = host_.Str(plane.event_metadata[m].name);
-      kind_of[m] = KindOfName(name);
-      if (marker_) is_marker[m] = marker_(name);
+      pn.kind_of[m] = KindOfName(name);
+      if (marker_) pn.is_marker[m] = marker_(name);
       // The reference types TF-op-named events TfOpRun (current op-name
       // rules, whatever --compat says: this is its grouping, not op stats).
-      is_tf_op[m] = kind_of[m] == Kind::kOther && ParseTfOpFullname(name).category == OpCategory::kTensorFlow;
-      has_eager_execute_ = has_eager_execute_ || kind_of[m] == Kind::kEagerExecute;
+      pn.is_tf_op[m] = pn.kind_of[m] == Kind::kOther && ParseTfOpFullname(name).category == OpCategory::kTensorFlow;
+      has_eager_execute_ = has_eager_execute_ || pn.kind_of[m] == Kind::kEagerExecute;
     }
     for (uint32_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
       if (schema::IsDerivedLineId(line.id) || line.events.empty()) continue;
-      const uint32_t first = static_cast<uint32_t>(nodes_.size());
-      lines_.push_back(LineNodes{first, p, l});
-      std::vector<uint32_t> stack;
-      for (uint32_t e = 0; e < line.events.size(); ++e) {
-        const Event& ev = line.events[e];
-        const uint32_t n = first + e;
-        Node node{0, kind_of[ev.metadata], is_tf_op[ev.metadata]};
-        auto stats = line.EventStats(e);
-        if (marker_) node.root_level = is_marker[ev.metadata] ? 1 : 0;
-        else if (auto r = ps.r.In(stats)) node.root_level = static_cast<int32_t>(r->AsInt());
-        else if (node.kind == Kind::kTraceContext) node.root_level = 1;
-        else if (node.kind == Kind::kProcessBatch) node.root_level = 2;
-        else if (node.kind == Kind::kBatchingSessionRun) node.root_level = 1;
-        if (auto c = ps.corr.In(stats)) {
-          if (host_plane) {
-            if (node.kind == Kind::kOther) node.kind = Kind::kKernelLaunch;
-            launches.emplace_back(c->AsUint(), n);
-          } else {
-            // An event typed by its name is not a KernelExecute for the
-            // reference's eager marks (it still links to its launch here).
-            node.may_be_eager = node.may_be_eager || node.kind == Kind::kOther;
-            node.kind = Kind::kKernelExecute;
-            kernels.emplace_back(n, c->AsUint());
-          }
-        }
-        if (node.kind == Kind::kExecutorProcess || node.kind == Kind::kIteratorGetNext) {
-          auto id = ps.id.In(stats), it = ps.iter_num.In(stats);
-          if (id && it) {
-            std::pair<int64_t, int64_t> key{id->AsInt(), it->AsInt()};
-            if (node.kind == Kind::kExecutorProcess) executor_by_step[key] = n;
-            else get_next.emplace_back(n, key);
-          }
-        }
-        const int64_t pid = ps.pid.In(stats) ? ps.pid.In(stats)->AsInt() : 0;
-        if (auto pt = ps.pt.In(stats); pt)
-          if (auto pv = ps.p.In(stats)) contexts[{pt->AsInt(), pv->AsInt(), pid}].first.push_back(n);
-        if (auto ct = ps.ct.In(stats); ct)
-          if (auto cv = ps.c.In(stats)) contexts[{ct->AsInt(), cv->AsInt(), pid}].second.push_back(n);
-        // Nesting: the nearest open event that contains this one is its
-        // parent. Async events (_a) take no part.
-        if (auto a = ps.a.In(stats); a && a->AsInt() != 0) {
-          node.async = true;
-          nodes_.push_back(node);
-          subtree_end_[n] = n + 1;
-          continue;
-        }
-        nodes_.push_back(node);
-        while (!stack.empty()) {
-          const Event& top = line.events[stack.back() - first];
-          if (top.start_ps <= ev.start_ps && ev.end_ps() <= top.end_ps()) break;
-          subtree_end_[stack.back()] = n;  // The first event it does not contain.
-          stack.pop_back();
-        }
-        if (!stack.empty()) nest_parent_[n] = stack.back();
-        stack.push_back(n);
-      }
-      for (uint32_t open : stack) subtree_end_[open] = first + static_cast<uint32_t>(line.events.size());
+      lines_.push_back(LineNodes{static_cast<uint32_t>(nodes), p, l});
+      nodes += line.events.size();
     }
   }
-  for (const auto& [n, key] : get_next)
-    if (auto it = executor_by_step.find(key); it != executor_by_step.end()) AddEdge(it->second, n);
-  const CorrelationIndex launch_by_correlation(launches);
-  std::vector<std::pair<uint64_t, uint32_t>>().swap(launches);
+  // Every entry is written by the walk: sized without being filled.
+  nodes_.resize(nodes);
+  nest_parent_.resize(nodes);
+  subtree_end_.resize(nodes);
+
+  // Pieces of whole lines with about as many events each, walked side by
+  // side and joined in line order.
+  threads = lines_.size() < 2 ? 1 : std::clamp<size_t>(threads, 1, lines_.size());
+  if (nodes < (size_t{1} << 16)) threads = 1;  // Starting a thread costs more.
+  std::vector<size_t> piece_start{0};
+  for (size_t i = 1; i < lines_.size() && piece_start.size() < threads; ++i)
+    if (lines_[i].first_node >= nodes * piece_start.size() / threads) piece_start.push_back(i);
+  piece_start.push_back(lines_.size());
+  std::vector<Walked> walked(piece_start.size() - 1);
+  ParallelFor(walked.size(), walked.size(),
+              [&](size_t t) { WalkLines(piece_start[t], piece_start[t + 1], names, walked[t]); });
+  Walked all = std::move(walked[0]);
+  for (size_t t = 1; t < walked.size(); ++t) all.Join(std::move(walked[t]));
+  walked.clear();
+
+  for (const auto& [n, key] : all.get_next)
+    if (auto it = all.executor_by_step.find(key); it != all.executor_by_step.end()) AddEdge(it->second, n);
+  const CorrelationIndex launch_by_correlation(all.launches);
+  std::vector<std::pair<uint64_t, uint32_t>>().swap(all.launches);
   uint64_t unmatched = 0;
-  for (const auto& [n, corr] : kernels) {
+  for (const auto& [n, corr] : all.kernels) {
     if (const uint32_t launch = launch_by_correlation.Find(corr); launch != CorrelationIndex::kNone) AddEdge(launch, n);
     else ++unmatched;
   }
   diag_.Add(diag_kind::kGroupingKernelWithoutLaunch, "", unmatched);
   // A context's producers are parents of its consumers (skipped when both
   // sides are large, as the reference does, to bound the edges).
-  using ContextEntry = decltype(contexts)::value_type;
+  using ContextEntry = decltype(all.contexts)::value_type;
   std::vector<const ContextEntry*> ordered;
-  ordered.reserve(contexts.size());
-  for (const ContextEntry& entry : contexts) ordered.push_back(&entry);
+  ordered.reserve(all.contexts.size());
+  for (const ContextEntry& entry : all.contexts) ordered.push_back(&entry);
   std::sort(ordered.begin(), ordered.end(),
             [](const ContextEntry* a, const ContextEntry* b) { return a->first < b->first; });
   for (const ContextEntry* entry : ordered) {
@@ -375,10 +437,6 @@ void Forest::Build() {
 }
 
 void Forest::MakeAdjacency() {
-  const size_t n = nodes_.size();
-  // Sized for every event; derived lines made none.
-  nest_parent_.resize(n);
-  subtree_end_.resize(n);
   link_parents_.reserve(edges_.size());
   for (const auto& [p, c] : edges_) link_parents_.emplace_back(c, p);
   const auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
@@ -854,7 +912,7 @@ EventGroups WholeTrace(const Host& host) {
   return out;
 }
 
-EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options) {
+EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options, size_t threads) {
   if (options.whole_trace) {
     // The steps are ours, but op stats still need the reference's marks.
     EventGroups out = WholeTrace(host);
@@ -899,7 +957,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   if (!profiler_steps || MayHaveTensorFlowRoots(host)) {
     Forest forest(host, forest_diagnostics, marker);
     PhaseTimer build_phase("grouping: forest");
-    forest.Build();
+    forest.Build(threads);
     build_phase.Stop();
     PhaseTimer group_phase("grouping: steps");
     forest.Group(out);
@@ -915,7 +973,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     // --step-marker had named them.
     out = EventGroups();
     Forest steps(host, diagnostics, IsProfilerStepName);
-    steps.Build();
+    steps.Build(threads);
     steps.Group(out);
     if (ReferenceMarksEager(host)) steps.MarkEager(out.eager);
     out.from_marker = true;

@@ -119,8 +119,10 @@ struct EventGroups {
 // grouped as with --step-marker '^ProfilerStep#\d+$' (said in `note`).
 // A step marker named "<name>#<N>" names the step so and numbers it N.
 // Throws std::invalid_argument for a bad --step-marker or --steps-between
-// (NameRegex).
-EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {});
+// (NameRegex). `threads`: how many threads may build the event forest (the
+// caller's among them), for a caller with a CPU to spare.
+EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {},
+                        size_t threads = 1);
 
 // The events of a GPU plane's own lines (not the derived ones) as (line,
 // event), by start, the longer first at the same start: the order in which a

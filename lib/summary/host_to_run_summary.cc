@@ -99,7 +99,10 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   // none) are handed over on every path, a throw included.
   try {
     PhaseTimer grouping_phase("summary: grouping");
-    if (parts.Has(SummaryPart::kSteps)) groups = GroupEvents(host, grouping_diagnostics, analysis);
+    // When the op metrics wait for its eager marks, the other thread has
+    // nothing to do meanwhile: the forest is built on both.
+    if (parts.Has(SummaryPart::kSteps))
+      groups = GroupEvents(host, grouping_diagnostics, analysis, ops_need_groups ? 2 : 1);
     grouping_phase.Stop();
     groups_made.set_value(groups ? &*groups : nullptr);
   } catch (...) {

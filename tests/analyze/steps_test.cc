@@ -135,6 +135,63 @@ TEST_CASE("Grouping: a step takes its nesting, less async events and what an ear
   CHECK(g.Of(0, 2, 0) == 1);         // consume, through after's context
 }
 
+TEST_CASE("Grouping: the forest walked on two threads links across them as on one", "[steps]") {
+  // 8,000 steps, 72,000 events: enough for the forest to walk its lines in
+  // two pieces, the main thread's line in one and the worker's and the
+  // GPU's in the other. Every link crosses them: the worker's get-next
+  // finds its executor, its consumer the producer, the kernel its launch.
+  // Per step s (µs from 100 s): main: train [0, 90) _r=1 producing (1, s) >
+  // ExecutorState::Process (id s) [1, 80) > EagerExecute is_func=0 [2, 40) >
+  // MatMul [3, 20) and a launch (correlation s + 1) [25, 26); worker:
+  // IteratorGetNext (id s) [10, 30), the consumer of (1, s) [50, 55), Relu
+  // [56, 57) outside both; GPU: the kernel [30, 35).
+  constexpr int64_t kSteps = 8000;
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  auto main_line = cpu.Line(1, "main");
+  auto worker = cpu.Line(2, "worker");
+  auto stream = b.Plane("/device:GPU:0", 0).Line(7, "Stream #7(Compute)", 0);
+  for (int64_t s = 0; s < kSteps; ++s) {
+    const int64_t t = s * 100 * kUs;
+    main_line.Event("train", t, 90 * kUs, {{"_r", int64_t{1}}, {"step_num", s}, {"_pt", int64_t{1}}, {"_p", s}})
+        .Event("ExecutorState::Process", t + 1 * kUs, 79 * kUs, {{"id", s}, {"iter_num", int64_t{0}}})
+        .Event("EagerExecute", t + 2 * kUs, 38 * kUs, {{"is_func", int64_t{0}}})
+        .Event("MatMul:MatMul", t + 3 * kUs, 17 * kUs)
+        .Event("cuLaunchKernel", t + 25 * kUs, 1 * kUs, {{"correlation_id", static_cast<uint64_t>(s + 1)}});
+    worker.Event("IteratorGetNextOp::DoCompute", t + 10 * kUs, 20 * kUs, {{"id", s}, {"iter_num", int64_t{0}}})
+        .Event("consume", t + 50 * kUs, 5 * kUs, {{"_ct", int64_t{1}}, {"_c", s}})
+        .Event("Relu:Relu", t + 56 * kUs, 1 * kUs);
+    stream.Event("gemm", t + 30 * kUs, 5 * kUs, {{"correlation_id", static_cast<uint64_t>(s + 1)}});
+  }
+  Diagnostics read_diag, d1, d2;
+  const Host h = ReadXSpaceBytes(b.Serialize(), "pieces.xplane.pb", read_diag);
+  const EventGroups one = GroupEvents(h, d1, {}, 1);
+  const EventGroups two = GroupEvents(h, d2, {}, 2);
+  REQUIRE(two.groups.size() == static_cast<size_t>(kSteps));
+  for (const int64_t s : {int64_t{0}, int64_t{4321}, kSteps - 1}) {
+    const auto g = static_cast<int32_t>(s);
+    CHECK(two.groups[static_cast<size_t>(s)].name == "train " + std::to_string(s));
+    for (size_t e = 0; e < 5; ++e) CHECK(two.Of(0, 0, static_cast<size_t>(5 * s) + e) == g);
+    CHECK(two.Of(0, 1, static_cast<size_t>(3 * s)) == g);      // get-next, through its executor
+    CHECK(two.Of(0, 1, static_cast<size_t>(3 * s) + 1) == g);  // the consumer, through the context
+    CHECK(two.Of(0, 1, static_cast<size_t>(3 * s) + 2) == kNoGroup);
+    CHECK(two.Of(1, 0, static_cast<size_t>(s)) == g);  // the kernel, through its launch
+    REQUIRE_FALSE(two.eager.empty());
+    CHECK(two.eager[0][0][static_cast<size_t>(5 * s) + 3]);        // MatMul
+    CHECK(two.eager[1][0][static_cast<size_t>(s)]);                // the kernel, through its launch
+    CHECK_FALSE(two.eager[0][1][static_cast<size_t>(3 * s) + 2]);  // Relu
+  }
+  // And everywhere what one thread makes.
+  bool same = one.groups.size() == two.groups.size() && one.eager == two.eager;
+  for (size_t i = 0; same && i < one.groups.size(); ++i) same = one.groups[i].name == two.groups[i].name;
+  for (size_t p = 0; p < h.planes.size(); ++p)
+    for (size_t l = 0; l < h.planes[p].lines.size(); ++l)
+      for (size_t e = 0; e < h.planes[p].lines[l].events.size(); ++e) same = same && one.Of(p, l, e) == two.Of(p, l, e);
+  CHECK(same);
+  CHECK(d1.Count("grouping.kernel_without_launch") == 0);
+  CHECK(d2.Count("grouping.kernel_without_launch") == 0);
+}
+
 TEST_CASE("Grouping: kernels find their launches by correlation id, dense or sparse", "[steps]") {
   // Ids 7 and 8 index a table; adding 10^12 spreads them too far for one,
   // so they are looked up in a hash map. Either way the kernel of id 9 has
