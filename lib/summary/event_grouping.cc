@@ -4,6 +4,7 @@
 #include <charconv>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -126,11 +127,10 @@ class CorrelationIndex {
 };
 
 // One per event of the lines grouped, in their order (plane, line, event):
-// 8 bytes, as there are millions. Where the event lies (Forest::PositionOf)
+// 4 bytes, as there are millions. Where the event lies (Forest::PositionOf)
 // and its time are the model's.
 // No default values: the walk writes every node (on its own thread's pages).
 struct Node {
-  int32_t root_level;
   Kind kind;
   // A TF op (named "name:Type") or a GPU kernel (a device event with a
   // correlation_id), whose eager mode the reference marks.
@@ -138,8 +138,10 @@ struct Node {
   // An async event (_a != 0): it nests nothing and is in nothing, though
   // it may lie inside another event's range of nodes (Forest::subtree_end_).
   bool async;
+  // A root level other than 0 (Forest::levels_: few events have one).
+  bool has_level;
 };
-static_assert(sizeof(Node) == 8);
+static_assert(sizeof(Node) == 4);
 
 // A producer/consumer context: its type, id and process (_pt/_p, _ct/_c,
 // _pid).
@@ -216,6 +218,14 @@ class Forest {
   Diagnostics& diag_;
   const MarkerTest marker_;  // --step-marker: these events are the roots.
   std::vector<Node, DefaultInitAllocator<Node>> nodes_;
+  // The nodes with a root level other than 0 (_r, or what their kind or
+  // --step-marker implies) and their levels, by node: a few per step, so
+  // kept apart rather than 4 bytes in every node.
+  std::vector<std::pair<uint32_t, int32_t>> levels_;
+  int32_t RootLevel(uint32_t n) const {
+    if (!nodes_[n].has_level) return 0;
+    return std::lower_bound(levels_.begin(), levels_.end(), std::pair<uint32_t, int32_t>{n, INT32_MIN})->second;
+  }
   std::vector<LineNodes> lines_;
   static constexpr uint32_t kNoParent = UINT32_MAX;
   // Nesting, one parent at most per node: 4 bytes a node, not an edge.
@@ -273,6 +283,7 @@ struct Forest::Walked {
   // Producers and consumers per context: hashed while walking (an event in
   // three of a current TF capture names one), linked in key order after it.
   absl::flat_hash_map<ContextKey, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> contexts;
+  std::vector<std::pair<uint32_t, int32_t>> levels;  // Forest::levels_
 
   // Adds what `later` collected from the lines after these: the same as
   // one walk over both (the later of two executors of a step wins).
@@ -281,6 +292,7 @@ struct Forest::Walked {
     get_next.insert(get_next.end(), later.get_next.begin(), later.get_next.end());
     launches.insert(launches.end(), later.launches.begin(), later.launches.end());
     kernels.insert(kernels.end(), later.kernels.begin(), later.kernels.end());
+    levels.insert(levels.end(), later.levels.begin(), later.levels.end());
     for (auto& [key, sides] : later.contexts) {
       auto& mine = contexts[key];
       mine.first.insert(mine.first.end(), sides.first.begin(), sides.first.end());
@@ -303,13 +315,18 @@ void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& na
     for (uint32_t e = 0; e < line.events.size(); ++e) {
       const Event& ev = line.events[e];
       const uint32_t n = first + e;
-      Node node{0, pn.kind_of[ev.metadata], pn.is_tf_op[ev.metadata], false};
+      Node node{pn.kind_of[ev.metadata], pn.is_tf_op[ev.metadata], false, false};
       auto stats = line.EventStats(e);
-      if (marker_) node.root_level = pn.is_marker[ev.metadata] ? 1 : 0;
-      else if (auto r = ps.r.In(stats)) node.root_level = static_cast<int32_t>(r->AsInt());
-      else if (node.kind == Kind::kTraceContext) node.root_level = 1;
-      else if (node.kind == Kind::kProcessBatch) node.root_level = 2;
-      else if (node.kind == Kind::kBatchingSessionRun) node.root_level = 1;
+      int32_t level = 0;
+      if (marker_) level = pn.is_marker[ev.metadata] ? 1 : 0;
+      else if (auto r = ps.r.In(stats)) level = static_cast<int32_t>(r->AsInt());
+      else if (node.kind == Kind::kTraceContext) level = 1;
+      else if (node.kind == Kind::kProcessBatch) level = 2;
+      else if (node.kind == Kind::kBatchingSessionRun) level = 1;
+      if (level != 0) {
+        node.has_level = true;
+        out.levels.emplace_back(n, level);
+      }
       if (auto c = ps.corr.In(stats)) {
         if (pn.host_plane) {
           if (node.kind == Kind::kOther) node.kind = Kind::kKernelLaunch;
@@ -407,6 +424,7 @@ void Forest::Build(size_t threads) {
   Walked all = std::move(walked[0]);
   for (size_t t = 1; t < walked.size(); ++t) all.Join(std::move(walked[t]));
   walked.clear();
+  levels_ = std::move(all.levels);
 
   for (const auto& [n, key] : all.get_next)
     if (auto it = all.executor_by_step.find(key); it != all.executor_by_step.end()) AddEdge(it->second, n);
@@ -552,8 +570,8 @@ std::vector<uint32_t> Forest::Roots() {
 
   if (marker_) {
     std::vector<uint32_t> roots;
-    for (uint32_t i = 0; i < nodes_.size(); ++i)
-      if (nodes_[i].root_level > 0) roots.push_back(i);
+    for (const auto& [i, level] : levels_)
+      if (level > 0) roots.push_back(i);
     SortRoots(roots, false);
     return roots;
   }
@@ -582,8 +600,8 @@ std::vector<uint32_t> Forest::Roots() {
   }
 
   std::vector<uint32_t> roots;
-  for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].root_level <= 0) continue;
+  for (const auto& [i, level] : levels_) {
+    if (level <= 0) continue;
     if (!tf_data_ids.empty())
       if (auto id = StatOf(&PlaneStats::id, i); id && tf_data_ids.contains(id->AsInt())) continue;
     roots.push_back(i);
@@ -605,7 +623,7 @@ void Forest::SortRoots(std::vector<uint32_t>& roots, bool by_level) const {
   std::vector<Key> keys;
   keys.reserve(roots.size());
   for (size_t i = 0; i < roots.size(); ++i)
-    keys.push_back(Key{by_level ? -nodes_[roots[i]].root_level : 0, StartOf(roots[i]), i, roots[i]});
+    keys.push_back(Key{by_level ? -RootLevel(roots[i]) : 0, StartOf(roots[i]), i, roots[i]});
   std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     return std::tie(a.level, a.start, a.place) < std::tie(b.level, b.start, b.place);
   });
@@ -698,7 +716,7 @@ void Forest::Group(EventGroups& out) {
       // Keras "train" step) is part of that step.
       bool nested = false;
       for (uint32_t a : Ancestors(root))
-        if (nodes_[a].root_level == nodes_[root].root_level) nested = true;
+        if (RootLevel(a) == RootLevel(root)) nested = true;
       if (nested) continue;
     }
     const int32_t id = next++;
@@ -912,7 +930,9 @@ EventGroups WholeTrace(const Host& host) {
   return out;
 }
 
-EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options, size_t threads) {
+EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options,
+                        const GroupingRun& run) {
+  const size_t threads = run.threads;
   if (options.whole_trace) {
     // The steps are ours, but op stats still need the reference's marks.
     EventGroups out = WholeTrace(host);
@@ -954,18 +974,42 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   // kernels without launch would otherwise be counted twice).
   const bool profiler_steps = !marker && HasProfilerSteps(host);
   Diagnostics forest_diagnostics;
+  bool eager_handed = false;  // run.eager_ready has them.
   if (!profiler_steps || MayHaveTensorFlowRoots(host)) {
     Forest forest(host, forest_diagnostics, marker);
     PhaseTimer build_phase("grouping: forest");
     forest.Build(threads);
     build_phase.Stop();
-    PhaseTimer group_phase("grouping: steps");
-    forest.Group(out);
-    group_phase.Stop();
     // With --step-marker the forest is still the reference's (only the
     // roots differ), so its marks are too.
-    PhaseTimer eager_phase("grouping: eager marks");
-    if (ReferenceMarksEager(host)) forest.MarkEager(out.eager);
+    const bool marks = ReferenceMarksEager(host);
+    if (run.eager_ready && threads > 1) {
+      // The marks on a second thread while the steps are grouped here (both
+      // only read the forest's nesting and links), handed over when made.
+      // The forest outlives the marking on every path, a throw included.
+      auto marking = std::async(std::launch::async, [&] {
+        PhaseTimer eager_phase("grouping: eager marks (beside)");
+        EventBits bits;
+        if (marks) forest.MarkEager(bits);
+        eager_phase.Stop();
+        run.eager_ready(std::move(bits));
+      });
+      eager_handed = true;
+      try {
+        PhaseTimer group_phase("grouping: steps");
+        forest.Group(out);
+      } catch (...) {
+        marking.wait();
+        throw;
+      }
+      marking.get();
+    } else {
+      PhaseTimer group_phase("grouping: steps");
+      forest.Group(out);
+      group_phase.Stop();
+      PhaseTimer eager_phase("grouping: eager marks");
+      if (marks) forest.MarkEager(out.eager);
+    }
   }
   out.from_marker = static_cast<bool>(marker);
   if (out.groups.empty() && profiler_steps) {
@@ -975,7 +1019,9 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     Forest steps(host, diagnostics, IsProfilerStepName);
     steps.Build(threads);
     steps.Group(out);
-    if (ReferenceMarksEager(host)) steps.MarkEager(out.eager);
+    // The same forest as the first but for its roots: the marks handed
+    // over are these.
+    if (!eager_handed && ReferenceMarksEager(host)) steps.MarkEager(out.eager);
     out.from_marker = true;
     out.note =
         "steps: PyTorch's ProfilerStep#N annotations (no TensorFlow step markers), as with --step-marker "

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -78,6 +79,17 @@ class EventGroupIds {
   std::vector<std::vector<Run>> lines_;  // [plane][line]
 };
 
+// How GroupEvents may run, for a caller with a CPU to spare.
+struct GroupingRun {
+  // How many threads may build the event forest (the caller's among them).
+  size_t threads = 1;
+  // With more than one thread: when the events are grouped through the
+  // forest, their eager marks are made beside the steps and handed here,
+  // from another thread, as soon as they are made (the result's `eager`
+  // then stays empty). Not called otherwise: the marks are the result's.
+  std::function<void(EventBits&&)> eager_ready;
+};
+
 struct EventGroups {
   EventGroupIds group;
   std::vector<StepGroup> groups;  // By id (groups[i].id == i when grouped here).
@@ -119,10 +131,9 @@ struct EventGroups {
 // grouped as with --step-marker '^ProfilerStep#\d+$' (said in `note`).
 // A step marker named "<name>#<N>" names the step so and numbers it N.
 // Throws std::invalid_argument for a bad --step-marker or --steps-between
-// (NameRegex). `threads`: how many threads may build the event forest (the
-// caller's among them), for a caller with a CPU to spare.
+// (NameRegex).
 EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const AnalysisOptions& options = {},
-                        size_t threads = 1);
+                        const GroupingRun& run = {});
 
 // The events of a GPU plane's own lines (not the derived ones) as (line,
 // event), by start, the longer first at the same start: the order in which a

@@ -1,5 +1,6 @@
 #include "lib/summary/host_to_run_summary.h"
 
+#include <atomic>
 #include <exception>
 #include <future>
 #include <optional>
@@ -46,12 +47,19 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   // allocator events (so `memory` on a host without them groups nothing, and
   // reports nothing grouping met); the op metrics reuse its eager marks.
   std::optional<EventGroups> groups;
-  std::promise<const EventGroups*> groups_made;
-  std::shared_future<const EventGroups*> groups_ready = groups_made.get_future().share();
   // Marks come only from events named EagerExecute: without one, the op
   // metrics take none at once instead of waiting for the grouping.
   const bool may_mark_eager = parts.Has(SummaryPart::kEagerMarks) && HasEagerExecute(host);
   const bool ops_need_groups = may_mark_eager && parts.Has(SummaryPart::kSteps);
+  // The grouping's eager marks, for the op metrics: handed over by the
+  // grouping as soon as they are made, or with the groups. Exactly once.
+  EventBits eager_marks;
+  std::promise<const EventBits*> eager_made;
+  std::shared_future<const EventBits*> eager_ready = eager_made.get_future().share();
+  std::atomic<bool> eager_handed{false};
+  auto hand_eager = [&](const EventBits* bits) {
+    if (!eager_handed.exchange(true)) eager_made.set_value(bits);
+  };
 
   Diagnostics grouping_diagnostics, steps_diagnostics, memory_diagnostics;
   // The memory profile without steps groups a TensorFlow host only for its
@@ -85,7 +93,7 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       // grouping, and met with no grouping diagnostics).
       static const EventBits kNoMarks;
       const EventBits* eager = &kNoMarks;
-      if (may_mark_eager) eager = ops_need_groups ? &groups_ready.get()->eager : nullptr;
+      if (may_mark_eager) eager = ops_need_groups ? eager_ready.get() : nullptr;
       PhaseTimer ops_phase("summary: op metrics");
       OpMetricsSides sides;
       sides.host_threads = parts.Has(SummaryPart::kHostOps);
@@ -95,18 +103,28 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
     return s;
   });
 
-  // The side thread may wait for the groups: they (or the reason there are
-  // none) are handed over on every path, a throw included.
+  // The side thread may wait for the eager marks: they are handed over on
+  // every path, a throw included.
   try {
     PhaseTimer grouping_phase("summary: grouping");
-    // When the op metrics wait for its eager marks, the other thread has
-    // nothing to do meanwhile: the forest is built on both.
-    if (parts.Has(SummaryPart::kSteps))
-      groups = GroupEvents(host, grouping_diagnostics, analysis, ops_need_groups ? 2 : 1);
+    if (parts.Has(SummaryPart::kSteps)) {
+      // When the op metrics wait for the eager marks, the other thread has
+      // nothing to do meanwhile: the forest is built on both, and the
+      // marks are made there while the steps are grouped here.
+      GroupingRun run;
+      if (ops_need_groups) {
+        run.threads = 2;
+        run.eager_ready = [&](EventBits&& bits) {
+          eager_marks = std::move(bits);
+          hand_eager(&eager_marks);
+        };
+      }
+      groups = GroupEvents(host, grouping_diagnostics, analysis, run);
+    }
     grouping_phase.Stop();
-    groups_made.set_value(groups ? &*groups : nullptr);
+    hand_eager(groups ? &groups->eager : nullptr);
   } catch (...) {
-    groups_made.set_exception(std::current_exception());
+    if (!eager_handed.exchange(true)) eager_made.set_exception(std::current_exception());
     side.wait();
     throw;
   }

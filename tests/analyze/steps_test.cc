@@ -165,8 +165,8 @@ TEST_CASE("Grouping: the forest walked on two threads links across them as on on
   }
   Diagnostics read_diag, d1, d2;
   const Host h = ReadXSpaceBytes(b.Serialize(), "pieces.xplane.pb", read_diag);
-  const EventGroups one = GroupEvents(h, d1, {}, 1);
-  const EventGroups two = GroupEvents(h, d2, {}, 2);
+  const EventGroups one = GroupEvents(h, d1, {}, GroupingRun{1, {}});
+  const EventGroups two = GroupEvents(h, d2, {}, GroupingRun{2, {}});
   REQUIRE(two.groups.size() == static_cast<size_t>(kSteps));
   for (const int64_t s : {int64_t{0}, int64_t{4321}, kSteps - 1}) {
     const auto g = static_cast<int32_t>(s);
@@ -190,6 +190,20 @@ TEST_CASE("Grouping: the forest walked on two threads links across them as on on
   CHECK(same);
   CHECK(d1.Count("grouping.kernel_without_launch") == 0);
   CHECK(d2.Count("grouping.kernel_without_launch") == 0);
+
+  // Marks made beside the steps' grouping are handed over, once, and are
+  // the same; the result then holds none.
+  EventBits handed;
+  int calls = 0;
+  Diagnostics d3;
+  const EventGroups beside = GroupEvents(h, d3, {}, GroupingRun{2, [&](EventBits&& bits) {
+                                                                  handed = std::move(bits);
+                                                                  ++calls;
+                                                                }});
+  CHECK(calls == 1);
+  CHECK(beside.eager.empty());
+  CHECK(handed == one.eager);
+  CHECK(beside.groups.size() == one.groups.size());
 }
 
 TEST_CASE("Grouping: kernels find their launches by correlation id, dense or sparse", "[steps]") {
