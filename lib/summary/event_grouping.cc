@@ -936,14 +936,14 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   if (options.whole_trace) {
     // The steps are ours, but op stats still need the reference's marks.
     EventGroups out = WholeTrace(host);
-    out.eager = MarkEagerEvents(host);
+    if (run.eager) out.eager = MarkEagerEvents(host);
     return out;
   }
   if (!options.steps_between.empty()) {
     EventGroups out =
         GroupStepsBetween(host, NameRegex(options.steps_between, "--steps-between"), options.steps_between);
     // The steps are ours, but op stats still need the reference's marks.
-    out.eager = MarkEagerEvents(host);
+    if (run.eager) out.eager = MarkEagerEvents(host);
     return out;
   }
   MarkerTest marker;
@@ -982,8 +982,8 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     build_phase.Stop();
     // With --step-marker the forest is still the reference's (only the
     // roots differ), so its marks are too.
-    const bool marks = ReferenceMarksEager(host);
-    if (run.eager_ready && threads > 1) {
+    const bool marks = run.eager && ReferenceMarksEager(host);
+    if (run.eager && run.eager_ready && threads > 1) {
       // The marks on a second thread while the steps are grouped here (both
       // only read the forest's nesting and links), handed over when made.
       // The forest outlives the marking on every path, a throw included.
@@ -1021,7 +1021,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     steps.Group(out);
     // The same forest as the first but for its roots: the marks handed
     // over are these.
-    if (!eager_handed && ReferenceMarksEager(host)) steps.MarkEager(out.eager);
+    if (run.eager && !eager_handed && ReferenceMarksEager(host)) steps.MarkEager(out.eager);
     out.from_marker = true;
     out.note =
         "steps: PyTorch's ProfilerStep#N annotations (no TensorFlow step markers), as with --step-marker "

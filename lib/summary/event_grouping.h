@@ -88,6 +88,9 @@ struct GroupingRun {
   // from another thread, as soon as they are made (the result's `eager`
   // then stays empty). Not called otherwise: the marks are the result's.
   std::function<void(EventBits&&)> eager_ready;
+  // Whether to mark eager events at all (the memory profile needs only the
+  // groups): without, `eager` stays empty and eager_ready is never called.
+  bool eager = true;
 };
 
 struct EventGroups {

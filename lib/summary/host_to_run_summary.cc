@@ -66,8 +66,15 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   // allocator events' steps, which it asks for once their snapshots are
   // collected: that grouping starts now, beside the collection.
   std::future<EventGroups> memory_groups;
+  // Its forest is walked on both threads: the profile's thread waits for
+  // it once the snapshots are collected. It needs no eager marks.
   if (parts.Has(SummaryPart::kMemory) && !parts.Has(SummaryPart::kSteps) && MemoryProfileGroups(host))
-    memory_groups = std::async(std::launch::async, [&] { return GroupEvents(host, grouping_diagnostics, analysis); });
+    memory_groups = std::async(std::launch::async, [&] {
+      GroupingRun run;
+      run.threads = 2;
+      run.eager = false;
+      return GroupEvents(host, grouping_diagnostics, analysis, run);
+    });
   // Without steps or a memory profile this thread has no grouping to do:
   // it makes the kernel stats, so that they and the op metrics run side by
   // side (op-stats, kernel-stats, placement).
@@ -143,8 +150,11 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       // grouping meets is the grouping's diagnostics all the same.
       auto grouped = [&]() -> const EventGroups& {
         p.diagnostics.memory_grouped = true;
-        if (!groups)
-          groups = memory_groups.valid() ? memory_groups.get() : GroupEvents(host, grouping_diagnostics, analysis);
+        if (!groups) {
+          GroupingRun run;
+          run.eager = false;  // Only the steps of the allocator events.
+          groups = memory_groups.valid() ? memory_groups.get() : GroupEvents(host, grouping_diagnostics, analysis, run);
+        }
         return *groups;
       };
       MemoryProfileOptions memory = MemoryProfileOptionsFor(analysis.compat);

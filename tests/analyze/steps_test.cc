@@ -204,6 +204,17 @@ TEST_CASE("Grouping: the forest walked on two threads links across them as on on
   CHECK(beside.eager.empty());
   CHECK(handed == one.eager);
   CHECK(beside.groups.size() == one.groups.size());
+
+  // Without marks (the memory profile's grouping): the same groups, no
+  // marks, nothing handed over.
+  GroupingRun groups_only{2, [&](EventBits&&) { ++calls; }};
+  groups_only.eager = false;
+  Diagnostics d4;
+  const EventGroups unmarked = GroupEvents(h, d4, {}, groups_only);
+  CHECK(calls == 1);
+  CHECK(unmarked.eager.empty());
+  CHECK(unmarked.groups.size() == one.groups.size());
+  CHECK(unmarked.Of(0, 1, 3 * 4321) == 4321);
 }
 
 TEST_CASE("Grouping: kernels find their launches by correlation id, dense or sparse", "[steps]") {
