@@ -238,8 +238,9 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, PlaneEv
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
     LineRuns runs(step, p, l);
+    const std::span<const int32_t> ids = groups.group.Line(p, l);
     for (size_t e = 0; e < line.events.size(); ++e) {
-      const int32_t g = groups.Of(p, l, e);
+      const int32_t g = ids[e];
       if (g == kNoGroup) continue;
       const Event& ev = line.events[e];
       const PlaneEventTypes::NameFacts& facts = types.Learn(ev);
@@ -334,8 +335,9 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, Plane
     if (derived && !(steps_line && groups.from_capture)) continue;
     if (!steps_line) stream_lines.push_back(l);
     LineRuns runs(step, p, l);
+    const std::span<const int32_t> ids = groups.group.Line(p, l);
     for (size_t e = 0; e < line.events.size(); ++e) {
-      const int32_t g = groups.Of(p, l, e);
+      const int32_t g = ids[e];
       if (g == kNoGroup) continue;
       const Event& ev = line.events[e];
       if (steps_line) {
@@ -362,8 +364,9 @@ void AppendSpans(const Host& host, const EventGroups& groups, const PlaneTypesBy
   for (const EventRun& r : runs) {
     const Line& line = host.planes[r.plane].lines[r.line];
     const PlaneEventTypes& t = *types[r.plane];
+    const std::span<const int32_t> ids = groups.group.Line(r.plane, r.line);
     for (uint32_t e = r.first; e < r.end; ++e) {
-      if (groups.Of(r.plane, r.line, e) != g) continue;
+      if (ids[e] != g) continue;
       if (const auto type = t.TypeOf(line, e)) out.push_back({*type, line.events[e].start_ps, line.events[e].end_ps()});
     }
   }
