@@ -745,8 +745,9 @@ void Forest::Group(EventGroups& out) {
   for (const LineNodes& l : lines_) grouped_lines.emplace_back(l.plane, l.line);
   out.group.Adopt(host_, std::move(group_), grouped_lines);
   group_ = {};
-  // What only the steps' search reads goes before the eager marks take
-  // their own memory: 4 bytes a node.
+  // What only the steps' search reads is freed: before the eager marks
+  // take their own memory when they come after, 4 bytes a node (beside
+  // the search, the 4-byte nodes make room for them).
   decltype(subtree_end_)().swap(subtree_end_);
   std::vector<std::pair<uint32_t, uint32_t>>().swap(link_children_);
   if (out.groups.empty()) return;

@@ -119,6 +119,7 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       // nothing to do meanwhile: the forest is built on both, and the
       // marks are made there while the steps are grouped here.
       GroupingRun run;
+      run.eager = ops_need_groups;  // Only the op metrics read them.
       if (ops_need_groups) {
         run.threads = 2;
         run.eager_ready = [&](EventBits&& bits) {

@@ -241,7 +241,7 @@ HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag, 
   }
   const size_t plane_index = static_cast<size_t>(plane - host.planes.data());
 
-  const EventGroups own = source ? EventGroups{} : GroupEvents(host, diag);
+  const EventGroups own = source ? EventGroups{} : GroupEvents(host, diag, {}, GroupingRun{.eager = false});
   const EventGroups& groups = source ? source() : own;
   if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
   for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;

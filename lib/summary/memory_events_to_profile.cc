@@ -658,7 +658,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   // profile's. A source's groups are asked for once the snapshots are
   // collected: its grouping may be running beside this (HostToRunSummary).
   std::optional<EventGroups> own;
-  if (!source) own = GroupEvents(host, diag);
+  if (!source) own = GroupEvents(host, diag, {}, GroupingRun{.eager = false});
 
   // Line starts: the reference's time is the offset within the line; ours is
   // since the earliest line start (the same when all lines start together).
