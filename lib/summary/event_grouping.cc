@@ -909,13 +909,13 @@ bool HasEagerExecute(const Host& host) {
   return false;
 }
 
-EventBits MarkEagerEvents(const Host& host, bool even_if_grouped) {
+EventBits MarkEagerEvents(const Host& host, bool even_if_grouped, size_t threads) {
   EventBits out;
   if (FindLoopOp(host) || (!even_if_grouped && GroupedWhenTaken(host))) return out;
   if (!HasEagerExecute(host)) return out;  // The usual case, found without building the forest.
   Diagnostics unused;                      // Build's diagnostics are GroupEvents' to report.
   Forest forest(host, unused, nullptr);
-  forest.Build();
+  forest.Build(threads);
   forest.MarkEager(out);
   return out;
 }

@@ -146,7 +146,8 @@ std::vector<std::pair<uint32_t, uint32_t>> DeviceEventsInStartOrder(const Plane&
 // Only the eager marks of GroupEvents, for the op stats of commands that find
 // no steps. `even_if_grouped`: mark a capture grouped when it was taken too
 // (tests compare the marks with the is_eager stats TensorFlow wrote then).
-EventBits MarkEagerEvents(const Host& host, bool even_if_grouped = false);
+// `threads`: how many threads may build the forest (the caller's among them).
+EventBits MarkEagerEvents(const Host& host, bool even_if_grouped = false, size_t threads = 1);
 // Whether any plane names an event EagerExecute: the events whose
 // descendants are marked eager. Without one, every EventBits grouping or
 // MarkEagerEvents makes is empty (PyTorch traces, TF2 graphs whose

@@ -60,10 +60,10 @@ std::string GpuModelName(const DeviceProperties& d) {
 }
 
 HostSummary SummarizeHostOpMetrics(const Host& host, OpMetricsDiagnostics& diagnostics, const AnalysisOptions& options,
-                                   const EventBits* eager, OpMetricsSides sides) {
+                                   const EventBits* eager, OpMetricsSides sides, size_t mark_threads) {
   EventBits own;
   if (!eager) {
-    own = MarkEagerEvents(host);
+    own = MarkEagerEvents(host, false, mark_threads);
     eager = &own;
   }
   HostSummary s = HostEnvironment(host);

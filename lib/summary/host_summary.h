@@ -69,8 +69,10 @@ struct OpMetricsDiagnostics {
 // device event count; needs the eager marks) and the kernels alone.
 // Without `sides.host_threads` (kernel-stats) no host-thread event is read;
 // without `sides.devices` (input-pipeline) only the devices' event counts.
+// `mark_threads`: how many threads may build the forest when the eager
+// marks are made here (eager null).
 HostSummary SummarizeHostOpMetrics(const Host& host, OpMetricsDiagnostics& diagnostics, const AnalysisOptions& options,
-                                   const EventBits* eager, OpMetricsSides sides = {});
+                                   const EventBits* eager, OpMetricsSides sides = {}, size_t mark_threads = 1);
 KernelStatsDb HostKernelStats(const Host& host, const AnalysisOptions& options);
 
 // Adds `other` (another host of the same run) into `into`.

@@ -105,7 +105,9 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
       OpMetricsSides sides;
       sides.host_threads = parts.Has(SummaryPart::kHostOps);
       sides.devices = parts.Has(SummaryPart::kKernels);
-      s.ops = SummarizeHostOpMetrics(host, s.ops_diagnostics, analysis, eager, sides);
+      // Marked alone (no grouping here): this thread's forest is built on
+      // both, the other having at most the kernel stats to make.
+      s.ops = SummarizeHostOpMetrics(host, s.ops_diagnostics, analysis, eager, sides, 2);
     }
     return s;
   });
