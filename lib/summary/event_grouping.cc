@@ -127,7 +127,7 @@ class CorrelationIndex {
 };
 
 // One per event of the lines grouped, in their order (plane, line, event):
-// 4 bytes, as there are millions. Where the event lies (Forest::PositionOf)
+// 3 bytes, as there are millions. Where the event lies (Forest::PositionOf)
 // and its time are the model's.
 // No default values: the walk writes every node (on its own thread's pages).
 struct Node {
@@ -138,10 +138,8 @@ struct Node {
   // An async event (_a != 0): it nests nothing and is in nothing, though
   // it may lie inside another event's range of nodes (Forest::subtree_end_).
   bool async;
-  // A root level other than 0 (Forest::levels_: few events have one).
-  bool has_level;
 };
-static_assert(sizeof(Node) == 4);
+static_assert(sizeof(Node) == 3);
 
 // A producer/consumer context: its type, id and process (_pt/_p, _ct/_c,
 // _pid).
@@ -220,11 +218,11 @@ class Forest {
   std::vector<Node, DefaultInitAllocator<Node>> nodes_;
   // The nodes with a root level other than 0 (_r, or what their kind or
   // --step-marker implies) and their levels, by node: a few per step, so
-  // kept apart rather than 4 bytes in every node.
+  // kept apart rather than in every node.
   std::vector<std::pair<uint32_t, int32_t>> levels_;
   int32_t RootLevel(uint32_t n) const {
-    if (!nodes_[n].has_level) return 0;
-    return std::lower_bound(levels_.begin(), levels_.end(), std::pair<uint32_t, int32_t>{n, INT32_MIN})->second;
+    auto it = std::lower_bound(levels_.begin(), levels_.end(), std::pair<uint32_t, int32_t>{n, INT32_MIN});
+    return it != levels_.end() && it->first == n ? it->second : 0;
   }
   std::vector<LineNodes> lines_;
   static constexpr uint32_t kNoParent = UINT32_MAX;
@@ -315,7 +313,7 @@ void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& na
     for (uint32_t e = 0; e < line.events.size(); ++e) {
       const Event& ev = line.events[e];
       const uint32_t n = first + e;
-      Node node{pn.kind_of[ev.metadata], pn.is_tf_op[ev.metadata], false, false};
+      Node node{pn.kind_of[ev.metadata], pn.is_tf_op[ev.metadata], false};
       auto stats = line.EventStats(e);
       int32_t level = 0;
       if (marker_) level = pn.is_marker[ev.metadata] ? 1 : 0;
@@ -323,10 +321,7 @@ void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& na
       else if (node.kind == Kind::kTraceContext) level = 1;
       else if (node.kind == Kind::kProcessBatch) level = 2;
       else if (node.kind == Kind::kBatchingSessionRun) level = 1;
-      if (level != 0) {
-        node.has_level = true;
-        out.levels.emplace_back(n, level);
-      }
+      if (level != 0) out.levels.emplace_back(n, level);
       if (auto c = ps.corr.In(stats)) {
         if (pn.host_plane) {
           if (node.kind == Kind::kOther) node.kind = Kind::kKernelLaunch;
@@ -347,7 +342,8 @@ void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& na
           else out.get_next.emplace_back(n, key);
         }
       }
-      const int64_t pid = ps.pid.In(stats) ? ps.pid.In(stats)->AsInt() : 0;
+      const auto pid_stat = ps.pid.In(stats);
+      const int64_t pid = pid_stat ? pid_stat->AsInt() : 0;
       if (auto pt = ps.pt.In(stats); pt)
         if (auto pv = ps.p.In(stats)) out.contexts[{pt->AsInt(), pv->AsInt(), pid}].first.push_back(n);
       if (auto ct = ps.ct.In(stats); ct)
@@ -747,7 +743,7 @@ void Forest::Group(EventGroups& out) {
   group_ = {};
   // What only the steps' search reads is freed: before the eager marks
   // take their own memory when they come after, 4 bytes a node (beside
-  // the search, the 4-byte nodes make room for them).
+  // the search, the small nodes make room for them).
   decltype(subtree_end_)().swap(subtree_end_);
   std::vector<std::pair<uint32_t, uint32_t>>().swap(link_children_);
   if (out.groups.empty()) return;
@@ -857,16 +853,8 @@ bool ReferenceMarksEager(const Host& host) { return !FindLoopOp(host) && !Groupe
 }  // namespace
 
 void EventGroupIds::Reset(const Host& host, int32_t id) {
-  lines_.assign(host.planes.size(), {});
-  size_t events = 0;
-  for (size_t p = 0; p < host.planes.size(); ++p) {
-    lines_[p].resize(host.planes[p].lines.size());
-    for (size_t l = 0; l < host.planes[p].lines.size(); ++l) {
-      lines_[p][l] = Run{events, host.planes[p].lines[l].events.size()};
-      events += lines_[p][l].size;
-    }
-  }
-  ids_.assign(events, id);
+  Adopt(host, {}, {});  // Every line after the (no) lines given, in plane order.
+  if (id != kNoGroup) std::fill(ids_.begin(), ids_.end(), id);
 }
 
 void EventGroupIds::Adopt(const Host& host, std::vector<int32_t> ids,
@@ -880,6 +868,9 @@ void EventGroupIds::Adopt(const Host& host, std::vector<int32_t> ids,
     placed += lines_[p][l].size;
   }
   if (placed != ids.size()) throw std::logic_error("EventGroupIds::Adopt: ids do not match the lines");
+  size_t events = 0;
+  for (const Plane& plane : host.planes) events += plane.EventCount();
+  ids.reserve(events);  // Nothing to do when the caller reserved them.
   for (size_t p = 0; p < host.planes.size(); ++p)
     for (size_t l = 0; l < host.planes[p].lines.size(); ++l) {
       if (lines_[p][l].begin != kUnplaced) continue;
