@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
+#include <future>
 #include <limits>
 #include <map>
 #include <optional>
@@ -85,12 +87,12 @@ class ProfileStrings {
  public:
   ProfileStrings(const Host& host, HostMemoryProfile& out) : host_(host), out_(out) {}
 
-  StringId Intern(const Stat& s) {
-    if (s.type() != StatType::kString) return StringPool::kEmpty;
-    const StringId id = s.AsString();
+  // The profile's id of the capture's string `id` (as SnapshotReader::Read
+  // keeps it).
+  StringId Intern(StringId id) {
     // Not an id of the capture's pool (no reader makes one): as its text,
     // empty.
-    if (id >= host_.strings.size()) return out_.strings.Intern(host_.Str(id));
+    if (id >= host_.strings.size()) return StringPool::kEmpty;
     if (interned_.empty()) interned_.assign(host_.strings.size(), kNotInterned);
     StringId& ours = interned_[id];
     if (ours == kNotInterned) ours = out_.strings.Intern(host_.Str(id));
@@ -131,10 +133,12 @@ class SnapshotReader {
 
   // Fills `s` from the event's stats, in stored order (a repeated stat: the
   // last wins, as in the reference); returns the memory id's key (IdOf
-  // makes its text) and which of the expected stats were present. The op,
-  // region and shape are interned into `strings`; without it (the
-  // capture-order pass, which needs only the sizes) they stay empty.
-  MemoryKey Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen, ProfileStrings* strings) const {
+  // makes its text) and which of the expected stats were present. With
+  // `strings`, the op, region and shape are kept as the capture's string
+  // ids (ProfileStrings::Intern makes them the profile's, on one thread);
+  // without (the capture-order pass, which needs only the sizes) they stay
+  // empty.
+  MemoryKey Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen, bool strings) const {
     MemoryKey memory;
     seen = 0;
     // Locals: the snapshot's stores would make the compiler reload them
@@ -162,14 +166,14 @@ class SnapshotReader {
         case Field::kAllocationBytes: s.allocation_bytes = Int(stat), seen |= kSeenAllocationBytes; break;
         case Field::kAddress: s.address = static_cast<uint64_t>(Int(stat)); break;
         case Field::kTfOp:
-          if (strings) s.op_name = strings->Intern(stat);
+          if (strings) s.op_name = CaptureString(stat);
           break;
         case Field::kRegionType:
-          if (strings) s.region_type = strings->Intern(stat);
+          if (strings) s.region_type = CaptureString(stat);
           break;
         case Field::kDataType: s.data_type = Int(stat); break;
         case Field::kShape:
-          if (strings) s.shape = strings->Intern(stat);
+          if (strings) s.shape = CaptureString(stat);
           break;
       }
     }
@@ -177,6 +181,9 @@ class SnapshotReader {
   }
 
  private:
+  static StringId CaptureString(const Stat& s) {
+    return s.type() == StatType::kString ? s.AsString() : StringPool::kEmpty;
+  }
   int64_t Int(const Stat& s) const {
     if (strict_) return s.type() == StatType::kInt64 ? static_cast<int64_t>(s.bits) : 0;
     return s.type() == StatType::kString || s.type() == StatType::kBytes ? 0 : s.AsInt();
@@ -261,17 +268,33 @@ struct SnapshotSource {
   const Plane& plane;
   const std::vector<int8_t>& kind;  // Per event metadata: 0 allocation, 1 free, -1 neither.
   const SnapshotReader& reader;
-  ProfileStrings& strings;  // Added to as snapshots are read: one thread only.
+  const EventGroups& groups;
+  size_t plane_index;
+  ProfileStrings& strings;  // Added to by Intern: one thread only.
 
-  MemorySnapshot operator()(const AllocatorEvent& r) const {
+  // The snapshot with the capture's string ids: reads only, so any thread.
+  MemorySnapshot Read(const AllocatorEvent& r) const {
     const Line& line = plane.lines[r.line];
     MemorySnapshot s;
     s.activity = kind[line.events[r.event].metadata] == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
     uint32_t seen = 0;
-    reader.Read(line.EventStats(r.event), s, seen, &strings);
+    reader.Read(line.EventStats(r.event), s, seen, true);
     s.time_ps = r.time_ps;
     return s;
   }
+  // Makes a read snapshot's strings the profile's.
+  void Intern(MemorySnapshot& s) const {
+    s.op_name = strings.Intern(s.op_name);
+    s.region_type = strings.Intern(s.region_type);
+    s.shape = strings.Intern(s.shape);
+  }
+  MemorySnapshot operator()(const AllocatorEvent& r) const {
+    MemorySnapshot s = Read(r);
+    Intern(s);
+    return s;
+  }
+  // The event's group, or kNoGroup: reads only, so any thread.
+  int64_t GroupOf(const AllocatorEvent& r) const { return groups.group.Find(plane_index, r.line, r.event); }
 };
 
 // Puts the events in the order a stable sort by time would give (equal
@@ -303,19 +326,61 @@ void SortByTime(std::vector<AllocatorEvent>& events) {
 // so frees between steps count toward the next step.
 class StepsInTimeOrder {
  public:
-  StepsInTimeOrder(const EventGroups& groups, size_t plane) : groups_(groups), plane_(plane) {}
-  int64_t Next(const AllocatorEvent& r) {
-    const int64_t step = groups_.group.Find(plane_, r.line, r.event);
-    if (step == kNoGroup) return last_ + 1;
-    last_ = step;
-    return step;
+  // `group`: the next event's (SnapshotSource::GroupOf).
+  int64_t Next(int64_t group) {
+    if (group == kNoGroup) return last_ + 1;
+    last_ = group;
+    return group;
   }
 
  private:
-  const EventGroups& groups_;
-  const size_t plane_;
   int64_t last_ = kNoGroup;
 };
+
+// Hands visit(snapshot, group) the snapshots of `events` in order, with the
+// profile's strings, and each event's group. Reading them (a dozen stats
+// each, in time order: all over the model) is three quarters of a walk's
+// time and needs no order, so on a large allocator blocks of them are read
+// ahead on threads of their own while this thread visits the block before
+// them (MemoryProfileOptions::walk_read_ahead).
+template <class Visit>
+void VisitSnapshots(const std::vector<AllocatorEvent>& events, const SnapshotSource& snapshot_of,
+                    const MemoryProfileOptions& options, Visit&& visit) {
+  const size_t kBlock = std::max<size_t>(options.walk_block_events, 1);
+  struct Read {
+    MemorySnapshot snapshot;
+    int64_t group;
+  };
+  const size_t n = events.size();
+  const size_t blocks = (n + kBlock - 1) / kBlock;
+  auto read = [&](size_t block, std::vector<Read>& out) {
+    const size_t from = block * kBlock;
+    out.resize(std::min(n, from + kBlock) - from);
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = {snapshot_of.Read(events[from + i]), snapshot_of.GroupOf(events[from + i])};
+  };
+  const size_t ahead = blocks >= 4 && HardwareThreads() > 1 ? 2 : 0;  // Blocks read while one is visited.
+  std::vector<std::vector<Read>> buffers(ahead + 1);                  // Block b's is buffers[b % (ahead + 1)].
+  std::deque<std::future<void>> reading;  // Of the blocks after the visited one; a destructor waits.
+  auto start = [&](size_t b) {
+    if (b < blocks) reading.push_back(std::async(std::launch::async, read, b, std::ref(buffers[b % (ahead + 1)])));
+  };
+  for (size_t b = 0; b < ahead; ++b) start(b);
+  for (size_t b = 0; b < blocks; ++b) {
+    std::vector<Read>& current = buffers[b % (ahead + 1)];
+    if (ahead) {
+      start(b + ahead);  // Into the buffer of the block visited last.
+      reading.front().get();
+      reading.pop_front();
+    } else {
+      read(b, current);
+    }
+    for (Read& r : current) {
+      snapshot_of.Intern(r.snapshot);
+      visit(r.snapshot, r.group);
+    }
+  }
+}
 
 // The time-ordered events' steps, frees and counts in one pass, keeping the
 // timeline (every snapshot, or the points a report plots: TimelineSampler):
@@ -324,16 +389,16 @@ class StepsInTimeOrder {
 //   and shape of the allocation at that address it releases;
 // - the allocations and frees, and the peak's step: the last time the
 //   window peak is reached.
-void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const EventGroups& groups, size_t plane,
-                  size_t points, Diagnostics& diag) {
+void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const MemoryProfileOptions& options,
+                  Diagnostics& diag) {
   AllocatorMemoryProfile& p = c.profile;
   struct Allocated {
     StringId op_name, region_type, shape;
     int64_t data_type;
   };
   absl::flat_hash_map<uint64_t, Allocated> live;  // address -> what was allocated there
-  StepsInTimeOrder steps(groups, plane);
-  TimelineSampler timeline(c.events.size(), points);
+  StepsInTimeOrder steps;
+  TimelineSampler timeline(c.events.size(), options.timeline_points);
   // Counted here and reported once: a capture can hold a hundred thousand
   // of each (1 GB: 55 k), and only the first one's text is kept.
   struct Odd {
@@ -343,9 +408,8 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const EventG
       if (count++ == 0) first_address = address;
     }
   } unmatched, reused;
-  for (const AllocatorEvent& r : c.events) {
-    MemorySnapshot s = snapshot_of(r);
-    s.step = steps.Next(r);
+  VisitSnapshots(c.events, snapshot_of, options, [&](MemorySnapshot& s, int64_t group) {
+    s.step = steps.Next(group);
     if (s.in_use() == p.peak_bytes) p.peak_step = s.step;
     if (s.activity == MemoryActivity::kDeallocation) {
       ++p.deallocations;
@@ -364,7 +428,7 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const EventG
         reused.Add(s.address);
     }
     timeline.Add(s);
-  }
+  });
   timeline.Finish(p);
   if (unmatched.count > 0)
     diag.AddWithMessage(diag_kind::kMemoryUnmatchedDeallocation,
@@ -381,19 +445,19 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const EventG
 // The breakdown at the peak: the allocations of the peak's step made up to
 // the peak time and not freed by then, largest first, equal ones merged.
 // Only the events of the peak's step are read again.
-void ActiveAtPeak(Collecting& c, const SnapshotSource& snapshot_of, const EventGroups& groups, size_t plane,
-                  const MemoryProfileOptions& options, HostMemoryProfile& host) {
+void ActiveAtPeak(Collecting& c, const SnapshotSource& snapshot_of, const MemoryProfileOptions& options,
+                  HostMemoryProfile& host) {
   AllocatorMemoryProfile& p = c.profile;
   // Heap in use at the peak that no allocation in the window explains (made
   // before the profile started, or in an earlier step).
   int64_t unexplained = p.peak.heap_bytes;
   int64_t freed_unknown = 0;
   absl::flat_hash_map<uint64_t, size_t> live;  // address -> index in time order
-  StepsInTimeOrder steps(groups, plane);
+  StepsInTimeOrder steps;
   for (size_t i = 0; i < c.events.size(); ++i) {
     const AllocatorEvent& r = c.events[i];
     if (r.time_ps > p.peak_time_ps) break;
-    if (steps.Next(r) != p.peak_step) continue;
+    if (steps.Next(snapshot_of.GroupOf(r)) != p.peak_step) continue;
     const MemorySnapshot s = snapshot_of(r);
     if (s.activity == MemoryActivity::kAllocation) {
       // A second allocation at a live address replaces the first, which
@@ -467,8 +531,8 @@ void ActiveAtPeak(Collecting& c, const SnapshotSource& snapshot_of, const EventG
   }
 }
 
-void Finish(Collecting& c, const SnapshotSource& snapshot_of, const EventGroups& groups, size_t plane,
-            const MemoryProfileOptions& options, HostMemoryProfile& host, Diagnostics& diag) {
+void Finish(Collecting& c, const SnapshotSource& snapshot_of, const MemoryProfileOptions& options,
+            HostMemoryProfile& host, Diagnostics& diag) {
   AllocatorMemoryProfile& p = c.profile;
   p.lifetime_peak_bytes = c.peaks.lifetime;
   if (c.peaks.has_peak) {
@@ -483,11 +547,11 @@ void Finish(Collecting& c, const SnapshotSource& snapshot_of, const EventGroups&
   SortByTime(c.events);
   sort_phase.Stop();
   PhaseTimer walk_phase("memory profile: steps, frees and timeline");
-  WalkTimeline(c, snapshot_of, groups, plane, options.timeline_points, diag);
+  WalkTimeline(c, snapshot_of, options, diag);
   walk_phase.Stop();
   c.profile.peak.step = c.profile.peak_step;
   PhaseTimer active_phase("memory profile: active at peak");
-  ActiveAtPeak(c, snapshot_of, groups, plane, options, host);
+  ActiveAtPeak(c, snapshot_of, options, host);
 }
 
 }  // namespace
@@ -575,7 +639,7 @@ void CollectPiece(const PieceContext& ctx, Piece& piece) {
       MemorySnapshot s;
       s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
       uint32_t seen = 0;
-      const SnapshotReader::MemoryKey key = ctx.reader.Read(line.EventStats(e), s, seen, nullptr);
+      const SnapshotReader::MemoryKey key = ctx.reader.Read(line.EventStats(e), s, seen, false);
       if (piece.allocators.empty() || !(last_key == key)) {
         auto found = slot_of.find(key);
         if (found == slot_of.end()) {
@@ -719,10 +783,10 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
   for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
   ProfileStrings strings(host, out);
-  const SnapshotSource snapshot_of{plane, kind, reader, strings};
+  const SnapshotSource snapshot_of{plane, kind, reader, groups, plane_index, strings};
   for (auto& [id, c] : by_id) {
     c.profile.memory_id = id;
-    Finish(c, snapshot_of, groups, plane_index, options, out, diag);
+    Finish(c, snapshot_of, options, out, diag);
     std::vector<AllocatorEvent>().swap(c.events);
     out.allocators.push_back(std::move(c.profile));
   }

@@ -740,3 +740,65 @@ TEST_CASE("Memory profile read in pieces on several threads equals the one read 
                            "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/tfprof-capture.xplane.pb"),
                        d));
 }
+
+TEST_CASE("Memory profile walk reading snapshots ahead on other threads equals the walk reading them itself",
+          "[memory]") {
+  // Blocks of a few events, so that these small captures are read ahead
+  // block by block (on a machine with more than one hardware thread, as
+  // CI's), the buffers reused in turn; the interning of the profile's
+  // strings stays in the walk's own order.
+  auto check = [](const Host& h) {
+    for (Compat compat : {Compat::kDefault, Compat::kXprof, Compat::kTfLegacy}) {
+      for (size_t points : {size_t{0}, size_t{5}}) {
+        MemoryProfileOptions here_options = MemoryProfileOptionsFor(compat);
+        here_options.timeline_points = points;
+        here_options.walk_read_ahead = 0;
+        Diagnostics here_diag;
+        const HostMemoryProfile here = BuildMemoryProfile(h, here_options, here_diag);
+        for (size_t block : {1, 2, 3, 7}) {
+          for (size_t ahead : {1, 2, 3}) {
+            INFO("compat " << static_cast<int>(compat) << ", " << points << " points, blocks of " << block << ", "
+                           << ahead << " ahead");
+            MemoryProfileOptions options = here_options;
+            options.walk_block_events = block;
+            options.walk_read_ahead = ahead;
+            Diagnostics ahead_diag;
+            const HostMemoryProfile read_ahead = BuildMemoryProfile(h, options, ahead_diag);
+            CheckSameProfile(here, read_ahead);
+            CheckSameDiagnostics(ahead_diag, here_diag);
+            // The profile's strings were interned in the same order.
+            REQUIRE(read_ahead.strings.size() == here.strings.size());
+            for (StringId s = 0; s < here.strings.size(); ++s) CHECK(read_ahead.Str(s) == here.Str(s));
+          }
+        }
+      }
+    }
+  };
+  Diagnostics d;
+  {
+    // The hand-worked profile of HandCapture, read ahead in blocks of one.
+    const Host h = ReadXSpaceBytes(HandCapture().Serialize(), "box.xplane.pb", d);
+    MemoryProfileOptions options = MemoryProfileOptionsFor(Compat::kDefault);
+    options.walk_block_events = 1;
+    Diagnostics diag;
+    const HostMemoryProfile p = BuildMemoryProfile(h, options, diag);
+    REQUIRE(!p.allocators.empty());
+    const AllocatorMemoryProfile& gpu = p.allocators[0];
+    CHECK(gpu.memory_id == "GPU_0_bfc");
+    CHECK(gpu.peak_bytes == 274 * kMiB);
+    CHECK(gpu.allocations == 4);
+    CHECK(gpu.deallocations == 5);
+    CHECK(p.Str(gpu.peak.op_name) == "conv/Conv2D");
+    // Frees take the op of the allocation they release.
+    REQUIRE(gpu.timeline.size() == 9);
+    CHECK(p.Str(gpu.timeline[3].op_name) == "dense/MatMul");
+    CHECK(p.Str(gpu.timeline[5].op_name) == "dense/BiasAdd");
+    CHECK(p.Str(gpu.timeline[6].shape) == "[64,64,160,160]");
+  }
+  check(ReadXSpaceBytes(OrderCapture().Serialize(), "order.xplane.pb", d));
+  check(ReadXSpaceBytes(ManyEvents(60).Serialize(), "many.xplane.pb", d));
+  check(ReadXSpaceBytes(HandCapture().Serialize(), "box.xplane.pb", d));
+  check(ReadXSpaceFile(tfprof::testing::SourcePath(
+                           "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/tfprof-capture.xplane.pb"),
+                       d));
+}
