@@ -44,6 +44,15 @@ struct PlaneContext {
     const uint32_t m = event_map.Find(meta_id);
     return m < skip_event.size() && skip_event[m];
   }
+  // Per event metadata: 1 for the allocator events that are read, whose
+  // stats drop_allocator_event_stat filters instead
+  // (EventStatFilter::not_on_allocator_events). Empty: none.
+  std::vector<uint8_t> allocator_event;
+  std::vector<uint8_t> drop_allocator_event_stat;
+  bool IsAllocatorMetadataId(int64_t meta_id) const {
+    const uint32_t m = event_map.Find(meta_id);
+    return m < allocator_event.size() && allocator_event[m];
+  }
   // Each event stat's lookups, as plain values: a decoding loop copies
   // them into locals, which no store can alias (the tables' own pointers,
   // read through the context, were loaded again after every stat stored).
@@ -60,6 +69,10 @@ struct PlaneContext {
   };
   EventStatLookup EventStatLookups() const {
     return {stat_map.dense_data(), stat_map.dense_size(), drop_event_stat.data(), drop_event_stat.size()};
+  }
+  EventStatLookup AllocatorEventStatLookups() const {
+    return {stat_map.dense_data(), stat_map.dense_size(), drop_allocator_event_stat.data(),
+            drop_allocator_event_stat.size()};
   }
   // The one rule the pre-scan and the decoder share, so that they agree on
   // every line's count: an event is left out when its first field is its
@@ -418,8 +431,11 @@ class EventDecoder {
   static constexpr uint32_t kLeftOut = IdMap::kMissing;
 
   template <bool kLeavesOut>
+  // `allocator_lookup`: the stats' lookups for an allocator event, when
+  // the plane has such lookups (PlaneContext::allocator_event), else null.
   inline __attribute__((always_inline)) Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps,
-                                                        const PlaneContext::EventStatLookup& lookup) {
+                                                        const PlaneContext::EventStatLookup& lookup,
+                                                        const PlaneContext::EventStatLookup* allocator_lookup) {
     int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
     bool aggregated = false;
     // Protobuf writes fields in number order: metadata id, offset,
@@ -432,6 +448,8 @@ class EventDecoder {
       // PlaneContext::LeavesOut's rule, on what was just read.
       if constexpr (kLeavesOut)
         if (ctx_.SkipsMetadataId(meta_id)) return Event{0, 0, kLeftOut, 0};
+      const PlaneContext::EventStatLookup& kept =
+          allocator_lookup && ctx_.IsAllocatorMetadataId(meta_id) ? *allocator_lookup : lookup;
       if (e.PeekByte() == ((kEventOffsetPs << 3) | kVarint)) {
         e.Varint();
         offset_ps = e.Int64();
@@ -441,11 +459,11 @@ class EventDecoder {
         duration_ps = e.Int64();
       }
       while (e.PeekByte() == kStatsTag) {
-        ReadCommonEventStats(e, stats, lookup);
+        ReadCommonEventStats(e, stats, kept);
         if (e.PeekByte() != kStatsTag) break;
         e.Varint();
         WireDecoder s = e.Message();
-        ReadEventStat(s, stats, lookup);
+        ReadEventStat(s, stats, kept);
       }
     }
     while (!e.done()) {
@@ -528,6 +546,8 @@ class EventDecoder {
   void DecodeEvents(ChunkJob& job, ChunkStats& stats) {
     Event* out = job.out;
     const PlaneContext::EventStatLookup lookup = ctx_.EventStatLookups();
+    const PlaneContext::EventStatLookup allocator_lookup = ctx_.AllocatorEventStatLookups();
+    const PlaneContext::EventStatLookup* allocator = ctx_.allocator_event.empty() ? nullptr : &allocator_lookup;
     size_t done = 0, kept = 0;
     WireDecoder& d = job.bytes;
     uint32_t field;
@@ -542,7 +562,7 @@ class EventDecoder {
       // The bytes a few events on: in a long line the pre-scan read them
       // long enough ago for them to have left the caches.
       d.PrefetchAhead(1024);
-      const Event event = ReadEvent<kLeavesOut>(e, stats, job.base_ps, lookup);
+      const Event event = ReadEvent<kLeavesOut>(e, stats, job.base_ps, lookup, allocator);
       if (kLeavesOut && event.metadata == kLeftOut) continue;
       // The pre-scan counted the slots; bytes that changed under the
       // mapping since (another process rewriting the file) must not write

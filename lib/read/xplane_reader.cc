@@ -197,6 +197,7 @@ class XSpaceReader {
     ctx.event_map.Build(event_ids);
     budget_.Charge(Growth::kEventNames, ctx.event_map.MemoryBytes(), 0);
     MarkSkippedEvents(ctx, plane);
+    MarkAllocatorEventStats(ctx, plane, stat_names);
     ChargedStats plane_stats{plane.plane_stats, budget_, plane_stats_charged};
     for (WireDecoder& s : stats) serial.ReadStat(s, plane_stats);
     ChargeStrings();
@@ -213,7 +214,8 @@ class XSpaceReader {
                                              event_ids.capacity() * sizeof(int64_t));
     budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
                                             stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes() +
-                                            ctx.drop_event_stat.capacity() + ctx.skip_event.capacity());
+                                            ctx.drop_event_stat.capacity() + ctx.skip_event.capacity() +
+                                            ctx.allocator_event.capacity() + ctx.drop_allocator_event_stat.capacity());
     budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
   }
 
@@ -235,6 +237,30 @@ class XSpaceReader {
     if (!any) return;
     ctx.skip_event = std::move(skip);
     budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
+  }
+
+  // Which stats the host's allocator events that are read leave out
+  // besides those every event does (EventStatFilter::not_on_allocator_events).
+  void MarkAllocatorEventStats(PlaneContext& ctx, const Plane& plane, const std::vector<std::string_view>& stat_names) {
+    const EventStatFilter& kept = options_.event_stats;
+    if (kept.keep_all || kept.not_on_allocator_events.empty() || !ctx.skip_event.empty() ||
+        host_->PlaneName(plane) != schema::kHostThreadsPlane)
+      return;
+    std::vector<uint8_t> allocator(plane.event_metadata.size());
+    bool any = false;
+    for (size_t m = 0; m < allocator.size(); ++m) {
+      allocator[m] = schema::IsAllocatorEvent(host_->Str(plane.event_metadata[m].name));
+      any = any || allocator[m];
+    }
+    if (!any) return;
+    std::vector<uint8_t> drop(stat_names.size());
+    for (size_t i = 0; i < stat_names.size(); ++i)
+      drop[i] = (i < ctx.drop_event_stat.size() && ctx.drop_event_stat[i]) ||
+                std::find(kept.not_on_allocator_events.begin(), kept.not_on_allocator_events.end(), stat_names[i]) !=
+                    kept.not_on_allocator_events.end();
+    ctx.allocator_event = std::move(allocator);
+    ctx.drop_allocator_event_stat = std::move(drop);
+    budget_.Charge(Growth::kStatNames, ctx.allocator_event.capacity() + ctx.drop_allocator_event_stat.capacity(), 0);
   }
 
   // Pass 2: the lines, in order, into the model: the pre-scan frames them

@@ -67,6 +67,10 @@ EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysi
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   }
   EventStatFilter filter = EventStatFilter::Only(std::move(names));
+  // TensorFlow's pending step id on allocator events: grouping reads `id`
+  // on executor and iterator events only, tf.data on iterator events, and
+  // the memory profile takes the step from grouping.
+  filter.not_on_allocator_events = {"id"};
   // Every summary skips derived lines (but the Steps line).
   filter.keep_derived_line_events = false;
   // The device side alone (kernel-stats) reads no host-thread event.

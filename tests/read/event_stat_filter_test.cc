@@ -512,3 +512,104 @@ TEST_CASE("XPlane reader skips every device plane's lines for a command that rea
   CHECK(testing::PlaneNamed(some, "/host:python-tracer").lines[0].events[0].duration_ps == 50);
   CHECK(some_diag.empty());
 }
+
+TEST_CASE("XPlane reader leaves a stat out of the host's allocator events only, where asked", "[xplane][filter]") {
+  // TensorFlow's pending step id: on every allocator event, read on none
+  // (EventStatFilter::not_on_allocator_events). Ops keep theirs, and so does
+  // an event of the same name on a GPU plane, which is no allocator event.
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  auto allocation = [](int64_t id) -> tfprof::testing::StatList {
+    return {{"allocator_name", std::string("GPU_0_bfc")},
+            {"bytes_allocated", int64_t{4096}},
+            {"tf_op", Ref{"dense/MatMul:MatMul"}},
+            {"id", id},
+            {"region_type", std::string("output")}};
+  };
+  host.Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"dense/MatMul:MatMul"}}, {"id", int64_t{100}}})
+      .Event("MemoryAllocation", 100, 0, allocation(101))
+      .Event("MemoryDeallocation", 1'500, 0, allocation(102))
+      .Event("Relu:Relu", 3'000, 100, {{"tf_op", Ref{"dense/Relu:Relu"}}});
+  space.Plane("/device:GPU:0", 1)
+      .Line(7, "Stream #7(Compute)", 1'000)
+      .Event("MemoryAllocation", 0, 10, {{"id", int64_t{7}}});
+  const std::string bytes = space.Serialize();
+  EventStatFilter kept = kAnalysed;
+  kept.names.push_back("id");
+  kept.names.push_back("bytes_allocated");
+  kept.not_on_allocator_events = {"id"};
+  Diagnostics diag;
+  const Host h = Read(bytes, kept, diag);
+  const Line& line = h.planes[0].lines[0];
+  REQUIRE(line.events.size() == 4);
+  const StatFinder id(h, h.planes[0], "id"), bytes_allocated(h, h.planes[0], "bytes_allocated");
+  REQUIRE(id.In(line.EventStats(0)));
+  CHECK(id.In(line.EventStats(0))->AsInt() == 100);  // MatMul keeps it.
+  CHECK_FALSE(id.In(line.EventStats(1)));            // The allocation,
+  CHECK_FALSE(id.In(line.EventStats(2)));            // and the free, do not.
+  CHECK(bytes_allocated.In(line.EventStats(1))->AsInt() == 4096);
+  CHECK(bytes_allocated.In(line.EventStats(2))->AsInt() == 4096);
+  // allocator_name and region_type are not asked for; tf_op is, on both.
+  CHECK(line.EventStats(1).size() == 2);
+  CHECK(h.event_stats_dropped == 2 * 3);  // allocator_name, region_type and id on each allocator event.
+  CHECK(StatFinder(h, h.planes[1], "id").In(h.planes[1].lines[0].EventStats(0))->AsInt() == 7);
+  // Without the list, every event keeps its id; read whole, too.
+  kept.not_on_allocator_events.clear();
+  const Host with_ids = Read(bytes, kept, diag);
+  CHECK(StatFinder(with_ids, with_ids.planes[0], "id").In(with_ids.planes[0].lines[0].EventStats(1))->AsInt() == 101);
+  const Host all = Read(bytes, kAll, diag);
+  CHECK(StatFinder(all, all.planes[0], "id").In(all.planes[0].lines[0].EventStats(2))->AsInt() == 102);
+  CHECK(diag.empty());
+}
+
+TEST_CASE(
+    "XPlane reader leaves a stat out of allocator events across chunks and keeps it where the metadata id "
+    "comes later",
+    "[xplane][filter]") {
+  XSpaceBuilder space;
+  auto line = space.Plane("/host:CPU", 0).Line(1, "tf_Compute", 0);
+  constexpr int64_t kEvents = 150'000;
+  for (int64_t i = 0; i < kEvents; ++i) {
+    if (i % 3 == 1) line.Event("MemoryAllocation", i * 10, 0, {{"bytes_allocated", i}, {"id", i}});
+    else line.Event("Op:Op", i * 10, 5, {{"id", i}});
+  }
+  EventStatFilter kept = EventStatFilter::Only({"bytes_allocated", "id"});
+  kept.not_on_allocator_events = {"id"};
+  Diagnostics diag;
+  const Host h = Read(space.Serialize(), kept, diag);
+  const Line& read = h.planes[0].lines[0];
+  REQUIRE(read.events.size() == static_cast<size_t>(kEvents));
+  CHECK(read.stats.size() == static_cast<size_t>(kEvents));  // One stat an event either way.
+  const StatFinder id(h, h.planes[0], "id"), bytes_allocated(h, h.planes[0], "bytes_allocated");
+  bool all_right = true;
+  for (size_t k = 0; k < read.events.size(); ++k) {
+    const auto stats = read.EventStats(k);
+    const bool allocation = k % 3 == 1;
+    all_right = all_right && stats.size() == 1 &&
+                (allocation ? !id.In(stats) && bytes_allocated.In(stats)->AsInt() == static_cast<int64_t>(k)
+                            : id.In(stats)->AsInt() == static_cast<int64_t>(k));
+  }
+  CHECK(all_right);
+  CHECK(h.event_stats_dropped == static_cast<uint64_t>(kEvents / 3));
+
+  // An allocator event written with its metadata id after its offset keeps
+  // the stat (as one leaves out the allocator events only when the id
+  // comes first).
+  const std::string id_stat = BytesField(4, VarintField(1, 7) + VarintField(4, 55));
+  const std::string first = VarintField(1, 1) + VarintField(2, 0) + VarintField(3, 0) + id_stat;
+  const std::string second = VarintField(2, 20) + VarintField(1, 1) + VarintField(3, 0) + id_stat;
+  const std::string bytes = BytesField(
+      1, VarintField(1, 1) + BytesField(2, "/host:CPU") +
+             BytesField(3, VarintField(1, 1) + BytesField(2, "t") + BytesField(4, first) + BytesField(4, second)) +
+             BytesField(4, VarintField(1, 1) + BytesField(2, VarintField(1, 1) + BytesField(2, "MemoryAllocation"))) +
+             BytesField(5, VarintField(1, 7) + BytesField(2, VarintField(1, 7) + BytesField(2, "id"))));
+  const Host odd = Read(bytes, kept, diag);
+  const Line& l = odd.planes[0].lines[0];
+  REQUIRE(l.events.size() == 2);
+  const StatFinder odd_id(odd, odd.planes[0], "id");
+  CHECK_FALSE(odd_id.In(l.EventStats(0)));
+  REQUIRE(odd_id.In(l.EventStats(1)));
+  CHECK(odd_id.In(l.EventStats(1))->AsInt() == 55);
+  CHECK(diag.empty());
+}

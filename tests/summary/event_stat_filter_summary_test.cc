@@ -331,5 +331,15 @@ TEST_CASE("Leaving allocator events out changes what --compat xprof counts, and 
   CHECK(skipped > 100);
 }
 
+TEST_CASE("Allocator events read without TensorFlow's pending step id, which no analysis reads there",
+          "[filter][summary]") {
+  for (SummaryParts parts :
+       {SummaryParts(SummaryPart::kMemory), SummaryParts::All(), SummaryPart::kSteps | SummaryPart::kTfData}) {
+    const EventStatFilter f = EventStatsFor(parts, {});
+    CHECK(f.Keeps("id"));  // Grouping's executor ids, tf.data's iterator ids.
+    CHECK(f.not_on_allocator_events == std::vector<std::string_view>{"id"});
+  }
+}
+
 }  // namespace
 }  // namespace tfprof
