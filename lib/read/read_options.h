@@ -51,12 +51,16 @@ struct EventStatFilter {
   bool keep_allocator_events = true;
 
   // Without keep_all: names kept on other events but left out of the
-  // allocator events (schema::IsAllocatorEvent) that are read, because no
-  // analysis reads them there. TensorFlow writes the pending step `id` on
-  // every allocator event (12 bytes of a dozen stats), while grouping reads
-  // `id` only on executor and iterator events: at 1 GB that is 4.5 M stats,
-  // 52 MiB of `memory`'s peak. As with keep_allocator_events, an event
-  // whose metadata id is not its first field keeps them.
+  // host's allocator events (schema::IsAllocatorEvent) that are read,
+  // because no analysis reads them there. TensorFlow writes its pending
+  // step `id` on every allocator event (one of a dozen stats: at 1 GB 4.5 M
+  // stats, 52 MiB of `memory`'s peak); grouping reads `id` on executor,
+  // iterator and captured-function events, and on step roots (events with
+  // an `_r` stat, which TensorFlow never writes on an allocator event: one
+  // that had both would be a root not checked against tf.data's function
+  // ids, as commands that leave allocator events out do not see it at all).
+  // As with keep_allocator_events, an event whose metadata id is not its
+  // first field keeps them.
   std::vector<std::string_view> not_on_allocator_events;
 
   static EventStatFilter Only(std::vector<std::string_view> kept) { return {false, std::move(kept)}; }

@@ -430,9 +430,9 @@ class EventDecoder {
   // An event the chunk leaves out: its metadata is this.
   static constexpr uint32_t kLeftOut = IdMap::kMissing;
 
-  template <bool kLeavesOut>
   // `allocator_lookup`: the stats' lookups for an allocator event, when
   // the plane has such lookups (PlaneContext::allocator_event), else null.
+  template <bool kLeavesOut>
   inline __attribute__((always_inline)) Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps,
                                                         const PlaneContext::EventStatLookup& lookup,
                                                         const PlaneContext::EventStatLookup* allocator_lookup) {
@@ -448,7 +448,7 @@ class EventDecoder {
       // PlaneContext::LeavesOut's rule, on what was just read.
       if constexpr (kLeavesOut)
         if (ctx_.SkipsMetadataId(meta_id)) return Event{0, 0, kLeftOut, 0};
-      const PlaneContext::EventStatLookup& kept =
+      const PlaneContext::EventStatLookup& stat_lookup =
           allocator_lookup && ctx_.IsAllocatorMetadataId(meta_id) ? *allocator_lookup : lookup;
       if (e.PeekByte() == ((kEventOffsetPs << 3) | kVarint)) {
         e.Varint();
@@ -459,11 +459,11 @@ class EventDecoder {
         duration_ps = e.Int64();
       }
       while (e.PeekByte() == kStatsTag) {
-        ReadCommonEventStats(e, stats, kept);
+        ReadCommonEventStats(e, stats, stat_lookup);
         if (e.PeekByte() != kStatsTag) break;
         e.Varint();
         WireDecoder s = e.Message();
-        ReadEventStat(s, stats, kept);
+        ReadEventStat(s, stats, stat_lookup);
       }
     }
     while (!e.done()) {

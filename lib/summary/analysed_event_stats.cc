@@ -68,8 +68,9 @@ EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysi
   }
   EventStatFilter filter = EventStatFilter::Only(std::move(names));
   // TensorFlow's pending step id on allocator events: grouping reads `id`
-  // on executor and iterator events only, tf.data on iterator events, and
-  // the memory profile takes the step from grouping.
+  // on executor, iterator and captured-function events and on step roots,
+  // tf.data on iterator events, and the memory profile takes the step from
+  // grouping (EventStatFilter::not_on_allocator_events).
   filter.not_on_allocator_events = {"id"};
   // Every summary skips derived lines (but the Steps line).
   filter.keep_derived_line_events = false;

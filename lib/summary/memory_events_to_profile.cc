@@ -359,8 +359,10 @@ void VisitSnapshots(const std::vector<AllocatorEvent>& events, const SnapshotSou
     for (size_t i = 0; i < out.size(); ++i)
       out[i] = {snapshot_of.Read(events[from + i]), snapshot_of.GroupOf(events[from + i])};
   };
-  const size_t ahead = blocks >= 4 && HardwareThreads() > 1 ? 2 : 0;  // Blocks read while one is visited.
-  std::vector<std::vector<Read>> buffers(ahead + 1);                  // Block b's is buffers[b % (ahead + 1)].
+  // Blocks read while one is visited (with fewer blocks, a thread is not
+  // worth starting); block b's buffer is b % (ahead + 1).
+  const size_t ahead = blocks >= 4 ? options.walk_read_ahead : 0;
+  std::vector<std::vector<Read>> buffers(ahead + 1);
   std::deque<std::future<void>> reading;  // Of the blocks after the visited one; a destructor waits.
   auto start = [&](size_t b) {
     if (b < blocks) reading.push_back(std::async(std::launch::async, read, b, std::ref(buffers[b % (ahead + 1)])));

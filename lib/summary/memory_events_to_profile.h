@@ -177,9 +177,8 @@ struct MemoryProfileOptions {
   // The walk in time order reads each event's snapshot from the model,
   // most of its time: in blocks of this many events, `walk_read_ahead`
   // blocks of them read ahead on threads of their own while the walk takes
-  // the one before (from four blocks on, with more than one hardware
-  // thread; 0: read where walked). The result is the same either way.
-  // Tests make the blocks small.
+  // the one before (from four blocks on; 0: read where walked). The result
+  // is the same either way. Tests make the blocks small.
   size_t walk_block_events = size_t{1} << 14;
   size_t walk_read_ahead = 2;
 };

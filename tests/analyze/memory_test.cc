@@ -744,9 +744,8 @@ TEST_CASE("Memory profile read in pieces on several threads equals the one read 
 TEST_CASE("Memory profile walk reading snapshots ahead on other threads equals the walk reading them itself",
           "[memory]") {
   // Blocks of a few events, so that these small captures are read ahead
-  // block by block (on a machine with more than one hardware thread, as
-  // CI's), the buffers reused in turn; the interning of the profile's
-  // strings stays in the walk's own order.
+  // block by block (from four blocks on: all but HandCapture's 9-event
+  // allocator at blocks of 3 and 7), the buffers reused in turn.
   auto check = [](const Host& h) {
     for (Compat compat : {Compat::kDefault, Compat::kXprof, Compat::kTfLegacy}) {
       for (size_t points : {size_t{0}, size_t{5}}) {
@@ -766,9 +765,6 @@ TEST_CASE("Memory profile walk reading snapshots ahead on other threads equals t
             const HostMemoryProfile read_ahead = BuildMemoryProfile(h, options, ahead_diag);
             CheckSameProfile(here, read_ahead);
             CheckSameDiagnostics(ahead_diag, here_diag);
-            // The profile's strings were interned in the same order.
-            REQUIRE(read_ahead.strings.size() == here.strings.size());
-            for (StringId s = 0; s < here.strings.size(); ++s) CHECK(read_ahead.Str(s) == here.Str(s));
           }
         }
       }
