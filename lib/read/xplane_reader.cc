@@ -219,6 +219,19 @@ class XSpaceReader {
     budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
   }
 
+  // Per event metadata of the plane: 1 for an allocator event's name
+  // (schema::IsAllocatorEvent); empty when there is none.
+  std::vector<uint8_t> AllocatorEventNames(const Plane& plane) const {
+    std::vector<uint8_t> allocator(plane.event_metadata.size());
+    bool any = false;
+    for (size_t m = 0; m < allocator.size(); ++m) {
+      allocator[m] = schema::IsAllocatorEvent(host_->Str(plane.event_metadata[m].name));
+      any = any || allocator[m];
+    }
+    if (!any) allocator.clear();
+    return allocator;
+  }
+
   // Which of the plane's event names the command leaves out of its lines
   // (ReadOptions::event_stats.keep_allocator_events): the host's allocator
   // events. None marked: every event is decoded (or, for a command that
@@ -228,13 +241,8 @@ class XSpaceReader {
     if (kept.keep_allocator_events || !kept.keep_host_thread_events ||
         host_->PlaneName(plane) != schema::kHostThreadsPlane)
       return;
-    std::vector<uint8_t> skip(plane.event_metadata.size());
-    bool any = false;
-    for (size_t m = 0; m < skip.size(); ++m) {
-      skip[m] = schema::IsAllocatorEvent(host_->Str(plane.event_metadata[m].name));
-      any = any || skip[m];
-    }
-    if (!any) return;
+    std::vector<uint8_t> skip = AllocatorEventNames(plane);
+    if (skip.empty()) return;
     ctx.skip_event = std::move(skip);
     budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
   }
@@ -246,13 +254,8 @@ class XSpaceReader {
     if (kept.keep_all || kept.not_on_allocator_events.empty() || !ctx.skip_event.empty() ||
         host_->PlaneName(plane) != schema::kHostThreadsPlane)
       return;
-    std::vector<uint8_t> allocator(plane.event_metadata.size());
-    bool any = false;
-    for (size_t m = 0; m < allocator.size(); ++m) {
-      allocator[m] = schema::IsAllocatorEvent(host_->Str(plane.event_metadata[m].name));
-      any = any || allocator[m];
-    }
-    if (!any) return;
+    std::vector<uint8_t> allocator = AllocatorEventNames(plane);
+    if (allocator.empty()) return;
     std::vector<uint8_t> drop(stat_names.size());
     for (size_t i = 0; i < stat_names.size(); ++i)
       drop[i] = (i < ctx.drop_event_stat.size() && ctx.drop_event_stat[i]) ||

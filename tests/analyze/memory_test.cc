@@ -676,6 +676,32 @@ XSpaceBuilder OrderCapture() {
 
 }  // namespace
 
+namespace {
+
+// The profile of `h` with `options` is `expected`, diagnostics and all.
+void CheckSameAs(const Host& h, const MemoryProfileOptions& options, const HostMemoryProfile& expected,
+                 const Diagnostics& expected_diag) {
+  Diagnostics diag;
+  const HostMemoryProfile p = BuildMemoryProfile(h, options, diag);
+  CheckSameProfile(expected, p);
+  CheckSameDiagnostics(diag, expected_diag);
+}
+
+// The captures the profile's splits (pieces, blocks read ahead) are checked
+// on: built in code, and a real TensorFlow capture.
+template <class Check>
+void ForEachSplitCapture(Check&& check) {
+  Diagnostics d;
+  check(ReadXSpaceBytes(OrderCapture().Serialize(), "order.xplane.pb", d));
+  check(ReadXSpaceBytes(ManyEvents(60).Serialize(), "many.xplane.pb", d));
+  check(ReadXSpaceBytes(HandCapture().Serialize(), "box.xplane.pb", d));
+  check(ReadXSpaceFile(tfprof::testing::SourcePath(
+                           "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/tfprof-capture.xplane.pb"),
+                       d));
+}
+
+}  // namespace
+
 TEST_CASE("Memory profile read in pieces on several threads equals the one read in one piece", "[memory]") {
   Diagnostics d;
   {
@@ -724,21 +750,13 @@ TEST_CASE("Memory profile read in pieces on several threads equals the one read 
           MemoryProfileOptions options = MemoryProfileOptionsFor(compat);
           options.collect_piece_events = piece;
           options.collect_threads = threads;
-          Diagnostics pieces_diag;
-          const HostMemoryProfile pieces = BuildMemoryProfile(h, options, pieces_diag);
-          CheckSameProfile(whole, pieces);
           // Examples are the first in capture order, whatever the pieces.
-          CheckSameDiagnostics(pieces_diag, whole_diag);
+          CheckSameAs(h, options, whole, whole_diag);
         }
       }
     }
   };
-  check(ReadXSpaceBytes(OrderCapture().Serialize(), "order.xplane.pb", d));
-  check(ReadXSpaceBytes(ManyEvents(60).Serialize(), "many.xplane.pb", d));
-  check(ReadXSpaceBytes(HandCapture().Serialize(), "box.xplane.pb", d));
-  check(ReadXSpaceFile(tfprof::testing::SourcePath(
-                           "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/tfprof-capture.xplane.pb"),
-                       d));
+  ForEachSplitCapture(check);
 }
 
 TEST_CASE("Memory profile walk reading snapshots ahead on other threads equals the walk reading them itself",
@@ -761,10 +779,7 @@ TEST_CASE("Memory profile walk reading snapshots ahead on other threads equals t
             MemoryProfileOptions options = here_options;
             options.walk_block_events = block;
             options.walk_read_ahead = ahead;
-            Diagnostics ahead_diag;
-            const HostMemoryProfile read_ahead = BuildMemoryProfile(h, options, ahead_diag);
-            CheckSameProfile(here, read_ahead);
-            CheckSameDiagnostics(ahead_diag, here_diag);
+            CheckSameAs(h, options, here, here_diag);
           }
         }
       }
@@ -791,10 +806,5 @@ TEST_CASE("Memory profile walk reading snapshots ahead on other threads equals t
     CHECK(p.Str(gpu.timeline[5].op_name) == "dense/BiasAdd");
     CHECK(p.Str(gpu.timeline[6].shape) == "[64,64,160,160]");
   }
-  check(ReadXSpaceBytes(OrderCapture().Serialize(), "order.xplane.pb", d));
-  check(ReadXSpaceBytes(ManyEvents(60).Serialize(), "many.xplane.pb", d));
-  check(ReadXSpaceBytes(HandCapture().Serialize(), "box.xplane.pb", d));
-  check(ReadXSpaceFile(tfprof::testing::SourcePath(
-                           "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/tfprof-capture.xplane.pb"),
-                       d));
+  ForEachSplitCapture(check);
 }
