@@ -53,8 +53,8 @@ struct EventStatFilter {
   // Without keep_all: names kept on other events but left out of the
   // host's allocator events (schema::IsAllocatorEvent) that are read,
   // because no analysis reads them there. TensorFlow writes its pending
-  // step `id` on every allocator event (one of a dozen stats: at 1 GB 4.5 M
-  // stats, 52 MiB of `memory`'s peak); grouping reads `id` on executor,
+  // step `id` on every allocator event (one of a dozen stats: at 1 GB 4.2 M
+  // stats, 48 MiB of `memory`'s peak); grouping reads `id` on executor,
   // iterator and captured-function events, and on step roots (events with
   // an `_r` stat, which TensorFlow never writes on an allocator event: one
   // that had both would be a root not checked against tf.data's function
