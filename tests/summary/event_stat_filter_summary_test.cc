@@ -13,7 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include "lib/model/stat_finder.h"
+#include "lib/model/xplane_schema.h"
 #include "lib/read/capture_discovery.h"
+#include "lib/read/xplane_reader.h"
 #include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/captures_to_run_summary.h"
 #include "lib/summary/run_summary_combine.h"
@@ -329,6 +332,37 @@ TEST_CASE("Leaving allocator events out changes what --compat xprof counts, and 
   options.parts = ops;
   CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
   CHECK(skipped > 100);
+}
+
+TEST_CASE(
+    "A real TensorFlow capture's allocator events are read by memory without their step id, its other "
+    "events with theirs",
+    "[filter][summary]") {
+  const std::string path =
+      testing::SourcePath("testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/tfprof-capture.xplane.pb");
+  // Events of each kind holding an `id` stat, read with `kept`.
+  auto ids = [&](const EventStatFilter& kept) {
+    ReadOptions options;
+    options.event_stats = kept;
+    Diagnostics diag;
+    const Host h = ReadXSpaceFile(path, diag, options);
+    const Plane* cpu = h.FindPlane(schema::kHostThreadsPlane);
+    REQUIRE(cpu);
+    const StatFinder id(h, *cpu, "id");
+    std::pair<uint64_t, uint64_t> allocator_and_other{0, 0};
+    for (const Line& line : cpu->lines)
+      for (size_t e = 0; e < line.events.size(); ++e)
+        if (id.In(line.EventStats(e)))
+          ++(schema::IsAllocatorEvent(h.EventName(*cpu, line.events[e])) ? allocator_and_other.first
+                                                                         : allocator_and_other.second);
+    return allocator_and_other;
+  };
+  const auto whole = ids(EventStatFilter());
+  const auto memory = ids(EventStatsFor(SummaryPart::kMemory, {}));
+  CHECK(whole.first > 100);  // BFC writes one on every allocation and free.
+  CHECK(memory.first == 0);
+  CHECK(whole.second > 0);  // Executor and iterator ids, kept.
+  CHECK(memory.second == whole.second);
 }
 
 TEST_CASE("Allocator events read without TensorFlow's pending step id, which no analysis reads there",
