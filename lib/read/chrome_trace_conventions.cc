@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -88,24 +89,18 @@ uint64_t LevelZeroFromAnnotation(Host& host, Plane& plane) {
   if (!annotation || plane.FindStatKey(host.strings, "level 0") || plane.FindStatKey(host.strings, "tf_op")) return 0;
   const StatKey level0 = StatKeyFor(host, plane, "level 0");
   uint64_t count = 0;
+  constexpr StringId kNone = std::numeric_limits<StringId>::max();
   for (Line& line : plane.lines) {
     bool any = false;
     for (const Stat& s : line.stats) any = any || (s.key() == *annotation && s.type() == StatType::kString);
     if (!any) continue;
-    StatPool stats;
-    stats.reserve(line.stats.size() + line.events.size());
-    uint32_t begin = 0;  // The event's stats in the old pool (its stats_end is rewritten below).
-    for (size_t i = 0; i < line.events.size(); ++i) {
-      std::span<const Stat> own(line.stats.data() + begin, line.events[i].stats_end - begin);
-      begin = line.events[i].stats_end;
-      stats.insert(stats.end(), own.begin(), own.end());
-      if (auto a = FindStatIn(own, annotation); a && a->type() == StatType::kString) {
-        stats.push_back(Stat::String(level0, host.strings.Intern(LevelZero(host.Str(a->AsString())))));
-        ++count;
-      }
-      line.events[i].stats_end = static_cast<uint32_t>(stats.size());
-    }
-    line.stats = std::move(stats);
+    std::vector<StringId> level_of(line.events.size(), kNone);
+    for (size_t i = 0; i < line.events.size(); ++i)
+      if (auto a = FindStatIn(line.EventStats(i), annotation); a && a->type() == StatType::kString)
+        level_of[i] = host.strings.Intern(LevelZero(host.Str(a->AsString())));
+    count += MakeRoomForStats(line, [&](size_t i) -> size_t { return level_of[i] != kNone; });
+    for (size_t i = 0; i < line.events.size(); ++i)
+      if (level_of[i] != kNone) line.stats[line.events[i].stats_end - 1] = Stat::String(level0, level_of[i]);
   }
   return count;
 }
@@ -376,25 +371,22 @@ uint64_t LaunchDimsToKernels(Host& host, const Plane& cpu, Plane& gpu) {
   const StatKey to_grid = StatKeyFor(host, gpu, "grid"), to_block = StatKeyFor(host, gpu, "block");
   uint64_t count = 0;
   for (Line& line : gpu.lines) {
-    StatPool stats;
-    stats.reserve(line.stats.size() + 2 * line.events.size());
-    uint32_t begin = 0;  // The event's stats in the old pool (its stats_end is rewritten below).
-    for (Event& e : line.events) {
-      std::span<const Stat> own(line.stats.data() + begin, e.stats_end - begin);
-      begin = e.stats_end;
-      stats.insert(stats.end(), own.begin(), own.end());
+    std::vector<const std::pair<Stat, Stat>*> dims_of(line.events.size(), nullptr);
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      auto own = line.EventStats(i);
       auto c = FindStatIn(own, gpu_corr), k = FindStatIn(own, cat);
       if (c && k && k->type() == StatType::kString && KindOfCat(host.Str(k->AsString())) == CatKind::kDevice &&
           host.Str(k->AsString()) != "gpu_memcpy" && host.Str(k->AsString()) != "gpu_memset" &&
           !FindStatIn(own, gpu_grid))
-        if (auto it = dims.find(c->AsInt()); it != dims.end()) {
-          stats.push_back(Stat::Make(to_grid, it->second.first.type(), it->second.first.bits));
-          stats.push_back(Stat::Make(to_block, it->second.second.type(), it->second.second.bits));
-          ++count;
-        }
-      e.stats_end = static_cast<uint32_t>(stats.size());
+        if (auto it = dims.find(c->AsInt()); it != dims.end()) dims_of[i] = &it->second;
     }
-    line.stats = std::move(stats);
+    count += MakeRoomForStats(line, [&](size_t i) -> size_t { return dims_of[i] ? 2 : 0; }) / 2;
+    for (size_t i = 0; i < line.events.size(); ++i) {
+      if (!dims_of[i]) continue;
+      Stat* out = line.stats.data() + line.events[i].stats_end - 2;
+      out[0] = Stat::Make(to_grid, dims_of[i]->first.type(), dims_of[i]->first.bits);
+      out[1] = Stat::Make(to_block, dims_of[i]->second.type(), dims_of[i]->second.bits);
+    }
   }
   return count;
 }

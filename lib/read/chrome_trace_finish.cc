@@ -1,6 +1,5 @@
 // ChromeTraceBuilder::Finish: closing what is still open, sorting, naming
 // and ordering planes and lines, and reporting the diagnostics.
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -33,16 +32,10 @@ constexpr const DiagnosticKind* kTraceDiagKinds[] = {
 };
 static_assert(std::size(kTraceDiagKinds) == static_cast<size_t>(TraceDiag::kCount));
 
-// Large model vectors are filled once, front to back: with huge pages that
-// costs one page fault per 2 MB instead of one per 4 KB. Only advice: the
-// kernel may ignore it.
-void AdviseHugePages(void* data, size_t bytes) {
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  if (bytes < 2 * kHuge) return;
-  uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
+// Stats the conventions add to an event once the lines are finished:
+// Kineto's op name and type on each op (device events may get more, and
+// make room for them by moving their line's stats).
+constexpr size_t kStatRoomPerEvent = 2;
 
 }  // namespace
 
@@ -106,9 +99,13 @@ bool ChromeTraceBuilder::Materialize(LineState& state) const {
   for (size_t b = 0; b < stats_left.size(); ++b) stats_left[b] = stats.used(b);
   Line& line = state.line;
   line.events.reserve(kept);
-  line.stats.reserve(kept_stats);
-  AdviseHugePages(line.events.data(), kept * sizeof(Event));
-  AdviseHugePages(line.stats.data(), kept_stats * sizeof(Stat));
+  // The stats get room for what the conventions add to some events after
+  // (MakeRoomForStats: Kineto's op name and type on every op): capacity
+  // only, whose pages stay untouched unless used. Not advised into huge
+  // pages: on these machines a huge page's fault may wait for the kernel to
+  // compact memory, and finishing the 1 GB Kineto trace's lines took
+  // 395-587 ms with the advice against 261-325 ms without (docs/performance.md).
+  line.stats.reserve(kept_stats + kStatRoomPerEvent * kept);
   auto consume_stats = [&](size_t from, size_t to, bool copy) {
     while (from < to) {
       auto [b, offset] = chrome_trace::BlockVector<Stat>::Locate(from);

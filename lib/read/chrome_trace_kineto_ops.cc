@@ -30,28 +30,25 @@ struct OpKeys {
   std::optional<StatKey> input_types;
 };
 
-// Appends the op stats to the events `op_of` names (kEmpty: none),
-// rebuilding the line's stat pool. Returns the events given an op.
+// Appends the op stats to the events `op_of` names (kEmpty: none), in
+// room made in the line's stat pool. Returns the events given an op.
 uint64_t AddOpStats(Line& line, const OpKeys& keys, const std::vector<OpOf>& op_of) {
-  StatPool stats;
-  stats.reserve(line.stats.size() + 2 * line.events.size());
-  uint32_t begin = 0;  // The event's stats in the old pool (its stats_end is rewritten below).
+  auto room = [&](size_t i) -> size_t {
+    if (op_of[i].name == StringPool::kEmpty) return 0;
+    return keys.input_types && op_of[i].input_types != StringPool::kEmpty ? 3 : 2;
+  };
+  if (MakeRoomForStats(line, room) == 0) return 0;
   uint64_t count = 0;
   for (size_t i = 0; i < line.events.size(); ++i) {
-    std::span<const Stat> own(line.stats.data() + begin, line.events[i].stats_end - begin);
-    begin = line.events[i].stats_end;
-    stats.insert(stats.end(), own.begin(), own.end());
-    if (op_of[i].name != StringPool::kEmpty) {
-      // Name and type are both the PyTorch op (see the header).
-      stats.push_back(Stat::String(keys.tf_op, op_of[i].name));
-      stats.push_back(Stat::String(keys.tf_op_type, op_of[i].name));
-      if (keys.input_types && op_of[i].input_types != StringPool::kEmpty)
-        stats.push_back(Stat::String(*keys.input_types, op_of[i].input_types));
-      ++count;
-    }
-    line.events[i].stats_end = static_cast<uint32_t>(stats.size());
+    const size_t n = room(i);
+    if (n == 0) continue;
+    Stat* out = line.stats.data() + line.events[i].stats_end - n;
+    // Name and type are both the PyTorch op (see the header).
+    out[0] = Stat::String(keys.tf_op, op_of[i].name);
+    out[1] = Stat::String(keys.tf_op_type, op_of[i].name);
+    if (n == 3) out[2] = Stat::String(*keys.input_types, op_of[i].input_types);
+    ++count;
   }
-  line.stats = std::move(stats);
   return count;
 }
 
