@@ -32,10 +32,11 @@ constexpr const DiagnosticKind* kTraceDiagKinds[] = {
 };
 static_assert(std::size(kTraceDiagKinds) == static_cast<size_t>(TraceDiag::kCount));
 
-// Stats the conventions add to an event once the lines are finished:
-// Kineto's op name and type on each op (device events may get more, and
-// make room for them by moving their line's stats).
-constexpr size_t kStatRoomPerEvent = 2;
+// Stats the conventions may add to an event once the lines are finished:
+// Kineto's op name and type on a host op; on a kernel its launch's grid and
+// block, and its op's name, type and input types. Capacity only: the
+// pages of the room no event takes are never touched.
+constexpr size_t kStatRoomPerEvent = 5;
 
 }  // namespace
 
@@ -91,20 +92,19 @@ bool ChromeTraceBuilder::Materialize(LineState& state) const {
     for (const Key& k : keys) order.push_back(k.index);
   }
 
-  // Copy into exact-size vectors, freeing each block as soon as all it
-  // holds has been copied, so that the peak stays near the model's size
-  // (events sorted by start were mostly read close together).
+  // Copy into vectors of the exact size (the stats' with room for what the
+  // conventions add to some events after: MakeRoomForStats), freeing each
+  // block as soon as all it holds has been copied, so that the peak stays
+  // near the model's size (events sorted by start were mostly read close
+  // together). Not advised into huge pages: on these machines a huge page's
+  // fault may wait for the kernel to compact memory, and finishing the 1 GB
+  // Kineto trace's lines took 395-587 ms with the advice against 261-325 ms
+  // without (docs/performance.md).
   std::vector<size_t> events_left(events.block_count()), stats_left(stats.block_count());
   for (size_t b = 0; b < events_left.size(); ++b) events_left[b] = events.used(b);
   for (size_t b = 0; b < stats_left.size(); ++b) stats_left[b] = stats.used(b);
   Line& line = state.line;
   line.events.reserve(kept);
-  // The stats get room for what the conventions add to some events after
-  // (MakeRoomForStats: Kineto's op name and type on every op): capacity
-  // only, whose pages stay untouched unless used. Not advised into huge
-  // pages: on these machines a huge page's fault may wait for the kernel to
-  // compact memory, and finishing the 1 GB Kineto trace's lines took
-  // 395-587 ms with the advice against 261-325 ms without (docs/performance.md).
   line.stats.reserve(kept_stats + kStatRoomPerEvent * kept);
   auto consume_stats = [&](size_t from, size_t to, bool copy) {
     while (from < to) {

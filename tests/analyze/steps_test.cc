@@ -218,27 +218,34 @@ TEST_CASE("Grouping: the forest walked on two threads links across them as on on
 }
 
 TEST_CASE("Grouping: kernels find their launches by correlation id, dense or sparse", "[steps]") {
-  // Ids 7 and 8 index a table; adding 10^12 spreads them too far for one,
-  // so they are looked up in a hash map. Either way the kernel of id 9 has
-  // no launch.
+  // Ids 7, 8 and 11 index a table; adding 10^12 spreads them too far for
+  // one, so they are looked up in a hash map. Either way the kernel of id 9
+  // has no launch, the call of id 11 no kernel, and the far id, launched in
+  // both steps, is the later launch's.
   for (const uint64_t far : {uint64_t{8}, uint64_t{1'000'000'000'000}}) {
     XSpaceBuilder b;
     b.Plane("/host:CPU")
         .Line(1, "python3")
         .Event("train", 0, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{1}}})
         .Event("cuLaunchKernel", 10 * kUs, 5 * kUs, {{"correlation_id", uint64_t{7}}})
-        .Event("cuLaunchKernel", 20 * kUs, 5 * kUs, {{"correlation_id", far}});
+        .Event("cuLaunchKernel", 20 * kUs, 5 * kUs, {{"correlation_id", far}})
+        .Event("train", 200 * kUs, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{2}}})
+        .Event("cuLaunchKernel", 210 * kUs, 5 * kUs, {{"correlation_id", far}})
+        .Event("cudaStreamSynchronize", 220 * kUs, 5 * kUs, {{"correlation_id", uint64_t{11}}});
     b.Plane("/device:GPU:0", 0)
         .Line(7, "Stream #7(Compute)", 0)
-        .Event("gemm", 30 * kUs, 10 * kUs, {{"correlation_id", far}})
-        .Event("gemm", 40 * kUs, 10 * kUs, {{"correlation_id", uint64_t{9}}})
-        .Event("gemm", 50 * kUs, 10 * kUs, {{"correlation_id", uint64_t{7}}});
+        .Event("gemm", 230 * kUs, 10 * kUs, {{"correlation_id", far}})
+        .Event("gemm", 240 * kUs, 10 * kUs, {{"correlation_id", uint64_t{9}}})
+        .Event("gemm", 250 * kUs, 10 * kUs, {{"correlation_id", uint64_t{7}}});
     Diagnostics d;
     Host h = ReadXSpaceBytes(b.Serialize(), "corr.xplane.pb", d);
     EventGroups g = GroupEvents(h, d);
-    REQUIRE(g.groups.size() == 1);
-    CHECK(g.Of(1, 0, 0) == 0);
-    CHECK(g.Of(1, 0, 2) == 0);
+    INFO("far id " << far);
+    REQUIRE(g.groups.size() == 2);
+    REQUIRE(g.Of(1, 0, 0) != kNoGroup);
+    CHECK(g.groups[static_cast<size_t>(g.Of(1, 0, 0))].name == "train 2");
+    REQUIRE(g.Of(1, 0, 2) != kNoGroup);
+    CHECK(g.groups[static_cast<size_t>(g.Of(1, 0, 2))].name == "train 1");
     // Only id 9 is missed: a miss of 7 or of the far id would count too.
     CHECK(d.Count("grouping.kernel_without_launch") == 1);
   }
