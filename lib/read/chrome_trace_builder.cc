@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "lib/read/chrome_trace_builder_state.h"
+#include "lib/read/stat_edit.h"
 
 namespace tfprof {
 namespace {
@@ -287,7 +288,10 @@ void ChromeTraceBuilder::AppendStat(PlaneState& plane, LineState& line, std::str
 
 uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& line, const RawTraceEvent& event, int64_t start_ps,
                                   int64_t duration_ps, std::string_view name, const std::vector<TraceArg>& args) {
-  if (line.stats.size() + args.size() + 8 > std::numeric_limits<uint32_t>::max()) {
+  // The stats read, the few this adds, and the room the conventions may
+  // take after (kStatRoomPerEvent) must keep stats_end within 32 bits.
+  if (line.stats.size() + args.size() + 8 + kStatRoomPerEvent * (line.events.size() + 1) >
+      std::numeric_limits<uint32_t>::max()) {
     Count(TraceDiag::kLineTooLarge);
     return UINT32_MAX;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <span>
@@ -296,17 +297,28 @@ uint64_t SplitDeviceLines(Host& host, Plane& plane) {
       }
     }
     if (any) {
-      Line kept;
+      // The annotations move out; the other events close up in place, so
+      // the line keeps the room its pool has for the kernels' added stats
+      // (kStatRoomPerEvent) and no second copy of it is made.
+      size_t kept_events = 0, kept_stats = 0;
+      uint32_t begin = 0;
       for (size_t i = 0; i < line.events.size(); ++i) {
-        auto stats = line.EventStats(i);
-        Line& to = annotation(stats) ? annotations : kept;
-        to.stats.insert(to.stats.end(), stats.begin(), stats.end());
         Event e = line.events[i];
-        e.stats_end = static_cast<uint32_t>(to.stats.size());
-        to.events.push_back(e);
+        const std::span<const Stat> stats(line.stats.data() + begin, e.stats_end - begin);
+        begin = e.stats_end;
+        if (annotation(stats)) {
+          annotations.stats.insert(annotations.stats.end(), stats.begin(), stats.end());
+          e.stats_end = static_cast<uint32_t>(annotations.stats.size());
+          annotations.events.push_back(e);
+          continue;
+        }
+        std::memmove(line.stats.data() + kept_stats, stats.data(), stats.size() * sizeof(Stat));
+        kept_stats += stats.size();
+        e.stats_end = static_cast<uint32_t>(kept_stats);
+        line.events[kept_events++] = e;
       }
-      line.events = std::move(kept.events);
-      line.stats = std::move(kept.stats);
+      line.events.resize(kept_events);
+      line.stats.resize(kept_stats);
     }
     // Kineto's string tids ("stream 7") got synthetic ids when read.
     if (stream_id && one_stream && *stream_id != line.id && *stream_id >= 0 && !ids.contains(*stream_id)) {

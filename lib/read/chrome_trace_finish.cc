@@ -8,6 +8,7 @@
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/read/chrome_trace_builder.h"
 #include "lib/read/chrome_trace_builder_state.h"
+#include "lib/read/stat_edit.h"
 #include "lib/util/parallel_for.h"
 
 namespace tfprof {
@@ -31,12 +32,6 @@ constexpr const DiagnosticKind* kTraceDiagKinds[] = {
     &diag_kind::kJsonNumberOutOfRange,
 };
 static_assert(std::size(kTraceDiagKinds) == static_cast<size_t>(TraceDiag::kCount));
-
-// Stats the conventions may add to an event once the lines are finished:
-// Kineto's op name and type on a host op; on a kernel its launch's grid and
-// block, and its op's name, type and input types. Capacity only: the
-// pages of the room no event takes are never touched.
-constexpr size_t kStatRoomPerEvent = 5;
 
 }  // namespace
 
@@ -93,7 +88,7 @@ bool ChromeTraceBuilder::Materialize(LineState& state) const {
   }
 
   // Copy into vectors of the exact size (the stats' with room for what the
-  // conventions add to some events after: MakeRoomForStats), freeing each
+  // conventions add to some events after: kStatRoomPerEvent), freeing each
   // block as soon as all it holds has been copied, so that the peak stays
   // near the model's size (events sorted by start were mostly read close
   // together). Not advised into huge pages: on these machines a huge page's

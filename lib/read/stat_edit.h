@@ -20,38 +20,57 @@ inline StatKey StatKeyFor(Host& host, Plane& plane, std::string_view name) {
   return static_cast<StatKey>(plane.stat_metadata.size() - 1);
 }
 
+// The most stats the Chrome trace conventions add to one event once the
+// lines are finished: on a kernel its launch's grid and block and its op's
+// name, type and input types (a host op gets its name and type, a
+// TensorFlow GPU event its level 0). The reader leaves this much room per
+// event in each line's stat pool (capacity only: a large pool's pages that
+// no event takes are never touched), and keeps lines small enough that the
+// room cannot take stats_end past 32 bits.
+inline constexpr size_t kStatRoomPerEvent = 5;
+
 // Makes room for `extra(i)` more stats after each event i's own, for a pass
 // that appends stats to some events: event i's room is the extra(i) slots
 // just before its new stats_end, left unwritten for the caller to fill.
-// The stats move towards the end of the pool, from the last event back, each
-// once, and those before the first event given room stay where they are.
-// That is in place where the pool has the capacity (the Chrome trace reader
-// leaves room for these passes), else after one reallocation: not into a
-// second pool built beside the first, whose fresh pages cost more than the
-// copy. `extra` is called twice per event. Returns the stats added.
+// The stats move towards the end of the pool, from the last event back, a
+// run of events at a time, each stat once, and those before the first
+// event given room stay where they are. That is in place where the pool has
+// the capacity (the Chrome trace reader leaves room for these passes), else
+// into a pool of the new size, each run copied straight to its place.
+// `extra` is called at most twice per event. Returns the stats added.
 template <typename ExtraOf>
 size_t MakeRoomForStats(Line& line, ExtraOf extra) {
   size_t added = 0;
   for (size_t i = 0; i < line.events.size(); ++i) added += extra(i);
   if (added == 0) return 0;
-  const size_t old_size = line.stats.size();
-  line.stats.reserve(old_size + added);  // Exactly, where the capacity is short.
-  line.stats.resize(old_size + added);   // DefaultInitAllocator: the room is left unwritten.
-  Stat* stats = line.stats.data();
+  const size_t old_size = line.stats.size(), new_size = old_size + added;
+  StatPool grown;
+  const Stat* from = line.stats.data();
+  Stat* to;
+  if (line.stats.capacity() >= new_size) {
+    line.stats.resize(new_size);  // DefaultInitAllocator: the room is left unwritten.
+    to = line.stats.data();
+  } else {
+    grown.resize(new_size);  // Exactly, unwritten.
+    to = grown.data();
+  }
   // The stats in [.., pending_end) of the old pool move `shift` slots: the
-  // room of the events they belong to and of those before. Moved a run at
-  // a time, the run ending at an event given room.
+  // room of the events they belong to and of those before.
   size_t shift = added, pending_end = old_size;
   for (size_t i = line.events.size(); i-- > 0 && shift > 0;) {
     const uint32_t end = line.events[i].stats_end;
     if (const size_t room = extra(i); room > 0) {
-      std::memmove(stats + end + shift, stats + end, (pending_end - end) * sizeof(Stat));
+      std::memmove(to + end + shift, from + end, (pending_end - end) * sizeof(Stat));
       shift -= room;
       pending_end = end;
       line.events[i].stats_end = static_cast<uint32_t>(end + shift + room);
     } else {
       line.events[i].stats_end = static_cast<uint32_t>(end + shift);
     }
+  }
+  if (to != from) {
+    std::memcpy(to, from, pending_end * sizeof(Stat));  // The stats that stay where they were.
+    line.stats = std::move(grown);
   }
   return added;
 }

@@ -158,5 +158,31 @@ TEST_CASE("Kineto host ops keep their own stats: no stray stat under key 0", "[d
                              "\\\"c10::BFloat16\\\"]\"\n"));
 }
 
+// A ROCm-style kernel: its grid and block come from its hipLaunchKernel,
+// its op from the cpu_op around that launch, each added by a pass of its
+// own after the stream's annotation has moved out of the line. Each pass
+// appends after what the event has, so the kernel's stats read: its own,
+// then grid and block, then the op's name, type and input types.
+TEST_CASE("Kineto kernels: the stats the conventions add follow the kernel's own, in the order added",
+          "[dump][kineto]") {
+  const std::string json = R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 10,
+     "args": {"Input type": ["float", "float"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 2,
+     "args": {"correlation": 5, "grid": [4, 1, 1], "block": [256, 1, 1]}},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "my_region", "pid": 0, "tid": 7, "ts": 14, "dur": 5},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 15, "dur": 1,
+     "args": {"device": 0, "stream": 7, "correlation": 5}}]})";
+  Diagnostics d;
+  const Host host = ReadChromeTraceText(json, "t.json", d);
+  CHECK(d.Count("json.kineto_launch_dims") == 1);
+  CHECK(d.Count("json.kineto_device_annotations") == 1);
+  const std::string dump = Dump(host);
+  INFO(dump);
+  CHECK_THAT(dump, Catch::Contains("\"k\" cat=\"kernel\" device=0 stream=7 correlation_id=5 grid=\"[4, 1, 1]\" "
+                                   "block=\"[256, 1, 1]\" tf_op=\"aten::mm\" tf_op_type=\"aten::mm\" "
+                                   "op_input_types=\"[\\\"float\\\", \\\"float\\\"]\"\n"));
+}
+
 }  // namespace
 }  // namespace tfprof

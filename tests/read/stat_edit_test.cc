@@ -88,18 +88,45 @@ TEST_CASE("MakeRoomForStats: room on the first event moves every stat; none move
   {
     // Only the last event: the others stay where they are.
     Line line = LineWith(own, 16);
+    const Stat* before = line.stats.data();
     CHECK(MakeRoomForStats(line, [](size_t i) -> size_t { return i == 2 ? 1 : 0; }) == 1);
     FillRoom(line, {0, 0, 1});
+    CHECK(line.stats.data() == before);
+    CHECK(line.events[0].stats_end == 1);
     CHECK(line.events[1].stats_end == 3);
+    CHECK(Values(line, 0) == std::vector<int64_t>{0});
+    CHECK(Values(line, 1) == std::vector<int64_t>{100, 101});
     CHECK(Values(line, 2) == std::vector<int64_t>{200, -1});
+  }
+}
+
+TEST_CASE("MakeRoomForStats twice: the second pass moves the first's stats with their events", "[stat_edit]") {
+  // As launch dimensions and then op stats are added to a kernel line: two
+  // stats on events 1 and 2, then three on events 0 and 2 (written -2).
+  const std::vector<uint32_t> own = {1, 2, 1};
+  const std::vector<uint32_t> first = {0, 2, 2}, second = {3, 0, 3};
+  // Capacity for both passes (in place), for the first only, and for none.
+  for (size_t capacity : {size_t{4}, size_t{8}, size_t{14}}) {
+    INFO("capacity " << capacity);
+    Line line = LineWith(own, capacity);
+    CHECK(MakeRoomForStats(line, [&](size_t i) -> size_t { return first[i]; }) == 4);
+    FillRoom(line, first);
+    CHECK(MakeRoomForStats(line, [&](size_t i) -> size_t { return second[i]; }) == 6);
+    for (size_t i = 0; i < second.size(); ++i)
+      for (uint32_t k = 1; k <= second[i]; ++k) line.stats[line.events[i].stats_end - k] = Stat::Int(3, -2);
+    REQUIRE(line.stats.size() == 14);
+    CHECK(Values(line, 0) == std::vector<int64_t>{0, -2, -2, -2});
+    CHECK(Values(line, 1) == std::vector<int64_t>{100, 101, -1, -1});
+    CHECK(Values(line, 2) == std::vector<int64_t>{200, -1, -1, -2, -2, -2});
+    CHECK(line.events[2].stats_end == 14);
   }
 }
 
 TEST_CASE("Chrome trace reader: finished lines leave room for five stats an event", "[stat_edit][json]") {
   // So that Kineto's op stats and a kernel's launch dimensions are added in
-  // place, without a second pool beside the line's (the peak of the 1 GB
-  // Kineto trace's kernel-stats went 490 -> 366 MiB with it and the launch
-  // filter, docs/performance.md).
+  // place, without a second pool beside the line's (docs/performance.md,
+  // session 23: the 1 GB Kineto trace's kernel-stats peak went 490-502 ->
+  // 410 MiB).
   const std::string json = R"({"traceEvents":[
     {"ph":"X","pid":1,"tid":1,"name":"a","ts":1,"dur":5,"args":{"x":1,"y":2}},
     {"ph":"X","pid":1,"tid":1,"name":"b","ts":2,"dur":1,"args":{"x":3}},
@@ -112,5 +139,6 @@ TEST_CASE("Chrome trace reader: finished lines leave room for five stats an even
       if (l.events.size() == 3) line = &l;
   REQUIRE(line);
   CHECK(line->stats.size() == 3);
-  CHECK(line->stats.capacity() >= 3 + 5 * 3);
+  CHECK(line->stats.capacity() >= 3 + kStatRoomPerEvent * 3);
+  CHECK(kStatRoomPerEvent == 5);
 }
