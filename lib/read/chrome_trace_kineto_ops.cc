@@ -158,17 +158,17 @@ absl::flat_hash_set<int64_t> DeviceCorrelationIds(const Host& host, const Plane*
   return ids;
 }
 
-// Host side: types the ops, and notes for each runtime call of a `wanted`
-// correlation id the innermost op, else the innermost user annotation, open
-// when it starts. Lines are independent, so each is worked on one of a few
-// threads; the runtime calls each finds are merged in line order after (a
-// correlation id seen twice keeps its first call, as one pass in that order
-// would).
-absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, const absl::flat_hash_set<int64_t>& wanted,
-                                                 KinetoOpCounts& counts) {
+// Host side: types the ops, and notes for each runtime call whose
+// correlation id a GPU activity has (DeviceCorrelationIds) the innermost
+// op, else the innermost user annotation, open when it starts. Lines are
+// independent, so each is worked on one of a few threads; the runtime calls
+// each finds are merged in line order after (a correlation id seen twice
+// keeps its first call, as one pass in that order would).
+absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoOpCounts& counts) {
   absl::flat_hash_map<int64_t, Launch> launches;
   const auto cat = cpu.FindStatKey(host.strings, "cat");
   if (!cat) return launches;
+  const absl::flat_hash_set<int64_t> wanted = DeviceCorrelationIds(host, &cpu);
   const auto corr = cpu.FindStatKey(host.strings, "correlation_id");
   const auto input_type = cpu.FindStatKey(host.strings, "Input type");
   const OpKeys keys{StatKeyFor(host, cpu, "tf_op"), StatKeyFor(host, cpu, "tf_op_type"), std::nullopt};
@@ -324,7 +324,7 @@ KinetoOpCounts MarkKinetoFrameworkOps(Host& host, Plane* cpu) {
   if (cpu) {
     // A host plane with tf_op stats is not Kineto's to type.
     if (cpu->FindStatKey(host.strings, "tf_op")) return counts;
-    launches = MarkHostOps(host, *cpu, DeviceCorrelationIds(host, cpu), counts);
+    launches = MarkHostOps(host, *cpu, counts);
   }
   for (Plane& plane : host.planes)
     if (&plane != cpu && schema::IsGpuPlane(host.PlaneName(plane))) MarkDeviceOps(host, plane, launches, counts);

@@ -40,19 +40,16 @@ struct PlaneContext {
   // Per event metadata: 1 when the command leaves such events out of their
   // lines (ReadOptions::event_stats.keep_allocator_events). Empty: none.
   std::vector<uint8_t> skip_event;
-  bool SkipsMetadataId(int64_t meta_id) const {
-    const uint32_t m = event_map.Find(meta_id);
-    return m < skip_event.size() && skip_event[m];
-  }
+  bool SkipsMetadataId(int64_t meta_id) const { return SkipsMetadata(event_map.Find(meta_id)); }
+  // The same, by the metadata's index (event_map.Find), for a decoder that
+  // has it already.
+  bool SkipsMetadata(uint32_t m) const { return m < skip_event.size() && skip_event[m]; }
   // Per event metadata: 1 for the allocator events that are read, whose
   // stats drop_allocator_event_stat filters instead
   // (EventStatFilter::not_on_allocator_events). Empty: none.
   std::vector<uint8_t> allocator_event;
   std::vector<uint8_t> drop_allocator_event_stat;
-  bool IsAllocatorMetadataId(int64_t meta_id) const {
-    const uint32_t m = event_map.Find(meta_id);
-    return m < allocator_event.size() && allocator_event[m];
-  }
+  bool IsAllocatorMetadata(uint32_t m) const { return m < allocator_event.size() && allocator_event[m]; }
   // Each event stat's lookups, as plain values: a decoding loop copies
   // them into locals, which no store can alias (the tables' own pointers,
   // read through the context, were loaded again after every stat stored).
@@ -437,6 +434,11 @@ class EventDecoder {
                                                         const PlaneContext::EventStatLookup& lookup,
                                                         const PlaneContext::EventStatLookup* allocator_lookup) {
     int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
+    // The metadata's index, looked up once for the rules below and the
+    // event; again only if the id comes a second time (never, from
+    // protobuf's writers).
+    uint32_t meta = IdMap::kMissing;
+    bool meta_found = false;
     bool aggregated = false;
     // Protobuf writes fields in number order: metadata id, offset,
     // duration, then the stats. That order is read straight; the loop
@@ -445,11 +447,13 @@ class EventDecoder {
     if (e.PeekByte() == ((kEventMetadataId << 3) | kVarint)) {
       e.Varint();
       meta_id = e.Int64();
+      meta = ctx_.event_map.Find(meta_id);
+      meta_found = true;
       // PlaneContext::LeavesOut's rule, on what was just read.
       if constexpr (kLeavesOut)
-        if (ctx_.SkipsMetadataId(meta_id)) return Event{0, 0, kLeftOut, 0};
+        if (ctx_.SkipsMetadata(meta)) return Event{0, 0, kLeftOut, 0};
       const PlaneContext::EventStatLookup& stat_lookup =
-          allocator_lookup && ctx_.IsAllocatorMetadataId(meta_id) ? *allocator_lookup : lookup;
+          allocator_lookup && ctx_.IsAllocatorMetadata(meta) ? *allocator_lookup : lookup;
       if (e.PeekByte() == ((kEventOffsetPs << 3) | kVarint)) {
         e.Varint();
         offset_ps = e.Int64();
@@ -469,7 +473,10 @@ class EventDecoder {
     while (!e.done()) {
       uint64_t tag = e.Varint();
       switch (tag) {
-        case (kEventMetadataId << 3) | kVarint: meta_id = e.Int64(); break;
+        case (kEventMetadataId << 3) | kVarint:
+          meta_id = e.Int64();
+          meta_found = false;
+          break;
         case (kEventOffsetPs << 3) | kVarint: offset_ps = e.Int64(); break;
         case (kEventDurationPs << 3) | kVarint: duration_ps = e.Int64(); break;
         case (kEventStats << 3) | kLengthDelimited: {
@@ -484,7 +491,7 @@ class EventDecoder {
         default: OtherTag(e, tag, "XEvent", kEventNumOccurrences);
       }
     }
-    uint32_t meta = ctx_.event_map.Find(meta_id);
+    if (!meta_found) meta = ctx_.event_map.Find(meta_id);
     if (meta == IdMap::kMissing)
       Dangling(*ctx_.path, e,
                "an event refers to event metadata id " + std::to_string(meta_id) + ", which its plane does not define");
