@@ -78,6 +78,7 @@ void RawTraceEvent::Clear() {
   flow_in = false;
   flow_out = false;
   args.clear();
+  dropped_args = 0;
   entry_count = 0;
 }
 
@@ -85,6 +86,7 @@ ChromeTraceBuilder::ChromeTraceBuilder(Host& host, Diagnostics& diagnostics, con
     : host_(host),
       diagnostics_(diagnostics),
       options_(options),
+      arg_filter_(TraceArgFilter::For(options.event_stats)),
       next_synthetic_id_(kSyntheticIdBase),
       recent_strings_(std::make_unique<RecentStrings>()),
       budget_(host.source_path, options, CaptureFormat::kChromeTrace) {}
@@ -303,6 +305,7 @@ uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& line, const RawT
     AppendStat(plane, line, "cat", cat);
   }
   for (const TraceArg& a : args) AppendStat(plane, line, a.key, a);
+  host_.event_stats_dropped += event.dropped_args;
   if (event.has_id) {
     TraceArg id;
     int64_t n;

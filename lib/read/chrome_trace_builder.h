@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
+#include "lib/read/chrome_trace_arg_filter.h"
 #include "lib/read/memory_budget.h"
 #include "lib/read/read_options.h"
 
@@ -77,6 +78,9 @@ struct RawTraceEvent {
   std::optional<uint64_t> bind_id;
   bool flow_in = false, flow_out = false;
   std::vector<TraceArg> args;
+  // Args the parser skipped unread (TraceArgFilter): counted in
+  // Host::event_stats_dropped when the event is placed.
+  uint32_t dropped_args = 0;
   // xprof's packed counters: {"ph":"C","event_stats":"name","entries":[[ts,v1,...],...]}.
   std::string_view event_stats;
   std::vector<TraceTime> entry_ts;
@@ -136,6 +140,8 @@ class ChromeTraceBuilder {
   void Finish();
 
   uint64_t events_added() const { return events_added_; }
+  // The args the parsers keep (chrome_trace_arg_filter.h); null: all.
+  const TraceArgFilter* arg_filter() const { return arg_filter_.get(); }
 
   // Its per-process and per-thread state (chrome_trace_builder_state.h).
   struct LineState;
@@ -184,6 +190,7 @@ class ChromeTraceBuilder {
   Host& host_;
   Diagnostics& diagnostics_;
   const ReadOptions& options_;
+  const std::unique_ptr<TraceArgFilter> arg_filter_;
   std::vector<std::unique_ptr<PlaneState>> planes_;
   absl::flat_hash_map<int64_t, uint32_t> plane_index_;
   absl::flat_hash_map<std::string_view, int64_t> synthetic_ids_;  // String pids/tids (views into the host's pool).

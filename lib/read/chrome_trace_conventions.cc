@@ -106,17 +106,13 @@ uint64_t LevelZeroFromAnnotation(Host& host, Plane& plane) {
   return count;
 }
 
-// The stats the analyses read as integers (grouping, op metrics, tf.data).
-constexpr std::string_view kIntegerStats[] = {
-    "group_id", "correlation_id", "id",   "parent_id", "iter_num", "step_num", "_r", "_a", "_p", "_c", "_pt", "_ct",
-    "is_eager", "_ipl_stage_id",  "_pid", "step_id"};
-
 uint64_t IntegersFromStrings(Host& host, Plane& plane) {
   std::vector<bool> integer(plane.stat_metadata.size());
   bool any = false;
   for (size_t k = 0; k < plane.stat_metadata.size(); ++k) {
     std::string_view name = host.Str(plane.stat_metadata[k].name);
-    integer[k] = std::find(std::begin(kIntegerStats), std::end(kIntegerStats), name) != std::end(kIntegerStats);
+    integer[k] = std::find(std::begin(kTfStringIntegerArgs), std::end(kTfStringIntegerArgs), name) !=
+                 std::end(kTfStringIntegerArgs);
     any = any || integer[k];
   }
   if (!any) return 0;

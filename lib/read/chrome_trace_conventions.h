@@ -39,10 +39,35 @@
 //     memory` args, which kernel stats read (IsKinetoGpuPlane).
 #pragma once
 
+#include <string_view>
+
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 
 namespace tfprof {
+
+// The args the conventions read or rename into the stats the analyses read;
+// a reader that leaves args out keeps these whatever the command
+// (chrome_trace_arg_filter.h).
+inline constexpr std::string_view kChromeTraceConventionArgs[] = {
+    "long_name",    // TF trace JSON: the op's full name.
+    "annotation",   // TF trace JSON: level 0 of an XLA op.
+    "correlation",  // Kineto: becomes correlation_id.
+    "stream",       // Kineto: a GPU event's line.
+    "grid",         // Kineto: launch dimensions, copied to kernels.
+    "block",        //
+    "Input type",   // Kineto: becomes op_input_types.
+    "name",         // TF1 timeline: becomes tf_op.
+    "op",           // TF1 timeline: becomes tf_op_type.
+    "kernel",       // TF1 timeline: the kernel of a stream event.
+    "cat",          // The category, wherever it comes from.
+};
+// The stats the analyses read as integers (grouping, op metrics, tf.data),
+// which TF's trace viewer JSON may write as strings: the conventions turn
+// them into integers and count them ("json.tf_string_ints").
+inline constexpr std::string_view kTfStringIntegerArgs[] = {
+    "group_id", "correlation_id", "id",   "parent_id", "iter_num", "step_num", "_r", "_a", "_p", "_c", "_pt", "_ct",
+    "is_eager", "_ipl_stage_id",  "_pid", "step_id"};
 
 // Line id of the derived line that holds a Kineto GPU plane's annotations:
 // in the block of ids xprof gives derived lines (schema::IsDerivedLineId).

@@ -481,12 +481,30 @@ error_code TraceEventParser::DecodeArgs(od_value& value) {
   }
   od::object object;
   SIMDJSON_TRY(value.get_object().get(object));
+  // The args no analysis of the command reads are skipped, their values
+  // left unread, but on metadata events (names, labels, sort order) and
+  // counters (whose args are the values). Where "ph" comes after "args"
+  // (no writer known puts it so) all are kept: a superset, which analyses
+  // read the same.
+  const bool filter = arg_filter_ && event_->ph.size() == 1 && event_->ph[0] != 'M' && event_->ph[0] != 'C';
   for (auto field_result : object) {
     SIMDJSON_TRY(field_result.error());
     od::field& field = field_result.value_unsafe();
+    const std::string_view key = KeyText(field.key().raw());
+    od_value& value_of_key = field.value();
+    if (filter && !arg_filter_->Keeps(key)) {
+      // A null is decoded all the same: the builder counts null args
+      // ("json.null_arg") whatever their names, so every command says so.
+      std::string_view token;
+      SIMDJSON_TRY(Token(value_of_key, &token));
+      if (token[0] != 'n') {
+        ++event_->dropped_args;
+        continue;
+      }
+    }
     TraceArg& arg = event_->args.emplace_back();
-    arg.key = KeyText(field.key().raw());
-    SIMDJSON_TRY(DecodeValue(field.value(), &arg));
+    arg.key = key;
+    SIMDJSON_TRY(DecodeValue(value_of_key, &arg));
   }
   return SUCCESS;
 }

@@ -38,6 +38,9 @@ class TraceEventSink {
 
 class TraceEventParser {
  public:
+  // `args`: which args to keep (null: all); it outlives the parser.
+  explicit TraceEventParser(const TraceArgFilter* args = nullptr) : arg_filter_(args) {}
+
   // Parses json[0, length), a JSON array of trace events, with at least
   // simdjson::SIMDJSON_PADDING readable bytes after it (`capacity` counts
   // them), handing each event to `sink`. `*done` counts the elements fully
@@ -68,6 +71,7 @@ class TraceEventParser {
   std::string_view Unescape(std::string_view raw);
   std::string_view ValueName(size_t column);
 
+  const TraceArgFilter* const arg_filter_;
   TraceEventSink* sink_ = nullptr;  // Of the document being parsed.
   simdjson::ondemand::parser parser_;
   const char* json_begin_ = nullptr;  // The document being parsed.

@@ -176,9 +176,10 @@ struct Stopped {};
 
 class Pipeline final : public TraceScanConsumer {
  public:
-  Pipeline(const std::string& path, TopLevelValueSink& top, unsigned parsers, size_t block_bytes)
+  Pipeline(const std::string& path, TopLevelValueSink& top, unsigned parsers, size_t block_bytes,
+           const TraceArgFilter* args)
       : path_(path), top_(top), pool_size_(parsers + 2), block_bytes_(block_bytes) {
-    for (unsigned i = 0; i < parsers; ++i) parsers_.push_back(std::make_unique<TraceEventParser>());
+    for (unsigned i = 0; i < parsers; ++i) parsers_.push_back(std::make_unique<TraceEventParser>(args));
   }
 
   TraceScanResult Run(ChunkReader& input, ChromeTraceBuilder& builder) {
@@ -333,7 +334,7 @@ class Pipeline final : public TraceScanConsumer {
 TraceScanResult ReadTraceEvents(const std::string& path, ChunkReader& input, TopLevelValueSink& top,
                                 ChromeTraceBuilder& builder, unsigned parsers, size_t block_bytes) {
   if (parsers == 0) parsers = std::clamp(std::thread::hardware_concurrency(), 1u, 3u);
-  Pipeline pipeline(path, top, parsers, block_bytes);
+  Pipeline pipeline(path, top, parsers, block_bytes, builder.arg_filter());
   return pipeline.Run(input, builder);
 }
 

@@ -94,7 +94,9 @@ struct ReadOptions {
   uint64_t memory_limit_bytes = 0;
   bool memory_limit_from_env = false;
   // The default keeps everything, so no reader or caller loses a stat
-  // unless it asks to. Only the XSpace reader filters today.
+  // unless it asks to. The XSpace reader applies all of it; the Chrome
+  // trace reader its names, to the args of events other than metadata and
+  // counters (chrome_trace_arg_filter.h), and none of the line rules.
   EventStatFilter event_stats;
   // How the XSpace reader splits a plane's decoding (0: its own choice):
   // events per chunk, and decoding threads (given, even a small plane is

@@ -1,0 +1,148 @@
+// The report commands read Chrome trace JSON keeping only the args the
+// analyses and the reader's conventions read (chrome_trace_arg_filter.h).
+// This fails when an analysis or a convention reads an arg missing from
+// those lists: on real traces of each writer (PyTorch/Kineto of several
+// versions and vendors, TensorFlow's and JAX's trace viewer JSON, TF1
+// timelines, Perfetto's JSON), every summary part must come out
+// byte-identical from the filtered model and from the whole one.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lib/read/capture_discovery.h"
+#include "lib/summary/analysed_event_stats.h"
+#include "lib/summary/captures_to_run_summary.h"
+#include "lib/summary/run_summary_file.h"
+#include "tests/support/corpus.h"
+#include "tests/support/skip.h"
+
+namespace tfprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Read {
+  std::string bytes;
+  uint64_t dropped = 0;  // Args the reader skipped.
+};
+
+Read Summarise(const std::string& path, SummaryParts parts, const EventStatFilter& kept,
+               const AnalysisOptions& analysis) {
+  SummaryOptions options;
+  options.parts = parts;
+  options.analysis = analysis;
+  RunReadOptions read;
+  read.read.event_stats = kept;
+  Read out;
+  read.visit = [&](const Host& host) { out.dropped += host.event_stats_dropped; };
+  try {
+    out.bytes = RunSummaryToBytes(CapturesToRunSummary(DiscoverInput(path, "", analysis.xprof()), read, options));
+  } catch (const std::exception& e) {
+    out.bytes = std::string("error: ") + e.what();  // A corrupt file: the same error either way.
+  }
+  return out;
+}
+
+// The parts each command computes (tools/cmd_*.cc), and all of them.
+std::vector<SummaryParts> CommandParts() {
+  return {SummaryPart::kOps,
+          SummaryPart::kKernels,
+          SummaryPart::kHostOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
+          SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
+          SummaryPart::kSteps,
+          SummaryPart::kMemory,
+          SummaryPart::kTfData,
+          SummaryParts::All()};
+}
+
+// Args left out over all the parts.
+uint64_t CheckSameSummaries(const std::string& path, const std::vector<AnalysisOptions>& variants) {
+  uint64_t dropped = 0;
+  for (const AnalysisOptions& analysis : variants) {
+    for (SummaryParts parts : CommandParts()) {
+      INFO(path << " parts " << parts.bits << " compat " << static_cast<int>(analysis.compat));
+      const Read filtered = Summarise(path, parts, EventStatsFor(parts, analysis), analysis);
+      CHECK(filtered.bytes == Summarise(path, parts, EventStatFilter(), analysis).bytes);
+      dropped += filtered.dropped;
+    }
+  }
+  return dropped;
+}
+
+std::vector<AnalysisOptions> Variants() {
+  std::vector<AnalysisOptions> out(2);
+  out[1].compat = Compat::kXprof;
+  return out;
+}
+
+TEST_CASE("Summaries of the JSON test captures are the same read with only the analysed args",
+          "[filter][summary][json]") {
+  // Every JSON capture of testdata/captures: Kineto from current PyTorch
+  // on a GPU (AMP, compile, CUDA graphs, DDP, memory events, FP8, ...), JAX's
+  // trace viewer and Perfetto JSON, a TF1 timeline series.
+  std::vector<std::string> inputs;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(testing::SourcePath("testdata/captures"))) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && (name.ends_with("trace.json.gz") || name == "trace.json"))
+      inputs.push_back(e.path().string());
+  }
+  inputs.push_back(testing::SourcePath("testdata/captures/tf1_timeline"));
+  std::sort(inputs.begin(), inputs.end());
+  inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+  REQUIRE(inputs.size() >= 15);
+  uint64_t dropped = 0;
+  for (const std::string& input : inputs) dropped += CheckSameSummaries(input, Variants());
+  CHECK(dropped > 10'000);  // There was something to leave out.
+}
+
+TEST_CASE("Summaries of the corpus's JSON traces are the same read with only the analysed args",
+          "[filter][summary][json][corpus]") {
+  // One trace of each writer and vintage in the corpus.
+  const char* kTraces[] = {
+      "hta/negative_queue_length_values_check/rank0.json.gz",                  // A100, Kineto 2023.
+      "hta/mtia_inference_trace/mtia_inference_rank_0.json.gz",                // MTIA.
+      "hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",  // ns timestamps.
+      "kineto/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz",        // Kineto 2021.
+      "tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz",         // ROCm.
+      "tracelens/b200/eager_trace.json.gz",                                    // B200.
+      "e4040-2023fall-assign2-hd2551/logs/fit/20231107-184716/train/plugins/profile/2023_11_07_18_47_18/"
+      "instance-2.trace.json.gz",                // TensorFlow's trace viewer.
+      "tf1_timelines/dlprof/timeline.ctf.json",  // TF1 timelines.
+      "tf1_timelines/mnist-xla/timeline.ctf.json",
+  };
+  size_t found = 0;
+  uint64_t dropped = 0;
+  for (const char* trace : kTraces) {
+    const std::string path = testing::CorpusPath(trace);
+    if (path.empty()) continue;
+    ++found;
+    dropped += CheckSameSummaries(path, {AnalysisOptions()});
+  }
+  if (found == 0) {
+    testing::SkipTest("no corpus (set TFPROF_CORPUS)");
+    return;
+  }
+  CHECK(found == std::size(kTraces));
+  CHECK(dropped > 100'000);
+}
+
+TEST_CASE("The JSON summary comparison sees a dropped arg an analysis reads", "[filter][summary][json]") {
+  // The checks above have teeth: with no analysed name kept, a Kineto
+  // trace's kernel stats lose their registers and shared memory, and its
+  // memory profile its sizes.
+  const std::string kineto = testing::SourcePath("testdata/captures/torch_gpu_memory_near_capacity");
+  const SummaryParts all = SummaryParts::All();
+  CHECK(Summarise(kineto, all, EventStatFilter::Only({}), {}).bytes !=
+        Summarise(kineto, all, EventStatFilter(), {}).bytes);
+  CHECK(Summarise(kineto, SummaryPart::kKernels, EventStatFilter::Only({}), {}).bytes !=
+        Summarise(kineto, SummaryPart::kKernels, EventStatFilter(), {}).bytes);
+  CHECK(Summarise(kineto, SummaryPart::kMemory, EventStatsFor(SummaryPart::kKernels, {}), {}).bytes !=
+        Summarise(kineto, SummaryPart::kMemory, EventStatFilter(), {}).bytes);
+}
+
+}  // namespace
+}  // namespace tfprof
