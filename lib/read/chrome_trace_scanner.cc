@@ -1,115 +1,16 @@
 #include "lib/read/chrome_trace_scanner.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
 #include "lib/model/errors.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "lib/read/json_block_classifier.h"
 
 namespace tfprof {
 namespace {
 
 bool IsSpace(int c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-// Classifies JSON text 64 bytes at a time into bit masks, carrying string
-// and escape state from block to block: which bytes are brackets outside
-// strings, split into opening and closing ones. This is the scanner's hot
-// loop; it is branch-light so that it runs at several GB/s.
-class BlockScanner {
- public:
-  // `n` is 64 except for the last block of the input.
-  void Classify(const char* p, size_t n, uint64_t* opens, uint64_t* closes) {
-    uint64_t quote, backslash, open, close;
-    Masks(p, n, &quote, &backslash, &open, &close);
-    quote &= ~Escaped(backslash);
-    // Bytes inside strings: a running parity of the quotes so far (each
-    // quote flips it), carried over from the previous block.
-    uint64_t inside = PrefixXor(quote) ^ in_string_;
-    in_string_ = static_cast<uint64_t>(static_cast<int64_t>(inside) >> 63);
-    *opens = open & ~inside;
-    *closes = close & ~inside;
-  }
-  bool in_string() const { return in_string_ != 0; }
-
- private:
-  static uint64_t PrefixXor(uint64_t x) {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    return x;
-  }
-
-  // Bytes escaped by a backslash (the byte after each backslash that is not
-  // itself escaped). Backslashes are rare in traces, so a loop over them is
-  // cheap.
-  uint64_t Escaped(uint64_t backslash) {
-    uint64_t escaped = 0;
-    if (escape_next_) {
-      escaped = 1;
-      backslash &= ~uint64_t{1};
-      escape_next_ = false;
-    }
-    while (backslash) {
-      int bit = __builtin_ctzll(backslash);
-      backslash &= backslash - 1;
-      if (bit == 63) {
-        escape_next_ = true;
-        break;
-      }
-      escaped |= uint64_t{1} << (bit + 1);
-      backslash &= ~(uint64_t{1} << (bit + 1));
-    }
-    return escaped;
-  }
-
-  static void Masks(const char* p, size_t n, uint64_t* quote, uint64_t* backslash, uint64_t* open, uint64_t* close) {
-    char block[64];
-    if (n < 64) {  // The input's last bytes: pad with spaces, which match nothing.
-      std::memset(block, ' ', sizeof block);
-      std::memcpy(block, p, n);
-      p = block;
-    }
-#if defined(__SSE2__)
-    uint64_t q = 0, b = 0, o = 0, c = 0;
-    const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
-    // '{' and '[' differ only in bit 0x20, as do '}' and ']'.
-    const __m128i bit = _mm_set1_epi8(0x20), vo = _mm_set1_epi8('{'), vc = _mm_set1_epi8('}');
-    for (int k = 0; k < 4; ++k) {
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-      __m128i folded = _mm_or_si128(v, bit);
-      int shift = 16 * k;
-      q |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)))) << shift;
-      b |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)))) << shift;
-      o |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, vo)))) << shift;
-      c |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, vc)))) << shift;
-    }
-    *quote = q, *backslash = b, *open = o, *close = c;
-#else
-    uint64_t q = 0, b = 0, o = 0, c = 0;
-    for (int i = 0; i < 64; ++i) {
-      uint64_t m = uint64_t{1} << i;
-      switch (p[i]) {
-        case '"': q |= m; break;
-        case '\\': b |= m; break;
-        case '{':
-        case '[': o |= m; break;
-        case '}':
-        case ']': c |= m; break;
-      }
-    }
-    *quote = q, *backslash = b, *open = o, *close = c;
-#endif
-  }
-
-  uint64_t in_string_ = 0;  // All ones while inside a string.
-  bool escape_next_ = false;
-};
 
 bool IsBlank(std::string_view s) {
   for (char c : s)
@@ -320,14 +221,17 @@ void TraceJsonScanner::ExpectSeparator(size_t element) {
 void TraceJsonScanner::ScanEventArray(bool bare) {
   // pos_ is just past the array's '['. The array is cut after elements that
   // end with a bracket at depth 0; each run of whole elements goes to the
-  // consumer at once. Bytes are classified 64 at a time (BlockScanner).
+  // consumer at once. Bytes are classified 64 at a time, a batch of blocks
+  // per call (JsonBlockClassifier).
   constexpr size_t kNone = static_cast<size_t>(-1);
   size_t batch_begin = pos_;
   size_t last_end = kNone;  // Just past the last element-closing bracket.
   bool first_slice = true;
   int64_t depth = 0;
   std::vector<char> open_brackets;  // On the heap: nesting may be arbitrarily deep.
-  BlockScanner blocks;
+  JsonBlockClassifier blocks;
+  constexpr size_t kBatch = 64;  // Blocks classified at a time: 4 KB of text.
+  uint64_t block_opens[kBatch], block_closes[kBatch];
 
   // A slice is [previous cut, this cut): "[,] element, element, ...".
   auto emit = [&](size_t begin, size_t end, bool last, bool unterminated) {
@@ -391,10 +295,10 @@ void TraceJsonScanner::ScanEventArray(bool bare) {
 
   for (;;) {
     while (end_ - pos_ >= 64) {
-      uint64_t opens, closes;
-      blocks.Classify(buf_.get() + pos_, 64, &opens, &closes);
-      if ((opens | closes) && structure(pos_, opens, closes)) return;
-      pos_ += 64;
+      const size_t n = std::min((end_ - pos_) / 64, kBatch);
+      blocks.Classify(buf_.get() + pos_, n, block_opens, block_closes);
+      for (size_t i = 0; i < n; ++i, pos_ += 64)
+        if ((block_opens[i] | block_closes[i]) && structure(pos_, block_opens[i], block_closes[i])) return;
     }
     if (last_end != kNone) {
       emit(batch_begin, last_end, false, false);
@@ -407,9 +311,8 @@ void TraceJsonScanner::ScanEventArray(bool bare) {
     if (more) continue;
     // End of the input: classify the partial last block.
     if (pos_ < end_) {
-      uint64_t opens, closes;
-      blocks.Classify(buf_.get() + pos_, end_ - pos_, &opens, &closes);
-      if ((opens | closes) && structure(pos_, opens, closes)) return;
+      blocks.ClassifyTail(buf_.get() + pos_, end_ - pos_, block_opens, block_closes);
+      if ((block_opens[0] | block_closes[0]) && structure(pos_, block_opens[0], block_closes[0])) return;
       pos_ = end_;
     }
     if (bare && depth == 0 && !blocks.in_string()) {
