@@ -299,10 +299,8 @@ uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& line, const RawT
   }
   const size_t stats_before = line.stats.size();
   if (event.has_cat) {
-    TraceArg cat;
-    cat.kind = TraceArg::kString;
-    cat.s = event.cat;
-    AppendStat(plane, line, "cat", cat);
+    if (!plane.cat_key) plane.cat_key = Key(plane, "cat");
+    if (plane.cat_key) line.stats.push_back(Stat::String(*plane.cat_key, Intern(event.cat)));
   }
   for (const TraceArg& a : args) AppendStat(plane, line, a.key, a);
   host_.event_stats_dropped += event.dropped_args;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -220,6 +221,8 @@ struct ChromeTraceBuilder::PlaneState {
   absl::flat_hash_map<std::string_view, StatKey> stat_index;
   chrome_trace::NameCache<EventMetadataId, 12> recent_metadata;
   chrome_trace::NameCache<StatKey, 8> recent_keys;
+  // The key of "cat", which nearly every event has: looked up once.
+  std::optional<StatKey> cat_key;
   std::vector<std::unique_ptr<LineState>> lines;
   absl::flat_hash_map<int64_t, LineState*> thread_lines;
   absl::flat_hash_map<std::string_view, LineState*> special_lines;  // Views into the host's pool.
