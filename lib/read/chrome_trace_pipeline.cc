@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "lib/model/errors.h"
@@ -76,10 +77,14 @@ std::vector<size_t> ElementStarts(std::string_view elements) {
 // its JSON (which the events' views point into), what the parser made of
 // it, and the parse error that ended it, if one did.
 struct ParsedRun final : TraceEventSink {
-  // "[" elements "]" and simdjson's padding.
-  std::string json;
-  size_t elements = 0;  // Bytes of elements.
-  uint64_t offset = 0;  // Of the first element byte in the (inflated) file.
+  // The text: the scanner's buffer handed over with the run (Adopt), or a
+  // copy (Fill). json[0, elements + 2) is "[" elements "]", and simdjson's
+  // padding follows within the buffer.
+  TraceScanConsumer::Buffer buffer;
+  char* json = nullptr;
+  size_t json_capacity = 0;  // Bytes from json to the buffer's end.
+  size_t elements = 0;       // Bytes of elements.
+  uint64_t offset = 0;       // Of the first element byte in the (inflated) file.
   std::deque<std::string> strings;
   std::vector<RawTraceEvent> events;  // [0, used): reused run after run.
   size_t used = 0;
@@ -104,14 +109,30 @@ struct ParsedRun final : TraceEventSink {
   }
   std::deque<std::string>& Strings() override { return strings; }
 
+  // A copy of text[0, size).
   void Fill(const char* text, size_t size, uint64_t at) {
+    const size_t needed = size + 2 + simdjson::SIMDJSON_PADDING;
+    if (buffer.capacity < needed) buffer = {std::make_unique_for_overwrite<char[]>(needed), needed};
+    json = buffer.data.get();
+    json_capacity = buffer.capacity;
+    std::memcpy(json + 1, text, size);
+    Frame(size, at);
+  }
+  // The scanner's buffer, holding the elements where they were read.
+  void Adopt(TraceScanConsumer::Buffer b, char* text, size_t size, uint64_t at) {
+    buffer = std::move(b);
+    json = text - 1;  // The scanner's contract: elements[-1] is in the buffer.
+    json_capacity = static_cast<size_t>(buffer.data.get() + buffer.capacity - json);
+    Frame(size, at);
+  }
+  // Empties the run, keeping its slots, for the elements at json + 1.
+  void Frame(size_t size, uint64_t at) {
+    static_assert(TraceScanConsumer::kPaddingAfter >= 1 + simdjson::SIMDJSON_PADDING);
     elements = size;
     offset = at;
-    json.resize(size + 2 + simdjson::SIMDJSON_PADDING);
     json[0] = '[';
-    std::memcpy(json.data() + 1, text, size);
     json[size + 1] = ']';
-    std::memset(json.data() + size + 2, ' ', simdjson::SIMDJSON_PADDING);
+    std::memset(json + size + 2, ' ', simdjson::SIMDJSON_PADDING);
     used = 0;
     notes.clear();
     strings.clear();
@@ -162,8 +183,8 @@ void ParseAlone(const std::string& path, TraceEventParser& parser, ParsedRun& ru
 // element at a time.
 void ParseRun(const std::string& path, TraceEventParser& parser, ParsedRun& run) {
   size_t done = 0;
-  if (parser.ParseArray(run, run.json.data(), run.elements + 2, run.json.size(), &done) == simdjson::SUCCESS) return;
-  const std::string_view elements(run.json.data() + 1, run.elements);
+  if (parser.ParseArray(run, run.json, run.elements + 2, run.json_capacity, &done) == simdjson::SUCCESS) return;
+  const std::string_view elements(run.json + 1, run.elements);
   const std::vector<size_t> starts = ElementStarts(elements);
   for (size_t k = done; k < starts.size(); ++k) {
     size_t begin = starts[k], end = k + 1 < starts.size() ? starts[k + 1] - 1 : elements.size();
@@ -204,12 +225,30 @@ class Pipeline final : public TraceScanConsumer {
   void OnElements(char* elements, size_t size, uint64_t offset) override {
     ParsedRun* run = TakeFreeRun();
     run->Fill(elements, size, offset);
+    Queue(run);
+  }
+  void Queue(ParsedRun* run) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       in_order_.push_back(run);
       to_parse_.push_back(run);
     }
     to_parse_changed_.notify_one();
+  }
+  bool TakesBuffers() const override { return true; }
+  // A free run's buffer for the scanner to read into; the run waits for
+  // the buffer the scanner hands back (OnElementsInBuffer).
+  Buffer NewBuffer(size_t min_capacity) override {
+    reserved_ = TakeFreeRun();
+    Buffer b = std::move(reserved_->buffer);
+    reserved_->buffer = {};
+    if (b.capacity < min_capacity) b = {std::make_unique_for_overwrite<char[]>(min_capacity), min_capacity};
+    return b;
+  }
+  void OnElementsInBuffer(Buffer buffer, char* elements, size_t size, uint64_t offset) override {
+    ParsedRun* run = std::exchange(reserved_, nullptr);
+    run->Adopt(std::move(buffer), elements, size, offset);
+    Queue(run);
   }
   bool WantsTopLevelValue(std::string_view key) override { return top_.WantsTopLevelValue(key); }
   void OnTopLevelValue(std::string_view key, std::string_view raw_json) override {
@@ -324,6 +363,7 @@ class Pipeline final : public TraceScanConsumer {
   std::vector<ParsedRun*> free_;
   std::deque<ParsedRun*> in_order_;  // Scanned, not yet built: file order.
   std::deque<ParsedRun*> to_parse_;
+  ParsedRun* reserved_ = nullptr;  // The scanner's thread: taken by NewBuffer, filled next.
   bool scan_done_ = false;
   bool stop_ = false;
   std::exception_ptr scan_error_;

@@ -42,7 +42,23 @@ void TraceJsonScanner::NotATrace(const std::string& what) const {
   throw InputError(path_, "JSON but not a Chrome trace: " + what);
 }
 
+void TraceJsonScanner::HandOver() {
+  const size_t kept = end_ - keep_;
+  TraceScanConsumer::Buffer fresh = consumer_.NewBuffer(cap_ + TraceScanConsumer::kPaddingAfter);
+  std::memcpy(fresh.data.get(), buf_.get() + keep_, kept);
+  TraceScanConsumer::Buffer old{std::move(buf_), cap_ + TraceScanConsumer::kPaddingAfter};
+  buf_ = std::move(fresh.data);
+  cap_ = fresh.capacity - TraceScanConsumer::kPaddingAfter;
+  pos_ -= keep_;
+  end_ -= keep_;
+  base_ += keep_;
+  keep_ = 0;
+  const PendingRun run = std::exchange(pending_, PendingRun{});
+  consumer_.OnElementsInBuffer(std::move(old), run.elements, run.size, run.offset);
+}
+
 bool TraceJsonScanner::Fill() {
+  if (pending_.elements) HandOver();
   if (eof_) return false;
   if (keep_ > 0) {
     std::memmove(buf_.get(), buf_.get() + keep_, end_ - keep_);
@@ -234,7 +250,8 @@ void TraceJsonScanner::ScanEventArray(bool bare) {
   uint64_t block_opens[kBatch], block_closes[kBatch];
 
   // A slice is [previous cut, this cut): "[,] element, element, ...".
-  auto emit = [&](size_t begin, size_t end, bool last, bool unterminated) {
+  // `hand_over`: the buffer may go with the run (the next Fill hands it).
+  auto emit = [&](size_t begin, size_t end, bool last, bool unterminated, bool hand_over = false) {
     std::string_view slice(buf_.get() + begin, end - begin);
     size_t i = 0;
     while (i < slice.size() && IsSpace(static_cast<unsigned char>(slice[i]))) ++i;
@@ -256,7 +273,9 @@ void TraceJsonScanner::ScanEventArray(bool bare) {
     }
     // The slice starts past the '[' or a previous element, so
     // slice.data()[-1] is in the buffer, as is the padding after its end.
-    consumer_.OnElements(const_cast<char*>(slice.data()), slice.size(), Offset(begin + i));
+    if (hand_over && consumer_.TakesBuffers())
+      pending_ = PendingRun{const_cast<char*>(slice.data()), slice.size(), Offset(begin + i)};
+    else consumer_.OnElements(const_cast<char*>(slice.data()), slice.size(), Offset(begin + i));
     first_slice = false;
   };
 
@@ -301,7 +320,7 @@ void TraceJsonScanner::ScanEventArray(bool bare) {
         if ((block_opens[i] | block_closes[i]) && structure(pos_, block_opens[i], block_closes[i])) return;
     }
     if (last_end != kNone) {
-      emit(batch_begin, last_end, false, false);
+      emit(batch_begin, last_end, false, false, true);
       batch_begin = last_end;
       last_end = kNone;
     }

@@ -29,8 +29,25 @@ class TraceScanConsumer {
   // parsed where it lies, the consumer may overwrite elements[-1] and the
   // kPaddingAfter bytes from elements[size] on, provided it restores
   // elements[-1] and elements[size] before returning.
-  static constexpr size_t kPaddingAfter = 64;
+  static constexpr size_t kPaddingAfter = 128;
   virtual void OnElements(char* elements, size_t size, uint64_t content_offset) = 0;
+
+  // Runs handed over with the buffer that holds them, rather than copied
+  // out of it (optional: for a consumer whose TakesBuffers() is true). A
+  // run read into a buffer is the buffer's whole but for the unfinished
+  // element at its end, so its copy was the read's one avoidable pass
+  // over every byte. The scanner asks for a buffer to read on into
+  // (NewBuffer, with at least `min_capacity` bytes), copies the unfinished
+  // element there, then hands the old buffer over with the run's place in
+  // it (OnElementsInBuffer). The consumer may then write anywhere in it;
+  // elements[size] is followed by at least kPaddingAfter bytes of it.
+  struct Buffer {
+    std::unique_ptr<char[]> data;
+    size_t capacity = 0;
+  };
+  virtual bool TakesBuffers() const { return false; }
+  virtual Buffer NewBuffer(size_t min_capacity) { return {}; }
+  virtual void OnElementsInBuffer(Buffer buffer, char* elements, size_t size, uint64_t content_offset) {}
   // A top-level key other than traceEvents, with its value's raw JSON text,
   // for keys the consumer asked for (WantsTopLevelValue) and values under
   // the capture limit.
@@ -69,6 +86,9 @@ class TraceJsonScanner {
   // when given (until it exceeds kMaxCapturedValue, then sets *overflow).
   void SkipValue(std::string* capture, bool* overflow);
   void ScanEventArray(bool bare);
+  // Hands the pending run over with the buffer (TakesBuffers), reading on
+  // into a new one that starts with the bytes from keep_.
+  void HandOver();
   void ExpectSeparator(size_t element);
 
   [[noreturn]] void Invalid(uint64_t offset, const std::string& what) const;
@@ -84,6 +104,13 @@ class TraceJsonScanner {
   size_t keep_ = 0, pos_ = 0, end_ = 0;
   uint64_t base_ = 0;
   bool eof_ = false;
+  // A run to hand over with the buffer once the bytes after it are saved
+  // (the next Fill); null data: none.
+  struct PendingRun {
+    char* elements = nullptr;
+    size_t size = 0;
+    uint64_t offset = 0;
+  } pending_;
   TraceScanResult result_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,61 @@ TEST_CASE("Scanner cuts runs at element boundaries however the input is chunked"
       CHECK(json.substr(collector.offsets[0], 9) == R"({"name":")");
       CHECK(collector.kept == R"({"k":[1,2]})");
       if (block == 64) CHECK(collector.runs.size() > 10);
+    }
+  }
+}
+
+// Takes the scanner's buffers with its runs (TakesBuffers), as the
+// pipeline does, and scribbles over everything in a buffer it was handed
+// but the run: what the scanner reads on with must already be its own.
+class BufferTaker : public Collector {
+ public:
+  bool TakesBuffers() const override { return true; }
+  Buffer NewBuffer(size_t min_capacity) override {
+    ++new_buffers;
+    const size_t capacity = min_capacity + 3;  // More than asked: the scanner must cope.
+    return {std::make_unique<char[]>(capacity), capacity};
+  }
+  void OnElementsInBuffer(Buffer buffer, char* elements, size_t size, uint64_t offset) override {
+    REQUIRE(elements > buffer.data.get());  // elements[-1] is the consumer's.
+    REQUIRE(elements + size + kPaddingAfter <= buffer.data.get() + buffer.capacity);
+    runs.emplace_back(elements, size);
+    offsets.push_back(offset);
+    std::memset(buffer.data.get(), '#', buffer.capacity);
+    ++handed;
+  }
+  size_t new_buffers = 0, handed = 0;
+};
+
+TEST_CASE("Scanner hands runs over with their buffers to a consumer that takes them", "[json]") {
+  std::string elements;
+  for (int i = 0; i < 300; ++i) {
+    if (i) elements += ", ";
+    elements += R"({"name":"e)" + std::to_string(i) + R"( \"q\" {[]}","args":{"a":[1]},"x":"\\"})";
+  }
+  const std::string json = R"({"traceEvents":[)" + elements + R"(],"keep":{"k":[1,2]}})";
+  for (size_t piece : {1, 7, 1000}) {
+    for (size_t block : {64, 256, 4096}) {
+      INFO("piece " << piece << " block " << block);
+      DribbleReader copied_reader(json, piece), handed_reader(json, piece);
+      Collector copied;
+      BufferTaker handed;
+      TraceJsonScanner("t.json", copied_reader, copied, block).Run();
+      TraceJsonScanner("t.json", handed_reader, handed, block).Run();
+      // The same elements (the buffers, larger than asked, cut runs
+      // elsewhere), each run the input's text at its offset.
+      auto spaceless = [](std::string s) {
+        s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+        return s;
+      };
+      CHECK(spaceless(Joined(handed.runs)) == spaceless(Joined(copied.runs)));
+      for (size_t r = 0; r < handed.runs.size(); ++r)
+        CHECK(json.substr(handed.offsets[r], handed.runs[r].size()) == handed.runs[r]);
+      CHECK(handed.kept == R"({"k":[1,2]})");
+      CHECK(handed.handed == handed.new_buffers);
+      // All but the runs cut at the array's end came with their buffers.
+      CHECK(handed.handed + 2 >= handed.runs.size());
+      if (block == 64) CHECK(handed.handed > 10);
     }
   }
 }
