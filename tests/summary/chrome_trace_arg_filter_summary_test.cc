@@ -8,56 +8,21 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <exception>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "lib/read/capture_discovery.h"
 #include "lib/summary/analysed_event_stats.h"
-#include "lib/summary/captures_to_run_summary.h"
-#include "lib/summary/run_summary_file.h"
 #include "tests/support/corpus.h"
+#include "tests/support/filtered_summary.h"
 #include "tests/support/skip.h"
 
 namespace tfprof {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Read {
-  std::string bytes;
-  uint64_t dropped = 0;  // Args the reader skipped.
-};
-
-Read Summarise(const std::string& path, SummaryParts parts, const EventStatFilter& kept,
-               const AnalysisOptions& analysis) {
-  SummaryOptions options;
-  options.parts = parts;
-  options.analysis = analysis;
-  RunReadOptions read;
-  read.read.event_stats = kept;
-  Read out;
-  read.visit = [&](const Host& host) { out.dropped += host.event_stats_dropped; };
-  try {
-    out.bytes = RunSummaryToBytes(CapturesToRunSummary(DiscoverInput(path, "", analysis.xprof()), read, options));
-  } catch (const std::exception& e) {
-    out.bytes = std::string("error: ") + e.what();  // A corrupt file: the same error either way.
-  }
-  return out;
-}
-
-// The parts each command computes (tools/cmd_*.cc), and all of them.
-std::vector<SummaryParts> CommandParts() {
-  return {SummaryPart::kOps,
-          SummaryPart::kKernels,
-          SummaryPart::kHostOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
-          SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
-          SummaryPart::kSteps,
-          SummaryPart::kMemory,
-          SummaryPart::kTfData,
-          SummaryParts::All()};
-}
+using testing::CommandParts;
+using testing::SummariseKeeping;
 
 // Args left out over all the parts.
 uint64_t CheckSameSummaries(const std::string& path, const std::vector<AnalysisOptions>& variants) {
@@ -65,9 +30,9 @@ uint64_t CheckSameSummaries(const std::string& path, const std::vector<AnalysisO
   for (const AnalysisOptions& analysis : variants) {
     for (SummaryParts parts : CommandParts()) {
       INFO(path << " parts " << parts.bits << " compat " << static_cast<int>(analysis.compat));
-      const Read filtered = Summarise(path, parts, EventStatsFor(parts, analysis), analysis);
-      CHECK(filtered.bytes == Summarise(path, parts, EventStatFilter(), analysis).bytes);
-      dropped += filtered.dropped;
+      const testing::FilteredSummary filtered = SummariseKeeping(path, parts, EventStatsFor(parts, analysis), analysis);
+      CHECK(filtered.bytes == SummariseKeeping(path, parts, EventStatFilter(), analysis).bytes);
+      dropped += filtered.stats_dropped;
     }
   }
   return dropped;
@@ -136,12 +101,12 @@ TEST_CASE("The JSON summary comparison sees a dropped arg an analysis reads", "[
   // memory profile its sizes.
   const std::string kineto = testing::SourcePath("testdata/captures/torch_gpu_memory_near_capacity");
   const SummaryParts all = SummaryParts::All();
-  CHECK(Summarise(kineto, all, EventStatFilter::Only({}), {}).bytes !=
-        Summarise(kineto, all, EventStatFilter(), {}).bytes);
-  CHECK(Summarise(kineto, SummaryPart::kKernels, EventStatFilter::Only({}), {}).bytes !=
-        Summarise(kineto, SummaryPart::kKernels, EventStatFilter(), {}).bytes);
-  CHECK(Summarise(kineto, SummaryPart::kMemory, EventStatsFor(SummaryPart::kKernels, {}), {}).bytes !=
-        Summarise(kineto, SummaryPart::kMemory, EventStatFilter(), {}).bytes);
+  CHECK(SummariseKeeping(kineto, all, EventStatFilter::Only({}), {}).bytes !=
+        SummariseKeeping(kineto, all, EventStatFilter(), {}).bytes);
+  CHECK(SummariseKeeping(kineto, SummaryPart::kKernels, EventStatFilter::Only({}), {}).bytes !=
+        SummariseKeeping(kineto, SummaryPart::kKernels, EventStatFilter(), {}).bytes);
+  CHECK(SummariseKeeping(kineto, SummaryPart::kMemory, EventStatsFor(SummaryPart::kKernels, {}), {}).bytes !=
+        SummariseKeeping(kineto, SummaryPart::kMemory, EventStatFilter(), {}).bytes);
 }
 
 }  // namespace

@@ -22,25 +22,18 @@
 #include "lib/summary/run_summary_combine.h"
 #include "lib/summary/run_summary_file.h"
 #include "tests/support/corpus.h"
+#include "tests/support/filtered_summary.h"
 #include "tests/support/skip.h"
 
 namespace tfprof {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::CommandParts;
 
 std::string SummaryBytes(const std::string& path, SummaryParts parts, const EventStatFilter& kept,
                          const AnalysisOptions& analysis) {
-  SummaryOptions options;
-  options.parts = parts;
-  options.analysis = analysis;
-  RunReadOptions read;
-  read.read.event_stats = kept;
-  try {
-    return RunSummaryToBytes(CapturesToRunSummary(DiscoverInput(path, "", analysis.xprof()), read, options));
-  } catch (const std::exception& e) {
-    return std::string("error: ") + e.what();  // A corrupt corpus file: the same error either way.
-  }
+  return testing::SummariseKeeping(path, parts, kept, analysis).bytes;
 }
 
 // Each diagnostic kind a command showing `parts` reports, with its count.
@@ -69,20 +62,6 @@ std::vector<AnalysisOptions> Variants() {
   out[3].whole_trace = true;
   out[4].steps_between = "^(train|train_function|__inference_train_function.*)$";
   return out;
-}
-
-// The parts each command computes (tools/cmd_*.cc), and all of them
-// (diff, check, metrics).
-std::vector<SummaryParts> CommandParts() {
-  return {SummaryPart::kOps,
-          SummaryPart::kKernels,
-          SummaryPart::kHostOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
-          SummaryPart::kOps | SummaryPart::kEagerMarks,
-          SummaryPart::kOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
-          SummaryPart::kSteps,
-          SummaryPart::kMemory,
-          SummaryPart::kTfData,
-          SummaryParts::All()};
 }
 
 void CheckSameSummaries(const std::string& path) {
@@ -282,7 +261,7 @@ TEST_CASE("Device events are left out for the memory profile alone, unless a ste
   AnalysisOptions xprof;
   xprof.compat = Compat::kXprof;
   CHECK_FALSE(EventStatsFor(SummaryPart::kMemory, xprof).keep_device_events);
-  for (SummaryParts parts : CommandParts())
+  for (SummaryParts parts : testing::CommandParts())
     if (!(parts == SummaryParts(SummaryPart::kMemory))) CHECK(EventStatsFor(parts, {}).keep_device_events);
   CHECK(EventStatsFor(SummaryParts(), {}).keep_device_events);  // What info reads with.
   AnalysisOptions whole, marker, between;
