@@ -6,6 +6,12 @@
 // parsers test every arg key of every event against it, before decoding the
 // value, so the test is a length bucket and a few compares, no hash.
 //
+// A skipped value is not read, so not checked either: a malformed number or
+// literal there, which a whole read refuses, passes, as in the fields the
+// reader never reads (s, cname, tts, ...); and a number beyond a double's
+// range there is not counted. A null is read (json.null_arg is counted
+// whatever the arg's name).
+//
 // A Kineto trace's events carry a dozen args each that no analysis reads
 // (CUPTI's cbid, "Ev Idx", "Input Dims", occupancy figures, ...): at 1 GB,
 // about 40% of the args, every one of them decoded, keyed, interned and

@@ -432,7 +432,8 @@ void ChromeTraceBuilder::AddEnd(const RawTraceEvent& event) {
   line.open_begins.pop_back();
   --line.open_count;
   CloseBegin(line.events[index], event);
-  if (!event.args.empty()) Count(TraceDiag::kEndArgsIgnored, event.name);
+  // Args skipped unread (TraceArgFilter) were there all the same.
+  if (!event.args.empty() || event.dropped_args > 0) Count(TraceDiag::kEndArgsIgnored, event.name);
 }
 
 void ChromeTraceBuilder::CloseBegin(Event& begin, const RawTraceEvent& end_event) {

@@ -61,6 +61,10 @@ inline constexpr std::string_view kChromeTraceConventionArgs[] = {
     "op",           // TF1 timeline: becomes tf_op_type.
     "kernel",       // TF1 timeline: the kernel of a stream event.
     "cat",          // The category, wherever it comes from.
+    // Read as guards: a plane that has them already is not given them
+    // (level 0 from annotations, Kineto's op attribution).
+    "tf_op",
+    "level 0",
 };
 // The stats the analyses read as integers (grouping, op metrics, tf.data),
 // which TF's trace viewer JSON may write as strings: the conventions turn

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cassert>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -239,6 +240,7 @@ class Pipeline final : public TraceScanConsumer {
   // A free run's buffer for the scanner to read into; the run waits for
   // the buffer the scanner hands back (OnElementsInBuffer).
   Buffer NewBuffer(size_t min_capacity) override {
+    assert(reserved_ == nullptr);
     reserved_ = TakeFreeRun();
     Buffer b = std::move(reserved_->buffer);
     reserved_->buffer = {};
@@ -247,6 +249,7 @@ class Pipeline final : public TraceScanConsumer {
   }
   void OnElementsInBuffer(Buffer buffer, char* elements, size_t size, uint64_t offset) override {
     ParsedRun* run = std::exchange(reserved_, nullptr);
+    assert(run != nullptr);
     run->Adopt(std::move(buffer), elements, size, offset);
     Queue(run);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 #include "lib/model/errors.h"
@@ -45,6 +46,8 @@ void TraceJsonScanner::NotATrace(const std::string& what) const {
 void TraceJsonScanner::HandOver() {
   const size_t kept = end_ - keep_;
   TraceScanConsumer::Buffer fresh = consumer_.NewBuffer(cap_ + TraceScanConsumer::kPaddingAfter);
+  if (!fresh.data || fresh.capacity < cap_ + TraceScanConsumer::kPaddingAfter)
+    throw std::logic_error("TraceScanConsumer::NewBuffer gave less than it was asked for");
   std::memcpy(fresh.data.get(), buf_.get() + keep_, kept);
   TraceScanConsumer::Buffer old{std::move(buf_), cap_ + TraceScanConsumer::kPaddingAfter};
   buf_ = std::move(fresh.data);
@@ -320,7 +323,8 @@ void TraceJsonScanner::ScanEventArray(bool bare) {
         if ((block_opens[i] | block_closes[i]) && structure(pos_, block_opens[i], block_closes[i])) return;
     }
     if (last_end != kNone) {
-      emit(batch_begin, last_end, false, false, true);
+      constexpr bool kHandOver = true;  // The buffer goes with the run: no copy.
+      emit(batch_begin, last_end, false, false, kHandOver);
       batch_begin = last_end;
       last_end = kNone;
     }

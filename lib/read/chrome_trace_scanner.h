@@ -29,6 +29,8 @@ class TraceScanConsumer {
   // parsed where it lies, the consumer may overwrite elements[-1] and the
   // kPaddingAfter bytes from elements[size] on, provided it restores
   // elements[-1] and elements[size] before returning.
+  // 128: room for a consumer that parses a run where it lies to write ']'
+  // and simdjson's 64 bytes of padding after it (chrome_trace_pipeline.cc).
   static constexpr size_t kPaddingAfter = 128;
   virtual void OnElements(char* elements, size_t size, uint64_t content_offset) = 0;
 

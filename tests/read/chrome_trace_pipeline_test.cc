@@ -110,6 +110,12 @@ TEST_CASE("The pipeline gives one model and one diagnostics list, however it cut
   capped.max_events = 123;
   CheckSameEveryWay(path, capped);
   CHECK(ReadAsText(path, 3, 64, capped).find("read.max_events_reached") != std::string::npos);
+  // So do the args a command leaves out (chrome_trace_arg_filter.h): the
+  // same skipped at every cut, on the runs retried element by element too.
+  ReadOptions filtered;
+  filtered.event_stats = EventStatFilter::Only({"grid"});
+  CheckSameEveryWay(path, filtered);
+  CHECK(ReadAsText(path, 2, 64, filtered) != text);
 }
 
 TEST_CASE("The pipeline reads the test captures' traces alike every way", "[json][pipeline]") {

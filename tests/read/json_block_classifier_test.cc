@@ -45,6 +45,31 @@ Masks Classify(Isa isa, const std::string& text, size_t batch) {
   return m;
 }
 
+// The masks worked out a byte at a time, independently of the classifier:
+// an unescaped quote opens or closes a string, and a backslash escapes the
+// next byte wherever it is (as simdjson reads text: valid JSON has
+// backslashes only in strings, and the random texts below are not valid).
+Masks Reference(const std::string& text) {
+  Masks m;
+  m.opens.assign(text.size() / 64 + 1, 0);
+  m.closes.assign(text.size() / 64 + 1, 0);
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool was_escaped = escaped;
+    escaped = c == '\\' && !was_escaped;
+    if (c == '"' && !was_escaped) {
+      in_string = !in_string;
+      continue;
+    }
+    if (in_string) continue;
+    if (c == '{' || c == '[') m.opens[i / 64] |= uint64_t{1} << (i % 64);
+    if (c == '}' || c == ']') m.closes[i / 64] |= uint64_t{1} << (i % 64);
+  }
+  m.in_string = in_string;
+  return m;
+}
+
 // The bit of each byte of `text` (< 64 bytes) that is `c`.
 uint64_t BitsOf(const std::string& text, char c) {
   uint64_t bits = 0;
@@ -99,7 +124,7 @@ TEST_CASE("The block classifier carries strings and escapes across blocks", "[sc
   }
 }
 
-TEST_CASE("Every instruction set classifies like the portable code", "[scanner][classifier]") {
+TEST_CASE("Every instruction set classifies like a byte-at-a-time reading", "[scanner][classifier]") {
   const std::vector<Isa> isas = SupportedIsas();
   INFO(isas.size() << " instruction sets here");
   std::vector<std::string> texts;
@@ -118,7 +143,7 @@ TEST_CASE("Every instruction set classifies like the portable code", "[scanner][
   REQUIRE(trace.str().size() > 100'000);
   texts.push_back(trace.str());
   for (const std::string& t : texts) {
-    const Masks expected = Classify(Isa::kPortable, t, 1);
+    const Masks expected = Reference(t);
     for (Isa isa : isas)
       for (size_t batch : {1, 3, 64}) {
         INFO("isa " << static_cast<int>(isa) << " batch " << batch << " size " << t.size());

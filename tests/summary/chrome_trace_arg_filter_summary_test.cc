@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "tests/support/corpus.h"
 #include "tests/support/filtered_summary.h"
 #include "tests/support/skip.h"
+#include "tests/support/xspace_builder.h"
 
 namespace tfprof {
 namespace {
@@ -93,6 +95,40 @@ TEST_CASE("Summaries of the corpus's JSON traces are the same read with only the
   }
   CHECK(found == std::size(kTraces));
   CHECK(dropped > 100'000);
+}
+
+TEST_CASE("A trace with what the captures lack summarises the same filtered: guards, E args",
+          "[filter][summary][json]") {
+  // What no test capture has: TF-viewer GPU processes whose events carry
+  // `annotation` with `tf_op` or with `level 0` (the `level 0` convention
+  // must see either and stand down), a Kineto GPU process whose kernels carry their
+  // own `tf_op` (Kineto's op attribution must stand down), and E events
+  // with args (counted as ignored whether or not the args were read).
+  const std::string json = R"({"traceEvents": [
+    {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "/device:GPU:0"}},
+    {"ph": "X", "name": "fusion", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+     "args": {"annotation": "train/dense/MatMul:MatMul", "tf_op": "dense/MatMul:MatMul", "queued": 1}},
+    {"ph": "M", "name": "process_name", "pid": 4, "args": {"name": "/device:GPU:1"}},
+    {"ph": "X", "name": "fusion.2", "pid": 4, "tid": 1, "ts": 12, "dur": 5,
+     "args": {"annotation": "train/dense/Relu:Relu", "level 0": "dense/Relu:Relu"}},
+    {"ph": "M", "name": "process_labels", "pid": 2, "args": {"labels": "GPU 1"}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 2, "tid": 7, "ts": 20, "dur": 5,
+     "args": {"correlation": 5, "tf_op": "mine", "stream": 7, "cbid": 3}},
+    {"ph": "B", "name": "step", "pid": 3, "tid": 1, "ts": 0},
+    {"ph": "E", "pid": 3, "tid": 1, "ts": 50, "args": {"cbid": 1}}
+  ]})";
+  const std::string path = testing::TempDir() + "/guards.trace.json";
+  std::ofstream(path, std::ios::binary) << json;
+  uint64_t dropped = 0;
+  for (SummaryParts parts : CommandParts()) {
+    INFO("parts " << parts.bits);
+    const testing::FilteredSummary filtered = SummariseKeeping(path, parts, EventStatsFor(parts, {}), {});
+    CHECK(filtered.bytes == SummariseKeeping(path, parts, EventStatFilter(), {}).bytes);
+    dropped += filtered.stats_dropped;
+  }
+  // `queued` and the kernel's `cbid` in every read; the E's args are never
+  // stats (json.end_args_ignored says they were there).
+  CHECK(dropped == 2 * CommandParts().size());
 }
 
 TEST_CASE("The JSON summary comparison sees a dropped arg an analysis reads", "[filter][summary][json]") {
