@@ -228,14 +228,6 @@ class Pipeline final : public TraceScanConsumer {
     run->Fill(elements, size, offset);
     Queue(run);
   }
-  void Queue(ParsedRun* run) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      in_order_.push_back(run);
-      to_parse_.push_back(run);
-    }
-    to_parse_changed_.notify_one();
-  }
   bool TakesBuffers() const override { return true; }
   // A free run's buffer for the scanner to read into; the run waits for
   // the buffer the scanner hands back (OnElementsInBuffer).
@@ -259,6 +251,16 @@ class Pipeline final : public TraceScanConsumer {
   }
 
  private:
+  // A filled run, to the parsers and to the builder's queue.
+  void Queue(ParsedRun* run) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      in_order_.push_back(run);
+      to_parse_.push_back(run);
+    }
+    to_parse_changed_.notify_one();
+  }
+
   void Scan(TraceJsonScanner& scanner, TraceScanResult& result) {
     try {
       result = scanner.Run();

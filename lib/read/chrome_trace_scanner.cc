@@ -43,6 +43,13 @@ void TraceJsonScanner::NotATrace(const std::string& what) const {
   throw InputError(path_, "JSON but not a Chrome trace: " + what);
 }
 
+void TraceJsonScanner::KeptAtFront() {
+  pos_ -= keep_;
+  end_ -= keep_;
+  base_ += keep_;
+  keep_ = 0;
+}
+
 void TraceJsonScanner::HandOver() {
   const size_t kept = end_ - keep_;
   TraceScanConsumer::Buffer fresh = consumer_.NewBuffer(cap_ + TraceScanConsumer::kPaddingAfter);
@@ -52,10 +59,7 @@ void TraceJsonScanner::HandOver() {
   TraceScanConsumer::Buffer old{std::move(buf_), cap_ + TraceScanConsumer::kPaddingAfter};
   buf_ = std::move(fresh.data);
   cap_ = fresh.capacity - TraceScanConsumer::kPaddingAfter;
-  pos_ -= keep_;
-  end_ -= keep_;
-  base_ += keep_;
-  keep_ = 0;
+  KeptAtFront();
   const PendingRun run = std::exchange(pending_, PendingRun{});
   consumer_.OnElementsInBuffer(std::move(old), run.elements, run.size, run.offset);
 }
@@ -65,10 +69,7 @@ bool TraceJsonScanner::Fill() {
   if (eof_) return false;
   if (keep_ > 0) {
     std::memmove(buf_.get(), buf_.get() + keep_, end_ - keep_);
-    pos_ -= keep_;
-    end_ -= keep_;
-    base_ += keep_;
-    keep_ = 0;
+    KeptAtFront();
   }
   if (end_ == cap_) {
     // One element larger than the buffer: grow rather than split it.

@@ -91,6 +91,9 @@ class TraceJsonScanner {
   // Hands the pending run over with the buffer (TakesBuffers), reading on
   // into a new one that starts with the bytes from keep_.
   void HandOver();
+  // The indices once the bytes from keep_ have moved to the buffer's front
+  // (in it, or into a new one by HandOver).
+  void KeptAtFront();
   void ExpectSeparator(size_t element);
 
   [[noreturn]] void Invalid(uint64_t offset, const std::string& what) const;
