@@ -18,6 +18,7 @@
 #include "lib/read/chrome_trace_kineto_ops.h"
 #include "lib/read/chrome_trace_tf1_timeline.h"
 #include "lib/read/stat_edit.h"
+#include "lib/util/phase_times.h"
 
 namespace tfprof {
 namespace {
@@ -436,12 +437,14 @@ uint64_t ForgetIdleGpuProcesses(Host& host) {
 }
 
 void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
+  PhaseTimer census_phase("conventions: census");
   std::vector<PlaneCensus> census;
   bool kineto = false;
   for (const Plane& p : host.planes) {
     census.push_back(Census(host, p));
     kineto = kineto || census.back().kineto_cat || !PlaneStatString(host, p, "labels").empty();
   }
+  census_phase.Stop();
   if (!kineto) return;
 
   std::vector<size_t> cpu, gpu;
@@ -463,6 +466,7 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
     }
   uint64_t moved = 0, copies = 0, correlated = 0;
   std::string gpu_example;
+  PhaseTimer gpu_phase("conventions: gpu planes");
   for (size_t p : gpu) {
     Plane& plane = host.planes[p];
     std::optional<int64_t> index = DeviceIndex(PlaneStatString(host, plane, "labels"), plane.id);
@@ -479,6 +483,7 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
     copies += NameCopiesAsXPlane(host, plane);
     correlated += CorrelationAsXPlane(host, plane);
   }
+  gpu_phase.Stop();
   diag.Add(diag_kind::kJsonKinetoGpuPlane, gpu_example, gpu.size());
   diag.Add(diag_kind::kJsonKinetoIdleGpu, "", ForgetIdleGpuProcesses(host));
   diag.Add(diag_kind::kJsonKinetoDeviceAnnotations, "", moved);
@@ -496,6 +501,7 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
       if (!example.empty()) example += ", ";
       example += Describe(host, host.planes[p]);
     }
+    PhaseTimer host_phase("conventions: host plane");
     Plane& dst = host.planes[target];
     for (size_t p : cpu)
       if (p != target) MergePlaneInto(host, host.planes[p], dst);
@@ -514,6 +520,8 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
     for (Plane& p : host.planes)
       if (&p != &dst && schema::IsGpuPlane(host.PlaneName(p))) dims += LaunchDimsToKernels(host, dst, p);
     diag.Add(diag_kind::kJsonKinetoLaunchDims, "", dims);
+    host_phase.Stop();
+    PhaseTimer ops_phase("conventions: framework ops");
     // After the planes are named and correlation_id is read on both sides.
     AddKinetoOpDiagnostics(MarkKinetoFrameworkOps(host, &dst), diag);
     // Remove the merged planes, keeping the others in order.

@@ -13,7 +13,9 @@
 #include "lib/model/xplane_schema.h"
 #include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/stat_edit.h"
+#include "lib/util/id_index.h"
 #include "lib/util/parallel_for.h"
+#include "lib/util/phase_times.h"
 
 namespace tfprof {
 namespace {
@@ -118,57 +120,110 @@ std::optional<DeviceKeys> DeviceKeysOf(const Host& host, const Plane& plane) {
   return DeviceKeys{*cat, plane.FindStatKey(host.strings, "correlation_id")};
 }
 
-// Calls visit(i, corr) for each device activity (kernel, memcpy, memset) of
-// a line, by category, with its correlation_id when it has an integer one.
-template <typename Visit>
-void ForEachDeviceActivity(const Host& host, const Line& line, const DeviceKeys& keys, Visit visit) {
-  // Whether an event's category is a device activity's, by the category
-  // last met (a line has few).
-  StringId last_cat = StringPool::kEmpty;
-  bool last_is_activity = false;
-  for (size_t i = 0; i < line.events.size(); ++i) {
-    auto stats = line.EventStats(i);
-    auto c = FindStatIn(stats, keys.cat);
-    if (!c || c->type() != StatType::kString) continue;
-    if (c->AsString() != last_cat || last_cat == StringPool::kEmpty) {
-      last_cat = c->AsString();
-      last_is_activity = IsDeviceActivity(host.Str(last_cat));
-    }
-    if (!last_is_activity) continue;
-    const auto corr = FindStatIn(stats, keys.corr);
-    visit(i, corr && corr->is_integer() ? std::optional<int64_t>(corr->AsInt()) : std::nullopt);
-  }
-}
+// A device activity (kernel, memcpy, memset) of a GPU line: its event, and
+// its correlation_id where it has an integer one.
+struct Activity {
+  uint32_t event;
+  bool has_corr;
+  int64_t corr;
+};
 
-// The correlation ids of the GPU planes' activities: the runtime calls the
-// host side need note (a trace has several calls with an id for each that
-// ran on a GPU: the 1 GB Kineto trace 1.5 M calls, 0.36 M activities).
-absl::flat_hash_set<int64_t> DeviceCorrelationIds(const Host& host, const Plane* cpu) {
-  absl::flat_hash_set<int64_t> ids;
-  for (const Plane& plane : host.planes) {
+// A GPU plane's activities, per line (none for derived lines), in event
+// order.
+struct PlaneActivities {
+  Plane* plane;
+  DeviceKeys keys;
+  std::vector<std::vector<Activity>> of_line;
+};
+
+// How many events a part of a line holds for the passes below: enough that
+// a part's work dwarfs taking it, few enough that one long stream line
+// spreads over the threads.
+constexpr size_t kEventsPerPart = size_t{1} << 15;
+
+// The activities of the GPU planes Kineto's ops are to be marked on (those
+// with categories and no tf_op), by category, found on a few threads a
+// part of a line at a time (one stream line often holds most kernels) and
+// joined in line order.
+std::vector<PlaneActivities> DeviceActivities(Host& host, const Plane* cpu) {
+  std::vector<PlaneActivities> planes;
+  for (Plane& plane : host.planes) {
     if (&plane == cpu || !schema::IsGpuPlane(host.PlaneName(plane))) continue;
     const auto keys = DeviceKeysOf(host, plane);
     if (!keys) continue;
-    for (const Line& line : plane.lines)
-      if (!schema::IsDerivedLineId(line.id))
-        ForEachDeviceActivity(host, line, *keys, [&](size_t, std::optional<int64_t> corr) {
-          if (corr) ids.insert(*corr);
-        });
+    PlaneActivities& out = planes.emplace_back(PlaneActivities{&plane, *keys, {}});
+    out.of_line.resize(plane.lines.size());
+    size_t events = 0;
+    for (const Line& l : plane.lines) events += l.events.size();
+    const auto size_of = [&](size_t l) {
+      return schema::IsDerivedLineId(plane.lines[l].id) ? 0 : plane.lines[l].events.size();
+    };
+    const std::vector<ItemPart> parts = CutIntoParts(plane.lines.size(), size_of, kEventsPerPart);
+    std::vector<std::vector<Activity>> found(parts.size());
+    ParallelFor(parts.size(), ThreadsForEvents(events), [&](size_t k) {
+      const ItemPart& part = parts[k];
+      const Line& line = plane.lines[part.item];
+      // Whether an event's category is a device activity's, by the category
+      // last met (a line has few).
+      StringId last_cat = StringPool::kEmpty;
+      bool last_is_activity = false;
+      for (size_t i = part.begin; i < part.end; ++i) {
+        auto stats = line.EventStats(i);
+        auto c = FindStatIn(stats, keys->cat);
+        if (!c || c->type() != StatType::kString) continue;
+        if (c->AsString() != last_cat || last_cat == StringPool::kEmpty) {
+          last_cat = c->AsString();
+          last_is_activity = IsDeviceActivity(host.Str(last_cat));
+        }
+        if (!last_is_activity) continue;
+        const auto corr = FindStatIn(stats, keys->corr);
+        const bool linked = corr && corr->is_integer();
+        found[k].push_back({static_cast<uint32_t>(i), linked, linked ? corr->AsInt() : 0});
+      }
+    });
+    for (size_t k = 0; k < parts.size(); ++k) {
+      std::vector<Activity>& line = out.of_line[parts[k].item];
+      if (line.empty()) line = std::move(found[k]);
+      else line.insert(line.end(), found[k].begin(), found[k].end());
+    }
   }
-  return ids;
+  return planes;
 }
 
+// The launches of the GPU activities' correlation ids: the ids numbered
+// (IdIndex: an array lookup where they are dense, as CUPTI hands them out),
+// and per number the runtime call's op or annotation once the host side
+// found one. A trace has several runtime calls with an id for each that
+// ran on a GPU (the 1 GB Kineto trace 1.5 M calls, 0.36 M activities): only
+// the calls of these ids are noted.
+struct Launches {
+  IdIndex ids;
+  std::vector<std::optional<Launch>> of;  // Per id number.
+
+  explicit Launches(const std::vector<PlaneActivities>& planes) {
+    std::vector<int64_t> corrs;
+    for (const PlaneActivities& p : planes)
+      for (const auto& line : p.of_line)
+        for (const Activity& a : line)
+          if (a.has_corr) corrs.push_back(a.corr);
+    ids = IdIndex(corrs);
+    of.resize(ids.size());
+  }
+  const Launch* Find(int64_t corr) const {
+    const uint32_t n = ids.Find(corr);
+    return n == IdIndex::kNone || !of[n] ? nullptr : &*of[n];
+  }
+};
+
 // Host side: types the ops, and notes for each runtime call whose
-// correlation id a GPU activity has (DeviceCorrelationIds) the innermost
-// op, else the innermost user annotation, open when it starts. Lines are
-// independent, so each is worked on one of a few threads; the runtime calls
-// each finds are merged in line order after (a correlation id seen twice
-// keeps its first call, as one pass in that order would).
-absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoOpCounts& counts) {
-  absl::flat_hash_map<int64_t, Launch> launches;
+// correlation id a GPU activity has the innermost op, else the innermost
+// user annotation, open when it starts. Lines are independent, so each is
+// worked on one of a few threads; the runtime calls each finds are noted
+// in line order after (a correlation id seen twice keeps its first call,
+// as one pass in that order would).
+void MarkHostOps(Host& host, Plane& cpu, Launches& launches, KinetoOpCounts& counts) {
   const auto cat = cpu.FindStatKey(host.strings, "cat");
-  if (!cat) return launches;
-  const absl::flat_hash_set<int64_t> wanted = DeviceCorrelationIds(host, &cpu);
+  if (!cat) return;
   const auto corr = cpu.FindStatKey(host.strings, "correlation_id");
   const auto input_type = cpu.FindStatKey(host.strings, "Input type");
   const OpKeys keys{StatKeyFor(host, cpu, "tf_op"), StatKeyFor(host, cpu, "tf_op_type"), std::nullopt};
@@ -176,7 +231,7 @@ absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoO
     int64_t end_ps;
     OpOf op;
   };
-  std::vector<std::vector<std::pair<int64_t, Launch>>> calls(cpu.lines.size());
+  std::vector<std::vector<std::pair<uint32_t, Launch>>> calls(cpu.lines.size());  // (id number, launch)
   std::vector<uint64_t> ops_marked(cpu.lines.size());
   size_t events;
   const std::vector<size_t> order = LongestFirst(cpu.lines, &events);
@@ -211,30 +266,29 @@ absl::flat_hash_map<int64_t, Launch> MarkHostOps(Host& host, Plane& cpu, KinetoO
         ops.push_back({e.end_ps(), op_of[i]});
       } else if (kind == Kind::kAnnotation) {
         annotations.push_back({e.end_ps(), {cpu.event_metadata[e.metadata].name, StringPool::kEmpty}});
-      } else if (auto k = FindStatIn(stats, corr); k && k->is_integer() && wanted.contains(k->AsInt())) {
-        if (!ops.empty()) calls[l].emplace_back(k->AsInt(), Launch{ops.back().op, true});
-        else if (!annotations.empty()) calls[l].emplace_back(k->AsInt(), Launch{annotations.back().op, false});
+      } else if (ops.empty() && annotations.empty()) {
+        continue;  // A call outside every scope launches nothing to name.
+      } else if (auto k = FindStatIn(stats, corr); k && k->is_integer()) {
+        const uint32_t n = launches.ids.Find(k->AsInt());
+        if (n == IdIndex::kNone) continue;
+        if (!ops.empty()) calls[l].emplace_back(n, Launch{ops.back().op, true});
+        else calls[l].emplace_back(n, Launch{annotations.back().op, false});
       }
     }
     ops_marked[l] = AddOpStats(line, keys, op_of);
   });
-  size_t total = 0;
-  for (const auto& c : calls) total += c.size();
-  launches.reserve(total);
   for (size_t l = 0; l < calls.size(); ++l) {
-    for (const auto& [id, launch] : calls[l]) launches.try_emplace(id, launch);
+    for (const auto& [n, launch] : calls[l])
+      if (!launches.of[n]) launches.of[n] = launch;
     counts.host_ops += ops_marked[l];
   }
-  return launches;
 }
 
 // Device side: names every kernel, memcpy and memset of a GPU plane (rules
 // 1-4 of the header).
-void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, Launch>& launches,
-                   KinetoOpCounts& counts) {
-  const auto device_keys = DeviceKeysOf(host, plane);
-  if (!device_keys) return;
-  const StatKey cat = device_keys->cat;
+void MarkDeviceOps(Host& host, PlaneActivities& activities, const Launches& launches, KinetoOpCounts& counts) {
+  Plane& plane = *activities.plane;
+  const StatKey cat = activities.keys.cat;
 
   // The GPU annotations (their derived line), by start, longer first.
   struct Span {
@@ -256,40 +310,44 @@ void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, 
   std::sort(annotations.begin(), annotations.end(),
             [](const Span& a, const Span& b) { return a.begin != b.begin ? a.begin < b.begin : a.end > b.end; });
 
-  // Each activity's row: the op of its launch (rules 1-2), found line by
-  // line on a few threads; the others are decided below in start order, so
-  // one sweep finds the innermost annotation open at their start.
+  // Each activity's row: the op of its launch (rules 1-2), found a part of
+  // a line at a time on a few threads; the others are decided below in
+  // start order, so one sweep finds the innermost annotation open at their
+  // start.
   std::vector<std::vector<OpOf>> op_of(plane.lines.size());
+  size_t events = 0;
+  for (size_t l = 0; l < plane.lines.size(); ++l) {
+    if (!activities.of_line[l].empty()) op_of[l].resize(plane.lines[l].events.size());
+    events += plane.lines[l].events.size();
+  }
   using Unlinked = std::tuple<int64_t, uint32_t, uint32_t>;  // (start, line, event) for rules 3-4.
-  std::vector<std::vector<Unlinked>> unlinked_in(plane.lines.size());
-  std::vector<KinetoOpCounts> line_counts(plane.lines.size());
-  size_t events;
-  const std::vector<size_t> order = LongestFirst(plane.lines, &events);
-  ParallelFor(order.size(), ThreadsForEvents(events), [&](size_t k) {
-    const size_t l = order[k];
-    const Line& line = plane.lines[l];
-    if (schema::IsDerivedLineId(line.id)) return;
-    op_of[l].resize(line.events.size());
-    KinetoOpCounts& n = line_counts[l];
-    ForEachDeviceActivity(host, line, *device_keys, [&](size_t i, std::optional<int64_t> corr) {
-      if (corr) {
-        if (auto it = launches.find(*corr); it != launches.end()) {
-          op_of[l][i] = it->second.op;
-          ++(it->second.by_op ? n.device_with_op : n.device_with_annotation);
-          n.device_with_input_types += it->second.op.input_types != StringPool::kEmpty;
-          return;
-        }
+  const std::vector<ItemPart> parts = CutIntoParts(
+      plane.lines.size(), [&](size_t l) { return activities.of_line[l].size(); }, kEventsPerPart);
+  std::vector<std::vector<Unlinked>> unlinked_in(parts.size());
+  std::vector<KinetoOpCounts> part_counts(parts.size());
+  ParallelFor(parts.size(), ThreadsForEvents(events), [&](size_t k) {
+    const ItemPart& part = parts[k];
+    const Line& line = plane.lines[part.item];
+    const std::vector<Activity>& of_line = activities.of_line[part.item];
+    KinetoOpCounts& n = part_counts[k];
+    for (size_t a = part.begin; a < part.end; ++a) {
+      const Activity& act = of_line[a];
+      if (const Launch* launch = act.has_corr ? launches.Find(act.corr) : nullptr) {
+        op_of[part.item][act.event] = launch->op;
+        ++(launch->by_op ? n.device_with_op : n.device_with_annotation);
+        n.device_with_input_types += launch->op.input_types != StringPool::kEmpty;
+        continue;
       }
-      unlinked_in[l].emplace_back(line.events[i].start_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(i));
-    });
+      unlinked_in[k].emplace_back(line.events[act.event].start_ps, static_cast<uint32_t>(part.item), act.event);
+    }
   });
   std::vector<Unlinked> unlinked;
-  for (size_t l = 0; l < plane.lines.size(); ++l) {
-    counts.device_with_op += line_counts[l].device_with_op;
-    counts.device_with_annotation += line_counts[l].device_with_annotation;
-    counts.device_with_input_types += line_counts[l].device_with_input_types;
-    unlinked.insert(unlinked.end(), unlinked_in[l].begin(), unlinked_in[l].end());
-    std::vector<Unlinked>().swap(unlinked_in[l]);
+  for (size_t k = 0; k < parts.size(); ++k) {
+    counts.device_with_op += part_counts[k].device_with_op;
+    counts.device_with_annotation += part_counts[k].device_with_annotation;
+    counts.device_with_input_types += part_counts[k].device_with_input_types;
+    unlinked.insert(unlinked.end(), unlinked_in[k].begin(), unlinked_in[k].end());
+    std::vector<Unlinked>().swap(unlinked_in[k]);
   }
   std::sort(unlinked.begin(), unlinked.end());
   std::vector<const Span*> open;
@@ -311,7 +369,9 @@ void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, 
 
   const OpKeys keys{StatKeyFor(host, plane, "tf_op"), StatKeyFor(host, plane, "tf_op_type"),
                     StatKeyFor(host, plane, "op_input_types")};
-  ParallelFor(order.size(), ThreadsForEvents(events), [&](size_t k) {
+  size_t line_events;
+  const std::vector<size_t> order = LongestFirst(plane.lines, &line_events);
+  ParallelFor(order.size(), ThreadsForEvents(line_events), [&](size_t k) {
     if (!op_of[order[k]].empty()) AddOpStats(plane.lines[order[k]], keys, op_of[order[k]]);
   });
 }
@@ -320,14 +380,17 @@ void MarkDeviceOps(Host& host, Plane& plane, const absl::flat_hash_map<int64_t, 
 
 KinetoOpCounts MarkKinetoFrameworkOps(Host& host, Plane* cpu) {
   KinetoOpCounts counts;
-  absl::flat_hash_map<int64_t, Launch> launches;
-  if (cpu) {
-    // A host plane with tf_op stats is not Kineto's to type.
-    if (cpu->FindStatKey(host.strings, "tf_op")) return counts;
-    launches = MarkHostOps(host, *cpu, counts);
-  }
-  for (Plane& plane : host.planes)
-    if (&plane != cpu && schema::IsGpuPlane(host.PlaneName(plane))) MarkDeviceOps(host, plane, launches, counts);
+  // A host plane with tf_op stats is not Kineto's to type.
+  if (cpu && cpu->FindStatKey(host.strings, "tf_op")) return counts;
+  PhaseTimer device_phase("framework ops: device activities");
+  std::vector<PlaneActivities> planes = DeviceActivities(host, cpu);
+  Launches launches(planes);
+  device_phase.Stop();
+  PhaseTimer host_phase("framework ops: host walk");
+  if (cpu) MarkHostOps(host, *cpu, launches, counts);
+  host_phase.Stop();
+  PhaseTimer mark_phase("framework ops: device marks");
+  for (PlaneActivities& p : planes) MarkDeviceOps(host, p, launches, counts);
   return counts;
 }
 

@@ -35,6 +35,29 @@ std::vector<size_t> LargestFirst(size_t n, SizeOf&& size_of) {
   return order;
 }
 
+// Part [begin, end) of item `item`, for a pass that works on parts of
+// items (the events of lines) rather than whole ones: one long line (a
+// GPU stream holding most kernels) would else keep one thread busy while
+// the others wait.
+struct ItemPart {
+  size_t item, begin, end;
+};
+
+// Items [0, n) of size_of(i) elements cut into parts of at most `most`
+// elements (at least 1), in item order and within an item in element
+// order, so that per-part results joined in this order are the results of
+// one serial pass. Empty items have no part.
+template <class SizeOf>
+std::vector<ItemPart> CutIntoParts(size_t n, SizeOf&& size_of, size_t most) {
+  most = std::max<size_t>(most, 1);
+  std::vector<ItemPart> parts;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t size = size_of(i);
+    for (size_t b = 0; b < size; b += most) parts.push_back({i, b, std::min(size, b + most)});
+  }
+  return parts;
+}
+
 // Runs fn(i, worker) for every i in [0, n) on up to `threads` threads, the
 // caller's among them, taking indices in order; `worker` < `threads` names
 // the thread, for state kept per thread. Once one throws, no thread takes

@@ -71,3 +71,29 @@ TEST_CASE("ParallelFor rethrows the lowest index's exception and stops taking in
   for (auto& r : ran) serial += r;
   CHECK(serial == 3);
 }
+
+TEST_CASE("CutIntoParts cuts each item into parts of at most `most`, in order, skipping empty items", "[util]") {
+  const std::vector<size_t> sizes = {5, 0, 1, 8, 4};
+  const auto parts = CutIntoParts(
+      sizes.size(), [&](size_t i) { return sizes[i]; }, 4);
+  struct Want {
+    size_t item, begin, end;
+  };
+  const std::vector<Want> want = {{0, 0, 4}, {0, 4, 5}, {2, 0, 1}, {3, 0, 4}, {3, 4, 8}, {4, 0, 4}};
+  REQUIRE(parts.size() == want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    INFO("part " << k);
+    CHECK(parts[k].item == want[k].item);
+    CHECK(parts[k].begin == want[k].begin);
+    CHECK(parts[k].end == want[k].end);
+  }
+  // `most` 0 is taken as 1: a part per element, never an endless loop.
+  const auto ones = CutIntoParts(
+      1, [](size_t) { return size_t{3}; }, 0);
+  REQUIRE(ones.size() == 3);
+  CHECK(ones[2].begin == 2);
+  CHECK(ones[2].end == 3);
+  CHECK(CutIntoParts(
+            0, [](size_t) { return size_t{9}; }, 4)
+            .empty());
+}

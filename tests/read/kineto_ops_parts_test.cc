@@ -1,0 +1,120 @@
+// Kineto's op marking on a trace long enough that its passes cut the GPU
+// stream line into parts and run on several threads (chrome_trace_kineto_ops.cc,
+// parts of 32,768 events, threads from 65,536 events): every kernel must be
+// named as one serial pass names it, across the parts' edges, whether the
+// correlation ids are dense (the bit table) or scattered (the hash map).
+// The trace is built in code, so each kernel's expected op is known by
+// construction.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "lib/model/xplane_schema.h"
+#include "lib/read/chrome_trace_reader.h"
+
+using namespace tfprof;
+
+namespace {
+
+constexpr int64_t kKernels = 80000;
+// Kernels [kGpuAnnotated, kGpuAnnotated + 100) run inside a GPU annotation.
+constexpr int64_t kGpuAnnotated = 40000;
+
+// Kernel k runs at 1000 + 10k us on stream 7. Its launch, 7 us before:
+// k % 4 == 0 inside cpu_op "op_<k % 3>"; 1 inside user_annotation
+// "ann_<k % 5>" only; 2 outside any scope; 3: the kernel has no
+// correlation at all. The last two are named by the GPU annotation around
+// them, else as themselves ("kernel_<k % 2>"). Every 1000th kernel's
+// correlation id is also on a call inside "dup_op" on a later thread: the
+// first thread's call names the kernel.
+std::string BuildTrace(int64_t (*corr_of)(int64_t)) {
+  std::string host, gpu, later_thread;
+  for (int64_t k = 0; k < kKernels; ++k) {
+    const int64_t t = 1000 + 10 * k;
+    const std::string corr = std::to_string(corr_of(k));
+    const std::string call = R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":300,"tid":300,"ts":)" +
+                             std::to_string(t - 7) + R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
+    switch (k % 4) {
+      case 0:
+        host += R"(,{"ph":"X","cat":"cpu_op","name":"op_)" + std::to_string(k % 3) + R"(","pid":300,"tid":300,"ts":)" +
+                std::to_string(t - 8) + R"(,"dur":4})" + call;
+        if (k % 1000 == 0)
+          later_thread += R"(,{"ph":"X","cat":"cpu_op","name":"dup_op","pid":300,"tid":301,"ts":)" +
+                          std::to_string(t - 9) +
+                          R"(,"dur":3},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel",)" +
+                          R"("pid":300,"tid":301,"ts":)" + std::to_string(t - 8) +
+                          R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
+        break;
+      case 1:
+        host += R"(,{"ph":"X","cat":"user_annotation","name":"ann_)" + std::to_string(k % 5) +
+                R"(","pid":300,"tid":300,"ts":)" + std::to_string(t - 8) + R"(,"dur":4})" + call;
+        break;
+      case 2: host += call; break;
+      default: break;
+    }
+    gpu += R"(,{"ph":"X","cat":"kernel","name":"kernel_)" + std::to_string(k % 2) +
+           R"(","pid":0,"tid":"stream 7","ts":)" + std::to_string(t) + R"(,"dur":5,"args":{"stream":7)" +
+           (k % 4 == 3 ? std::string() : R"(,"correlation":)" + corr) + "}}";
+  }
+  gpu += R"(,{"ph":"X","cat":"gpu_user_annotation","name":"gpu_ann","pid":0,"tid":"stream 7","ts":)" +
+         std::to_string(1000 + 10 * kGpuAnnotated - 1) + R"(,"dur":)" + std::to_string(10 * 100) + "}";
+  return R"({"traceEvents":[)"
+         R"({"ph":"M","pid":300,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},)"
+         R"({"ph":"M","pid":0,"tid":0,"name":"process_labels","args":{"labels":"GPU 0"}})" +
+         host + later_thread + gpu + "]}";
+}
+
+std::string ExpectedOp(int64_t k) {
+  switch (k % 4) {
+    case 0: return "op_" + std::to_string(k % 3);
+    case 1: return "ann_" + std::to_string(k % 5);
+    default: return k >= kGpuAnnotated && k < kGpuAnnotated + 100 ? "gpu_ann" : "kernel_" + std::to_string(k % 2);
+  }
+}
+
+void CheckMarked(int64_t (*corr_of)(int64_t)) {
+  Diagnostics d;
+  const Host host = ReadChromeTraceText(BuildTrace(corr_of), "parts.pt.trace.json", d);
+  const int64_t quarter = kKernels / 4;
+  CHECK(d.Count("json.kineto_framework_ops") == static_cast<uint64_t>(quarter + kKernels / 1000));
+  CHECK(d.Count("json.kineto_device_ops") == static_cast<uint64_t>(quarter));
+  CHECK(d.Count("json.kineto_device_ops_by_annotation") == static_cast<uint64_t>(quarter));
+  CHECK(d.Count("json.kineto_device_ops_by_gpu_annotation") == 50);  // Kinds 2 and 3 of the 100.
+  CHECK(d.Count("json.kineto_device_ops_by_own_name") == static_cast<uint64_t>(2 * quarter - 50));
+
+  const Plane* gpu = nullptr;
+  for (const Plane& p : host.planes)
+    if (host.PlaneName(p) == "/device:GPU:0") gpu = &p;
+  REQUIRE(gpu != nullptr);
+  const auto tf_op = gpu->FindStatKey(host.strings, "tf_op");
+  REQUIRE(tf_op);
+  const Line* stream = nullptr;
+  for (const Line& l : gpu->lines)
+    if (l.id == 7) stream = &l;
+  REQUIRE(stream != nullptr);
+  REQUIRE(stream->events.size() == static_cast<size_t>(kKernels));  // The annotation moved to its own line.
+  int64_t wrong = 0, first_wrong = -1;
+  for (int64_t k = 0; k < kKernels; ++k) {
+    std::string got;
+    for (const Stat& s : stream->EventStats(static_cast<size_t>(k)))
+      if (s.key() == *tf_op) got = std::string(host.Str(s.AsString()));
+    if (got != ExpectedOp(k) && wrong++ == 0) first_wrong = k;
+  }
+  INFO("first kernel named wrong: " << first_wrong);
+  CHECK(wrong == 0);
+}
+
+int64_t DenseCorr(int64_t k) { return 815091 + 3 * k; }
+int64_t ScatteredCorr(int64_t k) { return k * 1000003 - 5; }
+
+}  // namespace
+
+TEST_CASE("Kineto ops: a long stream line's kernels named across parts, dense correlation ids", "[kineto][op_stats]") {
+  CheckMarked(DenseCorr);
+}
+
+TEST_CASE("Kineto ops: a long stream line's kernels named across parts, scattered correlation ids",
+          "[kineto][op_stats]") {
+  CheckMarked(ScatteredCorr);
+}
