@@ -18,6 +18,7 @@
 #include "lib/read/chrome_trace_kineto_ops.h"
 #include "lib/read/chrome_trace_tf1_timeline.h"
 #include "lib/read/stat_edit.h"
+#include "lib/util/parallel_for.h"
 #include "lib/util/phase_times.h"
 
 namespace tfprof {
@@ -155,30 +156,59 @@ bool IsKinetoOnlyCat(std::string_view c) {
 struct PlaneCensus {
   uint64_t host = 0, device = 0, annotation = 0;
   bool kineto_cat = false;
-  std::vector<CatKind> kind_of;  // Per StringId of a cat value seen, cached.
 };
+
+// How many stats a part of a line's stat pool holds for the scans below:
+// a long line (a GPU stream's, a busy host thread's) spreads over the
+// threads.
+constexpr size_t kStatsPerPart = size_t{1} << 16;
+
+// count(stats) over the stat pools of the plane's lines, a part at a time
+// on a few threads; the parts' results in line and pool order.
+template <class Result, class Count>
+std::vector<Result> OverStatParts(const Plane& plane, Count count) {
+  size_t stats = 0;
+  for (const Line& l : plane.lines) stats += l.stats.size();
+  const std::vector<ItemPart> parts = CutIntoParts(
+      plane.lines.size(), [&](size_t l) { return plane.lines[l].stats.size(); }, kStatsPerPart);
+  std::vector<Result> results(parts.size());
+  ParallelFor(parts.size(), ThreadsForEvents(stats / 4), [&](size_t k) {
+    const ItemPart& part = parts[k];
+    results[k] = count(std::span<const Stat>(plane.lines[part.item].stats).subspan(part.begin, part.end - part.begin));
+  });
+  return results;
+}
 
 // What kinds of Kineto events a plane holds, from the `cat` stats.
 PlaneCensus Census(const Host& host, const Plane& plane) {
   PlaneCensus c;
   const auto key = plane.FindStatKey(host.strings, "cat");
   if (!key) return c;
-  absl::flat_hash_map<StringId, CatKind> kinds;
-  for (const Line& line : plane.lines)
-    for (const Stat& s : line.stats) {
+  const auto parts = OverStatParts<PlaneCensus>(plane, [&](std::span<const Stat> stats) {
+    PlaneCensus part;
+    absl::flat_hash_map<StringId, CatKind> kinds;  // A line has few categories.
+    for (const Stat& s : stats) {
       if (s.key() != *key || s.type() != StatType::kString) continue;
       auto [it, fresh] = kinds.try_emplace(s.AsString(), CatKind::kOther);
       if (fresh) {
         it->second = KindOfCat(host.Str(s.AsString()));
-        c.kineto_cat = c.kineto_cat || IsKinetoOnlyCat(host.Str(s.AsString()));
+        part.kineto_cat = part.kineto_cat || IsKinetoOnlyCat(host.Str(s.AsString()));
       }
       switch (it->second) {
-        case CatKind::kHost: ++c.host; break;
-        case CatKind::kDevice: ++c.device; break;
-        case CatKind::kDeviceAnnotation: ++c.annotation; break;
+        case CatKind::kHost: ++part.host; break;
+        case CatKind::kDevice: ++part.device; break;
+        case CatKind::kDeviceAnnotation: ++part.annotation; break;
         default: break;
       }
     }
+    return part;
+  });
+  for (const PlaneCensus& part : parts) {
+    c.host += part.host;
+    c.device += part.device;
+    c.annotation += part.annotation;
+    c.kineto_cat = c.kineto_cat || part.kineto_cat;
+  }
   return c;
 }
 
@@ -354,8 +384,12 @@ uint64_t CorrelationAsXPlane(Host& host, Plane& plane) {
   if (!key || plane.FindStatKey(host.strings, "correlation_id")) return 0;
   plane.stat_metadata[*key].name = host.strings.Intern("correlation_id");
   uint64_t count = 0;
-  for (const Line& l : plane.lines)
-    for (const Stat& s : l.stats) count += s.key() == *key;
+  for (uint64_t part : OverStatParts<uint64_t>(plane, [&](std::span<const Stat> stats) {
+         uint64_t n = 0;
+         for (const Stat& s : stats) n += s.key() == *key;
+         return n;
+       }))
+    count += part;
   return count;
 }
 

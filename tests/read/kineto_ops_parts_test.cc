@@ -1,6 +1,8 @@
 // Kineto's op marking on a trace long enough that its passes cut the GPU
 // stream line into parts and run on several threads (chrome_trace_kineto_ops.cc,
-// parts of 32,768 events, threads from 65,536 events): every kernel must be
+// parts of 32,768 events, threads from 65,536 events; the census and the
+// correlation count of chrome_trace_conventions.cc, parts of 65,536
+// stats): every kernel must be
 // named as one serial pass names it, across the parts' edges, whether the
 // correlation ids are dense (the bit table) or scattered (the hash map).
 // The trace is built in code, so each kernel's expected op is known by
@@ -82,6 +84,11 @@ void CheckMarked(int64_t (*corr_of)(int64_t)) {
   CHECK(d.Count("json.kineto_device_ops_by_annotation") == static_cast<uint64_t>(quarter));
   CHECK(d.Count("json.kineto_device_ops_by_gpu_annotation") == 50);  // Kinds 2 and 3 of the 100.
   CHECK(d.Count("json.kineto_device_ops_by_own_name") == static_cast<uint64_t>(2 * quarter - 50));
+  // Counted over the stat pools in parts (65,536 stats each): the calls of
+  // kinds 0-2 and their kernels, and the second calls.
+  CHECK(d.Count("json.kineto_correlation") == static_cast<uint64_t>(6 * quarter + kKernels / 1000));
+  CHECK(d.Count("json.kineto_gpu_plane") == 1);
+  CHECK(d.Count("json.kineto_host_plane") == 1);
 
   const Plane* gpu = nullptr;
   for (const Plane& p : host.planes)
