@@ -20,6 +20,7 @@
 #include "lib/summary/steps_between.h"
 #include "lib/summary/tf1_timeline_steps.h"
 #include "lib/summary/tf_op_name.h"
+#include "lib/util/id_index.h"
 #include "lib/util/parallel_for.h"
 #include "lib/util/phase_times.h"
 
@@ -89,47 +90,37 @@ std::string_view MarkerDigits(std::string_view name) {
 }
 
 // The launch of each kernel's correlation id (the last one where several
-// share it). CUPTI and Kineto number their correlations densely, so the ids
-// usually index a table from the smallest; where they are sparse, a hash
-// map holds the ids the kernels ask for, and each launch is looked up in it
-// rather than added: a trace has several runtime calls with an id for each
-// one that ran on a GPU (the 1 GB Kineto trace: 1.5 M calls, 0.36 M device
-// events). Either is built once, so the walk over millions of events does
-// not probe a growing hash table per launch.
+// share it). The ids the kernels ask for are numbered once (IdIndex: a bit
+// table where they are dense, as CUPTI and Kineto number them), and each
+// launch is looked up there rather than added: a trace has several
+// runtime calls with an id for each one that ran on a GPU (the 1 GB Kineto
+// trace: 1.5 M calls, 0.36 M device events), so the walk over millions of
+// events never probes a growing hash table per launch. Ids are unsigned
+// here (AsUint); IdIndex takes their bits as int64, one to one.
 class CorrelationIndex {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
 
   CorrelationIndex(const std::vector<std::pair<uint64_t, uint32_t>>& launches,
                    const std::vector<std::pair<uint32_t, uint64_t>>& kernels) {
-    if (launches.empty()) return;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (const auto& [corr, node] : launches) {
-      lo = std::min(lo, corr);
-      hi = std::max(hi, corr);
-    }
-    if (hi - lo < 4 * static_cast<uint64_t>(launches.size()) + 1024) {
-      base_ = lo;
-      table_.assign(hi - lo + 1, kNone);
-      for (const auto& [corr, node] : launches) table_[corr - lo] = node;
-      return;
-    }
-    sparse_.reserve(kernels.size());
-    for (const auto& [node, corr] : kernels) sparse_.try_emplace(corr, kNone);
+    if (launches.empty() || kernels.empty()) return;
+    std::vector<int64_t> asked;
+    asked.reserve(kernels.size());
+    for (const auto& [node, corr] : kernels) asked.push_back(static_cast<int64_t>(corr));
+    ids_ = IdIndex(asked);
+    launch_of_.assign(ids_.size(), kNone);
     for (const auto& [corr, node] : launches)
-      if (auto it = sparse_.find(corr); it != sparse_.end()) it->second = node;
+      if (const uint32_t n = ids_.Find(static_cast<int64_t>(corr)); n != IdIndex::kNone) launch_of_[n] = node;
   }
 
   uint32_t Find(uint64_t corr) const {
-    if (!table_.empty()) return corr >= base_ && corr - base_ < table_.size() ? table_[corr - base_] : kNone;
-    const auto it = sparse_.find(corr);
-    return it == sparse_.end() ? kNone : it->second;
+    const uint32_t n = ids_.Find(static_cast<int64_t>(corr));
+    return n == IdIndex::kNone ? kNone : launch_of_[n];
   }
 
  private:
-  uint64_t base_ = 0;
-  std::vector<uint32_t> table_;
-  absl::flat_hash_map<uint64_t, uint32_t> sparse_;
+  IdIndex ids_;
+  std::vector<uint32_t> launch_of_;  // Per id number: the last launch with that id, or kNone.
 };
 
 // One per event of the lines grouped, in their order (plane, line, event):
