@@ -172,6 +172,7 @@ std::vector<Result> OverStatParts(const Plane& plane, Count count) {
   const std::vector<ItemPart> parts = CutIntoParts(
       plane.lines.size(), [&](size_t l) { return plane.lines[l].stats.size(); }, kStatsPerPart);
   std::vector<Result> results(parts.size());
+  // Threads as for a pass over events, at a few stats an event.
   ParallelFor(parts.size(), ThreadsForEvents(stats / 4), [&](size_t k) {
     const ItemPart& part = parts[k];
     results[k] = count(std::span<const Stat>(plane.lines[part.item].stats).subspan(part.begin, part.end - part.begin));
@@ -186,7 +187,8 @@ PlaneCensus Census(const Host& host, const Plane& plane) {
   if (!key) return c;
   const auto parts = OverStatParts<PlaneCensus>(plane, [&](std::span<const Stat> stats) {
     PlaneCensus part;
-    absl::flat_hash_map<StringId, CatKind> kinds;  // A line has few categories.
+    // A part holds few categories; the map allocates at its first.
+    absl::flat_hash_map<StringId, CatKind> kinds;
     for (const Stat& s : stats) {
       if (s.key() != *key || s.type() != StatType::kString) continue;
       auto [it, fresh] = kinds.try_emplace(s.AsString(), CatKind::kOther);

@@ -8,8 +8,6 @@
 #include <tuple>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/read/chrome_trace_conventions.h"
 #include "lib/read/stat_edit.h"
@@ -185,6 +183,7 @@ std::vector<PlaneActivities> DeviceActivities(Host& host, const Plane* cpu) {
       std::vector<Activity>& line = out.of_line[parts[k].item];
       if (line.empty()) line = std::move(found[k]);
       else line.insert(line.end(), found[k].begin(), found[k].end());
+      std::vector<Activity>().swap(found[k]);  // Not held twice.
     }
   }
   return planes;
@@ -202,6 +201,10 @@ struct Launches {
 
   explicit Launches(const std::vector<PlaneActivities>& planes) {
     std::vector<int64_t> corrs;
+    size_t activities = 0;
+    for (const PlaneActivities& p : planes)
+      for (const auto& line : p.of_line) activities += line.size();
+    corrs.reserve(activities);
     for (const PlaneActivities& p : planes)
       for (const auto& line : p.of_line)
         for (const Activity& a : line)

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -24,8 +25,8 @@ class IdIndex {
  public:
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   // A slot costs 1.5 bits (its bit and its share of the counts): at most
-  // 48 bytes per id, about what a hash map's entry costs, plus kDenseBase
-  // slots.
+  // 48 bytes per id given (repeats count: memory linear in the input, as
+  // a hash map's), plus kDenseBase slots.
   static constexpr uint64_t kDenseSlotsPerId = 256;
   static constexpr uint64_t kDenseBase = uint64_t{1} << 16;
 
@@ -55,11 +56,13 @@ class IdIndex {
         count += static_cast<uint32_t>(std::popcount(bits_[w]));
       }
       size_ = count;
+      assert(size_ < kNone);
       return;
     }
     hashed_.reserve(ids.size());
     for (int64_t id : ids)
       if (hashed_.try_emplace(id, size_).second) ++size_;
+    assert(size_ < kNone);
   }
 
   // The id's number, or kNone.

@@ -204,7 +204,7 @@ def run_reference(args, kind, mib, path, command, ref_name):
     else:
         folder, _ = scratch_link(args, f"hta_{mib}", path)
         argv = [py, os.path.join(ROOT, "scripts/bench/ref_hta.py"), folder, ref_name]
-    log(f"  reference {INPUTS[kind]['reference']} {ref_name} ...")
+    log(f"  reference {INPUTS[kind]['reference']} {ref_name} on {kind} {mib} MiB ...")
     result = best_of(argv, args.ref_reps, logs, path)
     if result["rc"] != 0:
         result["failed"] = f"exit {result['rc']}, see {logs}"
@@ -221,31 +221,32 @@ def run_ours(args, kind, mib, path, command):
 
 
 def run_all(args, paths):
-    """Per input, all of our commands first, then the references: a
+    """All of our runs first, every input, then the references: a
     reference's run of several GB leaves this machine slow for a while after
     it exits (the kernel reclaiming and compacting its memory on the other
     vCPU): our runs right after HTA's 6 GB took 1.3-1.5x the wall and user
     CPU they took before it (sessions 24 and 25)."""
     rows = []
-    for (kind, mib), path in sorted(paths.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    inputs = sorted(paths.items(), key=lambda kv: (kv[0][1], kv[0][0]))
+    for (kind, mib), path in inputs:
         size = os.path.getsize(path)
         log(f"{kind} {mib} MiB: {path} ({size:,} B); load average {load_average()}")
-        input_rows = []
         for command, ref_name in INPUTS[kind]["commands"].items():
             if args.commands and command not in args.commands:
                 continue
             row = {"input": kind, "size_mib": mib, "file": path, "file_bytes": size,
-                   "command": command, "load_before": load_average()}
+                   "command": command, "ref_name": ref_name, "load_before": load_average()}
             log(f"  ours {command} ...")
             row["ours"] = run_ours(args, kind, mib, path, command)
             row["load_after"] = load_average()
-            input_rows.append((row, ref_name))
-        for row, ref_name in input_rows:
-            ref = INPUTS[kind]["reference"]
-            if ref_name and ref not in args.skip_ref:
-                row["reference"] = dict(run_reference(args, kind, mib, path, row["command"], ref_name),
-                                        name=f"{ref} {ref_name}")
             rows.append(row)
+    for row in rows:
+        kind, ref_name = row["input"], row.pop("ref_name")
+        ref = INPUTS[kind]["reference"]
+        if ref_name and ref not in args.skip_ref:
+            load = load_average()
+            row["reference"] = dict(run_reference(args, kind, row["size_mib"], row["file"], row["command"], ref_name),
+                                    name=f"{ref} {ref_name}", load_before=load, load_after=load_average())
     return rows
 
 

@@ -1,8 +1,8 @@
 // Kineto's op marking on a trace long enough that its passes cut the GPU
-// stream line into parts and run on several threads (chrome_trace_kineto_ops.cc,
-// parts of 32,768 events, threads from 65,536 events; the census and the
-// correlation count of chrome_trace_conventions.cc, parts of 65,536
-// stats): every kernel must be
+// stream line into parts (chrome_trace_kineto_ops.cc: parts of 32,768
+// events, on several threads from 65,536 events where the machine has
+// them; the census and the correlation count of chrome_trace_conventions.cc:
+// parts of 65,536 stats, on one thread at this size): every kernel must be
 // named as one serial pass names it, across the parts' edges, whether the
 // correlation ids are dense (the bit table) or scattered (the hash map).
 // The trace is built in code, so each kernel's expected op is known by
@@ -28,10 +28,11 @@ constexpr int64_t kGpuAnnotated = 40000;
 // "ann_<k % 5>" only; 2 outside any scope; 3: the kernel has no
 // correlation at all. The last two are named by the GPU annotation around
 // them, else as themselves ("kernel_<k % 2>"). Every 1000th kernel's
-// correlation id is also on a call inside "dup_op" on a later thread: the
-// first thread's call names the kernel.
+// correlation id is also on a call inside "dup_op" on thread 299, the
+// host plane's first line and its shortest: the first line's call names
+// the kernel, whichever line a thread finished first or took first.
 std::string BuildTrace(int64_t (*corr_of)(int64_t)) {
-  std::string host, gpu, later_thread;
+  std::string host, gpu, first_thread;
   for (int64_t k = 0; k < kKernels; ++k) {
     const int64_t t = 1000 + 10 * k;
     const std::string corr = std::to_string(corr_of(k));
@@ -42,10 +43,10 @@ std::string BuildTrace(int64_t (*corr_of)(int64_t)) {
         host += R"(,{"ph":"X","cat":"cpu_op","name":"op_)" + std::to_string(k % 3) + R"(","pid":300,"tid":300,"ts":)" +
                 std::to_string(t - 8) + R"(,"dur":4})" + call;
         if (k % 1000 == 0)
-          later_thread += R"(,{"ph":"X","cat":"cpu_op","name":"dup_op","pid":300,"tid":301,"ts":)" +
+          first_thread += R"(,{"ph":"X","cat":"cpu_op","name":"dup_op","pid":300,"tid":299,"ts":)" +
                           std::to_string(t - 9) +
                           R"(,"dur":3},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel",)" +
-                          R"("pid":300,"tid":301,"ts":)" + std::to_string(t - 8) +
+                          R"("pid":300,"tid":299,"ts":)" + std::to_string(t - 8) +
                           R"(,"dur":1,"args":{"correlation":)" + corr + "}}";
         break;
       case 1:
@@ -64,12 +65,12 @@ std::string BuildTrace(int64_t (*corr_of)(int64_t)) {
   return R"({"traceEvents":[)"
          R"({"ph":"M","pid":300,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},)"
          R"({"ph":"M","pid":0,"tid":0,"name":"process_labels","args":{"labels":"GPU 0"}})" +
-         host + later_thread + gpu + "]}";
+         first_thread + host + gpu + "]}";
 }
 
 std::string ExpectedOp(int64_t k) {
   switch (k % 4) {
-    case 0: return "op_" + std::to_string(k % 3);
+    case 0: return k % 1000 == 0 ? "dup_op" : "op_" + std::to_string(k % 3);
     case 1: return "ann_" + std::to_string(k % 5);
     default: return k >= kGpuAnnotated && k < kGpuAnnotated + 100 ? "gpu_ann" : "kernel_" + std::to_string(k % 2);
   }
