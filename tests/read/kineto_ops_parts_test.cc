@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lib/model/xplane_schema.h"
 #include "lib/read/chrome_trace_reader.h"
@@ -125,4 +126,47 @@ TEST_CASE("Kineto ops: a long stream line's kernels named across parts, dense co
 TEST_CASE("Kineto ops: a long stream line's kernels named across parts, scattered correlation ids",
           "[kineto][op_stats]") {
   CheckMarked(ScatteredCorr);
+}
+
+// Correlation ids at the edges: negative and the largest int64 link (the
+// span between them takes IdIndex's hash map), two kernels of one id both
+// get its launch's op, and an id written as a string or a fraction links
+// nothing on either side (the kernel is named as itself).
+TEST_CASE("Kineto ops: negative, huge, repeated and non-integer correlation ids", "[kineto][op_stats]") {
+  constexpr const char* kTrace = R"json({"traceEvents": [
+  {"ph":"M","pid":300,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+  {"ph":"M","pid":0,"tid":0,"name":"process_labels","args":{"labels":"GPU 0"}},
+  {"ph":"X","cat":"cpu_op","name":"aten::neg","pid":300,"tid":300,"ts":100,"dur":10},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":300,"tid":300,"ts":101,"dur":1,"args":{"correlation":-5}},
+  {"ph":"X","cat":"cpu_op","name":"aten::max","pid":300,"tid":300,"ts":120,"dur":10},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":300,"tid":300,"ts":121,"dur":1,"args":{"correlation":9223372036854775807}},
+  {"ph":"X","cat":"cpu_op","name":"aten::text","pid":300,"tid":300,"ts":140,"dur":10},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":300,"tid":300,"ts":141,"dur":1,"args":{"correlation":"7"}},
+  {"ph":"X","cat":"cpu_op","name":"aten::half","pid":300,"tid":300,"ts":160,"dur":10},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":300,"tid":300,"ts":161,"dur":1,"args":{"correlation":8.5}},
+  {"ph":"X","cat":"kernel","name":"k_neg","pid":0,"tid":"stream 7","ts":200,"dur":5,"args":{"stream":7,"correlation":-5}},
+  {"ph":"X","cat":"kernel","name":"k_neg_again","pid":0,"tid":"stream 7","ts":210,"dur":5,"args":{"stream":7,"correlation":-5}},
+  {"ph":"X","cat":"kernel","name":"k_max","pid":0,"tid":"stream 7","ts":220,"dur":5,"args":{"stream":7,"correlation":9223372036854775807}},
+  {"ph":"X","cat":"kernel","name":"k_text","pid":0,"tid":"stream 7","ts":230,"dur":5,"args":{"stream":7,"correlation":"7"}},
+  {"ph":"X","cat":"kernel","name":"k_half","pid":0,"tid":"stream 7","ts":240,"dur":5,"args":{"stream":7,"correlation":8.5}}
+]})json";
+  Diagnostics d;
+  const Host host = ReadChromeTraceText(kTrace, "ids.pt.trace.json", d);
+  CHECK(d.Count("json.kineto_framework_ops") == 4);
+  CHECK(d.Count("json.kineto_device_ops") == 3);
+  CHECK(d.Count("json.kineto_device_ops_by_own_name") == 2);
+  const Plane* gpu = nullptr;
+  for (const Plane& p : host.planes)
+    if (host.PlaneName(p) == "/device:GPU:0") gpu = &p;
+  REQUIRE(gpu != nullptr);
+  const auto tf_op = gpu->FindStatKey(host.strings, "tf_op");
+  REQUIRE(tf_op);
+  std::vector<std::string> ops;
+  for (const Line& l : gpu->lines) {
+    if (l.id != 7) continue;
+    for (size_t i = 0; i < l.events.size(); ++i)
+      for (const Stat& s : l.EventStats(i))
+        if (s.key() == *tf_op) ops.emplace_back(host.Str(s.AsString()));
+  }
+  CHECK(ops == std::vector<std::string>{"aten::neg", "aten::neg", "aten::max", "k_text", "k_half"});
 }

@@ -90,3 +90,24 @@ TEST_CASE("IdIndex at the ends of int64 and with no ids", "[util]") {
   CHECK(none.size() == 0);
   CHECK(none.Find(0) == IdIndex::kNone);
 }
+
+TEST_CASE("IdIndex: the bit table up to its bound, the hash map past it; all ids equal", "[util]") {
+  // Two ids: dense while their span is below 256 * 2 + 65536 slots.
+  const int64_t bound = static_cast<int64_t>(IdIndex::kDenseSlotsPerId * 2 + IdIndex::kDenseBase);
+  const std::vector<int64_t> inside = {-1000, -1000 + bound - 1};
+  const IdIndex dense(inside);
+  CHECK(dense.dense());
+  CheckAgainstSet(dense, inside);
+  const std::vector<int64_t> past = {-1000, -1000 + bound};
+  const IdIndex hashed(past);
+  CHECK_FALSE(hashed.dense());
+  CheckAgainstSet(hashed, past);
+
+  const std::vector<int64_t> same = {42, 42, 42};
+  const IdIndex one(same);
+  CHECK(one.dense());
+  CHECK(one.size() == 1);
+  CHECK(one.Find(42) == 0);
+  CHECK(one.Find(41) == IdIndex::kNone);
+  CHECK(one.Find(43) == IdIndex::kNone);
+}
