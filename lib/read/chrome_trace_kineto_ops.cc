@@ -190,7 +190,7 @@ std::vector<PlaneActivities> DeviceActivities(Host& host, const Plane* cpu) {
 }
 
 // The launches of the GPU activities' correlation ids: the ids numbered
-// (IdIndex: an array lookup where they are dense, as CUPTI hands them out),
+// (IdIndex: a bit-table lookup where they are dense, as CUPTI hands them out),
 // and per number the runtime call's op or annotation once the host side
 // found one. A trace has several runtime calls with an id for each that
 // ran on a GPU (the 1 GB Kineto trace 1.5 M calls, 0.36 M activities): only
