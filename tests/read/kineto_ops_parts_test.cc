@@ -77,6 +77,25 @@ std::string ExpectedOp(int64_t k) {
   }
 }
 
+// The tf_op of each event of /device:GPU:0's stream 7, in order ("" where
+// it has none); empty when there is no such line.
+std::vector<std::string> StreamOps(const Host& host) {
+  std::vector<std::string> ops;
+  for (const Plane& p : host.planes) {
+    if (host.PlaneName(p) != "/device:GPU:0") continue;
+    const auto tf_op = p.FindStatKey(host.strings, "tf_op");
+    for (const Line& l : p.lines) {
+      if (l.id != 7) continue;
+      for (size_t i = 0; i < l.events.size(); ++i) {
+        std::string& op = ops.emplace_back();
+        for (const Stat& s : l.EventStats(i))
+          if (tf_op && s.key() == *tf_op) op = std::string(host.Str(s.AsString()));
+      }
+    }
+  }
+  return ops;
+}
+
 void CheckMarked(int64_t (*corr_of)(int64_t)) {
   Diagnostics d;
   const Host host = ReadChromeTraceText(BuildTrace(corr_of), "parts.pt.trace.json", d);
@@ -92,24 +111,11 @@ void CheckMarked(int64_t (*corr_of)(int64_t)) {
   CHECK(d.Count("json.kineto_gpu_plane") == 1);
   CHECK(d.Count("json.kineto_host_plane") == 1);
 
-  const Plane* gpu = nullptr;
-  for (const Plane& p : host.planes)
-    if (host.PlaneName(p) == "/device:GPU:0") gpu = &p;
-  REQUIRE(gpu != nullptr);
-  const auto tf_op = gpu->FindStatKey(host.strings, "tf_op");
-  REQUIRE(tf_op);
-  const Line* stream = nullptr;
-  for (const Line& l : gpu->lines)
-    if (l.id == 7) stream = &l;
-  REQUIRE(stream != nullptr);
-  REQUIRE(stream->events.size() == static_cast<size_t>(kKernels));  // The annotation moved to its own line.
+  const std::vector<std::string> ops = StreamOps(host);
+  REQUIRE(ops.size() == static_cast<size_t>(kKernels));  // The annotation moved to its own line.
   int64_t wrong = 0, first_wrong = -1;
-  for (int64_t k = 0; k < kKernels; ++k) {
-    std::string got;
-    for (const Stat& s : stream->EventStats(static_cast<size_t>(k)))
-      if (s.key() == *tf_op) got = std::string(host.Str(s.AsString()));
-    if (got != ExpectedOp(k) && wrong++ == 0) first_wrong = k;
-  }
+  for (int64_t k = 0; k < kKernels; ++k)
+    if (ops[static_cast<size_t>(k)] != ExpectedOp(k) && wrong++ == 0) first_wrong = k;
   INFO("first kernel named wrong: " << first_wrong);
   CHECK(wrong == 0);
 }
@@ -155,18 +161,6 @@ TEST_CASE("Kineto ops: negative, huge, repeated and non-integer correlation ids"
   CHECK(d.Count("json.kineto_framework_ops") == 4);
   CHECK(d.Count("json.kineto_device_ops") == 3);
   CHECK(d.Count("json.kineto_device_ops_by_own_name") == 2);
-  const Plane* gpu = nullptr;
-  for (const Plane& p : host.planes)
-    if (host.PlaneName(p) == "/device:GPU:0") gpu = &p;
-  REQUIRE(gpu != nullptr);
-  const auto tf_op = gpu->FindStatKey(host.strings, "tf_op");
-  REQUIRE(tf_op);
-  std::vector<std::string> ops;
-  for (const Line& l : gpu->lines) {
-    if (l.id != 7) continue;
-    for (size_t i = 0; i < l.events.size(); ++i)
-      for (const Stat& s : l.EventStats(i))
-        if (s.key() == *tf_op) ops.emplace_back(host.Str(s.AsString()));
-  }
+  const std::vector<std::string> ops = StreamOps(host);
   CHECK(ops == std::vector<std::string>{"aten::neg", "aten::neg", "aten::max", "k_text", "k_half"});
 }
