@@ -317,12 +317,11 @@ void MarkDeviceOps(Host& host, PlaneActivities& activities, const Launches& laun
   // a line at a time on a few threads; the others are decided below in
   // start order, so one sweep finds the innermost annotation open at their
   // start.
+  size_t events;
+  const std::vector<size_t> order = LongestFirst(plane.lines, &events);
   std::vector<std::vector<OpOf>> op_of(plane.lines.size());
-  size_t events = 0;
-  for (size_t l = 0; l < plane.lines.size(); ++l) {
+  for (size_t l = 0; l < plane.lines.size(); ++l)
     if (!activities.of_line[l].empty()) op_of[l].resize(plane.lines[l].events.size());
-    events += plane.lines[l].events.size();
-  }
   using Unlinked = std::tuple<int64_t, uint32_t, uint32_t>;  // (start, line, event) for rules 3-4.
   const std::vector<ItemPart> parts = CutIntoParts(
       plane.lines.size(), [&](size_t l) { return activities.of_line[l].size(); }, kEventsPerPart);
@@ -372,9 +371,7 @@ void MarkDeviceOps(Host& host, PlaneActivities& activities, const Launches& laun
 
   const OpKeys keys{StatKeyFor(host, plane, "tf_op"), StatKeyFor(host, plane, "tf_op_type"),
                     StatKeyFor(host, plane, "op_input_types")};
-  size_t line_events;
-  const std::vector<size_t> order = LongestFirst(plane.lines, &line_events);
-  ParallelFor(order.size(), ThreadsForEvents(line_events), [&](size_t k) {
+  ParallelFor(order.size(), ThreadsForEvents(events), [&](size_t k) {
     if (!op_of[order[k]].empty()) AddOpStats(plane.lines[order[k]], keys, op_of[order[k]]);
   });
 }
