@@ -7,7 +7,8 @@ namespace tfprof {
 
 bool Line::IsSorted() const { return std::is_sorted(events.begin(), events.end(), EventBefore); }
 
-void Line::SortEvents() {
+void Line::SortEvents(std::vector<uint32_t>* old_index) {
+  if (old_index) old_index->clear();
   if (IsSorted()) return;
   std::vector<uint32_t> order(events.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -26,6 +27,7 @@ void Line::SortEvents() {
   }
   events = std::move(sorted_events);
   stats = std::move(sorted_stats);
+  if (old_index) *old_index = std::move(order);
 }
 
 size_t Plane::EventCount() const {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/model/allocator_stats.h"
 #include "lib/model/default_init_allocator.h"
 #include "lib/model/stat.h"
 #include "lib/model/string_pool.h"
@@ -74,8 +75,9 @@ struct Line {
   }
   // Sorts events by (start ascending, duration descending), the order the
   // reference relies on so that parents precede their children, keeping each
-  // event's stats with it.
-  void SortEvents();
+  // event's stats with it. With `old_index`, each event's index before the
+  // sort, by its place after (empty when the line was already sorted).
+  void SortEvents(std::vector<uint32_t>* old_index = nullptr);
   bool IsSorted() const;
 };
 
@@ -104,6 +106,13 @@ struct Plane {
   std::vector<Stat> metadata_stats;  // Pool for EventMetadata stats.
   std::vector<Stat> plane_stats;
   DeviceProperties device;
+  // True when the reader kept the allocator events' own stats (every
+  // AllocatorFieldOf name) typed here instead of in their lines' pools,
+  // in capture order; their other stats stay in the pools. Only the XSpace
+  // reader does, for commands that build a memory profile
+  // (ReadOptions::event_stats.allocator_records).
+  bool allocator_stats_as_records = false;
+  std::vector<AllocatorRecordBlock> allocator_records;
 
   size_t EventCount() const;
   // The StatKey whose name is `name`, if this plane has such a stat.

@@ -62,6 +62,13 @@ struct EventStatFilter {
   // As with keep_allocator_events, an event whose metadata id is not its
   // first field keeps them.
   std::vector<std::string_view> not_on_allocator_events;
+  // Without keep_all: the host's allocator events that are read keep their
+  // own stats (AllocatorFieldOf names) typed, one record per event
+  // (Plane::allocator_records), not in their lines' stat pools: for
+  // commands that build a memory profile, the only reader of those stats.
+  // An event whose metadata id is not its first field keeps them in the
+  // pool (the memory profile reads either).
+  bool allocator_records = false;
 
   static EventStatFilter Only(std::vector<std::string_view> kept) { return {false, std::move(kept)}; }
   // Every event of every line decoded (whatever stats are kept): for

@@ -416,7 +416,7 @@ void ChunkPipeline::Finish(Diagnostics& diag) {
   for (ChunkJob& job : jobs_) {
     if (!job.dropped) continue;
     if (job.decoded_aside || job.early_charged) budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
-    budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat));
+    budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat) + job.records_charged * sizeof(AllocatorStats));
     job = ChunkJob{};
     job.dropped = true;
   }

@@ -50,6 +50,11 @@ struct PlaneContext {
   std::vector<uint8_t> allocator_event;
   std::vector<uint8_t> drop_allocator_event_stat;
   bool IsAllocatorMetadata(uint32_t m) const { return m < allocator_event.size() && allocator_event[m]; }
+  // Per StatKey: its AllocatorField, when the allocator events that are
+  // read keep their own stats as records (EventStatFilter::
+  // allocator_records); empty: they keep them in the pool.
+  std::vector<uint8_t> allocator_field;
+  bool KeepsRecordFor(uint32_t m) const { return !allocator_field.empty() && IsAllocatorMetadata(m); }
   // Each event stat's lookups, as plain values: a decoding loop copies
   // them into locals, which no store can alias (the tables' own pointers,
   // read through the context, were loaded again after every stat stored).
@@ -113,9 +118,15 @@ struct ChunkJob {
   uint64_t stats_charged = 0;
   size_t dropped_stats = 0;  // Event stats left out (PlaneContext::drop_event_stat).
   size_t first_stat = 0;     // Where `stats` went in the line's pool, once joined.
+  // The records of its allocator events (PlaneContext::allocator_field),
+  // in event order, each with its event's index in the line; charged at
+  // `records_charged` of capacity.
+  std::vector<AllocatorStats> records;
+  uint64_t records_charged = 0;
   // String stat values met while decoding, interned afterwards in order
   // (interning is not thread-safe). The text is copied, so the file pages
-  // can be released behind the decoder: (index into stats, length).
+  // can be released behind the decoder: (index into stats, or a
+  // RecordStats slot, length).
   std::vector<std::pair<uint32_t, uint32_t>> pending_strings;
   std::string pending_text;
   // What decoding the chunk met, kept apart so that the plane's
@@ -185,6 +196,7 @@ struct ChargedStats {
     stats.push_back(s);
   }
   size_t size() const { return stats.size(); }
+  uint32_t TextSlot(uint32_t) const { return static_cast<uint32_t>(stats.size()); }
 };
 
 // Where a chunk's decoded stats go: its own pool, charged as it grows (the
@@ -198,6 +210,48 @@ struct ChunkStats {
   }
   __attribute__((noinline)) void Grow() { budget.ChargeAppend(Growth::kStats, job.stats, job.stats_charged); }
   size_t size() const { return job.stats.size(); }
+  // Where a string value's pending entry points (EventDecoder::TextValue).
+  uint32_t TextSlot(uint32_t) const { return static_cast<uint32_t>(job.stats.size()); }
+};
+
+// Where an allocator event's stats go when it keeps a record: its own
+// stats (AllocatorFieldOf) into the record, any other into the pool.
+struct RecordStats {
+  // A pending string value's slot for a record's string field: this bit,
+  // the record's index in its chunk, and the field (kRecordString*). A
+  // pool index never has the bit (2^31 stats in one chunk are far past
+  // any memory budget).
+  static constexpr uint32_t kRecordSlot = 0x80000000u;
+  enum : uint32_t { kRecordStringAllocator, kRecordStringTfOp, kRecordStringRegion, kRecordStringShape };
+
+  ChunkStats& pool;
+  AllocatorStats& record;
+  uint32_t record_index;
+  const uint8_t* fields;
+  size_t field_count;
+
+  AllocatorField FieldOf(uint32_t key) const {
+    return key < field_count ? static_cast<AllocatorField>(fields[key]) : AllocatorField::kNone;
+  }
+  inline __attribute__((always_inline)) void push_back(const Stat& s) {
+    const AllocatorField f = FieldOf(s.key());
+    if (f == AllocatorField::kNone) pool.push_back(s);
+    else record.Set(f, s);
+  }
+  size_t size() const { return pool.size(); }
+  uint32_t TextSlot(uint32_t key) const {
+    switch (FieldOf(key)) {
+      case AllocatorField::kNone: return pool.TextSlot(key);
+      case AllocatorField::kAllocatorName: return Slot(kRecordStringAllocator);
+      case AllocatorField::kTfOp: return Slot(kRecordStringTfOp);
+      case AllocatorField::kRegionType: return Slot(kRecordStringRegion);
+      case AllocatorField::kShape: return Slot(kRecordStringShape);
+      // A string where a number belongs: Set reads it as 0, and the
+      // interning finds no field holding its mark (the op holds another).
+      default: return Slot(kRecordStringTfOp);
+    }
+  }
+  uint32_t Slot(uint32_t field) const { return kRecordSlot | (record_index << 2) | field; }
 };
 
 [[noreturn]] inline void Dangling(const std::string& path, const WireDecoder& d, const std::string& what) {
@@ -221,22 +275,26 @@ class EventDecoder {
   // Appends a plane's or an event metadata's stat to `out`.
   template <class Sink>
   void ReadStat(WireDecoder& d, Sink& out) {
-    static_assert(!std::is_same_v<Sink, ChunkStats>, "event stats are read by ReadEventStat, with their lookups");
+    static_assert(!kIsEventSink<Sink>, "event stats are read by ReadEventStat, with their lookups");
     ReadAnyStat(d, out, nullptr);
   }
-  // Appends an event's stat to its chunk's pool, with the plane's lookups
-  // as values. Runs once per stat: it stays inline.
-  inline __attribute__((always_inline)) void ReadEventStat(WireDecoder& d, ChunkStats& out,
+  // Appends an event's stat to its chunk's pool (or its record), with the
+  // plane's lookups as values. Runs once per stat: it stays inline.
+  template <class Out>
+  inline __attribute__((always_inline)) void ReadEventStat(WireDecoder& d, Out& out,
                                                            const PlaneContext::EventStatLookup& lookup) {
     ReadAnyStat(d, out, &lookup);
   }
 
  private:
+  template <class Sink>
+  static constexpr bool kIsEventSink = std::is_same_v<Sink, ChunkStats> || std::is_same_v<Sink, RecordStats>;
+
   // `lookup`: set for event stats (ChunkStats) only.
   template <class Sink>
   inline __attribute__((always_inline)) void ReadAnyStat(WireDecoder& d, Sink& out,
                                                          const PlaneContext::EventStatLookup* lookup) {
-    constexpr bool kEventStat = std::is_same_v<Sink, ChunkStats>;
+    constexpr bool kEventStat = kIsEventSink<Sink>;
     StatFields f;
     // The profiler writes the metadata id first and the value second: that
     // layout is read straight, without the loop's dispatch per field (a
@@ -281,20 +339,24 @@ class EventDecoder {
         return;
       }
     }
-    if (f.is_text) f.value = Stat::String(0, TextValue(f.text, out.size()));
+    if (f.is_text) f.value = Stat::String(0, TextValue(f.text, out.TextSlot(key)));
     out.push_back(Stat::Make(key, f.value.type(), f.value.bits));
   }
 
   // A string value's id: interned now, or (decoding a chunk, where
-  // interning is not thread-safe) noted for the stat at `index` of the
-  // chunk's pool and interned once the chunk is done. Out of line: few
-  // stats are strings, and inlined into both stat readers it cost the
-  // others (callgrind, 21 MB `memory`: 436.0 M inlined, 432.6 M not).
-  __attribute__((noinline)) StringId TextValue(std::string_view text, size_t index) {
+  // interning is not thread-safe) noted for `slot` (the stat's index in
+  // the chunk's pool, or a RecordStats slot) and interned once the chunk
+  // is done: until then a pool stat holds the empty id, a record's field
+  // kPendingStringMark and the entry's number, so the interning can tell
+  // whether a later stat replaced it. Out of line: few stats are strings,
+  // and inlined into both stat readers it cost the others (callgrind,
+  // 21 MB `memory`: 436.0 M inlined, 432.6 M not).
+  __attribute__((noinline)) StringId TextValue(std::string_view text, uint32_t slot) {
     if (strings_) return strings_->Intern(text);
-    pending->pending_strings.emplace_back(static_cast<uint32_t>(index), static_cast<uint32_t>(text.size()));
+    const auto entry = static_cast<uint32_t>(pending->pending_strings.size());
+    pending->pending_strings.emplace_back(slot, static_cast<uint32_t>(text.size()));
     pending->pending_text.append(text);
-    return StringPool::kEmpty;
+    return slot & RecordStats::kRecordSlot ? kPendingStringMark | entry : StringPool::kEmpty;
   }
 
  public:
@@ -361,7 +423,8 @@ class EventDecoder {
   // reports what is wrong, so this changes how fast a stat is read, never
   // what is read (nor any error or diagnostic). A stat is most of a
   // capture's bytes.
-  inline __attribute__((always_inline)) void ReadCommonEventStats(WireDecoder& e, ChunkStats& out,
+  template <class Out>
+  inline __attribute__((always_inline)) void ReadCommonEventStats(WireDecoder& e, Out& out,
                                                                   const PlaneContext::EventStatLookup& lookup) {
     constexpr uint8_t kStatsTag = (kEventStats << 3) | kLengthDelimited;
     constexpr uint8_t kInt = (kStatInt64 << 3) | kVarint, kUint = (kStatUint64 << 3) | kVarint;
@@ -418,7 +481,7 @@ class EventDecoder {
         continue;
       }
       if (tag == kStrTag)
-        bits = TextValue(std::string_view(reinterpret_cast<const char*>(bytes + 1), n - 1), out.size());
+        bits = TextValue(std::string_view(reinterpret_cast<const char*>(bytes + 1), n - 1), out.TextSlot(key));
       out.push_back(Stat::Make(key, type, bits));
     }
     e.JumpTo(p);
@@ -427,12 +490,8 @@ class EventDecoder {
   // An event the chunk leaves out: its metadata is this.
   static constexpr uint32_t kLeftOut = IdMap::kMissing;
 
-  // `allocator_lookup`: the stats' lookups for an allocator event, when
-  // the plane has such lookups (PlaneContext::allocator_event), else null.
-  template <bool kLeavesOut>
-  inline __attribute__((always_inline)) Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps,
-                                                        const PlaneContext::EventStatLookup& lookup,
-                                                        const PlaneContext::EventStatLookup* allocator_lookup) {
+  // What an event's own fields said so far.
+  struct EventFields {
     int64_t meta_id = 0, offset_ps = 0, duration_ps = 0;
     // The metadata's index, looked up once for the rules below and the
     // event; again only if the id comes a second time (never, from
@@ -440,45 +499,91 @@ class EventDecoder {
     uint32_t meta = IdMap::kMissing;
     bool meta_found = false;
     bool aggregated = false;
+  };
+
+  // `allocator_lookup`: the stats' lookups for an allocator event, when
+  // the plane has such lookups (PlaneContext::allocator_event), else null.
+  // `slot`: the event's index in its line, if kept (its record's `event`).
+  template <bool kLeavesOut>
+  inline __attribute__((always_inline)) Event ReadEvent(WireDecoder& e, ChunkStats& stats, int64_t line_base_ps,
+                                                        const PlaneContext::EventStatLookup& lookup,
+                                                        const PlaneContext::EventStatLookup* allocator_lookup,
+                                                        size_t slot) {
+    EventFields ev;
     // Protobuf writes fields in number order: metadata id, offset,
     // duration, then the stats. That order is read straight; the loop
     // takes any other.
-    constexpr int kStatsTag = (kEventStats << 3) | kLengthDelimited;
     if (e.PeekByte() == ((kEventMetadataId << 3) | kVarint)) {
       e.Varint();
-      meta_id = e.Int64();
-      meta = ctx_.event_map.Find(meta_id);
-      meta_found = true;
+      ev.meta_id = e.Int64();
+      ev.meta = ctx_.event_map.Find(ev.meta_id);
+      ev.meta_found = true;
       // PlaneContext::LeavesOut's rule, on what was just read.
       if constexpr (kLeavesOut)
-        if (ctx_.SkipsMetadata(meta)) return Event{0, 0, kLeftOut, 0};
-      const PlaneContext::EventStatLookup& stat_lookup =
-          allocator_lookup && ctx_.IsAllocatorMetadata(meta) ? *allocator_lookup : lookup;
-      if (e.PeekByte() == ((kEventOffsetPs << 3) | kVarint)) {
-        e.Varint();
-        offset_ps = e.Int64();
+        if (ctx_.SkipsMetadata(ev.meta)) return Event{0, 0, kLeftOut, 0};
+      const bool allocator = allocator_lookup && ctx_.IsAllocatorMetadata(ev.meta);
+      const PlaneContext::EventStatLookup& stat_lookup = allocator ? *allocator_lookup : lookup;
+      if (allocator && ctx_.KeepsRecordFor(ev.meta)) {
+        RecordStats record = NewRecord(stats, slot);
+        ReadFieldsInOrder(e, record, stat_lookup, ev);
+        ReadFieldsInAnyOrder(e, record, lookup, ev);
+        return FinishEvent(e, ev, line_base_ps, stats.size());
       }
-      if (e.PeekByte() == ((kEventDurationPs << 3) | kVarint)) {
-        e.Varint();
-        duration_ps = e.Int64();
-      }
-      while (e.PeekByte() == kStatsTag) {
-        ReadCommonEventStats(e, stats, stat_lookup);
-        if (e.PeekByte() != kStatsTag) break;
-        e.Varint();
-        WireDecoder s = e.Message();
-        ReadEventStat(s, stats, stat_lookup);
-      }
+      ReadFieldsInOrder(e, stats, stat_lookup, ev);
     }
+    ReadFieldsInAnyOrder(e, stats, lookup, ev);
+    return FinishEvent(e, ev, line_base_ps, stats.size());
+  }
+
+  // The record of the allocator event being read (its stats' sink).
+  RecordStats NewRecord(ChunkStats& stats, size_t slot) {
+    std::vector<AllocatorStats>& records = pending->records;
+    if (__builtin_expect(records.size() == records.capacity(), 0))
+      stats.budget.ChargeAppend(Growth::kStats, records, pending->records_charged);
+    AllocatorStats& record = records.emplace_back();
+    record.event = static_cast<uint32_t>(slot);
+    return RecordStats{stats, record, static_cast<uint32_t>(records.size() - 1), ctx_.allocator_field.data(),
+                       ctx_.allocator_field.size()};
+  }
+
+  // After the metadata id: the offset, the duration and the stats, as
+  // protobuf writes them.
+  template <class Out>
+  inline __attribute__((always_inline)) void ReadFieldsInOrder(WireDecoder& e, Out& stats,
+                                                               const PlaneContext::EventStatLookup& lookup,
+                                                               EventFields& ev) {
+    constexpr int kStatsTag = (kEventStats << 3) | kLengthDelimited;
+    if (e.PeekByte() == ((kEventOffsetPs << 3) | kVarint)) {
+      e.Varint();
+      ev.offset_ps = e.Int64();
+    }
+    if (e.PeekByte() == ((kEventDurationPs << 3) | kVarint)) {
+      e.Varint();
+      ev.duration_ps = e.Int64();
+    }
+    while (e.PeekByte() == kStatsTag) {
+      ReadCommonEventStats(e, stats, lookup);
+      if (e.PeekByte() != kStatsTag) break;
+      e.Varint();
+      WireDecoder s = e.Message();
+      ReadEventStat(s, stats, lookup);
+    }
+  }
+
+  // The fields left, in any order.
+  template <class Out>
+  inline __attribute__((always_inline)) void ReadFieldsInAnyOrder(WireDecoder& e, Out& stats,
+                                                                  const PlaneContext::EventStatLookup& lookup,
+                                                                  EventFields& ev) {
     while (!e.done()) {
       uint64_t tag = e.Varint();
       switch (tag) {
         case (kEventMetadataId << 3) | kVarint:
-          meta_id = e.Int64();
-          meta_found = false;
+          ev.meta_id = e.Int64();
+          ev.meta_found = false;
           break;
-        case (kEventOffsetPs << 3) | kVarint: offset_ps = e.Int64(); break;
-        case (kEventDurationPs << 3) | kVarint: duration_ps = e.Int64(); break;
+        case (kEventOffsetPs << 3) | kVarint: ev.offset_ps = e.Int64(); break;
+        case (kEventDurationPs << 3) | kVarint: ev.duration_ps = e.Int64(); break;
         case (kEventStats << 3) | kLengthDelimited: {
           WireDecoder s = e.Message();
           ReadEventStat(s, stats, lookup);
@@ -486,28 +591,34 @@ class EventDecoder {
         }
         case (kEventNumOccurrences << 3) | kVarint:
           e.Varint();
-          aggregated = true;
+          ev.aggregated = true;
           break;
         default: OtherTag(e, tag, "XEvent", kEventNumOccurrences);
       }
     }
-    if (!meta_found) meta = ctx_.event_map.Find(meta_id);
-    if (meta == IdMap::kMissing)
-      Dangling(*ctx_.path, e,
-               "an event refers to event metadata id " + std::to_string(meta_id) + ", which its plane does not define");
-    if (aggregated) diag.Add(diag_kind::kXplaneAggregatedEvent);
-    if (duration_ps < 0) {
+  }
+
+  // The event, its fields checked; `stats_end`: its chunk pool's size.
+  inline __attribute__((always_inline)) Event FinishEvent(const WireDecoder& e, EventFields& ev, int64_t line_base_ps,
+                                                          size_t stats_end) {
+    if (!ev.meta_found) ev.meta = ctx_.event_map.Find(ev.meta_id);
+    if (ev.meta == IdMap::kMissing)
+      Dangling(
+          *ctx_.path, e,
+          "an event refers to event metadata id " + std::to_string(ev.meta_id) + ", which its plane does not define");
+    if (ev.aggregated) diag.Add(diag_kind::kXplaneAggregatedEvent);
+    if (ev.duration_ps < 0) {
       diag.Add(diag_kind::kXplaneNegativeDuration);
-      duration_ps = 0;
+      ev.duration_ps = 0;
     }
     int64_t start_ps, end_ps;
-    if (__builtin_add_overflow(line_base_ps, offset_ps, &start_ps) ||
-        __builtin_add_overflow(start_ps, duration_ps, &end_ps)) {
+    if (__builtin_add_overflow(line_base_ps, ev.offset_ps, &start_ps) ||
+        __builtin_add_overflow(start_ps, ev.duration_ps, &end_ps)) {
       diag.Add(diag_kind::kXplaneEventTimeOutOfRange);
       start_ps = line_base_ps;
-      duration_ps = 0;
+      ev.duration_ps = 0;
     }
-    return Event{start_ps, duration_ps, meta, static_cast<uint32_t>(stats.size())};
+    return Event{start_ps, ev.duration_ps, ev.meta, static_cast<uint32_t>(stats_end)};
   }
 
   void DecodeChunk(ChunkJob& job, SharedBudget& budget, const ReleaseFn& release) {
@@ -527,6 +638,14 @@ class EventDecoder {
         job.stats_charged = job.stats.capacity();
       }
     }
+    // Records likewise, from the last chunk's records per event.
+    if (const auto expected =
+            static_cast<size_t>(static_cast<double>(job.event_count) * records_per_event_ * 1.05) + 16;
+        records_per_event_ > 0 && expected > job.records.capacity()) {
+      budget.Charge(Growth::kStats, (expected - job.records_charged) * sizeof(AllocatorStats), 0);
+      job.records.reserve(expected);
+      job.records_charged = job.records.capacity();
+    }
     WireDecoder& d = job.bytes;
     const uint64_t begin = d.offset();
     if (job.leaves_out) DecodeEvents<true>(job, stats);
@@ -535,6 +654,13 @@ class EventDecoder {
       throw InputError(*ctx_.path, "a line has more than 4 billion stats; not supported");
     if (job.bytes.size() > 0)
       kept_stats_per_byte_ = static_cast<double>(job.stats.size()) / static_cast<double>(job.bytes.size());
+    if (!ctx_.allocator_field.empty() && job.event_count > 0)
+      records_per_event_ = static_cast<double>(job.records.size()) / static_cast<double>(job.event_count);
+    if (job.records.capacity() - job.records.size() > job.records.size() / 4 + 64) {
+      job.records.shrink_to_fit();
+      budget.Release(Growth::kStats, (job.records_charged - job.records.capacity()) * sizeof(AllocatorStats));
+      job.records_charged = job.records.capacity();
+    }
     // A pool that grew by doubling holds up to twice what it needs until
     // its line is joined: cut it to size.
     if (job.stats.capacity() - job.stats.size() > job.stats.size() / 4 + 64) {
@@ -569,7 +695,7 @@ class EventDecoder {
       // The bytes a few events on: in a long line the pre-scan read them
       // long enough ago for them to have left the caches.
       d.PrefetchAhead(1024);
-      const Event event = ReadEvent<kLeavesOut>(e, stats, job.base_ps, lookup, allocator);
+      const Event event = ReadEvent<kLeavesOut>(e, stats, job.base_ps, lookup, allocator, job.first_event + kept);
       if (kLeavesOut && event.metadata == kLeftOut) continue;
       // The pre-scan counted the slots; bytes that changed under the
       // mapping since (another process rewriting the file) must not write
@@ -604,6 +730,7 @@ class EventDecoder {
   const PlaneContext& ctx_;
   StringPool* strings_;
   double kept_stats_per_byte_ = 0;  // In the last chunk this decoder read.
+  double records_per_event_ = 0;    // Likewise.
 };
 
 }  // namespace tfprof::xplane_wire

@@ -215,7 +215,8 @@ class XSpaceReader {
     budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
                                             stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes() +
                                             ctx.drop_event_stat.capacity() + ctx.skip_event.capacity() +
-                                            ctx.allocator_event.capacity() + ctx.drop_allocator_event_stat.capacity());
+                                            ctx.allocator_event.capacity() + ctx.drop_allocator_event_stat.capacity() +
+                                            ctx.allocator_field.capacity());
     budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
   }
 
@@ -248,10 +249,13 @@ class XSpaceReader {
   }
 
   // Which stats the host's allocator events that are read leave out
-  // besides those every event does (EventStatFilter::not_on_allocator_events).
-  void MarkAllocatorEventStats(PlaneContext& ctx, const Plane& plane, const std::vector<std::string_view>& stat_names) {
+  // besides those every event does (EventStatFilter::not_on_allocator_events),
+  // and which they keep as records (EventStatFilter::allocator_records; not
+  // when streaming: a sink sees lines' stats only).
+  void MarkAllocatorEventStats(PlaneContext& ctx, Plane& plane, const std::vector<std::string_view>& stat_names) {
     const EventStatFilter& kept = options_.event_stats;
-    if (kept.keep_all || kept.not_on_allocator_events.empty() || !ctx.skip_event.empty() ||
+    const bool records = kept.allocator_records && !sink_;
+    if (kept.keep_all || (kept.not_on_allocator_events.empty() && !records) || !ctx.skip_event.empty() ||
         host_->PlaneName(plane) != schema::kHostThreadsPlane)
       return;
     std::vector<uint8_t> allocator = AllocatorEventNames(plane);
@@ -264,6 +268,12 @@ class XSpaceReader {
     ctx.allocator_event = std::move(allocator);
     ctx.drop_allocator_event_stat = std::move(drop);
     budget_.Charge(Growth::kStatNames, ctx.allocator_event.capacity() + ctx.drop_allocator_event_stat.capacity(), 0);
+    if (!records) return;
+    ctx.allocator_field.resize(stat_names.size());
+    for (size_t i = 0; i < stat_names.size(); ++i)
+      ctx.allocator_field[i] = static_cast<uint8_t>(AllocatorFieldOf(stat_names[i]));
+    budget_.Charge(Growth::kStatNames, ctx.allocator_field.capacity(), 0);
+    plane.allocator_stats_as_records = true;
   }
 
   // Pass 2: the lines, in order, into the model: the pre-scan frames them
@@ -296,7 +306,8 @@ class XSpaceReader {
     PhaseTimer intern_phase("read plane: intern strings");
     InternPendingStrings(pipeline.chunks());
     intern_phase.Stop();
-    SortUnsortedLines(pipeline.lines());
+    KeepAllocatorRecords(pipeline.chunks(), plane);
+    SortUnsortedLines(pipeline.lines(), plane);
     Release(Growth::kEvents, pipeline.chunks().size() * sizeof(ChunkJob));
   }
 
@@ -777,9 +788,12 @@ class XSpaceReader {
       if (job.dropped) continue;
       size_t at = 0;
       Stat* stats = job.line->stats.data() + job.first_stat;
-      for (auto [index, length] : job.pending_strings) {
-        stats[index].bits = host_->strings.Intern(std::string_view(job.pending_text).substr(at, length));
+      for (uint32_t entry = 0; entry < job.pending_strings.size(); ++entry) {
+        const auto [slot, length] = job.pending_strings[entry];
+        const StringId id = host_->strings.Intern(std::string_view(job.pending_text).substr(at, length));
         at += length;
+        if (slot & RecordStats::kRecordSlot) InternRecordString(job, slot, entry, id);
+        else stats[slot].bits = id;
       }
       ChargeStrings();
       uint64_t freed = job.pending_text.capacity() + job.pending_strings.capacity() * sizeof(job.pending_strings[0]);
@@ -789,8 +803,40 @@ class XSpaceReader {
     }
   }
 
-  // Lines whose events were out of order, sorted (and said so).
-  void SortUnsortedLines(const std::deque<LineJoin>& joins) {
+  // A record's string field that `entry` of its chunk's pending strings
+  // set, unless a later stat of the same field replaced it.
+  static void InternRecordString(ChunkJob& job, uint32_t slot, uint32_t entry, StringId id) {
+    AllocatorStats& r = job.records[(slot & ~RecordStats::kRecordSlot) >> 2];
+    const StringId mark = kPendingStringMark | entry;
+    switch (slot & 3) {
+      case RecordStats::kRecordStringAllocator:
+        if (!r.memory_is_index && r.memory_value == mark) r.memory_value = id;
+        break;
+      case RecordStats::kRecordStringTfOp:
+        if (r.tf_op == mark) r.tf_op = id;
+        break;
+      case RecordStats::kRecordStringRegion:
+        if (r.region_type == mark) r.region_type = id;
+        break;
+      case RecordStats::kRecordStringShape:
+        if (r.shape == mark) r.shape = id;
+        break;
+    }
+  }
+
+  // The chunks' allocator records into the plane, in chunk order (lines in
+  // order, each line's chunks in order): moved, not copied.
+  static void KeepAllocatorRecords(std::deque<ChunkJob>& chunks, Plane& plane) {
+    for (ChunkJob& job : chunks) {
+      if (job.dropped || job.records.empty()) continue;
+      const auto line = static_cast<uint32_t>(job.line - plane.lines.data());
+      plane.allocator_records.push_back(AllocatorRecordBlock{line, std::move(job.records)});
+    }
+  }
+
+  // Lines whose events were out of order, sorted (and said so); their
+  // allocator records follow their events.
+  void SortUnsortedLines(const std::deque<LineJoin>& joins, Plane& plane) {
     for (const LineJoin& join : joins) {
       if (join.sorted || join.dropped) continue;
       Line& line = *join.line;
@@ -798,9 +844,31 @@ class XSpaceReader {
       // Sorting copies the line (and an index per event) beside itself.
       uint64_t copy = line.events.size() * (sizeof(Event) + sizeof(uint32_t)) + line.stats.size() * sizeof(Stat);
       Charge(Growth::kEvents, copy, 0);
-      line.SortEvents();
+      std::vector<uint32_t> old_index;
+      line.SortEvents(&old_index);
       Release(Growth::kEvents, copy);
+      if (!old_index.empty()) ReorderRecords(plane, static_cast<uint32_t>(&line - plane.lines.data()), old_index);
     }
+  }
+
+  // A sorted line's records, in its new event order: its blocks (one run
+  // of the plane's) become one.
+  void ReorderRecords(Plane& plane, uint32_t line, const std::vector<uint32_t>& old_index) {
+    auto& blocks = plane.allocator_records;
+    auto first = std::find_if(blocks.begin(), blocks.end(), [&](const auto& b) { return b.line == line; });
+    if (first == blocks.end()) return;
+    auto last = std::find_if(first, blocks.end(), [&](const auto& b) { return b.line != line; });
+    std::vector<uint32_t> new_index(old_index.size());
+    for (uint32_t i = 0; i < old_index.size(); ++i) new_index[old_index[i]] = i;
+    std::vector<AllocatorStats> merged;
+    for (auto b = first; b != last; ++b)
+      for (AllocatorStats& r : b->records) {
+        r.event = new_index[r.event];
+        merged.push_back(r);
+      }
+    std::sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.event < b.event; });
+    first->records = std::move(merged);
+    blocks.erase(first + 1, last);
   }
 
   // The memory budget, through the lock while decoding threads run.

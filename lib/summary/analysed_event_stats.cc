@@ -91,6 +91,12 @@ EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysi
   filter.keep_allocator_events = parts.Has(SummaryPart::kMemory) || analysis.compat != Compat::kDefault ||
                                  analysis.whole_trace || !analysis.step_marker.empty() ||
                                  !analysis.steps_between.empty();
+  // The memory profile reads its allocator events' stats as typed records
+  // (lib/model/allocator_stats.h), unless --compat xprof's host op metrics
+  // read them too: there an allocator event counts as a run of its tf_op.
+  filter.allocator_records =
+      parts.Has(SummaryPart::kMemory) &&
+      !(analysis.compat == Compat::kXprof && (parts.Has(SummaryPart::kOps) || parts.Has(SummaryPart::kHostOps)));
   return filter;
 }
 

@@ -27,57 +27,6 @@ namespace {
 // Allocator sizes are int64 in the capture; a corrupt capture must not make
 // a sum overflow (undefined behaviour), so sums saturate (time_span.h).
 
-// The stats BFCAllocator writes, looked up once per plane by name.
-enum class Field : uint8_t {
-  kNone,
-  kAllocatorName,
-  kDeviceIndex,  // index_on_host / device_ordinal: the memory id on TPU.
-  kBytesReserved,
-  kBytesAllocated,
-  kBytesAvailable,
-  kFragmentation,
-  kPeakBytesInUse,
-  kRequestedBytes,
-  kAllocationBytes,
-  kAddress,
-  kTfOp,
-  kRegionType,
-  kDataType,
-  kShape,
-};
-
-Field FieldOf(std::string_view name) {
-  static const std::map<std::string_view, Field> kFields = {
-      {"allocator_name", Field::kAllocatorName},
-      {"index_on_host", Field::kDeviceIndex},
-      {"device_ordinal", Field::kDeviceIndex},
-      {"bytes_reserved", Field::kBytesReserved},
-      {"bytes_allocated", Field::kBytesAllocated},
-      {"bytes_available", Field::kBytesAvailable},
-      {"fragmentation", Field::kFragmentation},
-      {"peak_bytes_in_use", Field::kPeakBytesInUse},
-      {"requested_bytes", Field::kRequestedBytes},
-      {"allocation_bytes", Field::kAllocationBytes},
-      {"addr", Field::kAddress},
-      {"tf_op", Field::kTfOp},
-      {"region_type", Field::kRegionType},
-      {"data_type", Field::kDataType},
-      {"shape", Field::kShape},
-  };
-  auto it = kFields.find(name);
-  return it == kFields.end() ? Field::kNone : it->second;
-}
-
-// Which of the stats every allocator event should have were seen.
-enum Seen : uint32_t {
-  kSeenAllocator = 1,
-  kSeenReserved = 2,
-  kSeenAllocated = 4,
-  kSeenAvailable = 8,
-  kSeenAllocationBytes = 16,
-};
-constexpr uint32_t kSeenAll = 31;
-
 // The profile's own ids of the capture's strings (op, region, shape), made
 // as the passes in time order meet them, on one thread: looked up by the
 // capture's id (dense, from 0) in a table, not a hash map, as this runs for
@@ -106,14 +55,15 @@ class ProfileStrings {
   std::vector<StringId> interned_;  // Per capture string id: ours, or kNotInterned.
 };
 
-// Reads allocator events' stats; changes nothing, so the capture-order
-// pass reads on several threads.
+// Reads allocator events' stats, kept as records by the reader or as
+// generic stats (lib/model/allocator_stats.h: one set of rules for both);
+// changes nothing, so the capture-order pass reads on several threads.
 class SnapshotReader {
  public:
   SnapshotReader(const Host& host, const Plane& plane, const MemoryProfileOptions& options)
       : host_(host), strict_(options.strict_stat_types) {
     fields_.reserve(plane.stat_metadata.size());
-    for (const StatMetadata& m : plane.stat_metadata) fields_.push_back(FieldOf(host.Str(m.name)));
+    for (const StatMetadata& m : plane.stat_metadata) fields_.push_back(AllocatorFieldOf(host.Str(m.name)));
   }
 
   // Which allocator an event names, without making its text: the last
@@ -131,79 +81,94 @@ class SnapshotReader {
     return key.is_index ? std::to_string(key.value) : std::string(host_.Str(static_cast<StringId>(key.value)));
   }
 
-  // Fills `s` from the event's stats, in stored order (a repeated stat: the
-  // last wins, as in the reference); returns the memory id's key (IdOf
-  // makes its text) and which of the expected stats were present. With
-  // `strings`, the op, region and shape are kept as the capture's string
-  // ids (ProfileStrings::Intern makes them the profile's, on one thread);
-  // without (the capture-order pass, which needs only the sizes) they stay
-  // empty.
-  MemoryKey Read(std::span<const Stat> stats, MemorySnapshot& s, uint32_t& seen, bool strings) const {
-    MemoryKey memory;
-    seen = 0;
-    // Locals: the snapshot's stores would make the compiler reload them
-    // through `this` for every stat (a dozen per event, every event twice).
-    const Field* const fields = fields_.data();
+  // An event's generic stats as a record, in stored order (a repeated
+  // stat: the last wins, as in the reference).
+  AllocatorStats Gather(std::span<const Stat> stats) const {
+    AllocatorStats a;
+    const AllocatorField* const fields = fields_.data();
     const size_t field_count = fields_.size();
     for (const Stat& stat : stats) {
-      const Field f = stat.key() < field_count ? fields[stat.key()] : Field::kNone;
-      switch (f) {
-        case Field::kNone: break;
-        case Field::kAllocatorName:
-          memory = {false, static_cast<int64_t>(stat.AsString())};
-          seen |= kSeenAllocator;
-          break;
-        case Field::kDeviceIndex:
-          memory = {true, Int(stat)};
-          seen |= kSeenAllocator;
-          break;
-        case Field::kBytesReserved: s.stack_bytes = Int(stat), seen |= kSeenReserved; break;
-        case Field::kBytesAllocated: s.heap_bytes = Int(stat), seen |= kSeenAllocated; break;
-        case Field::kBytesAvailable: s.free_bytes = Int(stat), seen |= kSeenAvailable; break;
-        case Field::kFragmentation: s.fragmentation = Fraction(stat); break;
-        case Field::kPeakBytesInUse: s.peak_bytes_in_use = Int(stat); break;
-        case Field::kRequestedBytes: s.requested_bytes = Int(stat); break;
-        case Field::kAllocationBytes: s.allocation_bytes = Int(stat), seen |= kSeenAllocationBytes; break;
-        case Field::kAddress: s.address = static_cast<uint64_t>(Int(stat)); break;
-        case Field::kTfOp:
-          if (strings) s.op_name = CaptureString(stat);
-          break;
-        case Field::kRegionType:
-          if (strings) s.region_type = CaptureString(stat);
-          break;
-        case Field::kDataType: s.data_type = Int(stat); break;
-        case Field::kShape:
-          if (strings) s.shape = CaptureString(stat);
-          break;
-      }
+      const AllocatorField f = stat.key() < field_count ? fields[stat.key()] : AllocatorField::kNone;
+      if (f != AllocatorField::kNone) a.Set(f, stat);
     }
-    return memory;
+    return a;
+  }
+
+  // Fills `s` from the event's record under the options' rule; returns the
+  // memory id's key (IdOf makes its text). With `strings`, the op, region
+  // and shape are kept as the capture's string ids (ProfileStrings::Intern
+  // makes them the profile's, on one thread); without (the capture-order
+  // pass, which needs only the sizes) they stay empty.
+  MemoryKey Read(const AllocatorStats& a, MemorySnapshot& s, bool strings) const {
+    s.stack_bytes = a.Int(a.bytes_reserved, AllocatorField::kBytesReserved, strict_);
+    s.heap_bytes = a.Int(a.bytes_allocated, AllocatorField::kBytesAllocated, strict_);
+    s.free_bytes = a.Int(a.bytes_available, AllocatorField::kBytesAvailable, strict_);
+    s.fragmentation =
+        strict_ && (a.odd_types & AllocatorStats::Bit(AllocatorField::kFragmentation)) ? 0.0 : a.fragmentation;
+    s.peak_bytes_in_use = a.Int(a.peak_bytes_in_use, AllocatorField::kPeakBytesInUse, strict_);
+    s.requested_bytes = a.Int(a.requested_bytes, AllocatorField::kRequestedBytes, strict_);
+    s.allocation_bytes = a.Int(a.allocation_bytes, AllocatorField::kAllocationBytes, strict_);
+    s.address = strict_ && (a.odd_types & AllocatorStats::Bit(AllocatorField::kAddress)) ? 0 : a.address;
+    s.data_type = a.Int(a.data_type, AllocatorField::kDataType, strict_);
+    if (strings) {
+      s.op_name = a.tf_op;
+      s.region_type = a.region_type;
+      s.shape = a.shape;
+    }
+    if (!a.memory_is_index) return MemoryKey{false, a.memory_value};
+    return MemoryKey{true, a.Int(a.memory_value, AllocatorField::kDeviceIndex, strict_)};
   }
 
  private:
-  static StringId CaptureString(const Stat& s) {
-    return s.type() == StatType::kString ? s.AsString() : StringPool::kEmpty;
-  }
-  int64_t Int(const Stat& s) const {
-    if (strict_) return s.type() == StatType::kInt64 ? static_cast<int64_t>(s.bits) : 0;
-    return s.type() == StatType::kString || s.type() == StatType::kBytes ? 0 : s.AsInt();
-  }
-  double Fraction(const Stat& s) const {
-    if (strict_) return s.type() == StatType::kDouble ? s.AsDouble() : 0.0;
-    return s.AsDouble();
-  }
-
   const Host& host_;
   const bool strict_;  // MemoryProfileOptions::strict_stat_types.
-  std::vector<Field> fields_;
+  std::vector<AllocatorField> fields_;
 };
 
-// An allocator event as the profile keeps it between its passes: its time
-// and its place in the plane, 16 bytes where its snapshot takes 100. Each
-// pass in time order reads the event's stats again from the model.
+// The records of one line's allocator events (Plane::allocator_records),
+// walked along with its events: the record of each event asked for in
+// order, or none (an event whose stats stayed generic).
+class RecordCursor {
+ public:
+  RecordCursor() = default;  // No records.
+  // The line's blocks are [begin, end) of `blocks`; starts at `first`.
+  RecordCursor(const std::vector<AllocatorRecordBlock>& blocks, size_t begin, size_t end, uint32_t first)
+      : blocks_(&blocks), b_(begin), end_(end) {
+    while (b_ < end_ && blocks[b_].records.back().event < first) ++b_;
+    if (b_ == end_) return;
+    const auto& r = blocks[b_].records;
+    i_ = static_cast<size_t>(
+        std::lower_bound(r.begin(), r.end(), first, [](const AllocatorStats& a, uint32_t e) { return a.event < e; }) -
+        r.begin());
+  }
+  const AllocatorStats* At(uint32_t e) {
+    while (b_ < end_) {
+      const std::vector<AllocatorStats>& r = (*blocks_)[b_].records;
+      if (i_ == r.size()) {
+        ++b_;
+        i_ = 0;
+      } else if (r[i_].event < e) {
+        ++i_;  // A record of an event that is no allocator event after all (its metadata id came twice).
+      } else {
+        return r[i_].event == e ? &r[i_++] : nullptr;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  const std::vector<AllocatorRecordBlock>* blocks_ = nullptr;
+  size_t b_ = 0, end_ = 0, i_ = 0;
+};
+
+// An allocator event as the profile keeps it between its passes: its time,
+// its place in the plane and its record (null: its stats are generic), 24
+// bytes where its snapshot takes 100. Each pass in time order reads the
+// event's record (or stats) again from the model.
 struct AllocatorEvent {
   int64_t time_ps;
   uint32_t line, event;
+  const AllocatorStats* record;
 };
 
 // The window peak and the lifetime peak over an allocator's events in
@@ -277,8 +242,8 @@ struct SnapshotSource {
     const Line& line = plane.lines[r.line];
     MemorySnapshot s;
     s.activity = kind[line.events[r.event].metadata] == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
-    uint32_t seen = 0;
-    reader.Read(line.EventStats(r.event), s, seen, true);
+    if (r.record) reader.Read(*r.record, s, true);
+    else reader.Read(reader.Gather(line.EventStats(r.event)), s, true);
     s.time_ps = r.time_ps;
     return s;
   }
@@ -605,6 +570,8 @@ struct PieceContext {
   const SnapshotReader& reader;
   const MemoryProfileOptions& options;
   int64_t earliest_ps;  // The earliest start of a line with events, ps after the host's origin.
+  // Per line: its blocks of Plane::allocator_records, [first, second).
+  const std::vector<std::pair<size_t, size_t>>& line_records;
 };
 
 void CollectPiece(const PieceContext& ctx, Piece& piece) {
@@ -634,14 +601,21 @@ void CollectPiece(const PieceContext& ctx, Piece& piece) {
     // line's own start is at this many ps after it.
     const int64_t zero_ps =
         ctx.options.line_offsets ? (line.timestamp_ns - host.time_origin_ns) * 1000 : ctx.earliest_ps;
+    RecordCursor records;
+    if (ctx.plane.allocator_stats_as_records)
+      records = RecordCursor(ctx.plane.allocator_records, ctx.line_records[l].first, ctx.line_records[l].second,
+                             static_cast<uint32_t>(first));
     for (size_t e = first; e < stop; ++e) {
       const Event& event = line.events[e];
       const int8_t k = event.metadata < ctx.kind.size() ? ctx.kind[event.metadata] : -1;
       if (k < 0) continue;
       MemorySnapshot s;
       s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
-      uint32_t seen = 0;
-      const SnapshotReader::MemoryKey key = ctx.reader.Read(line.EventStats(e), s, seen, false);
+      const AllocatorStats* record = records.At(static_cast<uint32_t>(e));
+      const AllocatorStats gathered = record ? AllocatorStats() : ctx.reader.Gather(line.EventStats(e));
+      const AllocatorStats& stats = record ? *record : gathered;
+      const uint32_t seen = stats.seen;
+      const SnapshotReader::MemoryKey key = ctx.reader.Read(stats, s, false);
       if (piece.allocators.empty() || !(last_key == key)) {
         auto found = slot_of.find(key);
         if (found == slot_of.end()) {
@@ -655,7 +629,7 @@ void CollectPiece(const PieceContext& ctx, Piece& piece) {
       }
       Piece::Allocator& allocator = piece.allocators[last];
       s.time_ps = SaturatingSub(event.start_ps, zero_ps);
-      if (seen != kSeenAll)
+      if (seen != AllocatorStats::kSeenAll)
         piece.diag.AddWithMessage(
             diag_kind::kMemoryMissingStats,
             "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
@@ -666,7 +640,7 @@ void CollectPiece(const PieceContext& ctx, Piece& piece) {
         piece.diag.Add(diag_kind::kMemoryNegativeSize,
                        fmt::format("{} {} at {} ps", allocator.id,
                                    host.Str(ctx.plane.event_metadata[event.metadata].name), event.start_ps));
-      const AllocatorEvent r{s.time_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(e)};
+      const AllocatorEvent r{s.time_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(e), record};
       allocator.peaks.Add(s, r, ctx.options.last_event_lifetime_peak);
       allocator.events.push_back(r);
     }
@@ -756,8 +730,14 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     pieces[i].begin = i * piece_events;
     pieces[i].end = pieces[i].begin + std::min(piece_events, plane_events - pieces[i].begin);
   }
+  std::vector<std::pair<size_t, size_t>> line_records(plane.lines.size());
+  for (size_t b = 0; b < plane.allocator_records.size(); ++b) {
+    auto& [first, end] = line_records[plane.allocator_records[b].line];
+    if (first == end) first = b;
+    end = b + 1;
+  }
   // out.time_zero_ps: the earliest start of a line with events.
-  const PieceContext context{host, plane, line_starts, kind, reader, options, out.time_zero_ps};
+  const PieceContext context{host, plane, line_starts, kind, reader, options, out.time_zero_ps, line_records};
   const size_t threads = options.collect_threads ? options.collect_threads : ThreadsForEvents(plane_events);
   ParallelFor(pieces.size(), threads, [&](size_t i) { CollectPiece(context, pieces[i]); });
 
