@@ -90,6 +90,60 @@ struct AllocatorStats {
   static constexpr uint16_t Bit(AllocatorField f) { return static_cast<uint16_t>(1u << static_cast<unsigned>(f)); }
 };
 
+// The lenient rule: a string or bytes value reads 0, any number as an
+// integer (a double truncated, saturating).
+inline int64_t AllocatorLenientInt(const Stat& s) {
+  return s.type() == StatType::kString || s.type() == StatType::kBytes ? 0 : s.AsInt();
+}
+inline StringId AllocatorCaptureString(const Stat& s) {
+  return s.type() == StatType::kString ? s.AsString() : StringPool::kEmpty;
+}
+
+// Inline: the reader calls it for every stat of an allocator event.
+inline void AllocatorStats::Set(AllocatorField field, const Stat& stat) {
+  // Integers the reference reads only when stored as int64.
+  auto integer = [&](int64_t& into) {
+    into = AllocatorLenientInt(stat);
+    if (stat.type() == StatType::kInt64) odd_types &= static_cast<uint16_t>(~Bit(field));
+    else odd_types |= Bit(field);
+  };
+  switch (field) {
+    case AllocatorField::kNone: break;
+    case AllocatorField::kAllocatorName:
+      memory_is_index = false;
+      memory_value = static_cast<int64_t>(stat.AsString());
+      odd_types &= static_cast<uint16_t>(~Bit(AllocatorField::kDeviceIndex));
+      seen |= kSeenAllocator;
+      break;
+    case AllocatorField::kDeviceIndex:
+      memory_is_index = true;
+      integer(memory_value);
+      seen |= kSeenAllocator;
+      break;
+    case AllocatorField::kBytesReserved: integer(bytes_reserved), seen |= kSeenReserved; break;
+    case AllocatorField::kBytesAllocated: integer(bytes_allocated), seen |= kSeenAllocated; break;
+    case AllocatorField::kBytesAvailable: integer(bytes_available), seen |= kSeenAvailable; break;
+    case AllocatorField::kFragmentation:
+      fragmentation = stat.AsDouble();
+      if (stat.type() == StatType::kDouble) odd_types &= static_cast<uint16_t>(~Bit(field));
+      else odd_types |= Bit(field);
+      break;
+    case AllocatorField::kPeakBytesInUse: integer(peak_bytes_in_use); break;
+    case AllocatorField::kRequestedBytes: integer(requested_bytes); break;
+    case AllocatorField::kAllocationBytes: integer(allocation_bytes), seen |= kSeenAllocationBytes; break;
+    case AllocatorField::kAddress: {
+      int64_t a = 0;
+      integer(a);
+      address = static_cast<uint64_t>(a);
+      break;
+    }
+    case AllocatorField::kTfOp: tf_op = AllocatorCaptureString(stat); break;
+    case AllocatorField::kRegionType: region_type = AllocatorCaptureString(stat); break;
+    case AllocatorField::kDataType: integer(data_type); break;
+    case AllocatorField::kShape: shape = AllocatorCaptureString(stat); break;
+  }
+}
+
 // A string value the reader has not interned yet holds this mark and the
 // number of its pending entry; real ids stay below it (a pool of 2^31
 // strings is far past any memory budget).

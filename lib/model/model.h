@@ -113,6 +113,11 @@ struct Plane {
   // (ReadOptions::event_stats.allocator_records).
   bool allocator_stats_as_records = false;
   std::vector<AllocatorRecordBlock> allocator_records;
+  // With allocator_stats_as_records: every allocator event has a record,
+  // and every record is an allocator event's (false when some event's
+  // metadata id did not come first, or came twice), so the records alone
+  // say every allocator event's stats, in capture order.
+  bool allocator_records_complete = false;
 
   size_t EventCount() const;
   // The StatKey whose name is `name`, if this plane has such a stat.

@@ -119,10 +119,13 @@ struct ChunkJob {
   size_t dropped_stats = 0;  // Event stats left out (PlaneContext::drop_event_stat).
   size_t first_stat = 0;     // Where `stats` went in the line's pool, once joined.
   // The records of its allocator events (PlaneContext::allocator_field),
-  // in event order, each with its event's index in the line; charged at
-  // `records_charged` of capacity.
+  // in event order, each with its event's index in the line; room for one
+  // per event, `records_charged` of them charged (DecodeChunk).
   std::vector<AllocatorStats> records;
   uint64_t records_charged = 0;
+  // Its allocator events without a record, and records of no allocator
+  // event (Plane::allocator_records_complete).
+  size_t irregular_records = 0;
   // String stat values met while decoding, interned afterwards in order
   // (interning is not thread-safe). The text is copied, so the file pages
   // can be released behind the decoder: (index into stats, or a
@@ -535,11 +538,12 @@ class EventDecoder {
     return FinishEvent(e, ev, line_base_ps, stats.size());
   }
 
-  // The record of the allocator event being read (its stats' sink).
-  RecordStats NewRecord(ChunkStats& stats, size_t slot) {
+  // The record of the allocator event being read (its stats' sink), in
+  // the room DecodeChunk made.
+  inline __attribute__((always_inline)) RecordStats NewRecord(ChunkStats& stats, size_t slot) {
     std::vector<AllocatorStats>& records = pending->records;
     if (__builtin_expect(records.size() == records.capacity(), 0))
-      stats.budget.ChargeAppend(Growth::kStats, records, pending->records_charged);
+      throw InputError(*ctx_.path, "line holds other events than counted");  // More than the pre-scan framed.
     AllocatorStats& record = records.emplace_back();
     record.event = static_cast<uint32_t>(slot);
     return RecordStats{stats, record, static_cast<uint32_t>(records.size() - 1), ctx_.allocator_field.data(),
@@ -638,14 +642,12 @@ class EventDecoder {
         job.stats_charged = job.stats.capacity();
       }
     }
-    // Records likewise, from the last chunk's records per event.
-    if (const auto expected =
-            static_cast<size_t>(static_cast<double>(job.event_count) * records_per_event_ * 1.05) + 16;
-        records_per_event_ > 0 && expected > job.records.capacity()) {
-      budget.Charge(Growth::kStats, (expected - job.records_charged) * sizeof(AllocatorStats), 0);
-      job.records.reserve(expected);
-      job.records_charged = job.records.capacity();
-    }
+    // Room for a record per event, never moved: only the pages the
+    // records fill are ever touched (the rest is address space), and they
+    // are charged once the chunk is decoded, as filled. A chunk holds at
+    // most kChunkEvents events, so what goes uncharged meanwhile is
+    // bounded.
+    if (!ctx_.allocator_field.empty()) job.records.reserve(job.kept_events);
     WireDecoder& d = job.bytes;
     const uint64_t begin = d.offset();
     if (job.leaves_out) DecodeEvents<true>(job, stats);
@@ -654,12 +656,9 @@ class EventDecoder {
       throw InputError(*ctx_.path, "a line has more than 4 billion stats; not supported");
     if (job.bytes.size() > 0)
       kept_stats_per_byte_ = static_cast<double>(job.stats.size()) / static_cast<double>(job.bytes.size());
-    if (!ctx_.allocator_field.empty() && job.event_count > 0)
-      records_per_event_ = static_cast<double>(job.records.size()) / static_cast<double>(job.event_count);
-    if (job.records.capacity() - job.records.size() > job.records.size() / 4 + 64) {
-      job.records.shrink_to_fit();
-      budget.Release(Growth::kStats, (job.records_charged - job.records.capacity()) * sizeof(AllocatorStats));
-      job.records_charged = job.records.capacity();
+    if (!job.records.empty()) {
+      job.records_charged = job.records.size();
+      budget.Charge(Growth::kStats, job.records_charged * sizeof(AllocatorStats), 0);
     }
     // A pool that grew by doubling holds up to twice what it needs until
     // its line is joined: cut it to size.
@@ -681,6 +680,7 @@ class EventDecoder {
     const PlaneContext::EventStatLookup lookup = ctx_.EventStatLookups();
     const PlaneContext::EventStatLookup allocator_lookup = ctx_.AllocatorEventStatLookups();
     const PlaneContext::EventStatLookup* allocator = ctx_.allocator_event.empty() ? nullptr : &allocator_lookup;
+    const bool keeps_records = !ctx_.allocator_field.empty();
     size_t done = 0, kept = 0;
     WireDecoder& d = job.bytes;
     uint32_t field;
@@ -695,8 +695,13 @@ class EventDecoder {
       // The bytes a few events on: in a long line the pre-scan read them
       // long enough ago for them to have left the caches.
       d.PrefetchAhead(1024);
+      const size_t records_before = job.records.size();
       const Event event = ReadEvent<kLeavesOut>(e, stats, job.base_ps, lookup, allocator, job.first_event + kept);
       if (kLeavesOut && event.metadata == kLeftOut) continue;
+      // An allocator event without a record (its metadata id did not come
+      // first), or a record of what turned out no allocator event.
+      if (keeps_records && (job.records.size() > records_before) != ctx_.IsAllocatorMetadata(event.metadata))
+        ++job.irregular_records;
       // The pre-scan counted the slots; bytes that changed under the
       // mapping since (another process rewriting the file) must not write
       // past them.
@@ -730,7 +735,6 @@ class EventDecoder {
   const PlaneContext& ctx_;
   StringPool* strings_;
   double kept_stats_per_byte_ = 0;  // In the last chunk this decoder read.
-  double records_per_event_ = 0;    // Likewise.
 };
 
 }  // namespace tfprof::xplane_wire

@@ -827,6 +827,10 @@ class XSpaceReader {
   // The chunks' allocator records into the plane, in chunk order (lines in
   // order, each line's chunks in order): moved, not copied.
   static void KeepAllocatorRecords(std::deque<ChunkJob>& chunks, Plane& plane) {
+    size_t irregular = 0;
+    for (const ChunkJob& job : chunks)
+      if (!job.dropped) irregular += job.irregular_records;
+    plane.allocator_records_complete = plane.allocator_stats_as_records && irregular == 0;
     for (ChunkJob& job : chunks) {
       if (job.dropped || job.records.empty()) continue;
       const auto line = static_cast<uint32_t>(job.line - plane.lines.data());

@@ -141,7 +141,8 @@ class RecordCursor {
         std::lower_bound(r.begin(), r.end(), first, [](const AllocatorStats& a, uint32_t e) { return a.event < e; }) -
         r.begin());
   }
-  const AllocatorStats* At(uint32_t e) {
+  // Event e's record, if it has one: true, with its block and index.
+  bool At(uint32_t e, uint32_t* block, uint32_t* index) {
     while (b_ < end_) {
       const std::vector<AllocatorStats>& r = (*blocks_)[b_].records;
       if (i_ == r.size()) {
@@ -150,10 +151,13 @@ class RecordCursor {
       } else if (r[i_].event < e) {
         ++i_;  // A record of an event that is no allocator event after all (its metadata id came twice).
       } else {
-        return r[i_].event == e ? &r[i_++] : nullptr;
+        if (r[i_].event != e) return false;
+        *block = static_cast<uint32_t>(b_);
+        *index = static_cast<uint32_t>(i_++);
+        return true;
       }
     }
-    return nullptr;
+    return false;
   }
 
  private:
@@ -161,14 +165,15 @@ class RecordCursor {
   size_t b_ = 0, end_ = 0, i_ = 0;
 };
 
-// An allocator event as the profile keeps it between its passes: its time,
-// its place in the plane and its record (null: its stats are generic), 24
-// bytes where its snapshot takes 100. Each pass in time order reads the
-// event's record (or stats) again from the model.
+// An allocator event as the profile keeps it between its passes: its time
+// and where its stats are, 16 bytes where its snapshot takes 100: its line
+// and its index there (stats in the line's pool), or, with kInRecords set
+// in `line`, its block of Plane::allocator_records and its index there.
+// Each pass in time order reads the event's stats again from the model.
 struct AllocatorEvent {
+  static constexpr uint32_t kInRecords = 0x80000000u;
   int64_t time_ps;
   uint32_t line, event;
-  const AllocatorStats* record;
 };
 
 // The window peak and the lifetime peak over an allocator's events in
@@ -237,13 +242,27 @@ struct SnapshotSource {
   size_t plane_index;
   ProfileStrings& strings;  // Added to by Intern: one thread only.
 
+  // The event's line and its index there, and its record (null: its
+  // stats are in the line's pool).
+  struct Place {
+    uint32_t line, event;
+    const AllocatorStats* record;
+  };
+  Place PlaceOf(const AllocatorEvent& r) const {
+    if (!(r.line & AllocatorEvent::kInRecords)) return {r.line, r.event, nullptr};
+    const AllocatorRecordBlock& block = plane.allocator_records[r.line & ~AllocatorEvent::kInRecords];
+    const AllocatorStats& record = block.records[r.event];
+    return {block.line, record.event, &record};
+  }
   // The snapshot with the capture's string ids: reads only, so any thread.
   MemorySnapshot Read(const AllocatorEvent& r) const {
-    const Line& line = plane.lines[r.line];
+    const Place at = PlaceOf(r);
+    const Line& line = plane.lines[at.line];
     MemorySnapshot s;
-    s.activity = kind[line.events[r.event].metadata] == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
-    if (r.record) reader.Read(*r.record, s, true);
-    else reader.Read(reader.Gather(line.EventStats(r.event)), s, true);
+    s.activity =
+        kind[line.events[at.event].metadata] == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
+    if (at.record) reader.Read(*at.record, s, true);
+    else reader.Read(reader.Gather(line.EventStats(at.event)), s, true);
     s.time_ps = r.time_ps;
     return s;
   }
@@ -259,7 +278,10 @@ struct SnapshotSource {
     return s;
   }
   // The event's group, or kNoGroup: reads only, so any thread.
-  int64_t GroupOf(const AllocatorEvent& r) const { return groups.group.Find(plane_index, r.line, r.event); }
+  int64_t GroupOf(const AllocatorEvent& r) const {
+    const Place at = PlaceOf(r);
+    return groups.group.Find(plane_index, at.line, at.event);
+  }
 };
 
 // Puts the events in the order a stable sort by time would give (equal
@@ -551,7 +573,9 @@ size_t AllocatorEventsPlane(const Host& host) {
 // the order met, and what the pass met. Pieces are read on several threads
 // and joined in order.
 struct Piece {
-  size_t begin = 0, end = 0;  // Events, counted across the plane's lines.
+  // Events, counted across the plane's lines; or blocks of complete
+  // allocator records (CollectRecordsPiece).
+  size_t begin = 0, end = 0;
   struct Allocator {
     std::string id;
     PeakTracker peaks;
@@ -574,16 +598,79 @@ struct PieceContext {
   const std::vector<std::pair<size_t, size_t>>& line_records;
 };
 
-void CollectPiece(const PieceContext& ctx, Piece& piece) {
-  const Host& host = ctx.host;
+// What the capture-order pass does with each allocator event of a piece,
+// whichever way the piece walks them.
+class PieceCollector {
+ public:
+  PieceCollector(const PieceContext& ctx, Piece& piece, size_t most_events)
+      : ctx_(ctx), piece_(piece), most_events_(most_events) {}
+
+  // The event `event` of `line` (kind k), its stats, its place
+  // (AllocatorEvent's line and event), its line's time zero.
+  void Add(const Line& line, const Event& event, int8_t k, const AllocatorStats& stats, uint32_t line_place,
+           uint32_t event_place, int64_t zero_ps) {
+    const Host& host = ctx_.host;
+    MemorySnapshot s;
+    s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
+    const SnapshotReader::MemoryKey key = ctx_.reader.Read(stats, s, false);
+    if (piece_.allocators.empty() || !(last_key_ == key)) {
+      auto found = slot_of_.find(key);
+      if (found == slot_of_.end()) {
+        std::string id = ctx_.reader.IdOf(key);
+        auto [at, added] = slot_of_id_.try_emplace(id, piece_.allocators.size());
+        if (added) {
+          piece_.allocators.push_back(Piece::Allocator{std::move(id), {}, {}});
+          // Room for the piece's every event: pages past what is written
+          // are never touched, and the vector never moves.
+          piece_.allocators.back().events.reserve(most_events_);
+        }
+        found = slot_of_.emplace(key, at->second).first;
+      }
+      last_ = found->second;
+      last_key_ = key;
+    }
+    Piece::Allocator& allocator = piece_.allocators[last_];
+    s.time_ps = SaturatingSub(event.start_ps, zero_ps);
+    if (stats.seen != AllocatorStats::kSeenAll)
+      piece_.diag.AddWithMessage(
+          diag_kind::kMemoryMissingStats,
+          "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
+          "or allocation_bytes (read as empty or 0)",
+          fmt::format("{} on {} at {} ps", host.Str(ctx_.plane.event_metadata[event.metadata].name),
+                      host.LineName(line), event.start_ps));
+    if (s.stack_bytes < 0 || s.heap_bytes < 0 || s.free_bytes < 0 || s.requested_bytes < 0 || s.allocation_bytes < 0)
+      piece_.diag.Add(diag_kind::kMemoryNegativeSize,
+                      fmt::format("{} {} at {} ps", allocator.id,
+                                  host.Str(ctx_.plane.event_metadata[event.metadata].name), event.start_ps));
+    const AllocatorEvent r{s.time_ps, line_place, event_place};
+    allocator.peaks.Add(s, r, ctx_.options.last_event_lifetime_peak);
+    allocator.events.push_back(r);
+  }
+
+ private:
+  const PieceContext& ctx_;
+  Piece& piece_;
+  const size_t most_events_;
   // Each event's allocator by its key, without making the id's text per
   // event, and by that text: keys of one id (a name "0" and index 0) share
   // an entry, so their events stay in capture order. The last event's
   // entry is tried first, as events of one allocator come in runs.
-  absl::flat_hash_map<SnapshotReader::MemoryKey, size_t> slot_of;
-  absl::flat_hash_map<std::string, size_t> slot_of_id;
-  size_t last = 0;
-  SnapshotReader::MemoryKey last_key;
+  absl::flat_hash_map<SnapshotReader::MemoryKey, size_t> slot_of_;
+  absl::flat_hash_map<std::string, size_t> slot_of_id_;
+  size_t last_ = 0;
+  SnapshotReader::MemoryKey last_key_;
+};
+
+// Where the line's events start in the time the profile keeps: the
+// reference's offset within the line, or since the earliest line start.
+int64_t ZeroPs(const PieceContext& ctx, const Line& line) {
+  return ctx.options.line_offsets ? (line.timestamp_ns - ctx.host.time_origin_ns) * 1000 : ctx.earliest_ps;
+}
+
+// A piece of the plane's events, [begin, end) counted across its lines:
+// each allocator event's stats from its record or its line's pool.
+void CollectPiece(const PieceContext& ctx, Piece& piece) {
+  PieceCollector collect(ctx, piece, piece.end - piece.begin);
   // The line holding the piece's first event: the last one starting at or
   // before it (lines without events start where the next one does).
   size_t l = static_cast<size_t>(std::upper_bound(ctx.line_starts.begin(), ctx.line_starts.end(), piece.begin) -
@@ -599,8 +686,7 @@ void CollectPiece(const PieceContext& ctx, Piece& piece) {
     if (first >= stop) continue;
     // Readers keep every event's time relative to the host's origin; the
     // line's own start is at this many ps after it.
-    const int64_t zero_ps =
-        ctx.options.line_offsets ? (line.timestamp_ns - host.time_origin_ns) * 1000 : ctx.earliest_ps;
+    const int64_t zero_ps = ZeroPs(ctx, line);
     RecordCursor records;
     if (ctx.plane.allocator_stats_as_records)
       records = RecordCursor(ctx.plane.allocator_records, ctx.line_records[l].first, ctx.line_records[l].second,
@@ -609,40 +695,34 @@ void CollectPiece(const PieceContext& ctx, Piece& piece) {
       const Event& event = line.events[e];
       const int8_t k = event.metadata < ctx.kind.size() ? ctx.kind[event.metadata] : -1;
       if (k < 0) continue;
-      MemorySnapshot s;
-      s.activity = k == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
-      const AllocatorStats* record = records.At(static_cast<uint32_t>(e));
-      const AllocatorStats gathered = record ? AllocatorStats() : ctx.reader.Gather(line.EventStats(e));
-      const AllocatorStats& stats = record ? *record : gathered;
-      const uint32_t seen = stats.seen;
-      const SnapshotReader::MemoryKey key = ctx.reader.Read(stats, s, false);
-      if (piece.allocators.empty() || !(last_key == key)) {
-        auto found = slot_of.find(key);
-        if (found == slot_of.end()) {
-          std::string id = ctx.reader.IdOf(key);
-          auto [at, added] = slot_of_id.try_emplace(id, piece.allocators.size());
-          if (added) piece.allocators.push_back(Piece::Allocator{std::move(id), {}, {}});
-          found = slot_of.emplace(key, at->second).first;
-        }
-        last = found->second;
-        last_key = key;
-      }
-      Piece::Allocator& allocator = piece.allocators[last];
-      s.time_ps = SaturatingSub(event.start_ps, zero_ps);
-      if (seen != AllocatorStats::kSeenAll)
-        piece.diag.AddWithMessage(
-            diag_kind::kMemoryMissingStats,
-            "allocator events without some of allocator_name, bytes_reserved, bytes_allocated, bytes_available "
-            "or allocation_bytes (read as empty or 0)",
-            fmt::format("{} on {} at {} ps", host.Str(ctx.plane.event_metadata[event.metadata].name),
-                        host.LineName(line), event.start_ps));
-      if (s.stack_bytes < 0 || s.heap_bytes < 0 || s.free_bytes < 0 || s.requested_bytes < 0 || s.allocation_bytes < 0)
-        piece.diag.Add(diag_kind::kMemoryNegativeSize,
-                       fmt::format("{} {} at {} ps", allocator.id,
-                                   host.Str(ctx.plane.event_metadata[event.metadata].name), event.start_ps));
-      const AllocatorEvent r{s.time_ps, static_cast<uint32_t>(l), static_cast<uint32_t>(e), record};
-      allocator.peaks.Add(s, r, ctx.options.last_event_lifetime_peak);
-      allocator.events.push_back(r);
+      uint32_t block, index;
+      if (records.At(static_cast<uint32_t>(e), &block, &index))
+        collect.Add(line, event, k, ctx.plane.allocator_records[block].records[index],
+                    block | AllocatorEvent::kInRecords, index, zero_ps);
+      else
+        collect.Add(line, event, k, ctx.reader.Gather(line.EventStats(e)), static_cast<uint32_t>(l),
+                    static_cast<uint32_t>(e), zero_ps);
+    }
+  }
+}
+
+// A piece of blocks of Plane::allocator_records, [begin, end), when they
+// are complete: only the allocator events are walked.
+void CollectRecordsPiece(const PieceContext& ctx, Piece& piece) {
+  size_t most = 0;
+  for (size_t b = piece.begin; b < piece.end; ++b) most += ctx.plane.allocator_records[b].records.size();
+  PieceCollector collect(ctx, piece, most);
+  for (size_t b = piece.begin; b < piece.end; ++b) {
+    const AllocatorRecordBlock& block = ctx.plane.allocator_records[b];
+    const Line& line = ctx.plane.lines[block.line];
+    const int64_t zero_ps = ZeroPs(ctx, line);
+    for (size_t i = 0; i < block.records.size(); ++i) {
+      const AllocatorStats& record = block.records[i];
+      const Event& event = line.events[record.event];
+      const int8_t k = event.metadata < ctx.kind.size() ? ctx.kind[event.metadata] : -1;
+      if (k < 0) continue;  // Never, when the records are complete.
+      collect.Add(line, event, k, record, static_cast<uint32_t>(b) | AllocatorEvent::kInRecords,
+                  static_cast<uint32_t>(i), zero_ps);
     }
   }
 }
@@ -725,10 +805,26 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     plane_events += line.events.size();
   }
   const size_t piece_events = std::max<size_t>(options.collect_piece_events, 1);
-  std::vector<Piece> pieces(plane_events == 0 ? 0 : (plane_events - 1) / piece_events + 1);
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    pieces[i].begin = i * piece_events;
-    pieces[i].end = pieces[i].begin + std::min(piece_events, plane_events - pieces[i].begin);
+  // With complete records, pieces of whole blocks of about as many records
+  // (each block one chunk of a line); else pieces of the plane's events.
+  const bool by_records = plane.allocator_records_complete;
+  std::vector<Piece> pieces;
+  if (by_records) {
+    size_t in_piece = 0;
+    for (size_t b = 0; b < plane.allocator_records.size(); ++b) {
+      if (pieces.empty() || in_piece >= piece_events) {
+        pieces.emplace_back().begin = b;
+        in_piece = 0;
+      }
+      pieces.back().end = b + 1;
+      in_piece += plane.allocator_records[b].records.size();
+    }
+  } else {
+    pieces.resize(plane_events == 0 ? 0 : (plane_events - 1) / piece_events + 1);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      pieces[i].begin = i * piece_events;
+      pieces[i].end = pieces[i].begin + std::min(piece_events, plane_events - pieces[i].begin);
+    }
   }
   std::vector<std::pair<size_t, size_t>> line_records(plane.lines.size());
   for (size_t b = 0; b < plane.allocator_records.size(); ++b) {
@@ -739,7 +835,10 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   // out.time_zero_ps: the earliest start of a line with events.
   const PieceContext context{host, plane, line_starts, kind, reader, options, out.time_zero_ps, line_records};
   const size_t threads = options.collect_threads ? options.collect_threads : ThreadsForEvents(plane_events);
-  ParallelFor(pieces.size(), threads, [&](size_t i) { CollectPiece(context, pieces[i]); });
+  ParallelFor(pieces.size(), threads, [&](size_t i) {
+    if (by_records) CollectRecordsPiece(context, pieces[i]);
+    else CollectPiece(context, pieces[i]);
+  });
 
   // Joined by the memory id's text: keys of one id (a name "0" and index 0)
   // share its entry. Byte order, as the reference lists memory ids.

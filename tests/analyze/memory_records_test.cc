@@ -185,13 +185,16 @@ size_t RecordCount(const Host& h) {
   return n;
 }
 
-// The profiles from records and from pooled stats agree, every mode.
-void CheckRecordsReadAsStats(const std::string& bytes, size_t allocator_events) {
+// The profiles from records and from pooled stats agree, every mode. The
+// records are complete (Plane::allocator_records_complete) when every
+// allocator event has one and no other event does.
+void CheckRecordsReadAsStats(const std::string& bytes, size_t allocator_events, bool complete) {
   for (size_t chunk_events : {size_t{0}, size_t{1}, size_t{2}, size_t{5}}) {
     const Host pooled = ReadWith(bytes, false, chunk_events);
     const Host records = ReadWith(bytes, true, chunk_events);
     REQUIRE(records.planes.size() == pooled.planes.size());
     CHECK(records.planes[0].allocator_stats_as_records);
+    CHECK(records.planes[0].allocator_records_complete == complete);
     CHECK_FALSE(pooled.planes[0].allocator_stats_as_records);
     CHECK(RecordCount(records) == allocator_events);
     CHECK(RecordCount(pooled) == 0);
@@ -213,7 +216,7 @@ TEST_CASE("Memory profile from allocator records: events framed every way, worke
   const std::string bytes = HandFramedSpace();
   // Records for the five events whose metadata id comes first (one of
   // them, event 4, turns out to be no allocator event).
-  CheckRecordsReadAsStats(bytes, 5);
+  CheckRecordsReadAsStats(bytes, 5, false);
   Diagnostics d;
   const Host h = ReadWith(bytes, true, 2);
   const HostMemoryProfile p = BuildMemoryProfile(h, MemoryProfileOptionsFor(Compat::kDefault), d);
@@ -245,7 +248,7 @@ TEST_CASE("Memory profile from allocator records: events framed every way, worke
 }
 
 TEST_CASE("Memory profile from allocator records equals the one from pooled stats", "[memory]") {
-  CheckRecordsReadAsStats(BuiltSpace().Serialize(), 120);
+  CheckRecordsReadAsStats(BuiltSpace().Serialize(), 120, true);
   const std::string real = tfprof::testing::SourcePath(
       "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/tfprof-capture.xplane.pb");
   Diagnostics d;
@@ -258,7 +261,7 @@ TEST_CASE("Memory profile from allocator records equals the one from pooled stat
   std::ifstream in(real, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE(bytes.size() > 1000);
-  CheckRecordsReadAsStats(bytes, allocator_events);
+  CheckRecordsReadAsStats(bytes, allocator_events, true);
 }
 
 TEST_CASE("Allocator records are kept only for commands that build a memory profile", "[memory][filter]") {
