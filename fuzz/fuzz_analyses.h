@@ -12,6 +12,7 @@
 #include "lib/analyze/run_summary_to_metrics.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/host_to_run_summary.h"
 
 namespace tfprof::fuzz {
@@ -25,14 +26,24 @@ inline void FuzzAnalyses(std::string_view bytes) {
   const unsigned char mode = static_cast<unsigned char>(bytes.front());
   bytes.remove_prefix(1);
   ExpectOnlyInputErrors([&] {
-    Diagnostics diagnostics;
-    Host host = (mode & 1) ? ReadChromeTraceText(bytes, "fuzz.trace.json", diagnostics, FuzzReadOptions())
-                           : ReadXSpaceBytes(bytes, "fuzz.xplane.pb", diagnostics, FuzzReadOptions());
-    CheckHost(host);
     AnalysisOptions options;
     options.compat = static_cast<Compat>((mode >> 1) % 3);
     if (mode & 8) options.whole_trace = true;
     if (mode & 16) options.step_marker = "^[a-zA-Z]+#?\\d*$";
+    ReadOptions read = FuzzReadOptions();
+    // An XSpace read as the report commands read it: the analysed stats
+    // only, allocator events' stats as records (lib/model/allocator_stats.h),
+    // in chunks of 1 to 4 events on two threads.
+    if (!(mode & 1) && (mode & 32)) {
+      read.event_stats = EventStatsFor(SummaryParts::All(), options);
+      read.max_events = 0;
+      read.decode_threads = 2;
+      read.decode_chunk_events = 1 + (mode >> 6);
+    }
+    Diagnostics diagnostics;
+    Host host = (mode & 1) ? ReadChromeTraceText(bytes, "fuzz.trace.json", diagnostics, read)
+                           : ReadXSpaceBytes(bytes, "fuzz.xplane.pb", diagnostics, read);
+    CheckHost(host);
     SummaryOptions summary;
     summary.analysis = options;
     summary.parts = SummaryParts::All();

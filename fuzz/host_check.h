@@ -33,6 +33,25 @@ inline void CheckHost(const Host& host) {
         (void)host.Str(s.AsString());
       }
     }
+    // Allocator records: a line's blocks together, in line order, each
+    // record at an event of its line, in event order, its strings interned.
+    if (!plane.allocator_stats_as_records && !plane.allocator_records.empty()) std::abort();
+    uint32_t last_line = 0, last_event = 0;
+    bool any = false;
+    for (const AllocatorRecordBlock& b : plane.allocator_records) {
+      if (b.line >= plane.lines.size() || b.records.empty() || (any && b.line < last_line)) std::abort();
+      if (!any || b.line != last_line) last_event = 0;
+      for (const AllocatorStats& r : b.records) {
+        if (r.event >= plane.lines[b.line].events.size() || (any && b.line == last_line && r.event < last_event))
+          std::abort();
+        if (r.tf_op >= host.strings.size() || r.region_type >= host.strings.size() || r.shape >= host.strings.size())
+          std::abort();
+        if (!r.memory_is_index && static_cast<uint64_t>(r.memory_value) >= host.strings.size()) std::abort();
+        last_event = r.event;
+        any = true;
+      }
+      last_line = b.line;
+    }
   }
 }
 

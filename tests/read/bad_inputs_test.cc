@@ -242,7 +242,8 @@ TEST_CASE("Fuzz findings kept in testdata/bad/fuzz/ stay fixed", "[bad_inputs][f
 
 TEST_CASE("Every XSpace of testdata, bad or good, read as the fuzz target reads it", "[bad_inputs][fuzz]") {
   // FuzzXplane reads twice: whole, and as the analysing commands read (lines
-  // they do not read skipped by their length, allocator events left out).
+  // they do not read skipped by their length, allocator events left out);
+  // FuzzAnalyses as the report commands read and analyse.
   // A bad input must end in an InputError either way, a good one in a model
   // whose invariants hold (an abort here is a finding).
   size_t read = 0;
@@ -251,7 +252,12 @@ TEST_CASE("Every XSpace of testdata, bad or good, read as the fuzz target reads 
       const std::string name = e.path().filename().string();
       if (!e.is_regular_file() || name.size() < 10 || name.substr(name.size() - 10) != ".xplane.pb") continue;
       INFO(e.path().string());
-      tfprof::fuzz::FuzzXplane(Slurp(e.path()));
+      const std::string bytes = Slurp(e.path());
+      tfprof::fuzz::FuzzXplane(bytes);
+      // And analysed as the report commands read it (allocator records;
+      // FuzzAnalyses's first byte: 32, chunks of 1 event, our defaults;
+      // 32 + 64 + 4, chunks of 2 events, TensorFlow 2.x's rules).
+      for (const char mode : {char{32}, char{32 + 64 + 4}}) tfprof::fuzz::FuzzAnalyses(std::string(1, mode) + bytes);
       ++read;
     }
   }
