@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "lib/model/model.h"
+#include "lib/model/xplane_schema.h"
 
 namespace tfprof::fuzz {
 
@@ -38,19 +39,36 @@ inline void CheckHost(const Host& host) {
     if (!plane.allocator_stats_as_records && !plane.allocator_records.empty()) std::abort();
     uint32_t last_line = 0, last_event = 0;
     bool any = false;
+    size_t records = 0;
     for (const AllocatorRecordBlock& b : plane.allocator_records) {
       if (b.line >= plane.lines.size() || b.records.empty() || (any && b.line < last_line)) std::abort();
-      if (!any || b.line != last_line) last_event = 0;
+      const bool same_line = any && b.line == last_line;
       for (const AllocatorStats& r : b.records) {
-        if (r.event >= plane.lines[b.line].events.size() || (any && b.line == last_line && r.event < last_event))
+        // One record per event: strictly in event order within a line.
+        const bool first_of_line = !same_line && &r == &b.records.front();
+        if (r.event >= plane.lines[b.line].events.size() || (!first_of_line && r.event <= last_event)) std::abort();
+        // Complete: every record is an allocator event's (and, counted
+        // below, every allocator event has one).
+        const Event& e = plane.lines[b.line].events[r.event];
+        if (plane.allocator_records_complete &&
+            !schema::IsAllocatorEvent(host.Str(plane.event_metadata[e.metadata].name)))
           std::abort();
         if (r.tf_op >= host.strings.size() || r.region_type >= host.strings.size() || r.shape >= host.strings.size())
           std::abort();
         if (!r.memory_is_index && static_cast<uint64_t>(r.memory_value) >= host.strings.size()) std::abort();
         last_event = r.event;
         any = true;
+        ++records;
       }
       last_line = b.line;
+    }
+    // Complete: exactly the plane's allocator events have records.
+    if (plane.allocator_records_complete) {
+      size_t allocator_events = 0;
+      for (const Line& line : plane.lines)
+        for (const Event& e : line.events)
+          allocator_events += schema::IsAllocatorEvent(host.Str(plane.event_metadata[e.metadata].name));
+      if (allocator_events != records) std::abort();
     }
   }
 }

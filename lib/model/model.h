@@ -114,9 +114,10 @@ struct Plane {
   bool allocator_stats_as_records = false;
   std::vector<AllocatorRecordBlock> allocator_records;
   // With allocator_stats_as_records: every allocator event has a record,
-  // and every record is an allocator event's (false when some event's
-  // metadata id did not come first, or came twice), so the records alone
-  // say every allocator event's stats, in capture order.
+  // and every record is an allocator event's, so the records alone say
+  // every allocator event's stats, in capture order. False when some
+  // event's metadata id did not come first, or came again naming another
+  // event.
   bool allocator_records_complete = false;
 
   size_t EventCount() const;

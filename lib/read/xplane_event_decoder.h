@@ -90,6 +90,10 @@ struct PlaneContext {
 // A run of up to kChunkEvents consecutive events of one line: the unit of
 // work of the decoding threads. Found by the serial pre-scan.
 constexpr size_t kChunkEvents = 1 << 16;
+// Chunks of at most this many events (ReadOptions::decode_chunk_events is
+// cut to it): a record's index in its chunk fits in RecordStats' slots.
+constexpr size_t kMostChunkEvents = size_t{1} << 28;
+static_assert(kChunkEvents <= kMostChunkEvents);
 
 struct ChunkJob {
   Line* line = nullptr;
@@ -222,8 +226,8 @@ struct ChunkStats {
 struct RecordStats {
   // A pending string value's slot for a record's string field: this bit,
   // the record's index in its chunk, and the field (kRecordString*). A
-  // pool index never has the bit (2^31 stats in one chunk are far past
-  // any memory budget).
+  // pool index never has the bit (DecodeChunk refuses a chunk of 2^31
+  // stats), nor does a record index need more than 29 bits.
   static constexpr uint32_t kRecordSlot = 0x80000000u;
   enum : uint32_t { kRecordStringAllocator, kRecordStringTfOp, kRecordStringRegion, kRecordStringShape };
 
@@ -643,20 +647,31 @@ class EventDecoder {
       }
     }
     // Room for a record per event, never moved: only the pages the
-    // records fill are ever touched (the rest is address space), and they
-    // are charged once the chunk is decoded, as filled. A chunk holds at
-    // most kChunkEvents events, so what goes uncharged meanwhile is
-    // bounded.
+    // records fill are touched, and they are charged once the chunk is
+    // decoded, as filled (a chunk holds at most kChunkEvents events, so
+    // what goes uncharged while it decodes is bounded).
     if (!ctx_.allocator_field.empty()) job.records.reserve(job.kept_events);
     WireDecoder& d = job.bytes;
     const uint64_t begin = d.offset();
     if (job.leaves_out) DecodeEvents<true>(job, stats);
     else DecodeEvents<false>(job, stats);
-    if (job.stats.size() > UINT32_MAX)
-      throw InputError(*ctx_.path, "a line has more than 4 billion stats; not supported");
+    // Below RecordStats::kRecordSlot, so that a pool index is never taken
+    // for a record's slot: 2^31 stats in a chunk of kChunkEvents events is
+    // no capture.
+    if (job.stats.size() >= RecordStats::kRecordSlot)
+      throw InputError(*ctx_.path, "a chunk of a line has more than 2 billion stats; not supported");
     if (job.bytes.size() > 0)
       kept_stats_per_byte_ = static_cast<double>(job.stats.size()) / static_cast<double>(job.bytes.size());
-    if (!job.records.empty()) {
+    // The room left: none kept where there are no records; a small
+    // vector's (from the heap, whose spare room may be memory already
+    // touched) cut to size; a large one's is address space the records
+    // never touched (the copy would cost fresh pages).
+    if (job.records.empty()) {
+      std::vector<AllocatorStats>().swap(job.records);
+    } else {
+      if (job.records.capacity() * sizeof(AllocatorStats) < (size_t{1} << 20) &&
+          job.records.capacity() - job.records.size() > job.records.size() / 4 + 64)
+        job.records.shrink_to_fit();
       job.records_charged = job.records.size();
       budget.Charge(Growth::kStats, job.records_charged * sizeof(AllocatorStats), 0);
     }

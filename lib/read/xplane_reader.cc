@@ -16,6 +16,7 @@
 #include "lib/read/byte_source.h"
 #include "lib/read/memory_budget.h"
 #include "lib/read/wire_decoder.h"
+#include "lib/read/xplane_allocator_records.h"
 #include "lib/read/xplane_chunk_pipeline.h"
 #include "lib/read/xplane_event_decoder.h"
 #include "lib/read/xplane_wire.h"
@@ -792,6 +793,8 @@ class XSpaceReader {
         const auto [slot, length] = job.pending_strings[entry];
         const StringId id = host_->strings.Intern(std::string_view(job.pending_text).substr(at, length));
         at += length;
+        // Ids stay below the marks of strings not yet interned.
+        if (id >= kPendingStringMark) throw InputError(path_, "more than 2 billion distinct strings; not supported");
         if (slot & RecordStats::kRecordSlot) InternRecordString(job, slot, entry, id);
         else stats[slot].bits = id;
       }
@@ -803,76 +806,26 @@ class XSpaceReader {
     }
   }
 
-  // A record's string field that `entry` of its chunk's pending strings
-  // set, unless a later stat of the same field replaced it.
-  static void InternRecordString(ChunkJob& job, uint32_t slot, uint32_t entry, StringId id) {
-    AllocatorStats& r = job.records[(slot & ~RecordStats::kRecordSlot) >> 2];
-    const StringId mark = kPendingStringMark | entry;
-    switch (slot & 3) {
-      case RecordStats::kRecordStringAllocator:
-        if (!r.memory_is_index && r.memory_value == mark) r.memory_value = id;
-        break;
-      case RecordStats::kRecordStringTfOp:
-        if (r.tf_op == mark) r.tf_op = id;
-        break;
-      case RecordStats::kRecordStringRegion:
-        if (r.region_type == mark) r.region_type = id;
-        break;
-      case RecordStats::kRecordStringShape:
-        if (r.shape == mark) r.shape = id;
-        break;
-    }
-  }
-
-  // The chunks' allocator records into the plane, in chunk order (lines in
-  // order, each line's chunks in order): moved, not copied.
-  static void KeepAllocatorRecords(std::deque<ChunkJob>& chunks, Plane& plane) {
-    size_t irregular = 0;
-    for (const ChunkJob& job : chunks)
-      if (!job.dropped) irregular += job.irregular_records;
-    plane.allocator_records_complete = plane.allocator_stats_as_records && irregular == 0;
-    for (ChunkJob& job : chunks) {
-      if (job.dropped || job.records.empty()) continue;
-      const auto line = static_cast<uint32_t>(job.line - plane.lines.data());
-      plane.allocator_records.push_back(AllocatorRecordBlock{line, std::move(job.records)});
-    }
-  }
-
   // Lines whose events were out of order, sorted (and said so); their
   // allocator records follow their events.
   void SortUnsortedLines(const std::deque<LineJoin>& joins, Plane& plane) {
+    RecordReorder records(plane);
     for (const LineJoin& join : joins) {
       if (join.sorted || join.dropped) continue;
       Line& line = *join.line;
+      const auto l = static_cast<uint32_t>(&line - plane.lines.data());
       diag_.Add(diag_kind::kXplaneUnsortedLine, std::string(host_->LineName(line)));
-      // Sorting copies the line (and an index per event) beside itself.
-      uint64_t copy = line.events.size() * (sizeof(Event) + sizeof(uint32_t)) + line.stats.size() * sizeof(Stat);
+      // Sorting copies the line (and an index per event) beside itself, and
+      // its records.
+      uint64_t copy = line.events.size() * (sizeof(Event) + 2 * sizeof(uint32_t)) + line.stats.size() * sizeof(Stat) +
+                      records.LineBytes(l);
       Charge(Growth::kEvents, copy, 0);
       std::vector<uint32_t> old_index;
       line.SortEvents(&old_index);
+      records.LineSorted(l, old_index);
       Release(Growth::kEvents, copy);
-      if (!old_index.empty()) ReorderRecords(plane, static_cast<uint32_t>(&line - plane.lines.data()), old_index);
     }
-  }
-
-  // A sorted line's records, in its new event order: its blocks (one run
-  // of the plane's) become one.
-  void ReorderRecords(Plane& plane, uint32_t line, const std::vector<uint32_t>& old_index) {
-    auto& blocks = plane.allocator_records;
-    auto first = std::find_if(blocks.begin(), blocks.end(), [&](const auto& b) { return b.line == line; });
-    if (first == blocks.end()) return;
-    auto last = std::find_if(first, blocks.end(), [&](const auto& b) { return b.line != line; });
-    std::vector<uint32_t> new_index(old_index.size());
-    for (uint32_t i = 0; i < old_index.size(); ++i) new_index[old_index[i]] = i;
-    std::vector<AllocatorStats> merged;
-    for (auto b = first; b != last; ++b)
-      for (AllocatorStats& r : b->records) {
-        r.event = new_index[r.event];
-        merged.push_back(r);
-      }
-    std::sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.event < b.event; });
-    first->records = std::move(merged);
-    blocks.erase(first + 1, last);
+    records.Finish();
   }
 
   // The memory budget, through the lock while decoding threads run.
@@ -908,7 +861,8 @@ class XSpaceReader {
   MemoryBudget& budget_;
   uint64_t planes_charged_ = 0;     // host.planes' capacity charged.
   SharedBudget* shared_ = nullptr;  // The budget while decoding threads run (DecodeLines).
-  const size_t chunk_events_ = options_.decode_chunk_events ? options_.decode_chunk_events : kChunkEvents;
+  const size_t chunk_events_ =
+      options_.decode_chunk_events ? std::min(options_.decode_chunk_events, kMostChunkEvents) : kChunkEvents;
   uint64_t strings_charged_ = 0, strings_counted_ = 0;  // The string pool's memory and size charged.
   Host* host_ = nullptr;
   XSpaceEventSink* sink_ = nullptr;

@@ -149,7 +149,7 @@ class RecordCursor {
         ++b_;
         i_ = 0;
       } else if (r[i_].event < e) {
-        ++i_;  // A record of an event that is no allocator event after all (its metadata id came twice).
+        ++i_;  // A record of an event that is no allocator event after all (its metadata id came again).
       } else {
         if (r[i_].event != e) return false;
         *block = static_cast<uint32_t>(b_);
@@ -620,9 +620,11 @@ class PieceCollector {
         auto [at, added] = slot_of_id_.try_emplace(id, piece_.allocators.size());
         if (added) {
           piece_.allocators.push_back(Piece::Allocator{std::move(id), {}, {}});
-          // Room for the piece's every event: pages past what is written
-          // are never touched, and the vector never moves.
-          piece_.allocators.back().events.reserve(most_events_);
+          // The first few allocators (a capture has one or two per device)
+          // get room for the piece's every event, so their lists never
+          // move (pages past what is written are never touched); any more
+          // grow as they fill.
+          if (piece_.allocators.size() <= 4) piece_.allocators.back().events.reserve(most_events_);
         }
         found = slot_of_.emplace(key, at->second).first;
       }
@@ -755,6 +757,9 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     return out;
   }
   const Plane& plane = host.planes[plane_index];
+  // AllocatorEvent keeps a line's index in 31 bits.
+  if (plane.lines.size() >= AllocatorEvent::kInRecords)
+    throw InputError(host.source_path, "a host plane of more than 2 billion lines; not supported");
 
   // Which event names are allocator events (by the raw name, as the
   // reference matches them).

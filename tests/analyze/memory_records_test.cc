@@ -8,6 +8,7 @@
 // real TensorFlow capture.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -98,6 +99,7 @@ std::string State(int64_t heap) {
 //  5 alloc  70 us  stats in the general layout; region by reference
 //  6 alloc  60 us  (out of order: the line is sorted) named by index 3
 //                  after a name; address unsigned, fragmentation an integer
+// and on a second line, 80-82 us, three allocations of "opF".
 std::string HandFramedSpace() {
   const std::string a = Str(kName, "a");
   std::vector<std::string> events;
@@ -116,7 +118,14 @@ std::string HandFramedSpace() {
                    Int(kFragmentation, 1) + Uint(kAddr, 0x50) + Int(kDataType, 1) + Str(kTfOp, "opE"));
   std::string line = VarintField(1, 1) + BytesField(2, "t") + VarintField(3, 1000);
   for (const std::string& e : events) line += BytesField(4, e);
-  std::string plane = VarintField(1, 1) + BytesField(2, "/host:CPU") + BytesField(3, line);
+  // A second line whose timestamp comes again after its events: chunks
+  // handed over early are dropped and the line handed over again.
+  std::string again = VarintField(1, 2) + BytesField(2, "u") + VarintField(3, 1000);
+  for (int i = 0; i < 3; ++i)
+    again += BytesField(4, VarintField(1, 1) + VarintField(2, (80 + i) * kUs) + a + State(40 + i) +
+                               Int(kAddr, 0x60 + i) + Str(kTfOp, "opF"));
+  again += VarintField(3, 1000);
+  std::string plane = VarintField(1, 1) + BytesField(2, "/host:CPU") + BytesField(3, line) + BytesField(3, again);
   const char* const event_names[] = {"", "MemoryAllocation", "MemoryDeallocation", "op"};
   for (uint64_t m = 1; m <= 3; ++m)
     plane += BytesField(4, VarintField(1, m) + BytesField(2, VarintField(1, m) + BytesField(2, event_names[m])));
@@ -165,17 +174,22 @@ XSpaceBuilder BuiltSpace() {
 }
 
 // The host read with the memory command's stat filter, its allocator
-// stats as records or not, in chunks of `chunk_events` (0: whole lines).
-Host ReadWith(const std::string& bytes, bool records, size_t chunk_events) {
+// stats as records or not, in chunks of `chunk_events` (0: whole lines),
+// at most `max_events` events (0: all); what the reader said in `d`.
+Host ReadWith(const std::string& bytes, bool records, size_t chunk_events, Diagnostics& d, uint64_t max_events = 0) {
   ReadOptions options;
   options.event_stats = EventStatsFor(SummaryPart::kMemory, AnalysisOptions{});
   options.event_stats.allocator_records = records;
+  options.max_events = max_events;
   if (chunk_events) {
     options.decode_chunk_events = chunk_events;
     options.decode_threads = 3;
   }
-  Diagnostics d;
   return ReadXSpaceBytes(bytes, "records.xplane.pb", d, options);
+}
+Host ReadWith(const std::string& bytes, bool records, size_t chunk_events) {
+  Diagnostics d;
+  return ReadWith(bytes, records, chunk_events, d);
 }
 
 size_t RecordCount(const Host& h) {
@@ -190,8 +204,10 @@ size_t RecordCount(const Host& h) {
 // allocator event has one and no other event does.
 void CheckRecordsReadAsStats(const std::string& bytes, size_t allocator_events, bool complete) {
   for (size_t chunk_events : {size_t{0}, size_t{1}, size_t{2}, size_t{5}}) {
-    const Host pooled = ReadWith(bytes, false, chunk_events);
-    const Host records = ReadWith(bytes, true, chunk_events);
+    Diagnostics pooled_read, records_read;
+    const Host pooled = ReadWith(bytes, false, chunk_events, pooled_read);
+    const Host records = ReadWith(bytes, true, chunk_events, records_read);
+    testing::CheckSameDiagnostics(records_read, pooled_read);
     REQUIRE(records.planes.size() == pooled.planes.size());
     CHECK(records.planes[0].allocator_stats_as_records);
     CHECK(records.planes[0].allocator_records_complete == complete);
@@ -206,7 +222,33 @@ void CheckRecordsReadAsStats(const std::string& bytes, size_t allocator_events, 
       REQUIRE_FALSE(want.allocators.empty());
       testing::CheckSameProfile(want, got);
       testing::CheckSameDiagnostics(records_diag, pooled_diag);
+      // The capture-order pass in pieces on threads: from records (whole
+      // blocks, or events mid-line when they are not complete) as from
+      // one piece.
+      for (size_t piece : {size_t{1}, size_t{3}, size_t{64}}) {
+        for (size_t threads : {size_t{1}, size_t{3}}) {
+          INFO("pieces of " << piece << " on " << threads << " threads");
+          MemoryProfileOptions options = MemoryProfileOptionsFor(compat);
+          options.collect_piece_events = piece;
+          options.collect_threads = threads;
+          Diagnostics split_diag;
+          testing::CheckSameProfile(want, BuildMemoryProfile(records, options, split_diag));
+          testing::CheckSameDiagnostics(split_diag, pooled_diag);
+        }
+      }
     }
+  }
+  // A read cut by --max-events keeps the records of what it read.
+  for (uint64_t max_events : {uint64_t{3}, uint64_t{7}}) {
+    INFO("at most " << max_events << " events");
+    Diagnostics pooled_read, records_read;
+    const Host pooled = ReadWith(bytes, false, 2, pooled_read, max_events);
+    const Host records = ReadWith(bytes, true, 2, records_read, max_events);
+    testing::CheckSameDiagnostics(records_read, pooled_read);
+    Diagnostics pooled_diag, records_diag;
+    testing::CheckSameProfile(BuildMemoryProfile(pooled, MemoryProfileOptionsFor(Compat::kDefault), pooled_diag),
+                              BuildMemoryProfile(records, MemoryProfileOptionsFor(Compat::kDefault), records_diag));
+    testing::CheckSameDiagnostics(records_diag, pooled_diag);
   }
 }
 
@@ -214,9 +256,9 @@ void CheckRecordsReadAsStats(const std::string& bytes, size_t allocator_events, 
 
 TEST_CASE("Memory profile from allocator records: events framed every way, worked out by hand", "[memory]") {
   const std::string bytes = HandFramedSpace();
-  // Records for the five events whose metadata id comes first (one of
+  // Records for the eight events whose metadata id comes first (one of
   // them, event 4, turns out to be no allocator event).
-  CheckRecordsReadAsStats(bytes, 5, false);
+  CheckRecordsReadAsStats(bytes, 8, false);
   Diagnostics d;
   const Host h = ReadWith(bytes, true, 2);
   const HostMemoryProfile p = BuildMemoryProfile(h, MemoryProfileOptionsFor(Compat::kDefault), d);
@@ -224,9 +266,10 @@ TEST_CASE("Memory profile from allocator records: events framed every way, worke
   CHECK(p.allocators[0].memory_id == "3");  // Event 6: the index came last.
   const AllocatorMemoryProfile& a = p.allocators[1];
   CHECK(a.memory_id == "a");
-  CHECK(a.allocations == 4);  // Events 0, 2, 3, 5.
+  CHECK(a.allocations == 7);  // Events 0, 2, 3, 5 and the second line's.
   CHECK(a.deallocations == 1);
-  REQUIRE(a.timeline.size() == 5);
+  REQUIRE(a.timeline.size() == 8);
+  CHECK(p.Str(a.timeline[7].op_name) == "opF");
   CHECK(p.Str(a.timeline[0].op_name) == "opA");
   CHECK(p.Str(a.timeline[0].shape).empty());
   CHECK(p.Str(a.timeline[1].op_name) == "opA");  // The free takes its allocation's op.
@@ -262,6 +305,70 @@ TEST_CASE("Memory profile from allocator records equals the one from pooled stat
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE(bytes.size() > 1000);
   CheckRecordsReadAsStats(bytes, allocator_events, true);
+}
+
+TEST_CASE("AllocatorStats reads each type as the lenient and the strict rule say", "[memory]") {
+  using F = AllocatorField;
+  double d = 2.75;
+  uint64_t d_bits;
+  std::memcpy(&d_bits, &d, 8);
+  // Integer fields: int64 both ways; uint64, double (truncated) and
+  // anything else read 0 under the strict rule; strings and bytes 0 always.
+  struct Case {
+    Stat stat;
+    int64_t lenient, strict;
+  };
+  const Case cases[] = {{Stat::Int(0, -5), -5, -5},
+                        {Stat::Uint(0, 7), 7, 0},
+                        {Stat::Make(0, StatType::kDouble, d_bits), 2, 0},
+                        {Stat::String(0, 3), 0, 0},
+                        {Stat::Make(0, StatType::kBytes, 9), 0, 0}};
+  for (F f : {F::kBytesReserved, F::kBytesAllocated, F::kBytesAvailable, F::kPeakBytesInUse, F::kRequestedBytes,
+              F::kAllocationBytes, F::kDataType, F::kAddress}) {
+    for (const Case& c : cases) {
+      INFO("field " << static_cast<int>(f) << " type " << static_cast<int>(c.stat.type()));
+      AllocatorStats a;
+      a.Set(f, c.stat);
+      const int64_t stored = f == F::kBytesReserved     ? a.bytes_reserved
+                             : f == F::kBytesAllocated  ? a.bytes_allocated
+                             : f == F::kBytesAvailable  ? a.bytes_available
+                             : f == F::kPeakBytesInUse  ? a.peak_bytes_in_use
+                             : f == F::kRequestedBytes  ? a.requested_bytes
+                             : f == F::kAllocationBytes ? a.allocation_bytes
+                             : f == F::kDataType        ? a.data_type
+                                                        : static_cast<int64_t>(a.address);
+      CHECK(a.Int(stored, f, false) == c.lenient);
+      CHECK(a.Int(stored, f, true) == c.strict);
+      // The last stat of a field decides its type too.
+      a.Set(f, Stat::Int(0, 11));
+      CHECK(a.odd_types == 0);
+    }
+  }
+  AllocatorStats a;
+  a.Set(F::kFragmentation, Stat::Int(0, 1));
+  CHECK(a.fragmentation == 1.0);
+  CHECK((a.odd_types & AllocatorStats::Bit(F::kFragmentation)) != 0);  // Strict: 0.
+  a.Set(F::kFragmentation, Stat::Double(0, 0.5));
+  CHECK(a.fragmentation == 0.5);
+  CHECK(a.odd_types == 0);
+  // Strings: a string id, or empty for any other type.
+  a.Set(F::kTfOp, Stat::String(0, 4));
+  a.Set(F::kShape, Stat::Int(0, 4));
+  CHECK(a.tf_op == 4);
+  CHECK(a.shape == StringPool::kEmpty);
+  // The allocator: the last of a name and an index.
+  a.Set(F::kAllocatorName, Stat::String(0, 6));
+  a.Set(F::kDeviceIndex, Stat::Uint(0, 2));
+  CHECK(a.memory_is_index);
+  CHECK(a.Int(a.memory_value, F::kDeviceIndex, false) == 2);
+  CHECK(a.Int(a.memory_value, F::kDeviceIndex, true) == 0);
+  a.Set(F::kAllocatorName, Stat::String(0, 6));
+  CHECK_FALSE(a.memory_is_index);
+  CHECK(a.memory_value == 6);
+  CHECK(a.seen == (AllocatorStats::kSeenAllocator));
+  for (F f : {F::kBytesReserved, F::kBytesAllocated, F::kBytesAvailable, F::kAllocationBytes})
+    a.Set(f, Stat::Int(0, 1));
+  CHECK(a.seen == AllocatorStats::kSeenAll);
 }
 
 TEST_CASE("Allocator records are kept only for commands that build a memory profile", "[memory][filter]") {
