@@ -30,6 +30,16 @@ void Line::SortEvents(std::vector<uint32_t>* old_index) {
   if (old_index) *old_index = std::move(order);
 }
 
+std::vector<std::pair<size_t, size_t>> Plane::AllocatorRecordBlocksByLine() const {
+  std::vector<std::pair<size_t, size_t>> out(lines.size());
+  for (size_t b = 0; b < allocator_records.size(); ++b) {
+    auto& [first, end] = out[allocator_records[b].line];
+    if (first == end) first = b;
+    end = b + 1;
+  }
+  return out;
+}
+
 size_t Plane::EventCount() const {
   size_t n = 0;
   for (const Line& l : lines) n += l.events.size();

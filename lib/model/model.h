@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lib/model/allocator_stats.h"
@@ -119,6 +120,9 @@ struct Plane {
   // event's metadata id did not come first, or came again naming another
   // event.
   bool allocator_records_complete = false;
+  // Per line: [first, end) of its blocks in allocator_records (a line's
+  // blocks are together), empty for a line without records.
+  std::vector<std::pair<size_t, size_t>> AllocatorRecordBlocksByLine() const;
 
   size_t EventCount() const;
   // The StatKey whose name is `name`, if this plane has such a stat.

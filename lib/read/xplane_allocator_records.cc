@@ -38,13 +38,7 @@ void KeepAllocatorRecords(std::deque<ChunkJob>& chunks, Plane& plane) {
 }
 
 RecordReorder::RecordReorder(Plane& plane) : plane_(plane) {
-  if (plane.allocator_records.empty()) return;
-  blocks_of_line_.resize(plane.lines.size());
-  for (size_t b = 0; b < plane.allocator_records.size(); ++b) {
-    auto& [first, end] = blocks_of_line_[plane.allocator_records[b].line];
-    if (first == end) first = b;
-    end = b + 1;
-  }
+  if (!plane.allocator_records.empty()) blocks_of_line_ = plane.AllocatorRecordBlocksByLine();
 }
 
 uint64_t RecordReorder::LineBytes(uint32_t line) const {

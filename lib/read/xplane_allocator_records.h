@@ -38,7 +38,7 @@ class RecordReorder {
 
  private:
   Plane& plane_;
-  std::vector<std::pair<size_t, size_t>> blocks_of_line_;  // Per line: [first, end) of the plane's blocks.
+  std::vector<std::pair<size_t, size_t>> blocks_of_line_;  // Plane::AllocatorRecordBlocksByLine.
   bool merged_ = false;
 };
 

@@ -245,7 +245,6 @@ struct RecordStats {
     if (f == AllocatorField::kNone) pool.push_back(s);
     else record.Set(f, s);
   }
-  size_t size() const { return pool.size(); }
   uint32_t TextSlot(uint32_t key) const {
     switch (FieldOf(key)) {
       case AllocatorField::kNone: return pool.TextSlot(key);

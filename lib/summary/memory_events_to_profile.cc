@@ -831,12 +831,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
       pieces[i].end = pieces[i].begin + std::min(piece_events, plane_events - pieces[i].begin);
     }
   }
-  std::vector<std::pair<size_t, size_t>> line_records(plane.lines.size());
-  for (size_t b = 0; b < plane.allocator_records.size(); ++b) {
-    auto& [first, end] = line_records[plane.allocator_records[b].line];
-    if (first == end) first = b;
-    end = b + 1;
-  }
+  const std::vector<std::pair<size_t, size_t>> line_records = plane.AllocatorRecordBlocksByLine();
   // out.time_zero_ps: the earliest start of a line with events.
   const PieceContext context{host, plane, line_starts, kind, reader, options, out.time_zero_ps, line_records};
   const size_t threads = options.collect_threads ? options.collect_threads : ThreadsForEvents(plane_events);
