@@ -175,12 +175,15 @@ struct MemoryProfileOptions {
   size_t collect_piece_events = size_t{1} << 18;
   size_t collect_threads = 0;
   // The walk in time order reads each event's snapshot from the model,
-  // most of its time: in blocks of this many events, `walk_read_ahead`
-  // blocks of them read ahead on threads of their own while the walk takes
-  // the one before (from four blocks on; 0: read where walked). The result
-  // is the same either way. Tests make the blocks small.
+  // most of its time: in blocks of this many events, up to
+  // `walk_read_ahead` blocks of them read ahead on a second thread while
+  // the walk takes the one before, in parts of `walk_part_events` that the
+  // walk's thread reads too rather than wait (from four blocks on; 0: read
+  // where walked). The result is the same either way. Tests make the blocks
+  // and parts small.
   size_t walk_block_events = size_t{1} << 14;
   size_t walk_read_ahead = 2;
+  size_t walk_part_events = 2048;
 };
 MemoryProfileOptions MemoryProfileOptionsFor(Compat compat);
 

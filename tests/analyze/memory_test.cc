@@ -241,6 +241,64 @@ TEST_CASE("Memory profile read without device events: the device's Steps line st
   }
 }
 
+TEST_CASE("Memory profile: the breakdown at a peak in a later step reads that step's events from its first",
+          "[memory]") {
+  // Three steps (group ids on the events, as in a capture grouped when
+  // taken). The peak's step, 2, starts with an allocation outside any
+  // group, which counts toward the step after the last one seen: the
+  // breakdown, read from the step's first event, must resume the steps
+  // from there to count it. A's 10 MiB, from step 1 and never freed, is
+  // the heap no allocation of the step explains.
+  XSpaceBuilder b;
+  const std::string g = "GPU_0_bfc";
+  auto in_group = [](StatList stats, int64_t group) {
+    stats.push_back({"group_id", group});
+    return stats;
+  };
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(1, "tf_Compute", 1000)
+      .Event("train", 0, 26 * kUs, {{"group_id", int64_t{1}}})
+      .Event("MemoryAllocation", 10 * kUs, 0,
+             in_group(Alloc(g, 10 * kMiB, 10 * kMiB, 10 * kMiB, 0x10, "A", "output", 1, "[1]"), 1))
+      .Event("MemoryAllocation", 20 * kUs, 0,
+             in_group(Alloc(g, 40 * kMiB, 30 * kMiB, 30 * kMiB, 0x20, "B", "output", 1, "[2]"), 1))
+      .Event("MemoryDeallocation", 25 * kUs, 0, in_group(Free(g, 10 * kMiB, 30 * kMiB, 0x20), 1))
+      .Event("MemoryAllocation", 30 * kUs, 0, Alloc(g, 15 * kMiB, 5 * kMiB, 5 * kMiB, 0x60, "F", "temp", 1, "[3]"))
+      .Event("train", 35 * kUs, 30 * kUs, {{"group_id", int64_t{2}}})
+      .Event("MemoryAllocation", 40 * kUs, 0,
+             in_group(Alloc(g, 65 * kMiB, 50 * kMiB, 50 * kMiB, 0x30, "C", "output", 1, "[4]"), 2))
+      .Event("MemoryAllocation", 50 * kUs, 0,
+             in_group(Alloc(g, 85 * kMiB, 20 * kMiB, 20 * kMiB, 0x40, "D", "output", 1, "[5]"), 2))
+      .Event("MemoryDeallocation", 60 * kUs, 0, in_group(Free(g, 35 * kMiB, 50 * kMiB, 0x30), 2))
+      .Event("train", 66 * kUs, 10 * kUs, {{"group_id", int64_t{3}}})
+      .Event("MemoryAllocation", 70 * kUs, 0,
+             in_group(Alloc(g, 40 * kMiB, 5 * kMiB, 5 * kMiB, 0x50, "E", "output", 1, "[6]"), 3));
+  Diagnostics d;
+  const HostMemoryProfile p = Build(b, d);
+  REQUIRE(p.allocators.size() == 1);
+  const AllocatorMemoryProfile& a = p.allocators[0];
+  REQUIRE(a.timeline.size() == 8);
+  CHECK(a.timeline[3].step == 2);  // F, outside any group, after step 1.
+  CHECK(a.peak_step == 2);
+  CHECK(a.peak_bytes == kStack + 85 * kMiB);
+  CHECK(a.peak_time_ps == 50 * kUs);
+  // C, D, the 10 MiB unexplained, F, the stack; largest first.
+  REQUIRE(a.active.size() == 5);
+  auto op = [&](size_t i) { return std::string(p.Str(a.active[i].op_name)); };
+  CHECK(op(0) == "C");
+  CHECK(a.active[0].allocation_bytes == 50 * kMiB);
+  CHECK(op(1) == "D");
+  CHECK(a.active[1].allocation_bytes == 20 * kMiB);
+  CHECK(a.active[2].special == 0);
+  CHECK(a.active[2].allocation_bytes == 10 * kMiB);
+  CHECK(op(3) == "F");
+  CHECK(a.active[3].allocation_bytes == 5 * kMiB);
+  CHECK(a.active[3].snapshot == 3);
+  CHECK(a.active[4].special == 1);
+  CHECK(a.active[4].allocation_bytes == kStack);
+  for (const ActiveAllocation& row : a.active) CHECK(row.step == 2);
+}
+
 TEST_CASE("Memory report: sizes in the unit asked for, breakdown rows", "[memory]") {
   Diagnostics d;
   std::vector<HostMemoryProfile> hosts;
@@ -729,12 +787,18 @@ TEST_CASE("Memory profile walk reading snapshots ahead on other threads equals t
         const HostMemoryProfile here = BuildMemoryProfile(h, here_options, here_diag);
         for (size_t block : {1, 2, 3, 7}) {
           for (size_t ahead : {1, 2, 3}) {
-            INFO("compat " << static_cast<int>(compat) << ", " << points << " points, blocks of " << block << ", "
-                           << ahead << " ahead");
-            MemoryProfileOptions options = here_options;
-            options.walk_block_events = block;
-            options.walk_read_ahead = ahead;
-            CheckSameAs(h, options, here, here_diag);
+            // Parts of a block: whole, and cut so that the last part of a
+            // block is shorter (7 in parts of 2 and of 3).
+            for (size_t part : {block, size_t{2}, size_t{3}}) {
+              if (part > block) continue;
+              INFO("compat " << static_cast<int>(compat) << ", " << points << " points, blocks of " << block
+                             << " in parts of " << part << ", " << ahead << " ahead");
+              MemoryProfileOptions options = here_options;
+              options.walk_block_events = block;
+              options.walk_read_ahead = ahead;
+              options.walk_part_events = part;
+              CheckSameAs(h, options, here, here_diag);
+            }
           }
         }
       }
