@@ -118,6 +118,10 @@ struct ReadOptions {
   // two threads or more): every chunk of a long line is then decoded
   // before the line is counted, the early arrays' hardest case.
   bool decode_in_turn = false;
+  // How far the pre-scan may run ahead of the decoding, in wire bytes,
+  // before its thread decodes too (xplane_chunk_pipeline.h); 0: the
+  // reader's own. Tests make it a byte.
+  uint64_t decode_lead_bytes = 0;
 
   // The error text for content that inflates beyond the limit.
   std::string InflateLimitProblem() const {

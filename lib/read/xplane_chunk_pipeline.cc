@@ -44,14 +44,16 @@ void PopulateForWrite(void* begin, size_t bytes) {
 }  // namespace
 
 ChunkPipeline::ChunkPipeline(const PlaneContext& ctx, SharedBudget& budget, const ReleaseFn& release,
-                             const std::string& path, size_t threads, uint64_t early_join_bytes, bool in_turn)
+                             const std::string& path, size_t threads, uint64_t early_join_bytes, bool in_turn,
+                             uint64_t lead_bytes)
     : ctx_(ctx),
       budget_(budget),
       release_(release),
       path_(path),
       threads_(std::max<size_t>(threads, 1)),
       early_join_bytes_(early_join_bytes),
-      in_turn_(in_turn && threads_ > 1) {
+      in_turn_(in_turn && threads_ > 1),
+      lead_bytes_(lead_bytes ? lead_bytes : kLeadBytes) {
   for (size_t t = 0; t < threads_; ++t) decoders_.emplace_back(ctx_, nullptr);
   spare_pools_.reserve(threads_);  // Kept under the lock: no allocation there.
   workers_.reserve(threads_ - 1);
@@ -87,10 +89,24 @@ void ChunkPipeline::Hand(LineJoin& join, ChunkJob job) {
     std::lock_guard<std::mutex> lock(mutex_);
     join.chunks.push_back(&j);
   }
+  undecoded_bytes_.fetch_add(j.bytes.size(), std::memory_order_relaxed);
   Push({&j, &join, false}, /*front=*/false);
+  if (!in_turn_ && undecoded_bytes_.load(std::memory_order_relaxed) > lead_bytes_) DecodeWhileAhead();
   if (in_turn_) {
     std::unique_lock<std::mutex> lock(mutex_);
     idle_.wait(lock, [&] { return j.decoded || first_failed_ != UINT64_MAX || stopping_; });
+  }
+}
+
+void ChunkPipeline::DecodeWhileAhead() {
+  while (undecoded_bytes_.load(std::memory_order_relaxed) > lead_bytes_) {
+    Work work;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      // One queued item for each other thread stays for it to take.
+      if (queue_.size() < threads_ || !Take(lock, work)) return;
+    }
+    Run(work, decoders_[0]);
   }
 }
 
@@ -153,8 +169,12 @@ bool ChunkPipeline::Take(std::unique_lock<std::mutex>&, Work& work) {
     work = queue_.front();
     queue_.pop_front();
     // After a failure nothing later is decoded (nor copied: the read fails).
-    if (first_failed_ != UINT64_MAX && (work.copy || work.job->seq > first_failed_)) continue;
-    if (work.join->dropped) continue;
+    const bool skip =
+        (first_failed_ != UINT64_MAX && (work.copy || work.job->seq > first_failed_)) || work.join->dropped;
+    if (skip) {
+      if (!work.copy) undecoded_bytes_.fetch_sub(work.job->bytes.size(), std::memory_order_relaxed);
+      continue;
+    }
     if (!work.copy) {
       ChunkJob& job = *work.job;
       LineJoin& join = *work.join;
@@ -223,7 +243,14 @@ void ChunkPipeline::Decode(ChunkJob& job, LineJoin& join, EventDecoder& decoder)
     else job.early_charged = true;
   }
   PopulateForWrite(job.out, job.kept_events * sizeof(Event));
-  decoder.DecodeChunk(job, budget_, release_);
+  const uint64_t wire_bytes = job.bytes.size();  // DecodeChunk reads them.
+  try {
+    decoder.DecodeChunk(job, budget_, release_);
+  } catch (...) {
+    undecoded_bytes_.fetch_sub(wire_bytes, std::memory_order_relaxed);
+    throw;
+  }
+  undecoded_bytes_.fetch_sub(wire_bytes, std::memory_order_relaxed);
   job.diag = std::move(decoder.diag);
   decoder.diag = Diagnostics();
   JoinDecoded(job, join);

@@ -24,12 +24,16 @@
 // back: with the copies, a quarter of `memory`'s CPU. A line denser than
 // its first chunk foretold takes the slow way for what did not fit.
 //
-// The pre-scan does not wait for the decoders (the queue holds only where
-// each chunk is) and gives the file's pages back as it goes, as before: the
-// decoders map them again. Measured on the 1 GB capture, keeping the pages
-// mapped for the decoders and having the pre-scan decode a chunk whenever
-// a few were waiting cost more system time than it saved: more chunks were
-// taken before their line was sized, each an array faulted in and copied.
+// The file's pages are mapped once: the pre-scan leaves them mapped and
+// the decoders give each chunk's back once decoded. So that the pre-scan
+// does not run far ahead with the pages it framed (the memory they take),
+// its thread decodes the oldest queued chunk itself whenever the chunks
+// handed over and not yet decoded hold more than `lead_bytes`, and more
+// are queued than the other threads could take (it never leaves them
+// idle). Before, the pre-scan gave pages back as it went and the decoders
+// faulted them in again: measured on the 103 MiB T4 capture, the pages
+// mapped twice were about a tenth of `op-stats`' CPU
+// (docs/performance-history.md, session 27).
 //
 // What the result does not depend on: which thread decoded which chunk.
 // Diagnostics are kept per chunk and merged in hand-over order; the error
@@ -96,11 +100,15 @@ class ChunkPipeline {
   // the pre-scan's thread decodes every chunk in Finish, in order.
   // `early_join_bytes`: the shortest line whose stats join as its chunks
   // decode.
+  // `lead_bytes`: how far ahead of the decoding the pre-scan may run (see
+  // above; 0: kLeadBytes).
   ChunkPipeline(const PlaneContext& ctx, SharedBudget& budget, const ReleaseFn& release, const std::string& path,
-                size_t threads, uint64_t early_join_bytes, bool in_turn = false);
+                size_t threads, uint64_t early_join_bytes, bool in_turn = false, uint64_t lead_bytes = 0);
   // Lines shorter join at their end: a few chunks, whose pools are small,
   // and a line of one chunk takes its pool as it is.
   static constexpr uint64_t kEarlyJoinBytes = 4u << 20;
+  // About five chunks of a T4 capture's host line.
+  static constexpr uint64_t kLeadBytes = 8u << 20;
   // Stops and joins the workers (on an error of the pre-scan's side).
   ~ChunkPipeline();
   ChunkPipeline(const ChunkPipeline&) = delete;
@@ -159,6 +167,9 @@ class ChunkPipeline {
   void Copy(ChunkJob& job, LineJoin& join);
   void FinishJoin(LineJoin& join);
   void Push(const Work& work, bool front);
+  // On the pre-scan's thread: decodes queued chunks while it runs more
+  // than lead_bytes_ ahead.
+  void DecodeWhileAhead();
   void Stop();
 
   const PlaneContext& ctx_;
@@ -167,7 +178,11 @@ class ChunkPipeline {
   const std::string& path_;
   const size_t threads_;
   const uint64_t early_join_bytes_;
-  const bool in_turn_;                 // ReadOptions::decode_in_turn.
+  const bool in_turn_;  // ReadOptions::decode_in_turn.
+  const uint64_t lead_bytes_;
+  // Wire bytes of the chunks handed over and not yet decoded (nor
+  // dropped from the queue).
+  std::atomic<uint64_t> undecoded_bytes_{0};
   std::deque<EventDecoder> decoders_;  // [0]: the pre-scan's thread.
   std::vector<std::thread> workers_;
   std::deque<ChunkJob> jobs_;   // Appended by the pre-scan; elements never move.

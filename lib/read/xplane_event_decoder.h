@@ -88,8 +88,12 @@ struct PlaneContext {
 };
 
 // A run of up to kChunkEvents consecutive events of one line: the unit of
-// work of the decoding threads. Found by the serial pre-scan.
-constexpr size_t kChunkEvents = 1 << 16;
+// work of the decoding threads. Found by the serial pre-scan. Chunks of
+// 65,536 events (7 MB of a T4 capture's host line) held the file's pages
+// and the chunks' stat pools longer than needed: at 16,384 `op-stats` on
+// the 103 MiB capture took 10% less CPU and 15% less memory
+// (docs/performance-history.md, session 27).
+constexpr size_t kChunkEvents = 1 << 14;
 // Chunks of at most this many events (ReadOptions::decode_chunk_events is
 // cut to it): a record's index in its chunk fits in RecordStats' slots.
 constexpr size_t kMostChunkEvents = size_t{1} << 28;

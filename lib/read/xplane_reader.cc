@@ -297,12 +297,14 @@ class XSpaceReader {
     ChunkPipeline pipeline(
         ctx, shared, release_, path_, threads,
         options_.decode_early_join_bytes ? options_.decode_early_join_bytes : ChunkPipeline::kEarlyJoinBytes,
-        options_.decode_in_turn);
+        options_.decode_in_turn, options_.decode_lead_bytes);
     ForEachLine(whole_plane,
                 [&](size_t l, WireDecoder line) { PrescanLine(ctx, line, plane.lines[l], pipeline, plane_unread); });
     prescan_phase.Stop();
     PhaseTimer decode_phase("read plane: decode events, join stats");
     pipeline.Finish(diag_);
+    // What no chunk gave back: the pages at chunk ends, lines' own fields.
+    if (release_) release_(whole_plane.offset(), whole_plane.offset() + whole_plane.size());
     decode_phase.Stop();
     PhaseTimer intern_phase("read plane: intern strings");
     InternPendingStrings(pipeline.chunks());
@@ -345,8 +347,8 @@ class XSpaceReader {
   // host.strings), so that every string stat of the batch is an id in the
   // one pool.
   void StreamLine(const PlaneContext& ctx, const WireDecoder& line_bytes, size_t p, size_t l) {
-    // A quarter of the model reader's chunk: what the stream holds at once.
-    constexpr size_t kStreamChunkEvents = kChunkEvents / 4;
+    // What the stream holds at once.
+    constexpr size_t kStreamChunkEvents = size_t{1} << 14;
     Line& line = host_->planes[p].lines[l];
     std::vector<uint64_t> cuts;
     size_t event_count = ScanLine(line_bytes, line, cuts, kStreamChunkEvents, /*release_every=*/1);
@@ -466,7 +468,7 @@ class XSpaceReader {
 
   // Reads a line's own fields, counts its events and notes the offset of
   // every `chunk_events`-th event in `cuts`. The pages it has read are
-  // given back every `release_every` chunks.
+  // given back every `release_every` chunks (0: never; the decoders do).
   // With `leaving_out`, also counts in `kept` the events of each chunk that
   // it does not leave out (PlaneContext::LeavesOut).
   // With `unread` (the model reader's pre-scan), a line whose events the
@@ -530,7 +532,7 @@ class XSpaceReader {
               cuts.push_back(at);
               if (hooks && cuts.size() > 1) hooks->ChunkFramed(cuts.size() - 2);
               if (leaving_out) kept->push_back(0);
-              if (release_ && cuts.size() % release_every == 0) {
+              if (release_ && release_every && cuts.size() % release_every == 0) {
                 release_(released, at);
                 released = at;
               }
@@ -554,7 +556,7 @@ class XSpaceReader {
         default: Unknown("XLine", field); scan.Skip(type);
       }
     }
-    if (release_) release_(released, scan.offset());
+    if (release_ && release_every) release_(released, scan.offset());
     return event_count;
   }
 
@@ -727,9 +729,10 @@ class XSpaceReader {
     std::vector<size_t> kept;    // Per chunk, when the plane leaves events out.
     const bool leaving_out = !ctx.skip_event.empty();
     EarlyHandOver early(*this, line, pipeline, line_bytes, cuts, kept, leaving_out, plane_unread);
-    // The pre-scan touches every page; they are given back as it goes.
+    // The pre-scan maps the line's pages; the decoders give them back
+    // (ChunkPipeline), or this, for a line it does not hand over.
     bool unread = false;
-    size_t event_count = ScanLine(line_bytes, line, cuts, chunk_events_, /*release_every=*/16,
+    size_t event_count = ScanLine(line_bytes, line, cuts, chunk_events_, /*release_every=*/0,
                                   leaving_out ? &ctx : nullptr, &kept, &unread, plane_unread, &early);
     LineJoin* join = early.join;
     if (unread) {
@@ -755,6 +758,7 @@ class XSpaceReader {
     if (planned && skipped) ++*skipped;
     if (!planned || skipped) {
       pipeline.CloseLine(*join);
+      if (release_) release_(line_bytes.offset(), line_bytes.offset() + line_bytes.size());
       return;
     }
     // A line --max-events cut keeps every event it reads (the counts are

@@ -390,7 +390,8 @@ void VisitSnapshots(const AllocatorEvents& events, const SnapshotSource& snapsho
   const size_t ring = ahead + 1;
   const size_t kPart = std::clamp<size_t>(options.walk_part_events, 1, kBlock);
   const size_t parts_per_block = (kBlock + kPart - 1) / kPart;
-  std::vector<std::vector<Read>> buffers(ring, std::vector<Read>(kBlock));
+  std::vector<std::vector<Read>> buffers(ring);
+  for (std::vector<Read>& buffer : buffers) buffer.resize(std::min(kBlock, n));
   std::mutex mutex;
   std::condition_variable changed;
   size_t next_part = 0;  // Guarded by `mutex`, like the three below.

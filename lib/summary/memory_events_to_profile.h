@@ -181,7 +181,7 @@ struct MemoryProfileOptions {
   // walk's thread reads too rather than wait (from four blocks on; 0: read
   // where walked). The result is the same either way. Tests make the blocks
   // and parts small.
-  size_t walk_block_events = size_t{1} << 14;
+  size_t walk_block_events = size_t{1} << 13;
   size_t walk_read_ahead = 2;
   size_t walk_part_events = 2048;
 };

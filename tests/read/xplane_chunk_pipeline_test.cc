@@ -32,15 +32,19 @@ struct ReadResult {
 // How a line's chunks join: at the line's end (every line of a small
 // capture); as they decode (every line counts as long); and so, with the
 // pre-scan waiting for each chunk to be decoded, so that the chunks of a
-// line go to its early arrays before it is counted.
-enum class Join { kAtEnd, kEarly, kEarlyInTurn };
+// line go to its early arrays before it is counted. The pre-scan's thread
+// may decode too, when it runs ahead (ReadOptions::decode_lead_bytes):
+// with a lead of a byte, whenever more chunks are queued than there are
+// other threads (the `Leading` ways).
+enum class Join { kAtEnd, kEarly, kEarlyInTurn, kAtEndLeading, kEarlyLeading };
 
 ReadResult ReadWith(const std::string& bytes, ReadOptions options, size_t chunk_events, size_t threads,
                     Join join = Join::kAtEnd) {
   options.decode_chunk_events = chunk_events;
   options.decode_threads = threads;
-  if (join != Join::kAtEnd) options.decode_early_join_bytes = 1;
+  if (join != Join::kAtEnd && join != Join::kAtEndLeading) options.decode_early_join_bytes = 1;
   options.decode_in_turn = join == Join::kEarlyInTurn;
+  if (join == Join::kAtEndLeading || join == Join::kEarlyLeading) options.decode_lead_bytes = 1;
   ReadResult r;
   Diagnostics d;
   try {
@@ -117,7 +121,7 @@ void CheckTunedReads(const ReadResult& plain, const std::string& bytes, const Re
                      std::initializer_list<size_t> chunks, std::initializer_list<size_t> threads) {
   for (size_t chunk : chunks)
     for (size_t t : threads)
-      for (Join join : {Join::kAtEnd, Join::kEarly, Join::kEarlyInTurn}) {
+      for (Join join : {Join::kAtEnd, Join::kEarly, Join::kEarlyInTurn, Join::kAtEndLeading, Join::kEarlyLeading}) {
         INFO("chunk " << chunk << " threads " << t << " join " << static_cast<int>(join));
         CheckSameRead(plain, ReadWith(bytes, options, chunk, t, join));
       }
