@@ -274,15 +274,27 @@ struct SnapshotSource {
   }
   // The snapshot with the capture's string ids: reads only, so any thread.
   MemorySnapshot Read(const AllocatorEvent& r) const {
+    MemorySnapshot s;
+    ReadInto(r, s);
+    return s;
+  }
+  // The same, with its group, into `s` and `group` as they are, every
+  // field set but the step: the walk's buffers are filled so, in place. A
+  // snapshot built on the stack and copied there was read back in 16-byte
+  // loads over the narrower stores that built it, a store-forwarding stall
+  // per event (103 MiB: half the reading's time).
+  void ReadInto(const AllocatorEvent& r, MemorySnapshot& s) const {
     const Place at = PlaceOf(r);
     const Line& line = plane.lines[at.line];
-    MemorySnapshot s;
     s.activity =
         kind[line.events[at.event].metadata] == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
-    if (at.record) reader.Read(*at.record, s, true);
-    else reader.Read(reader.Gather(line.EventStats(at.event)), s, true);
+    if (at.record) {
+      reader.Read(*at.record, s, true);
+    } else {
+      const AllocatorStats gathered = reader.Gather(line.EventStats(at.event));
+      reader.Read(gathered, s, true);
+    }
     s.time_ps = r.time_ps;
-    return s;
   }
   // Makes a read snapshot's strings the profile's.
   void Intern(MemorySnapshot& s) const {
@@ -366,7 +378,11 @@ void VisitSnapshots(const AllocatorEvents& events, const SnapshotSource& snapsho
   const size_t n = events.size();
   const size_t blocks = (n + kBlock - 1) / kBlock;
   auto read = [&](size_t from, size_t to, Read* out) {
-    for (size_t i = from; i < to; ++i) out[i - from] = {snapshot_of.Read(events[i]), snapshot_of.GroupOf(events[i])};
+    for (size_t i = from; i < to; ++i) {
+      Read& r = out[i - from];
+      snapshot_of.ReadInto(events[i], r.snapshot);
+      r.group = snapshot_of.GroupOf(events[i]);
+    }
   };
   auto visit_all = [&](std::span<Read> block) {
     for (Read& r : block) {
