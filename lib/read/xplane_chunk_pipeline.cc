@@ -214,6 +214,9 @@ void ChunkPipeline::Worker(size_t index) {
 }
 
 void ChunkPipeline::Run(const Work& work, EventDecoder& decoder) {
+  // A chunk taken to decode is no longer ahead of the decoding, however
+  // its decoding ends.
+  const uint64_t taken_bytes = work.copy ? 0 : work.job->bytes.size();
   try {
     if (work.copy) Copy(*work.job, *work.join);
     else Decode(*work.job, *work.join, decoder);
@@ -223,6 +226,7 @@ void ChunkPipeline::Run(const Work& work, EventDecoder& decoder) {
     work.job->error = std::current_exception();
     first_failed_ = std::min(first_failed_, work.job->seq);
   }
+  undecoded_bytes_.fetch_sub(taken_bytes, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     --running_;
@@ -243,14 +247,7 @@ void ChunkPipeline::Decode(ChunkJob& job, LineJoin& join, EventDecoder& decoder)
     else job.early_charged = true;
   }
   PopulateForWrite(job.out, job.kept_events * sizeof(Event));
-  const uint64_t wire_bytes = job.bytes.size();  // DecodeChunk reads them.
-  try {
-    decoder.DecodeChunk(job, budget_, release_);
-  } catch (...) {
-    undecoded_bytes_.fetch_sub(wire_bytes, std::memory_order_relaxed);
-    throw;
-  }
-  undecoded_bytes_.fetch_sub(wire_bytes, std::memory_order_relaxed);
+  decoder.DecodeChunk(job, budget_, release_);
   job.diag = std::move(decoder.diag);
   decoder.diag = Diagnostics();
   JoinDecoded(job, join);

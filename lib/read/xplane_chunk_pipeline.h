@@ -97,7 +97,8 @@ struct LineJoin {
 class ChunkPipeline {
  public:
   // `threads`: how many threads decode, the pre-scan's among them; with 1,
-  // the pre-scan's thread decodes every chunk in Finish, in order.
+  // the pre-scan's thread decodes every chunk, in order: in Hand while it
+  // runs more than `lead_bytes` ahead, the rest in Finish.
   // `early_join_bytes`: the shortest line whose stats join as its chunks
   // decode.
   // `lead_bytes`: how far ahead of the decoding the pre-scan may run (see

@@ -37,6 +37,9 @@ class ScanHooks {
   virtual void FirstEvent(bool id_seen, bool timestamp_seen) = 0;
   // Chunk c's events are all framed (the next chunk begins).
   virtual void ChunkFramed(size_t c) = 0;
+  // Whether the chunks framed go to the decoders as they are framed: then
+  // the decoders give their pages back, else the pre-scan does.
+  virtual bool HandingOver() const = 0;
 
  protected:
   ~ScanHooks() = default;
@@ -468,7 +471,9 @@ class XSpaceReader {
 
   // Reads a line's own fields, counts its events and notes the offset of
   // every `chunk_events`-th event in `cuts`. The pages it has read are
-  // given back every `release_every` chunks (0: never; the decoders do).
+  // given back every `release_every` chunks and at the line's end, unless
+  // `hooks` hands the chunks over as they are framed (their decoders give
+  // them back once decoded).
   // With `leaving_out`, also counts in `kept` the events of each chunk that
   // it does not leave out (PlaneContext::LeavesOut).
   // With `unread` (the model reader's pre-scan), a line whose events the
@@ -532,7 +537,7 @@ class XSpaceReader {
               cuts.push_back(at);
               if (hooks && cuts.size() > 1) hooks->ChunkFramed(cuts.size() - 2);
               if (leaving_out) kept->push_back(0);
-              if (release_ && release_every && cuts.size() % release_every == 0) {
+              if (release_ && cuts.size() % release_every == 0 && !(hooks && hooks->HandingOver())) {
                 release_(released, at);
                 released = at;
               }
@@ -556,7 +561,7 @@ class XSpaceReader {
         default: Unknown("XLine", field); scan.Skip(type);
       }
     }
-    if (release_ && release_every) release_(released, scan.offset());
+    if (release_ && !(hooks && hooks->HandingOver())) release_(released, scan.offset());
     return event_count;
   }
 
@@ -665,6 +670,7 @@ class XSpaceReader {
           leaving_out(leaving),
           plane_unread(unread),
           join(&p.OpenLine(l, bytes.size())) {}
+    bool HandingOver() const override { return on; }
     void FirstEvent(bool id_seen, bool timestamp_seen) override {
       on = reader.MayHandOverEarly(line, id_seen, timestamp_seen, plane_unread, &base_ps, &set_origin);
     }
@@ -729,10 +735,12 @@ class XSpaceReader {
     std::vector<size_t> kept;    // Per chunk, when the plane leaves events out.
     const bool leaving_out = !ctx.skip_event.empty();
     EarlyHandOver early(*this, line, pipeline, line_bytes, cuts, kept, leaving_out, plane_unread);
-    // The pre-scan maps the line's pages; the decoders give them back
-    // (ChunkPipeline), or this, for a line it does not hand over.
+    // The pre-scan maps the line's pages. Chunks handed over as they are
+    // framed have their decoders give them back (ChunkPipeline); else the
+    // pre-scan gives them back behind it, and the decoders map them again
+    // (--max-events, a line's id or timestamp after its events).
     bool unread = false;
-    size_t event_count = ScanLine(line_bytes, line, cuts, chunk_events_, /*release_every=*/0,
+    size_t event_count = ScanLine(line_bytes, line, cuts, chunk_events_, /*release_every=*/16,
                                   leaving_out ? &ctx : nullptr, &kept, &unread, plane_unread, &early);
     LineJoin* join = early.join;
     if (unread) {
@@ -940,6 +948,12 @@ Host ReadXSpaceBytes(std::string_view bytes, const std::string& path, Diagnostic
                      const ReadOptions& options) {
   MemoryBudget budget(path, options, CaptureFormat::kXSpace);
   return ReadWithReader(bytes, path, diagnostics, options, nullptr, budget);
+}
+
+Host ReadXSpaceBytesForTesting(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
+                               const ReadOptions& options, std::function<void(uint64_t, uint64_t)> release) {
+  MemoryBudget budget(path, options, CaptureFormat::kXSpace);
+  return ReadWithReader(bytes, path, diagnostics, options, std::move(release), budget);
 }
 
 Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const ReadOptions& options) {

@@ -3,6 +3,8 @@
 // cannot parse 2 GiB or more and cost 5-10x the time and memory).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +21,12 @@ Host ReadXSpaceFile(const std::string& path, Diagnostics& diagnostics, const Rea
 // The same, from bytes already in memory; `path` is used in messages.
 Host ReadXSpaceBytes(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
                      const ReadOptions& options = {});
+
+// For tests: ReadXSpaceBytes, calling release(begin, end) with each byte
+// range of `bytes` the reader is done with, where ReadXSpaceFile gives the
+// mapped file's pages back.
+Host ReadXSpaceBytesForTesting(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
+                               const ReadOptions& options, std::function<void(uint64_t, uint64_t)> release);
 
 // Receives a capture's events a batch at a time from StreamXSpaceFile, in
 // the capture's order: BeginPlane, then for each of its lines BeginLine and

@@ -246,7 +246,8 @@ struct Collecting {
   AllocatorEvents events;
   size_t expected = 0;  // How many events the pieces hold for it.
   // Each step's first event in time order (WalkTimeline): as many entries
-  // as steps, at most two per group (a group, and the frees after it).
+  // as steps, at most two per group (a group, and the events outside any
+  // group after it) and one for those before the first group.
   absl::flat_hash_map<int64_t, StepStart> step_starts;
 };
 
@@ -391,7 +392,7 @@ void VisitSnapshots(const AllocatorEvents& events, const SnapshotSource& snapsho
     }
   };
   // With fewer blocks, a thread is not worth starting.
-  const size_t ahead = blocks >= 4 ? options.walk_read_ahead : 0;
+  const size_t ahead = blocks >= 4 ? std::min(options.walk_read_ahead, blocks) : 0;
   if (ahead == 0) {
     std::vector<Read> buffer;
     for (size_t from = 0; from < n; from += kBlock) {

@@ -151,7 +151,7 @@ TEST_CASE("XPlane reader checks dropped event stats like kept ones", "[xplane][f
 }
 
 TEST_CASE("XPlane reader filters event stats the same on the parallel path", "[xplane][filter]") {
-  // Past 8 MB of events the reader decodes chunks of 65,536 events on
+  // Past 8 MB of events the reader decodes chunks of 16,384 events on
   // several threads: a line of 300,000 events, each with a kept and two
   // dropped stats (the string one differs per event, so string values set
   // aside by the threads must stay with their own stat).

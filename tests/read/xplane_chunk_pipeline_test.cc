@@ -8,10 +8,13 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <mutex>
 #include <optional>
 
 #include "lib/model/errors.h"
+#include "lib/read/wire_decoder.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/read/xplane_wire.h"
 #include "tests/support/files.h"
 #include "tests/support/xspace_builder.h"
 
@@ -337,4 +340,100 @@ TEST_CASE("XSpace chunk pipeline: a corrupt event deep in a line fails with the 
   const ReadResult plain = ReadWith(bytes, ReadOptions{}, 0, 1);
   CHECK_THAT(plain.error, Catch::Contains("event metadata id 99"));
   CheckTunedReads(plain, bytes, ReadOptions{}, {1, 4, 7}, {2, 3});
+}
+
+namespace {
+
+// Byte ranges of a serialized capture: each plane's, and each line's from
+// its first event to its end.
+struct WireRanges {
+  std::vector<std::pair<uint64_t, uint64_t>> planes, line_events;
+};
+WireRanges RangesOf(const std::string& bytes) {
+  using namespace tfprof::xplane_wire;
+  WireRanges out;
+  tfprof::WireDecoder space(bytes);
+  uint32_t field;
+  tfprof::WireType type;
+  while (space.NextField(&field, &type)) {
+    if (field != kSpacePlanes) {
+      space.Skip(type);
+      continue;
+    }
+    tfprof::WireDecoder plane = space.Message();
+    out.planes.emplace_back(plane.offset(), plane.offset() + plane.size());
+    while (plane.NextField(&field, &type)) {
+      if (field != kPlaneLines) {
+        plane.Skip(type);
+        continue;
+      }
+      tfprof::WireDecoder line = plane.Message();
+      const uint64_t end = line.offset() + line.size();
+      for (uint64_t at = line.offset(); line.NextField(&field, &type); at = line.offset()) {
+        if (field == kLineEvents) {
+          out.line_events.emplace_back(at, end);
+          break;
+        }
+        line.Skip(type);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("XSpace chunk pipeline: every line's pages are given back as it is read, not when its plane ends",
+          "[xplane][pipeline]") {
+  // Four lines of 40 events. The pages of a chunk handed over as it is
+  // framed are given back by its decoder; those of a line decoded only
+  // once counted (here under --max-events, which also cuts lines short
+  // and leaves the last ones undecoded) by the pre-scan, behind it. The
+  // reader gives the plane's range back once more at its end: left out
+  // here, what is left must still cover every line's events.
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  for (int l = 1; l <= 4; ++l) AddEvents(host.Line(l, "line" + std::to_string(l), 1'000), 40);
+  const std::string bytes = space.Serialize();
+  const WireRanges ranges = RangesOf(bytes);
+  REQUIRE(ranges.planes.size() == 1);
+  REQUIRE(ranges.line_events.size() == 4);
+  for (uint64_t max_events : {uint64_t{0}, uint64_t{50}, uint64_t{3}}) {
+    for (size_t threads : {1, 2}) {
+      for (uint64_t lead : {uint64_t{0}, uint64_t{1}}) {
+        INFO("max events " << max_events << ", " << threads << " threads, lead " << lead);
+        ReadOptions options;
+        options.decode_chunk_events = 3;
+        options.decode_threads = threads;
+        options.decode_lead_bytes = lead;
+        options.max_events = max_events;
+        std::mutex mutex;
+        std::vector<std::pair<uint64_t, uint64_t>> released;
+        Diagnostics d;
+        const Host h = tfprof::ReadXSpaceBytesForTesting(bytes, "capture.xplane.pb", d, options,
+                                                         [&](uint64_t begin, uint64_t end) {
+                                                           std::lock_guard<std::mutex> lock(mutex);
+                                                           released.emplace_back(begin, end);
+                                                         });
+        size_t whole_plane = 0;
+        std::vector<std::pair<uint64_t, uint64_t>> during;
+        for (const auto& r : released) {
+          if (r == ranges.planes[0]) ++whole_plane;
+          else during.push_back(r);
+        }
+        CHECK(whole_plane == 1);
+        std::sort(during.begin(), during.end());
+        for (const auto& [begin, end] : ranges.line_events) {
+          // Covered by the ranges given back while reading, joined.
+          uint64_t covered = begin;
+          for (const auto& [b, e] : during)
+            if (b <= covered && e > covered) covered = e;
+          CHECK(covered >= end);
+        }
+        size_t events = 0;
+        for (const Line& line : h.planes[0].lines) events += line.events.size();
+        CHECK(events == (max_events ? std::min<uint64_t>(max_events, 160) : 160));
+      }
+    }
+  }
 }
