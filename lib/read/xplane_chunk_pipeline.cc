@@ -1,8 +1,5 @@
 #include "lib/read/xplane_chunk_pipeline.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <utility>
 
@@ -21,24 +18,6 @@ size_t EarlySlots(uint64_t first_count, uint64_t first_bytes, uint64_t line_byte
   const double most =
       std::min({static_cast<double>(line_bytes) / 2 + 16, static_cast<double>(UINT32_MAX), static_cast<double>(room)});
   return static_cast<size_t>(std::min(want, most));
-}
-
-// Maps the pages a copy or a chunk's decoding is about to fill in one call
-// rather than a fault a page: where the kernel can (Linux 5.14 on), else
-// the writes fault them. 1 GB, four rounds alternated: `memory` system
-// time 1.33 -> 1.12 s for the stats; then 0.91 -> 0.86 s (`overview`
-// 0.51 -> 0.43 s) for the events.
-void PopulateForWrite(void* begin, size_t bytes) {
-#ifdef MADV_POPULATE_WRITE
-  if (bytes < (64u << 10)) return;
-  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t b = reinterpret_cast<uintptr_t>(begin) & ~(page - 1);
-  const uintptr_t e = (reinterpret_cast<uintptr_t>(begin) + bytes + page - 1) & ~(page - 1);
-  madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);  // A failure leaves the faults to the copy.
-#else
-  (void)begin;
-  (void)bytes;
-#endif
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 // what each chunk decodes into (its events' slots, its own stats pool).
 #pragma once
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -86,6 +89,25 @@ struct PlaneContext {
            SkipsMetadataId(static_cast<int64_t>(meta_id));
   }
 };
+
+// Maps the pages a copy or a chunk's decoding is about to fill in one call
+// rather than a fault a page: where the kernel can (Linux 5.14 on), else
+// the writes fault them. 1 GB, four rounds alternated: `memory` system
+// time 1.33 -> 1.12 s for the stats; then 0.91 -> 0.86 s (`overview`
+// 0.51 -> 0.43 s) for the events. (A touch test of 100 MB: 38-39 ms
+// populated, 47-49 ms faulted.)
+inline void PopulateForWrite(void* begin, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  if (bytes < (64u << 10)) return;
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t b = reinterpret_cast<uintptr_t>(begin) & ~(page - 1);
+  const uintptr_t e = (reinterpret_cast<uintptr_t>(begin) + bytes + page - 1) & ~(page - 1);
+  madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);  // A failure leaves the faults to the copy.
+#else
+  (void)begin;
+  (void)bytes;
+#endif
+}
 
 // A run of up to kChunkEvents consecutive events of one line: the unit of
 // work of the decoding threads. Found by the serial pre-scan. Chunks of
@@ -653,7 +675,16 @@ class EventDecoder {
     // records fill are touched, and they are charged once the chunk is
     // decoded, as filled (a chunk holds at most kChunkEvents events, so
     // what goes uncharged while it decodes is bounded).
-    if (!ctx_.allocator_field.empty()) job.records.reserve(job.kept_events);
+    if (!ctx_.allocator_field.empty()) {
+      job.records.reserve(job.kept_events);
+      // The pages its records will likely fill, as many as the last chunk
+      // of the same line had per event (a little under), mapped in one
+      // call rather than faulted a page at a time.
+      if (job.line == records_line_)
+        PopulateForWrite(job.records.data(),
+                         static_cast<size_t>(static_cast<double>(job.kept_events) * records_per_event_ * 0.95) *
+                             sizeof(AllocatorStats));
+    }
     WireDecoder& d = job.bytes;
     const uint64_t begin = d.offset();
     if (job.leaves_out) DecodeEvents<true>(job, stats);
@@ -665,6 +696,10 @@ class EventDecoder {
       throw InputError(*ctx_.path, "a chunk of a line has more than 2 billion stats; not supported");
     if (job.bytes.size() > 0)
       kept_stats_per_byte_ = static_cast<double>(job.stats.size()) / static_cast<double>(job.bytes.size());
+    if (job.kept_events > 0) {
+      records_line_ = job.line;
+      records_per_event_ = static_cast<double>(job.records.size()) / static_cast<double>(job.kept_events);
+    }
     // The room left: none kept where there are no records; a small
     // vector's (from the heap, whose spare room may be memory already
     // touched) cut to size; a large one's is address space the records
@@ -753,6 +788,10 @@ class EventDecoder {
   const PlaneContext& ctx_;
   StringPool* strings_;
   double kept_stats_per_byte_ = 0;  // In the last chunk this decoder read.
+  // The line of the last chunk this decoder read with events kept, and its
+  // records per kept event.
+  const Line* records_line_ = nullptr;
+  double records_per_event_ = 0;
 };
 
 }  // namespace tfprof::xplane_wire
