@@ -672,9 +672,10 @@ class EventDecoder {
       }
     }
     // Room for a record per event, never moved: only the pages the
-    // records fill are touched, and they are charged once the chunk is
-    // decoded, as filled (a chunk holds at most kChunkEvents events, so
-    // what goes uncharged while it decodes is bounded).
+    // records fill are touched (and those populated for them below, at
+    // most the same line's last chunk's share), and they are charged once
+    // the chunk is decoded, as filled (a chunk holds at most kChunkEvents
+    // events, so what goes uncharged while it decodes is bounded).
     if (!ctx_.allocator_field.empty()) {
       job.records.reserve(job.kept_events);
       // The pages its records will likely fill, as many as the last chunk
