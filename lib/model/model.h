@@ -69,7 +69,13 @@ struct Line {
   // unwritten (DefaultInitAllocator) rather than zeroing them first.
   std::vector<Event, DefaultInitAllocator<Event>> events;
   StatPool stats;
+  // Events the XSpace reader framed but left out of `events` for the
+  // command (ReadOptions::event_stats: keep_allocator_events,
+  // only_allocator_events_when_grouped).
+  uint64_t events_left_out = 0;
 
+  // Whether the capture holds events on this line, read or left out.
+  bool HadEvents() const { return !events.empty() || events_left_out > 0; }
   std::span<const Stat> EventStats(size_t index) const {
     uint32_t begin = index == 0 ? 0 : events[index - 1].stats_end;
     return {stats.data() + begin, events[index].stats_end - begin};
@@ -120,6 +126,12 @@ struct Plane {
   // event's metadata id did not come first, or came again naming another
   // event.
   bool allocator_records_complete = false;
+  // Events the XSpace reader left out of this plane's lines because the
+  // command reads nothing of them but their group ids
+  // (ReadOptions::event_stats.only_allocator_events_when_grouped), and
+  // those group ids (Stat::AsInt), sorted, each once.
+  uint64_t events_left_out_for_groups = 0;
+  std::vector<int64_t> left_out_group_ids;
   // Per line: [first, end) of its blocks in allocator_records (a line's
   // blocks are together), empty for a line without records.
   std::vector<std::pair<size_t, size_t>> AllocatorRecordBlocksByLine() const;

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -79,6 +80,18 @@ struct PlaneContext {
     return {stat_map.dense_data(), stat_map.dense_size(), drop_allocator_event_stat.data(),
             drop_allocator_event_stat.size()};
   }
+  // With skip_event set for the events that are not allocator events
+  // (EventStatFilter::only_allocator_events_when_grouped): such an event
+  // is left out only when OnlyGroupLeft says so, its group id kept aside.
+  // The pre-scan decides (LeavesOutByGroups) and tells the decoders which
+  // events it left out (ChunkJob::left_out_bits).
+  bool leaves_out_by_groups = false;
+  uint32_t group_id_key = IdMap::kMissing, step_name_key = IdMap::kMissing;
+  // Per stat metadata id below 2^14 (two varint bytes): kOtherStat for a
+  // defined one of neither key; anything else is looked up in full.
+  static constexpr uint8_t kOtherStat = 1;
+  std::vector<uint8_t> stat_role_by_id;
+
   // The one rule the pre-scan and the decoder share, so that they agree on
   // every line's count: an event is left out when its first field is its
   // metadata id and names a skipped metadata. (An event written in another
@@ -87,6 +100,100 @@ struct PlaneContext {
     uint64_t meta_id;
     return event.PeekTaggedVarint((kEventMetadataId << 3) | kVarint, &meta_id) &&
            SkipsMetadataId(static_cast<int64_t>(meta_id));
+  }
+  // The rule leaving out by groups: the same, and OnlyGroupLeft.
+  bool LeavesOutByGroups(const WireDecoder& event, bool* has_group, int64_t* group) const {
+    const uint8_t* p = event.cursor();
+    const uint8_t* const end = event.message_end();
+    uint64_t meta_id;
+    if (p == end || *p != ((kEventMetadataId << 3) | kVarint) || !(p = RawVarint(p + 1, end, &meta_id)) ||
+        !SkipsMetadataId(static_cast<int64_t>(meta_id)))
+      return false;
+    return OnlyGroupLeft(p, end, has_group, group);
+  }
+
+  // Whether an event's fields after its metadata id, [p, end), hold nothing
+  // the memory profile reads but one group id: offsets and durations, and
+  // stats whose metadata id comes first and that are neither step_name nor
+  // a second group_id or one not stored as an integer. `group`: that
+  // group id (Stat::AsInt), where *has_group. Never throws: bytes it does
+  // not take as such are decoded as usual, which says what is wrong.
+  bool OnlyGroupLeft(const uint8_t* p, const uint8_t* end, bool* has_group, int64_t* group) const {
+    constexpr uint8_t kStatsTag = (kEventStats << 3) | kLengthDelimited;
+    constexpr uint8_t kIdTag = (kStatMetadataId << 3) | kVarint;
+    *has_group = false;
+    while (p < end) {
+      // An offset or a duration: passed over.
+      if (*p == ((kEventOffsetPs << 3) | kVarint) || *p == ((kEventDurationPs << 3) | kVarint)) {
+        if (!(p = SkipRawVarint(p + 1, end))) return false;
+        continue;
+      }
+      // Most stats: a one-byte length and a metadata id of one or two
+      // bytes, of a stat that says nothing here: passed over on one lookup.
+      if (end - p >= 5 && p[0] == kStatsTag && p[1] < 0x80 && p[2] == kIdTag) {
+        const size_t id = p[3] < 0x80 ? p[3] : p[4] < 0x80 ? (p[3] & 0x7fu) | (size_t{p[4]} << 7) : SIZE_MAX;
+        if (id < stat_role_by_id.size() && stat_role_by_id[id] == kOtherStat && p[1] >= 2 &&
+            p[1] <= static_cast<size_t>(end - p - 2)) {
+          p += 2 + p[1];
+          continue;
+        }
+      }
+      const uint8_t tag = *p++;
+      uint64_t len;
+      if (tag != ((kEventStats << 3) | kLengthDelimited) || !(p = RawVarint(p, end, &len)) ||
+          len > static_cast<uint64_t>(end - p))
+        return false;
+      const uint8_t* s = p;
+      const uint8_t* const stat_end = p + len;
+      p = stat_end;
+      uint64_t id;
+      if (s == stat_end || *s != ((kStatMetadataId << 3) | kVarint) || !(s = RawVarint(s + 1, stat_end, &id)))
+        return false;
+      const uint32_t key = stat_map.Find(static_cast<int64_t>(id));
+      if (key == IdMap::kMissing || key == step_name_key) return false;
+      if (key != group_id_key) continue;
+      uint64_t value;
+      if (*has_group || s == stat_end ||
+          (*s != ((kStatInt64 << 3) | kVarint) && *s != ((kStatUint64 << 3) | kVarint)) ||
+          !(s = RawVarint(s + 1, stat_end, &value)) || s != stat_end)
+        return false;
+      *has_group = true;
+      *group = static_cast<int64_t>(value);
+    }
+    return true;
+  }
+
+  // A varint at p, before end, into *value: past it, or null when it runs
+  // past end or past 64 bits.
+  static const uint8_t* RawVarint(const uint8_t* p, const uint8_t* end, uint64_t* value) {
+    if (p < end && *p < 0x80) {
+      *value = *p;
+      return p + 1;
+    }
+    uint64_t v = 0;
+    for (int shift = 0; p < end; shift += 7) {
+      const uint8_t b = *p++;
+      if (shift == 63 && b > 1) return nullptr;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (b < 0x80) {
+        *value = v;
+        return p;
+      }
+      if (shift == 63) return nullptr;
+    }
+    return nullptr;
+  }
+  // Past a varint at p: where 8 bytes are left, its last byte found in one
+  // load (a varint of up to 8 bytes is always well formed).
+  static const uint8_t* SkipRawVarint(const uint8_t* p, const uint8_t* end) {
+    if (end - p >= 8) {
+      uint64_t x;
+      std::memcpy(&x, p, 8);
+      const uint64_t stops = ~x & 0x8080808080808080ull;
+      if (stops != 0) return p + __builtin_ctzll(stops) / 8 + 1;
+    }
+    uint64_t ignored;
+    return RawVarint(p, end, &ignored);
   }
 };
 
@@ -183,6 +290,9 @@ struct ChunkJob {
   // and charged for it until the array is the line's or copied out.
   bool in_early = false;
   bool early_charged = false;
+  // Leaving out by groups (PlaneContext::leaves_out_by_groups): bit i set
+  // when the pre-scan left out the chunk's i-th event on the wire.
+  std::vector<uint64_t> left_out_bits;
 };
 
 // The memory budget as the decoding threads share it: they charge a
@@ -688,8 +798,9 @@ class EventDecoder {
     }
     WireDecoder& d = job.bytes;
     const uint64_t begin = d.offset();
-    if (job.leaves_out) DecodeEvents<true>(job, stats);
-    else DecodeEvents<false>(job, stats);
+    if (!job.leaves_out) DecodeEvents<LeaveOut::kNone>(job, stats);
+    else if (ctx_.leaves_out_by_groups) DecodeEvents<LeaveOut::kMarked>(job, stats);
+    else DecodeEvents<LeaveOut::kByMetadata>(job, stats);
     // Below RecordStats::kRecordSlot, so that a pool index is never taken
     // for a record's slot: 2^31 stats in a chunk of kChunkEvents events is
     // no capture.
@@ -727,9 +838,15 @@ class EventDecoder {
   }
 
  private:
+  // Which events a chunk leaves out: none; those PlaneContext::LeavesOut
+  // names; those the pre-scan marked (ChunkJob::left_out_bits), unread.
+  enum class LeaveOut { kNone, kByMetadata, kMarked };
+
   // The chunk's events into its slots of the line, those left out skipped.
-  template <bool kLeavesOut>
+  template <LeaveOut kLeave>
   void DecodeEvents(ChunkJob& job, ChunkStats& stats) {
+    constexpr bool kLeavesOut = kLeave == LeaveOut::kByMetadata;
+    [[maybe_unused]] const std::vector<uint64_t>& marked = job.left_out_bits;
     Event* out = job.out;
     const PlaneContext::EventStatLookup lookup = ctx_.EventStatLookups();
     const PlaneContext::EventStatLookup allocator_lookup = ctx_.AllocatorEventStatLookups();
@@ -745,7 +862,9 @@ class EventDecoder {
         continue;
       }
       WireDecoder e = d.Message();
-      ++done;
+      const size_t i = done++;
+      if constexpr (kLeave == LeaveOut::kMarked)
+        if (i / 64 < marked.size() && (marked[i / 64] >> (i % 64)) & 1) continue;
       // The bytes a few events on: in a long line the pre-scan read them
       // long enough ago for them to have left the caches.
       d.PrefetchAhead(1024);

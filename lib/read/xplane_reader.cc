@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/errors.h"
+#include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/memory_budget.h"
@@ -43,6 +44,36 @@ class ScanHooks {
 
  protected:
   ~ScanHooks() = default;
+};
+
+// What a line's pre-scan says of the events the plane leaves out
+// (PlaneContext::skip_event): per chunk, the events kept; leaving out by
+// groups, a bit per event of the line (in wire order) for those left out,
+// and their group ids, a run of one id noted once.
+struct LeftOutEvents {
+  std::vector<size_t> kept;
+  std::vector<uint64_t> marked;
+  std::vector<int64_t> group_ids;
+
+  void Mark(size_t event, bool has_group, int64_t group) {
+    if (marked.size() <= event / 64) marked.resize(event / 64 + 1);
+    marked[event / 64] |= uint64_t{1} << (event % 64);
+    if (has_group && (group_ids.empty() || group_ids.back() != group)) group_ids.push_back(group);
+  }
+  // The marks of events [first, first + count), from bit 0.
+  std::vector<uint64_t> MarkedIn(size_t first, size_t count) const {
+    std::vector<uint64_t> out((count + 63) / 64);
+    if (first % 64 == 0) {  // Chunks of a multiple of 64 events: whole words.
+      for (size_t w = 0; w < out.size() && first / 64 + w < marked.size(); ++w) out[w] = marked[first / 64 + w];
+      if (count % 64 != 0) out.back() &= (uint64_t{1} << (count % 64)) - 1;
+      return out;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      const size_t e = first + i;
+      if (e / 64 < marked.size() && (marked[e / 64] >> (e % 64)) & 1) out[i / 64] |= uint64_t{1} << (i % 64);
+    }
+    return out;
+  }
 };
 
 class XSpaceReader {
@@ -243,13 +274,40 @@ class XSpaceReader {
   // reads no host-thread event, none: nothing to tell apart).
   void MarkSkippedEvents(PlaneContext& ctx, const Plane& plane) {
     const EventStatFilter& kept = options_.event_stats;
-    if (kept.keep_allocator_events || !kept.keep_host_thread_events ||
-        host_->PlaneName(plane) != schema::kHostThreadsPlane)
+    if (kept.keep_all || !kept.keep_host_thread_events || host_->PlaneName(plane) != schema::kHostThreadsPlane) return;
+    if (kept.keep_allocator_events) {
+      MarkEventsLeftOutByGroups(ctx, plane);
       return;
+    }
     std::vector<uint8_t> skip = AllocatorEventNames(plane);
     if (skip.empty()) return;
     ctx.skip_event = std::move(skip);
     budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
+  }
+
+  // The same, the other way round, for the memory profile alone
+  // (EventStatFilter::only_allocator_events_when_grouped): on a plane with
+  // allocator events and a group_id stat, every other event may be left
+  // out (PlaneContext::OnlyGroupLeft decides).
+  void MarkEventsLeftOutByGroups(PlaneContext& ctx, const Plane& plane) {
+    if (!options_.event_stats.only_allocator_events_when_grouped || options_.max_events != 0) return;
+    const std::optional<StatKey> group_id = plane.FindStatKey(host_->strings, "group_id");
+    if (!group_id || *group_id > kMaxStatKey) return;
+    std::vector<uint8_t> skip = AllocatorEventNames(plane);
+    if (skip.empty()) return;
+    for (uint8_t& s : skip) s = !s;
+    ctx.skip_event = std::move(skip);
+    budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
+    ctx.leaves_out_by_groups = true;
+    ctx.group_id_key = *group_id;
+    if (const std::optional<StatKey> step_name = plane.FindStatKey(host_->strings, "step_name"))
+      ctx.step_name_key = *step_name;
+    ctx.stat_role_by_id.assign(std::min<size_t>(ctx.stat_map.dense_size(), 1u << 14), 0);
+    for (uint32_t id = 0; id < ctx.stat_role_by_id.size(); ++id) {
+      const uint32_t key = ctx.stat_map.Find(id);
+      if (key != IdMap::kMissing && key != ctx.group_id_key && key != ctx.step_name_key)
+        ctx.stat_role_by_id[id] = PlaneContext::kOtherStat;
+    }
   }
 
   // Which stats the host's allocator events that are read leave out
@@ -259,8 +317,8 @@ class XSpaceReader {
   void MarkAllocatorEventStats(PlaneContext& ctx, Plane& plane, const std::vector<std::string_view>& stat_names) {
     const EventStatFilter& kept = options_.event_stats;
     const bool records = kept.allocator_records && !sink_;
-    if (kept.keep_all || (kept.not_on_allocator_events.empty() && !records) || !ctx.skip_event.empty() ||
-        host_->PlaneName(plane) != schema::kHostThreadsPlane)
+    if (kept.keep_all || (kept.not_on_allocator_events.empty() && !records) ||
+        (!ctx.skip_event.empty() && !ctx.leaves_out_by_groups) || host_->PlaneName(plane) != schema::kHostThreadsPlane)
       return;
     std::vector<uint8_t> allocator = AllocatorEventNames(plane);
     if (allocator.empty()) return;
@@ -313,6 +371,7 @@ class XSpaceReader {
     InternPendingStrings(pipeline.chunks());
     intern_phase.Stop();
     KeepAllocatorRecords(pipeline.chunks(), plane);
+    KeepLeftOutGroupIds(plane);
     SortUnsortedLines(pipeline.lines(), plane);
     Release(Growth::kEvents, pipeline.chunks().size() * sizeof(ChunkJob));
   }
@@ -474,14 +533,16 @@ class XSpaceReader {
   // given back every `release_every` chunks and at the line's end, unless
   // `hooks` hands the chunks over as they are framed (their decoders give
   // them back once decoded).
-  // With `leaving_out`, also counts in `kept` the events of each chunk that
-  // it does not leave out (PlaneContext::LeavesOut).
+  // With `leaving_out`, also counts in `left_out->kept` the events of each
+  // chunk that it does not leave out (PlaneContext::LeavesOut, or, leaving
+  // out by groups, LeavesOutByGroups, marking those it leaves out and
+  // noting their group ids).
   // With `unread` (the model reader's pre-scan), a line whose events the
   // command does not read is not framed: at its first event the scan jumps
   // to the line's end, and sets *unread (UnreadLine; `plane_unread`: the
   // line's plane's UnreadPlaneCount).
   size_t ScanLine(WireDecoder line_bytes, Line& line, std::vector<uint64_t>& cuts, size_t chunk_events,
-                  size_t release_every, const PlaneContext* leaving_out = nullptr, std::vector<size_t>* kept = nullptr,
+                  size_t release_every, const PlaneContext* leaving_out = nullptr, LeftOutEvents* left_out = nullptr,
                   bool* unread = nullptr, uint64_t* plane_unread = nullptr, ScanHooks* hooks = nullptr) {
     size_t event_count = 0;
     bool id_seen = false, timestamp_seen = false;
@@ -536,7 +597,7 @@ class XSpaceReader {
               until_cut = chunk_events;
               cuts.push_back(at);
               if (hooks && cuts.size() > 1) hooks->ChunkFramed(cuts.size() - 2);
-              if (leaving_out) kept->push_back(0);
+              if (leaving_out) left_out->kept.push_back(0);
               if (release_ && cuts.size() % release_every == 0 && !(hooks && hooks->HandingOver())) {
                 release_(released, at);
                 released = at;
@@ -546,9 +607,16 @@ class XSpaceReader {
             // Framing is one dependent length after another: the bytes a few
             // events on are fetched meanwhile.
             scan.PrefetchAhead(1024);
-            if (leaving_out) {
+            if (leaving_out && leaving_out->leaves_out_by_groups) {
               const WireDecoder event = scan.Message();
-              if (!leaving_out->LeavesOut(event)) ++kept->back();
+              bool has_group;
+              int64_t group;
+              if (leaving_out->LeavesOutByGroups(event, &has_group, &group))
+                left_out->Mark(event_count, has_group, group);
+              else ++left_out->kept.back();
+            } else if (leaving_out) {
+              const WireDecoder event = scan.Message();
+              if (!leaving_out->LeavesOut(event)) ++left_out->kept.back();
             } else {
               scan.Bytes();
             }
@@ -651,7 +719,7 @@ class XSpaceReader {
     ChunkPipeline& pipeline;
     const WireDecoder& line_bytes;
     const std::vector<uint64_t>& cuts;
-    const std::vector<size_t>& kept;
+    const LeftOutEvents& left_out;
     const bool leaving_out;
     uint64_t* const plane_unread;
     LineJoin* join;
@@ -660,13 +728,13 @@ class XSpaceReader {
     size_t handed = 0, first_kept = 0;
 
     EarlyHandOver(XSpaceReader& r, Line& l, ChunkPipeline& p, const WireDecoder& bytes, const std::vector<uint64_t>& c,
-                  const std::vector<size_t>& k, bool leaving, uint64_t* unread)
+                  const LeftOutEvents& k, bool leaving, uint64_t* unread)
         : reader(r),
           line(l),
           pipeline(p),
           line_bytes(bytes),
           cuts(c),
-          kept(k),
+          left_out(k),
           leaving_out(leaving),
           plane_unread(unread),
           join(&p.OpenLine(l, bytes.size())) {}
@@ -678,10 +746,11 @@ class XSpaceReader {
       if (!on) return;
       // The first chunk foretells the line's count: an array for the
       // chunks to decode in place, the line's if the count fits.
-      if (handed == 0) pipeline.SizeEarly(*join, leaving_out ? kept[c] : reader.chunk_events_, cuts[c + 1] - cuts[c]);
+      if (handed == 0)
+        pipeline.SizeEarly(*join, leaving_out ? left_out.kept[c] : reader.chunk_events_, cuts[c + 1] - cuts[c]);
       // Framed up to the next cut: a whole chunk, whatever the line's count.
       pipeline.Hand(*join,
-                    reader.MakeChunk(line, line_bytes, cuts, kept, c, SIZE_MAX, leaving_out, first_kept, base_ps));
+                    reader.MakeChunk(line, line_bytes, cuts, left_out, c, SIZE_MAX, leaving_out, first_kept, base_ps));
       ++handed;
     }
   };
@@ -709,14 +778,16 @@ class XSpaceReader {
   // Chunk c of a line whose pre-scan cut it at `cuts`; `first_kept` is
   // where its kept events start in the line, and moves past them.
   ChunkJob MakeChunk(Line& line, const WireDecoder& line_bytes, const std::vector<uint64_t>& cuts,
-                     const std::vector<size_t>& kept, size_t c, size_t event_count, bool leaves_out, size_t& first_kept,
+                     const LeftOutEvents& left_out, size_t c, size_t event_count, bool leaves_out, size_t& first_kept,
                      int64_t base_ps) const {
     ChunkJob job;
     job.line = &line;
     job.event_count = std::min(chunk_events_, event_count - c * chunk_events_);
     job.first_event = first_kept;
     job.leaves_out = leaves_out;
-    job.kept_events = leaves_out ? kept[c] : job.event_count;
+    job.kept_events = leaves_out ? left_out.kept[c] : job.event_count;
+    if (leaves_out && !left_out.marked.empty())
+      job.left_out_bits = left_out.MarkedIn(c * chunk_events_, job.event_count);
     first_kept += job.kept_events;
     job.base_ps = base_ps;
     const uint64_t line_end = line_bytes.offset() + line_bytes.size();
@@ -732,16 +803,16 @@ class XSpaceReader {
   void PrescanLine(const PlaneContext& ctx, WireDecoder line_bytes, Line& line, ChunkPipeline& pipeline,
                    uint64_t* plane_unread) {
     std::vector<uint64_t> cuts;  // Offset of every chunk_events_-th event.
-    std::vector<size_t> kept;    // Per chunk, when the plane leaves events out.
+    LeftOutEvents left_out;      // When the plane leaves events out.
     const bool leaving_out = !ctx.skip_event.empty();
-    EarlyHandOver early(*this, line, pipeline, line_bytes, cuts, kept, leaving_out, plane_unread);
+    EarlyHandOver early(*this, line, pipeline, line_bytes, cuts, left_out, leaving_out, plane_unread);
     // The pre-scan maps the line's pages. Chunks handed over as they are
     // framed have their decoders give them back (ChunkPipeline); else the
     // pre-scan gives them back behind it, and the decoders map them again
     // (--max-events, a line's id or timestamp after its events).
     bool unread = false;
     size_t event_count = ScanLine(line_bytes, line, cuts, chunk_events_, /*release_every=*/16,
-                                  leaving_out ? &ctx : nullptr, &kept, &unread, plane_unread, &early);
+                                  leaving_out ? &ctx : nullptr, &left_out, &unread, plane_unread, &early);
     LineJoin* join = early.join;
     if (unread) {
       pipeline.CloseLine(*join);
@@ -775,16 +846,38 @@ class XSpaceReader {
     size_t kept_count = event_count;
     if (leaves_out) {
       kept_count = 0;
-      for (size_t k : kept) kept_count += k;
-      host_->allocator_events_skipped += event_count - kept_count;
+      for (size_t k : left_out.kept) kept_count += k;
+      line.events_left_out = event_count - kept_count;
+      if (ctx.leaves_out_by_groups) {
+        plane_left_out_ += event_count - kept_count;
+        plane_left_out_ids_.insert(plane_left_out_ids_.end(), left_out.group_ids.begin(), left_out.group_ids.end());
+      } else {
+        host_->allocator_events_skipped += event_count - kept_count;
+      }
     }
     // Sized first: the early array's chunks give back their charges as the
     // line's is taken, so they are not counted twice.
     pipeline.SizeLine(*join, kept_count);
     Charge(Growth::kEvents, kept_count * sizeof(Event), kept_count);
     for (size_t c = handed; c * chunk_events_ < event_count; ++c)
-      pipeline.Hand(*join, MakeChunk(line, line_bytes, cuts, kept, c, event_count, leaves_out, first_kept, *planned));
+      pipeline.Hand(*join,
+                    MakeChunk(line, line_bytes, cuts, left_out, c, event_count, leaves_out, first_kept, *planned));
     pipeline.CloseLine(*join);
+  }
+
+  // The group ids of the events the pre-scan left out by groups
+  // (PlaneContext::leaves_out_by_groups) in the lines read, each once, and
+  // their count.
+  void KeepLeftOutGroupIds(Plane& plane) {
+    plane.events_left_out_for_groups = plane_left_out_;
+    plane_left_out_ = 0;
+    std::vector<int64_t>& ids = plane.left_out_group_ids;
+    ids.swap(plane_left_out_ids_);
+    std::vector<int64_t>().swap(plane_left_out_ids_);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    ids.shrink_to_fit();
+    Charge(Growth::kStats, ids.capacity() * sizeof(int64_t), 0);
   }
 
   // The string values the decoding threads set aside, interned in chunk
@@ -881,6 +974,10 @@ class XSpaceReader {
   absl::flat_hash_set<std::string_view> errors_seen_, warnings_seen_;
   bool origin_set_ = false;
   uint64_t events_planned_ = 0;
+  // The plane's events left out by groups in the lines read so far, and
+  // their group ids (a run of one id noted once).
+  uint64_t plane_left_out_ = 0;
+  std::vector<int64_t> plane_left_out_ids_;
 };
 
 std::string HostNameFromPath(const std::string& path) {
@@ -893,9 +990,8 @@ std::string HostNameFromPath(const std::string& path) {
   return base;
 }
 
-Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
-                    const ReadOptions& options, ReleaseFn release, MemoryBudget& budget,
-                    XSpaceEventSink* sink = nullptr) {
+Host ReadOnce(std::string_view bytes, const std::string& path, Diagnostics& diagnostics, const ReadOptions& options,
+              ReleaseFn release, MemoryBudget& budget, XSpaceEventSink* sink) {
   Host host;
   host.source_path = path;
   host.format = CaptureFormat::kXSpace;
@@ -910,6 +1006,41 @@ Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics
   }
   if (host.name.empty()) host.name = HostNameFromPath(path);
   return host;
+}
+
+// Whether the events left out by groups could have grouped the steps
+// otherwise (EventStatFilter::only_allocator_events_when_grouped): when
+// none of them had a group id, grouping may find no group in what was
+// kept and build its forest instead; a TF1 session.run line makes the
+// steps of its events.
+bool LeftOutCouldRegroup(const Host& host) {
+  bool left_out = false, ids = false;
+  for (const Plane& p : host.planes) {
+    left_out = left_out || p.events_left_out_for_groups > 0;
+    ids = ids || !p.left_out_group_ids.empty();
+  }
+  return left_out && (!ids || Tf1SessionRunLine(host) != nullptr);
+}
+
+Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
+                    const ReadOptions& options, const ReleaseFn& release, MemoryBudget& budget,
+                    XSpaceEventSink* sink = nullptr) {
+  if (!options.event_stats.only_allocator_events_when_grouped || sink)
+    return ReadOnce(bytes, path, diagnostics, options, release, budget, sink);
+  const MemoryBudget before = budget;
+  Diagnostics first;
+  Host host = ReadOnce(bytes, path, first, options, release, budget, sink);
+  if (!LeftOutCouldRegroup(host)) {
+    diagnostics.Merge(first);
+    return host;
+  }
+  // Read again with every event (the file's pages come back from the page
+  // cache; a capture grouped when taken never gets here).
+  host = Host();
+  budget = before;
+  ReadOptions every = options;
+  every.event_stats.only_allocator_events_when_grouped = false;
+  return ReadOnce(bytes, path, diagnostics, every, release, budget, sink);
 }
 
 // A mapped file, its pages given back as they are decoded; a gzipped one is

@@ -97,6 +97,12 @@ EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysi
   filter.allocator_records =
       parts.Has(SummaryPart::kMemory) &&
       !(analysis.compat == Compat::kXprof && (parts.Has(SummaryPart::kOps) || parts.Has(SummaryPart::kHostOps)));
+  // The memory profile alone reads of the host's other events only what
+  // groups its allocator events into steps; where the capture was grouped
+  // when taken (and no option chooses the steps otherwise), that is their
+  // group ids.
+  filter.only_allocator_events_when_grouped = parts == SummaryParts(SummaryPart::kMemory) && !analysis.whole_trace &&
+                                              analysis.step_marker.empty() && analysis.steps_between.empty();
   return filter;
 }
 

@@ -789,6 +789,13 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
       }
     }
   }
+  // The groups of events the reader left out (it keeps every event that
+  // names a step): they are groups all the same.
+  for (const Plane& plane : host.planes)
+    for (int64_t id : plane.left_out_group_ids) {
+      any = true;
+      names.try_emplace(id);
+    }
   for (auto& [id, name] : names) {
     StepGroup g;
     g.id = id;

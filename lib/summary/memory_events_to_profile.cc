@@ -909,7 +909,9 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   int64_t earliest_ns = std::numeric_limits<int64_t>::max();
   bool lines_differ = false;
   for (const Line& line : plane.lines) {
-    if (line.events.empty()) continue;
+    // A line whose events the reader left out counts as read
+    // (EventStatFilter::only_allocator_events_when_grouped).
+    if (!line.HadEvents()) continue;
     if (earliest_ns != std::numeric_limits<int64_t>::max() && line.timestamp_ns != earliest_ns) lines_differ = true;
     earliest_ns = std::min(earliest_ns, line.timestamp_ns);
   }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,8 +23,10 @@
 #include "lib/summary/run_summary_combine.h"
 #include "lib/summary/run_summary_file.h"
 #include "tests/support/corpus.h"
+#include "tests/support/files.h"
 #include "tests/support/filtered_summary.h"
 #include "tests/support/skip.h"
+#include "tests/support/xspace_builder.h"
 
 namespace tfprof {
 namespace {
@@ -342,6 +345,92 @@ TEST_CASE(
   CHECK(memory.first == 0);
   CHECK(whole.second > 0);  // Executor and iterator ids, kept.
   CHECK(memory.second == whole.second);
+}
+
+TEST_CASE("Events beside the allocator events are left out for the memory profile alone, on its own steps",
+          "[filter][summary]") {
+  CHECK(EventStatsFor(SummaryPart::kMemory, {}).only_allocator_events_when_grouped);
+  AnalysisOptions xprof;
+  xprof.compat = Compat::kXprof;
+  CHECK(EventStatsFor(SummaryPart::kMemory, xprof).only_allocator_events_when_grouped);
+  for (SummaryParts parts : testing::CommandParts())
+    if (!(parts == SummaryParts(SummaryPart::kMemory)))
+      CHECK_FALSE(EventStatsFor(parts, {}).only_allocator_events_when_grouped);
+  AnalysisOptions whole, marker, between;
+  whole.whole_trace = true;
+  marker.step_marker = "MatMul";
+  between.steps_between = "train";
+  for (const AnalysisOptions& a : {whole, marker, between})
+    CHECK_FALSE(EventStatsFor(SummaryPart::kMemory, a).only_allocator_events_when_grouped);
+}
+
+// A capture grouped when taken: two steps whose names only their root
+// events hold, ops of a third group that no allocator event has, and a
+// BFC allocator's events in both steps.
+std::string GroupedMemoryCapture() {
+  testing::XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  auto allocation = [](int64_t group, int64_t in_use, int64_t bytes, uint64_t addr) -> testing::StatList {
+    return {{"allocator_name", std::string("GPU_0_bfc")},
+            {"bytes_reserved", int64_t{0}},
+            {"bytes_allocated", in_use},
+            {"bytes_available", int64_t{1} << 30},
+            {"fragmentation", 0.25},
+            {"peak_bytes_in_use", in_use},
+            {"requested_bytes", bytes},
+            {"allocation_bytes", bytes},
+            {"addr", addr},
+            {"tf_op", std::string("dense/MatMul")},
+            {"region_type", std::string("output")},
+            {"data_type", int64_t{1}},
+            {"shape", std::string("(32,10)")},
+            {"group_id", group}};
+  };
+  host.Line(1, "tf_Compute", 1'000)
+      .Event("train", 0, 5'000'000, {{"group_id", int64_t{1}}, {"step_name", std::string("train 1")}})
+      .Event("MatMul:MatMul", 10'000, 20'000, {{"group_id", int64_t{1}}})
+      .Event("MemoryAllocation", 11'000, 0, allocation(1, 4096, 4096, 0x1000))
+      .Event("MemoryAllocation", 12'000, 0, allocation(1, 12288, 8192, 0x2000))
+      .Event("MemoryDeallocation", 40'000, 0, allocation(1, 8192, 4096, 0x1000))
+      .Event("train", 6'000'000, 5'000'000, {{"group_id", int64_t{2}}, {"step_name", std::string("train 2")}})
+      .Event("Relu:Relu", 6'010'000, 20'000, {{"group_id", int64_t{2}}})
+      .Event("MemoryAllocation", 6'011'000, 0, allocation(2, 24576, 16384, 0x3000))
+      .Event("Iterator::GetNext", 7'000'000, 1'000, {{"group_id", int64_t{9}}});
+  // A thread that started first, none of whose events is kept: the
+  // snapshots' time 0 is its start all the same.
+  host.Line(2, "tf_data_iterator_get_next", 500).Event("Iterator::Prefetch", 0, 1'000, {{"group_id", int64_t{9}}});
+  return space.Serialize();
+}
+
+TEST_CASE("The memory profile of a capture grouped when taken is the same with its other events left out",
+          "[filter][summary]") {
+  const std::string dir = testing::TempDir();
+  const std::string path = dir + "/grouped.xplane.pb";
+  testing::WriteFile(path, GroupedMemoryCapture());
+  const EventStatFilter memory = EventStatsFor(SummaryPart::kMemory, {});
+  const std::string kept = SummaryBytes(path, SummaryPart::kMemory, memory, {});
+  CHECK(kept == SummaryBytes(path, SummaryPart::kMemory, EventStatFilter(), {}));
+  // Teeth: the peak is in step 2, named by its root event; without the
+  // left-out ops' group 9 the steps would differ, and without the line
+  // whose events are all left out, time 0.
+  const RunSummary run = RunSummaryFromBytes(kept, path);
+  REQUIRE(run.hosts.size() == 1);
+  const auto& profiles = run.hosts[0].memory.allocators;
+  REQUIRE(profiles.size() == 1);
+  CHECK(profiles[0].peak_step == 2);
+  CHECK(profiles[0].peak_bytes == 24576);
+  CHECK(run.hosts[0].memory.time_zero_ps == -500'000);     // The first line (1,000 ns) sets the origin.
+  CHECK(profiles[0].peak_time_ps == 6'011'000 + 500'000);  // Since the first thread's start, 500 ns before.
+  CHECK(run.hosts[0].memory.step_names == std::map<int64_t, std::string>{{1, "train 1"}, {2, "train 2"}, {9, "9"}});
+  // And the ops were left out.
+  RunReadOptions read;
+  read.read.event_stats = memory;
+  uint64_t left_out = 0;
+  read.visit = [&](const Host& host) { left_out += host.planes[0].events_left_out_for_groups; };
+  SummaryOptions options;
+  options.parts = SummaryPart::kMemory;
+  CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+  CHECK(left_out == 4);
 }
 
 TEST_CASE("Allocator events read without TensorFlow's pending step id, which no analysis reads there",

@@ -1,0 +1,200 @@
+// The XSpace reader leaving out, for the memory profile alone, the host
+// events beside the allocator events of a capture grouped when taken
+// (EventStatFilter::only_allocator_events_when_grouped): which events it
+// keeps, the group ids it keeps aside, the lines cut into chunks of any
+// size, and the captures it reads again with every event.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/model/stat_finder.h"
+#include "lib/model/tf1_timeline.h"
+#include "lib/read/xplane_reader.h"
+#include "tests/support/xspace_builder.h"
+
+using namespace tfprof;
+using tfprof::testing::Ref;
+using tfprof::testing::StatList;
+using tfprof::testing::XSpaceBuilder;
+
+namespace {
+
+EventStatFilter MemoryAlone() {
+  EventStatFilter kept = EventStatFilter::Only({"group_id", "step_name", "bytes_allocated", "allocator_name"});
+  kept.allocator_records = true;
+  kept.only_allocator_events_when_grouped = true;
+  return kept;
+}
+
+Host Read(const std::string& bytes, const EventStatFilter& kept, size_t chunk_events = 0, size_t threads = 0) {
+  ReadOptions options;
+  options.event_stats = kept;
+  options.decode_chunk_events = chunk_events;
+  options.decode_threads = threads;
+  Diagnostics diag;
+  return ReadXSpaceBytes(bytes, "groups.xplane.pb", diag, options);
+}
+
+StatList Allocation(int64_t group) {
+  return {{"allocator_name", std::string("GPU_0_bfc")}, {"bytes_allocated", int64_t{4096}}, {"group_id", group}};
+}
+
+// The names of a line's events, in order.
+std::vector<std::string> Names(const Host& h, const Line& line) {
+  std::vector<std::string> out;
+  for (const Event& e : line.events) out.emplace_back(h.Str(h.planes[0].event_metadata[e.metadata].name));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Memory alone keeps the allocator events and those naming a step, and the others' group ids",
+          "[xplane][filter]") {
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  host.Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"group_id", int64_t{1}}, {"tf_op", Ref{"dense/MatMul:MatMul"}}})
+      .Event("MemoryAllocation", 100, 0, Allocation(1))
+      .Event("train", 0, 9'000, {{"group_id", int64_t{1}}, {"step_name", std::string("train 1")}})
+      .Event("Twice", 200, 10, {{"group_id", int64_t{1}}, {"group_id", int64_t{2}}})
+      .Event("AsText", 300, 10, {{"group_id", std::string("3")}})
+      .Event("NoGroup", 400, 10, {{"tf_op", Ref{"x"}}})
+      .Event("Elsewhere", 500, 10, {{"group_id", int64_t{9}}})
+      .Event("Unsigned", 600, 10, {{"group_id", uint64_t{11}}})
+      .Event("MemoryDeallocation", 700, 0, Allocation(1));
+  const std::string bytes = space.Serialize();
+  const Host whole = Read(bytes, EventStatFilter());
+  const Host memory = Read(bytes, MemoryAlone());
+  REQUIRE(whole.planes[0].lines[0].events.size() == 9);
+  CHECK(whole.planes[0].events_left_out_for_groups == 0);
+  const Plane& cpu = memory.planes[0];
+  // Kept: the allocator events, the step's root, the event with two group
+  // ids and the one with a text group id (grouping reads their first), in
+  // time order as every line.
+  CHECK(Names(memory, cpu.lines[0]) ==
+        std::vector<std::string>{"train", "MemoryAllocation", "Twice", "AsText", "MemoryDeallocation"});
+  CHECK(cpu.events_left_out_for_groups == 4);  // MatMul, NoGroup, Elsewhere, Unsigned.
+  CHECK(cpu.left_out_group_ids == std::vector<int64_t>{1, 9, 11});
+  // The kept events keep their times and stats (the whole line, sorted:
+  // train, MatMul, MemoryAllocation, Twice, AsText, ..., MemoryDeallocation).
+  const Line& all = whole.planes[0].lines[0];
+  for (auto [kept, at] : {std::pair{0, 0}, {1, 2}, {2, 3}, {3, 4}, {4, 8}})
+    CHECK(cpu.lines[0].events[kept].start_ps == all.events[at].start_ps);
+  const StatFinder step_name(memory, cpu, "step_name");
+  CHECK(memory.Str(step_name.In(cpu.lines[0].EventStats(0))->AsString()) == "train 1");
+  CHECK(cpu.lines[0].events_left_out == 4);
+  // Every other command reads them all.
+  EventStatFilter other = MemoryAlone();
+  other.only_allocator_events_when_grouped = false;
+  CHECK(Read(bytes, other).planes[0].lines[0].events.size() == 9);
+}
+
+TEST_CASE("Memory alone leaves events out the same in chunks of any size, on any number of threads",
+          "[xplane][filter]") {
+  // Ops of two groups in turn between allocations, every fifth naming its
+  // step: the kept events and the group ids do not depend on the cuts.
+  XSpaceBuilder space;
+  auto line = space.Plane("/host:CPU", 0).Line(1, "tf_Compute", 0);
+  constexpr int64_t kEvents = 1'000;
+  std::vector<int64_t> kept_starts;
+  for (int64_t i = 0; i < kEvents; ++i) {
+    const int64_t group = i / 100;
+    if (i % 3 == 0) {
+      line.Event("MemoryAllocation", i * 10, 0, Allocation(group));
+      kept_starts.push_back(i * 10);
+    } else if (i % 5 == 0) {
+      line.Event("step", i * 10, 5, {{"group_id", group}, {"step_name", std::string("s")}});
+      kept_starts.push_back(i * 10);
+    } else {
+      line.Event("Op:Op", i * 10, 5, {{"group_id", group + 100}});
+    }
+  }
+  const std::string bytes = space.Serialize();
+  std::vector<int64_t> ids;
+  for (int64_t g = 100; g < 110; ++g) ids.push_back(g);
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{64}, size_t{100}, size_t{128}, size_t{0}})
+    for (size_t threads : {size_t{1}, size_t{2}}) {
+      INFO("chunk " << chunk << " threads " << threads);
+      const Host h = Read(bytes, MemoryAlone(), chunk, threads);
+      const Line& read = h.planes[0].lines[0];
+      std::vector<int64_t> starts;
+      for (const Event& e : read.events) starts.push_back(e.start_ps);
+      CHECK(starts == kept_starts);
+      CHECK(h.planes[0].events_left_out_for_groups == kEvents - kept_starts.size());
+      CHECK(h.planes[0].left_out_group_ids == ids);
+      // The allocator records point at their events where they now are.
+      size_t records = 0;
+      bool at_allocations = true;
+      for (const AllocatorRecordBlock& block : h.planes[0].allocator_records)
+        for (const AllocatorStats& r : block.records) {
+          ++records;
+          at_allocations = at_allocations && r.event < read.events.size() && read.events[r.event].start_ps % 30 == 0 &&
+                           h.EventName(h.planes[0], read.events[r.event]) == "MemoryAllocation";
+        }
+      CHECK(records == static_cast<size_t>((kEvents + 2) / 3));
+      CHECK(at_allocations);
+    }
+}
+
+TEST_CASE("Memory alone reads every event of a capture whose events left out hold no group id", "[xplane][filter]") {
+  // Grouping reads a capture's own groups only when some event has one;
+  // with none among those left out it could build its forest instead, from
+  // every event: the reader reads the capture again, whole.
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  host.Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"dense/MatMul:MatMul"}}})
+      .Event("MemoryAllocation", 100, 0, Allocation(1))
+      .Event("Relu:Relu", 3'000, 100, {});
+  const Host h = Read(space.Serialize(), MemoryAlone());
+  CHECK(h.planes[0].lines[0].events.size() == 3);
+  CHECK(h.planes[0].events_left_out_for_groups == 0);
+  CHECK(h.planes[0].left_out_group_ids.empty());
+}
+
+TEST_CASE("Memory alone reads every event of a capture with a TF1 session.run line", "[xplane][filter]") {
+  // That line's events are the steps (GroupTf1SessionRuns), whatever their
+  // stats.
+  XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  host.Line(kTf1SessionRunLineId, "session.run", 1'000).Event("session.run", 0, 9'000, {{"group_id", int64_t{4}}});
+  host.Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"group_id", int64_t{4}}})
+      .Event("MemoryAllocation", 100, 0, Allocation(4));
+  const Host h = Read(space.Serialize(), MemoryAlone());
+  CHECK(h.planes[0].lines[0].events.size() == 1);
+  CHECK(h.planes[0].lines[1].events.size() == 2);
+  CHECK(h.planes[0].events_left_out_for_groups == 0);
+}
+
+TEST_CASE("Memory alone leaves nothing out without a group_id stat or allocator events", "[xplane][filter]") {
+  XSpaceBuilder no_groups;
+  no_groups.Plane("/host:CPU", 0)
+      .Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"m"}}})
+      .Event("MemoryAllocation", 100, 0, {{"bytes_allocated", int64_t{1}}});
+  CHECK(Read(no_groups.Serialize(), MemoryAlone()).planes[0].lines[0].events.size() == 2);
+  XSpaceBuilder no_allocator;
+  no_allocator.Plane("/host:CPU", 0)
+      .Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"group_id", int64_t{1}}})
+      .Event("Relu:Relu", 100, 10, {{"group_id", int64_t{1}}});
+  const Host h = Read(no_allocator.Serialize(), MemoryAlone());
+  CHECK(h.planes[0].lines[0].events.size() == 2);
+  CHECK(h.planes[0].events_left_out_for_groups == 0);
+}
+
+TEST_CASE("Memory alone keeps an event whose stat it cannot place, so that decoding says what is wrong",
+          "[xplane][filter][bad]") {
+  // A stat naming no stat metadata: the event is decoded, and refused.
+  XSpaceBuilder space;
+  space.Plane("/host:CPU", 0)
+      .Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"group_id", int64_t{1}}, {"tf_op", Ref{"m"}}})
+      .Event("MemoryAllocation", 100, 0, Allocation(1));
+  space.proto().mutable_planes(0)->mutable_lines(0)->mutable_events(0)->mutable_stats(1)->set_metadata_id(999);
+  const std::string bytes = space.Serialize();
+  CHECK_THROWS_WITH(Read(bytes, MemoryAlone()), Catch::Contains("stat metadata id 999"));
+}
