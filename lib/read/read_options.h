@@ -76,10 +76,12 @@ struct EventStatFilter {
   // the profile could read of them is their group id, kept aside
   // (Plane::left_out_group_ids), so the steps come out as with every event
   // read. An event that names a step (step_name), has more than one
-  // group_id or one not stored as an integer, or holds a field or stat
-  // written otherwise than protobuf writes them, is decoded and kept; what
-  // else an event left out holds goes unchecked and unsaid, as for
-  // keep_allocator_events. Nothing is left out under --max-events. The
+  // group_id or one not stored as an integer, holds a field other than its
+  // times and stats, or a stat other than a metadata id and one value
+  // field (a reference to a defined stat), is decoded and kept. What the
+  // reader would say of an event left out goes unsaid, as for
+  // keep_allocator_events and the devices' events (a negative duration, a
+  // time out of range, a line out of order only by it, a string's bytes). Nothing is left out under --max-events. The
   // reader reads the capture again with every event when what it kept
   // could group otherwise (no event left out had a group id, or the plane
   // holds a TF1 session.run line). Counted in Line::events_left_out and

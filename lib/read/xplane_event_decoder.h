@@ -42,7 +42,9 @@ struct PlaneContext {
   // (ReadOptions::event_stats). Empty: every event stat is kept.
   std::vector<uint8_t> drop_event_stat;
   // Per event metadata: 1 when the command leaves such events out of their
-  // lines (ReadOptions::event_stats.keep_allocator_events). Empty: none.
+  // lines (ReadOptions::event_stats.keep_allocator_events: the allocator
+  // events; only_allocator_events_when_grouped: the others, those that
+  // LeavesOutByGroups takes). Empty: none.
   std::vector<uint8_t> skip_event;
   bool SkipsMetadataId(int64_t meta_id) const { return SkipsMetadata(event_map.Find(meta_id)); }
   // The same, by the metadata's index (event_map.Find), for a decoder that
@@ -87,9 +89,11 @@ struct PlaneContext {
   // events it left out (ChunkJob::left_out_bits).
   bool leaves_out_by_groups = false;
   uint32_t group_id_key = IdMap::kMissing, step_name_key = IdMap::kMissing;
-  // Per stat metadata id below 2^14 (two varint bytes): kOtherStat for a
-  // defined one of neither key; anything else is looked up in full.
-  static constexpr uint8_t kOtherStat = 1;
+  // Per stat metadata id below 2^14 (ids of two varint bytes): kOtherStat
+  // for a defined one of neither key, kGroupIdStat for group_id's,
+  // kNoStat for any other (step_name's, undefined). Larger ids are looked
+  // up in full (kLookUpStat).
+  static constexpr uint8_t kNoStat = 0, kOtherStat = 1, kGroupIdStat = 2, kLookUpStat = 3;
   std::vector<uint8_t> stat_role_by_id;
 
   // The one rule the pre-scan and the decoder share, so that they agree on
@@ -105,7 +109,7 @@ struct PlaneContext {
   bool LeavesOutByGroups(const WireDecoder& event, bool* has_group, int64_t* group) const {
     const uint8_t* p = event.cursor();
     const uint8_t* const end = event.message_end();
-    uint64_t meta_id;
+    uint64_t meta_id = 0;
     if (p == end || *p != ((kEventMetadataId << 3) | kVarint) || !(p = RawVarint(p + 1, end, &meta_id)) ||
         !SkipsMetadataId(static_cast<int64_t>(meta_id)))
       return false;
@@ -114,53 +118,94 @@ struct PlaneContext {
 
   // Whether an event's fields after its metadata id, [p, end), hold nothing
   // the memory profile reads but one group id: offsets and durations, and
-  // stats whose metadata id comes first and that are neither step_name nor
-  // a second group_id or one not stored as an integer. `group`: that
-  // group id (Stat::AsInt), where *has_group. Never throws: bytes it does
-  // not take as such are decoded as usual, which says what is wrong.
+  // stats each written as protobuf writes them (a metadata id, then one
+  // value field ending with the stat; a reference naming a defined stat)
+  // that are neither step_name nor a second group_id or one not stored as
+  // an integer. `group`: that group id (Stat::AsInt), where *has_group.
+  // Never throws: an event it does not take is decoded as usual, which
+  // says what is wrong with it.
   bool OnlyGroupLeft(const uint8_t* p, const uint8_t* end, bool* has_group, int64_t* group) const {
     constexpr uint8_t kStatsTag = (kEventStats << 3) | kLengthDelimited;
     constexpr uint8_t kIdTag = (kStatMetadataId << 3) | kVarint;
+    constexpr uint8_t kInt = (kStatInt64 << 3) | kVarint, kUint = (kStatUint64 << 3) | kVarint;
     *has_group = false;
     while (p < end) {
-      // An offset or a duration: passed over.
-      if (*p == ((kEventOffsetPs << 3) | kVarint) || *p == ((kEventDurationPs << 3) | kVarint)) {
-        if (!(p = SkipRawVarint(p + 1, end))) return false;
-        continue;
-      }
-      // Most stats: a one-byte length and a metadata id of one or two
-      // bytes, of a stat that says nothing here: passed over on one lookup.
-      if (end - p >= 5 && p[0] == kStatsTag && p[1] < 0x80 && p[2] == kIdTag) {
-        const size_t id = p[3] < 0x80 ? p[3] : p[4] < 0x80 ? (p[3] & 0x7fu) | (size_t{p[4]} << 7) : SIZE_MAX;
-        if (id < stat_role_by_id.size() && stat_role_by_id[id] == kOtherStat && p[1] >= 2 &&
-            p[1] <= static_cast<size_t>(end - p - 2)) {
+      // Most stats, as the decoder's fast path reads them: a one-byte length,
+      // an id of one or two bytes, of a stat that says nothing here, its
+      // value checked whole.
+      if (end - p >= 14 && p[0] == kStatsTag && p[1] < 0x80 && p[1] >= 4 && p[2] == kIdTag &&
+          static_cast<size_t>(end - p - 2) >= p[1]) {
+        const bool one = p[3] < 0x80;
+        const size_t id = one ? p[3] : p[4] < 0x80 ? (p[3] & 0x7fu) | (size_t{p[4]} << 7) : SIZE_MAX;
+        if (id < stat_role_by_id.size() && stat_role_by_id[id] == kOtherStat &&
+            SmallValueEndsAt(p + (one ? 4 : 5), p + 2 + p[1])) {
           p += 2 + p[1];
           continue;
         }
       }
       const uint8_t tag = *p++;
-      uint64_t len;
-      if (tag != ((kEventStats << 3) | kLengthDelimited) || !(p = RawVarint(p, end, &len)) ||
-          len > static_cast<uint64_t>(end - p))
-        return false;
+      if (tag == ((kEventOffsetPs << 3) | kVarint) || tag == ((kEventDurationPs << 3) | kVarint)) {
+        if (!(p = SkipRawVarint(p, end))) return false;
+        continue;
+      }
+      uint64_t len = 0, id = 0, value = 0;
+      if (tag != kStatsTag || !(p = RawVarint(p, end, &len)) || len > static_cast<uint64_t>(end - p)) return false;
       const uint8_t* s = p;
       const uint8_t* const stat_end = p + len;
       p = stat_end;
-      uint64_t id;
-      if (s == stat_end || *s != ((kStatMetadataId << 3) | kVarint) || !(s = RawVarint(s + 1, stat_end, &id)))
-        return false;
-      const uint32_t key = stat_map.Find(static_cast<int64_t>(id));
-      if (key == IdMap::kMissing || key == step_name_key) return false;
-      if (key != group_id_key) continue;
-      uint64_t value;
-      if (*has_group || s == stat_end ||
-          (*s != ((kStatInt64 << 3) | kVarint) && *s != ((kStatUint64 << 3) | kVarint)) ||
-          !(s = RawVarint(s + 1, stat_end, &value)) || s != stat_end)
-        return false;
+      if (s == stat_end || *s != kIdTag || !(s = RawVarint(s + 1, stat_end, &id))) return false;
+      // Most stats say nothing here: one lookup by the id where it is small.
+      const uint8_t role = id < stat_role_by_id.size() ? stat_role_by_id[id] : kLookUpStat;
+      const uint32_t key = role == kLookUpStat ? stat_map.Find(static_cast<int64_t>(id)) : IdMap::kMissing;
+      uint8_t value_tag;
+      if (!OneValue(s, stat_end, &value_tag, &value)) return false;
+      if (role == kOtherStat ||
+          (role == kLookUpStat && key != IdMap::kMissing && key != step_name_key && key != group_id_key)) {
+        if (value_tag == ((kStatRef << 3) | kVarint) && stat_map.Find(static_cast<int64_t>(value)) == IdMap::kMissing)
+          return false;
+        continue;
+      }
+      if (role != kGroupIdStat && key != group_id_key) return false;  // step_name, or no such stat.
+      if (*has_group || (value_tag != kInt && value_tag != kUint)) return false;
       *has_group = true;
       *group = static_cast<int64_t>(value);
     }
     return true;
+  }
+
+  // OneValue's check, where the value is a number or a short string (not
+  // a reference, which names a stat) and 8 bytes may be read past its tag.
+  static bool SmallValueEndsAt(const uint8_t* v, const uint8_t* end) {
+    const auto n = static_cast<size_t>(end - v - 1);
+    uint64_t ignored;
+    switch (*v) {
+      case (kStatDouble << 3) | kFixed64: return n == 8;
+      case (kStatUint64 << 3) | kVarint:
+      case (kStatInt64 << 3) | kVarint: return n >= 1 && n <= 8 && WireDecoder::ExactVarint(v + 1, n, &ignored);
+      case (kStatStr << 3) | kLengthDelimited:
+      case (kStatBytes << 3) | kLengthDelimited: return n >= 1 && v[1] == n - 1;
+      default: return false;
+    }
+  }
+
+  // A stat's value after its metadata id, [v, end): one field of a value's
+  // wire type ending at `end`. Its tag, and a varint's value.
+  static bool OneValue(const uint8_t* v, const uint8_t* end, uint8_t* tag, uint64_t* value) {
+    if (v == end) return false;
+    *tag = *v++;
+    switch (*tag) {
+      case (kStatDouble << 3) | kFixed64: return end - v == 8;
+      case (kStatUint64 << 3) | kVarint:
+      case (kStatInt64 << 3) | kVarint:
+      case (kStatRef << 3) | kVarint: return RawVarint(v, end, value) == end;
+      case (kStatStr << 3) | kLengthDelimited:
+      case (kStatBytes << 3) | kLengthDelimited: {
+        uint64_t n = 0;
+        const uint8_t* const q = RawVarint(v, end, &n);
+        return q && n == static_cast<uint64_t>(end - q);
+      }
+      default: return false;
+    }
   }
 
   // A varint at p, before end, into *value: past it, or null when it runs
@@ -169,6 +214,16 @@ struct PlaneContext {
     if (p < end && *p < 0x80) {
       *value = *p;
       return p + 1;
+    }
+    if (end - p >= 8) {  // Up to 8 bytes: its end found in one load.
+      uint64_t x;
+      std::memcpy(&x, p, 8);
+      const uint64_t stops = ~x & 0x8080808080808080ull;
+      if (stops != 0) {
+        const size_t n = static_cast<size_t>(__builtin_ctzll(stops)) / 8 + 1;
+        WireDecoder::ExactVarint(p, n, value);
+        return p + n;
+      }
     }
     uint64_t v = 0;
     for (int shift = 0; p < end; shift += 7) {
@@ -242,7 +297,8 @@ struct ChunkJob {
   bool decoded_aside = false;
   size_t event_count = 0;  // Events on the wire.
   // Events the chunk puts in its line: event_count, less those it leaves
-  // out when `leaves_out` (PlaneContext::LeavesOut).
+  // out when `leaves_out` (PlaneContext::LeavesOut, or those the pre-scan
+  // marked in left_out_bits).
   size_t kept_events = 0;
   bool leaves_out = false;
   int64_t base_ps = 0;  // The line's start relative to the host's time origin.

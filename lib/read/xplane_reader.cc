@@ -54,11 +54,34 @@ struct LeftOutEvents {
   std::vector<size_t> kept;
   std::vector<uint64_t> marked;
   std::vector<int64_t> group_ids;
+  // Charges the marks' and ids' growth (bytes; negative: gives it back): a
+  // line of alternating group ids holds one per event until it ends.
+  std::function<void(int64_t)> charge;
+  uint64_t marked_charged = 0, ids_charged = 0;  // Capacities charged.
+
+  LeftOutEvents() = default;
+  LeftOutEvents(const LeftOutEvents&) = delete;
+  LeftOutEvents& operator=(const LeftOutEvents&) = delete;
+  ~LeftOutEvents() {
+    if (charge) charge(-static_cast<int64_t>((marked_charged + ids_charged) * sizeof(uint64_t)));
+  }
 
   void Mark(size_t event, bool has_group, int64_t group) {
-    if (marked.size() <= event / 64) marked.resize(event / 64 + 1);
+    if (marked.size() <= event / 64) {
+      marked.resize(event / 64 + 1);
+      Charged(marked, marked_charged);
+    }
     marked[event / 64] |= uint64_t{1} << (event % 64);
-    if (has_group && (group_ids.empty() || group_ids.back() != group)) group_ids.push_back(group);
+    if (has_group && (group_ids.empty() || group_ids.back() != group)) {
+      group_ids.push_back(group);
+      Charged(group_ids, ids_charged);
+    }
+  }
+  template <class T>
+  void Charged(const std::vector<T>& v, uint64_t& charged) {
+    if (v.capacity() <= charged) return;
+    charge(static_cast<int64_t>((v.capacity() - charged) * sizeof(T)));
+    charged = v.capacity();
   }
   // The marks of events [first, first + count), from bit 0.
   std::vector<uint64_t> MarkedIn(size_t first, size_t count) const {
@@ -270,13 +293,15 @@ class XSpaceReader {
 
   // Which of the plane's event names the command leaves out of its lines
   // (ReadOptions::event_stats.keep_allocator_events): the host's allocator
-  // events. None marked: every event is decoded (or, for a command that
-  // reads no host-thread event, none: nothing to tell apart).
+  // events; or, for the memory profile alone, every other event
+  // (MarkEventsLeftOutByGroups). None marked: every event is decoded (or,
+  // for a command that reads no host-thread event, none: nothing to tell
+  // apart).
   void MarkSkippedEvents(PlaneContext& ctx, const Plane& plane) {
     const EventStatFilter& kept = options_.event_stats;
-    if (kept.keep_all || !kept.keep_host_thread_events || host_->PlaneName(plane) != schema::kHostThreadsPlane) return;
+    if (!kept.keep_host_thread_events || host_->PlaneName(plane) != schema::kHostThreadsPlane) return;
     if (kept.keep_allocator_events) {
-      MarkEventsLeftOutByGroups(ctx, plane);
+      if (!kept.keep_all) MarkEventsLeftOutByGroups(ctx, plane);
       return;
     }
     std::vector<uint8_t> skip = AllocatorEventNames(plane);
@@ -305,8 +330,9 @@ class XSpaceReader {
     ctx.stat_role_by_id.assign(std::min<size_t>(ctx.stat_map.dense_size(), 1u << 14), 0);
     for (uint32_t id = 0; id < ctx.stat_role_by_id.size(); ++id) {
       const uint32_t key = ctx.stat_map.Find(id);
-      if (key != IdMap::kMissing && key != ctx.group_id_key && key != ctx.step_name_key)
-        ctx.stat_role_by_id[id] = PlaneContext::kOtherStat;
+      if (key == IdMap::kMissing || key == ctx.step_name_key) ctx.stat_role_by_id[id] = PlaneContext::kNoStat;
+      else if (key == ctx.group_id_key) ctx.stat_role_by_id[id] = PlaneContext::kGroupIdStat;
+      else ctx.stat_role_by_id[id] = PlaneContext::kOtherStat;
     }
   }
 
@@ -804,6 +830,10 @@ class XSpaceReader {
                    uint64_t* plane_unread) {
     std::vector<uint64_t> cuts;  // Offset of every chunk_events_-th event.
     LeftOutEvents left_out;      // When the plane leaves events out.
+    left_out.charge = [this](int64_t bytes) {
+      if (bytes >= 0) Charge(Growth::kEvents, static_cast<uint64_t>(bytes), 0);
+      else Release(Growth::kEvents, static_cast<uint64_t>(-bytes));
+    };
     const bool leaving_out = !ctx.skip_event.empty();
     EarlyHandOver early(*this, line, pipeline, line_bytes, cuts, left_out, leaving_out, plane_unread);
     // The pre-scan maps the line's pages. Chunks handed over as they are
@@ -850,7 +880,7 @@ class XSpaceReader {
       line.events_left_out = event_count - kept_count;
       if (ctx.leaves_out_by_groups) {
         plane_left_out_ += event_count - kept_count;
-        plane_left_out_ids_.insert(plane_left_out_ids_.end(), left_out.group_ids.begin(), left_out.group_ids.end());
+        KeepGroupIdsOfLine(left_out.group_ids);
       } else {
         host_->allocator_events_skipped += event_count - kept_count;
       }
@@ -865,6 +895,24 @@ class XSpaceReader {
     pipeline.CloseLine(*join);
   }
 
+  // A line's left-out group ids into the plane's, each once: sorted and
+  // made unique as they come, so they take room by distinct id.
+  void KeepGroupIdsOfLine(std::vector<int64_t>& ids) {
+    if (ids.empty()) return;
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::vector<int64_t>& plane = plane_left_out_ids_;
+    const size_t had = plane.size();
+    if (plane.capacity() < had + ids.size()) {
+      plane.reserve(std::max(had + ids.size(), 2 * plane.capacity()));
+      Charge(Growth::kEvents, (plane.capacity() - plane_ids_charged_) * sizeof(int64_t), 0);
+      plane_ids_charged_ = plane.capacity();
+    }
+    plane.insert(plane.end(), ids.begin(), ids.end());
+    std::inplace_merge(plane.begin(), plane.begin() + static_cast<std::ptrdiff_t>(had), plane.end());
+    plane.erase(std::unique(plane.begin(), plane.end()), plane.end());
+  }
+
   // The group ids of the events the pre-scan left out by groups
   // (PlaneContext::leaves_out_by_groups) in the lines read, each once, and
   // their count.
@@ -872,12 +920,12 @@ class XSpaceReader {
     plane.events_left_out_for_groups = plane_left_out_;
     plane_left_out_ = 0;
     std::vector<int64_t>& ids = plane.left_out_group_ids;
-    ids.swap(plane_left_out_ids_);
+    Release(Growth::kEvents, plane_ids_charged_ * sizeof(int64_t));
+    plane_ids_charged_ = 0;
+    ids.swap(plane_left_out_ids_);  // Sorted, each once (KeepGroupIdsOfLine).
     std::vector<int64_t>().swap(plane_left_out_ids_);
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     ids.shrink_to_fit();
-    Charge(Growth::kStats, ids.capacity() * sizeof(int64_t), 0);
+    Charge(Growth::kEvents, ids.capacity() * sizeof(int64_t), 0);
   }
 
   // The string values the decoding threads set aside, interned in chunk
@@ -978,6 +1026,7 @@ class XSpaceReader {
   // their group ids (a run of one id noted once).
   uint64_t plane_left_out_ = 0;
   std::vector<int64_t> plane_left_out_ids_;
+  uint64_t plane_ids_charged_ = 0;  // Its capacity charged.
 };
 
 std::string HostNameFromPath(const std::string& path) {
@@ -1012,7 +1061,8 @@ Host ReadOnce(std::string_view bytes, const std::string& path, Diagnostics& diag
 // otherwise (EventStatFilter::only_allocator_events_when_grouped): when
 // none of them had a group id, grouping may find no group in what was
 // kept and build its forest instead; a TF1 session.run line makes the
-// steps of its events.
+// steps of its events (its id is a derived line's, which `memory` leaves
+// unread either way; checked for a caller that reads derived lines).
 bool LeftOutCouldRegroup(const Host& host) {
   bool left_out = false, ids = false;
   for (const Plane& p : host.planes) {
@@ -1035,7 +1085,8 @@ Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics
     return host;
   }
   // Read again with every event (the file's pages come back from the page
-  // cache; a capture grouped when taken never gets here).
+  // cache). TensorFlow's captures never get here: their ops carry group
+  // ids. Kept events with group ids could spare this read; it is rare.
   host = Host();
   budget = before;
   ReadOptions every = options;

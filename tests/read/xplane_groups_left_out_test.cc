@@ -198,3 +198,35 @@ TEST_CASE("Memory alone keeps an event whose stat it cannot place, so that decod
   const std::string bytes = space.Serialize();
   CHECK_THROWS_WITH(Read(bytes, MemoryAlone()), Catch::Contains("stat metadata id 999"));
 }
+
+TEST_CASE("Memory alone keeps an event with a stat written otherwise than protobuf writes one", "[xplane][filter]") {
+  // A stat whose metadata id comes again after its value: the decoder takes
+  // the last id (group_id here), so the event's group is 5, and it is kept.
+  using tfprof::testing::wire::BytesField;
+  using tfprof::testing::wire::VarintField;
+  auto stat_metadata = [](int id, const std::string& name) {
+    return BytesField(5, VarintField(1, id) + BytesField(2, VarintField(1, id) + BytesField(2, name)));
+  };
+  auto event_metadata = [](int id, const std::string& name) {
+    return BytesField(4, VarintField(1, id) + BytesField(2, VarintField(1, id) + BytesField(2, name)));
+  };
+  auto event = [](int meta, int offset, const std::string& stats) {
+    return BytesField(4, VarintField(1, meta) + VarintField(2, offset) + VarintField(3, 0) + stats);
+  };
+  const std::string group_of_5 = BytesField(4, VarintField(1, 1) + VarintField(4, 5));
+  const std::string twice = BytesField(4, VarintField(1, 2) + VarintField(4, 5) + VarintField(1, 1));
+  const std::string group_of_7 = BytesField(4, VarintField(1, 1) + VarintField(4, 7));
+  const std::string line = VarintField(1, 1) + BytesField(2, "t") + event(1, 10, group_of_5) + event(2, 20, twice) +
+                           event(2, 30, group_of_7);
+  const std::string bytes = BytesField(1, VarintField(1, 1) + BytesField(2, "/host:CPU") + BytesField(3, line) +
+                                              event_metadata(1, "MemoryAllocation") + event_metadata(2, "Op:Op") +
+                                              stat_metadata(1, "group_id") + stat_metadata(2, "tf_op"));
+  const Host h = Read(bytes, MemoryAlone());
+  const Line& read = h.planes[0].lines[0];
+  REQUIRE(read.events.size() == 2);
+  CHECK(read.events[1].start_ps == 20);
+  const StatFinder group_id(h, h.planes[0], "group_id");
+  CHECK(group_id.In(read.EventStats(1))->AsInt() == 5);
+  CHECK(h.planes[0].events_left_out_for_groups == 1);
+  CHECK(h.planes[0].left_out_group_ids == std::vector<int64_t>{7});
+}
