@@ -40,6 +40,12 @@ std::vector<std::pair<size_t, size_t>> Plane::AllocatorRecordBlocksByLine() cons
   return out;
 }
 
+uint64_t Plane::EventsLeftOut() const {
+  uint64_t n = 0;
+  for (const Line& l : lines) n += l.events_left_out;
+  return n;
+}
+
 size_t Plane::EventCount() const {
   size_t n = 0;
   for (const Line& l : lines) n += l.events.size();

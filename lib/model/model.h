@@ -126,17 +126,18 @@ struct Plane {
   // event's metadata id did not come first, or came again naming another
   // event.
   bool allocator_records_complete = false;
-  // Events the XSpace reader left out of this plane's lines because the
-  // command reads nothing of them but their group ids
-  // (ReadOptions::event_stats.only_allocator_events_when_grouped), and
-  // those group ids (Stat::AsInt), sorted, each once.
-  uint64_t events_left_out_for_groups = 0;
+  // The group ids (Stat::AsInt) of the events the XSpace reader left out of
+  // this plane's lines because the command reads nothing else of them
+  // (ReadOptions::event_stats.only_allocator_events_when_grouped), sorted,
+  // each once.
   std::vector<int64_t> left_out_group_ids;
   // Per line: [first, end) of its blocks in allocator_records (a line's
   // blocks are together), empty for a line without records.
   std::vector<std::pair<size_t, size_t>> AllocatorRecordBlocksByLine() const;
 
   size_t EventCount() const;
+  // Events the reader framed but left out of the lines (Line::events_left_out).
+  uint64_t EventsLeftOut() const;
   // The StatKey whose name is `name`, if this plane has such a stat.
   std::optional<StatKey> FindStatKey(const StringPool& strings, std::string_view name) const;
 };

@@ -84,10 +84,9 @@ struct EventStatFilter {
   // time out of range, a line out of order only by it, a string's bytes). Nothing is left out under --max-events. The
   // reader reads the capture again with every event when what it kept
   // could group otherwise (no event left out had a group id, or the plane
-  // holds a TF1 session.run line). Counted in Line::events_left_out and
-  // Plane::events_left_out_for_groups. In the T4 capture these are 60% of
-  // the host's events: `memory` 10% fewer instructions, peak 105 -> 78 MiB
-  // at 103 MiB and 936 -> 667 MiB at 1 GB.
+  // holds a TF1 session.run line). Counted in Line::events_left_out. In
+  // the T4 capture these are 60% of the host's events: `memory` 5% fewer
+  // instructions, peak 104 -> 77 MiB at 103 MiB and 936 -> 668 MiB at 1 GB.
   bool only_allocator_events_when_grouped = false;
 
   static EventStatFilter Only(std::vector<std::string_view> kept) { return {false, std::move(kept)}; }

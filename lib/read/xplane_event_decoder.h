@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -89,12 +88,6 @@ struct PlaneContext {
   // events it left out (ChunkJob::left_out_bits).
   bool leaves_out_by_groups = false;
   uint32_t group_id_key = IdMap::kMissing, step_name_key = IdMap::kMissing;
-  // Per stat metadata id below 2^14 (ids of two varint bytes): kOtherStat
-  // for a defined one of neither key, kGroupIdStat for group_id's,
-  // kNoStat for any other (step_name's, undefined). Larger ids are looked
-  // up in full (kLookUpStat).
-  static constexpr uint8_t kNoStat = 0, kOtherStat = 1, kGroupIdStat = 2, kLookUpStat = 3;
-  std::vector<uint8_t> stat_role_by_id;
 
   // The one rule the pre-scan and the decoder share, so that they agree on
   // every line's count: an event is left out when its first field is its
@@ -110,7 +103,7 @@ struct PlaneContext {
     const uint8_t* p = event.cursor();
     const uint8_t* const end = event.message_end();
     uint64_t meta_id = 0;
-    if (p == end || *p != ((kEventMetadataId << 3) | kVarint) || !(p = RawVarint(p + 1, end, &meta_id)) ||
+    if (p == end || *p != ((kEventMetadataId << 3) | kVarint) || !(p = WireDecoder::TryVarint(p + 1, end, &meta_id)) ||
         !SkipsMetadataId(static_cast<int64_t>(meta_id)))
       return false;
     return OnlyGroupLeft(p, end, has_group, group);
@@ -130,62 +123,33 @@ struct PlaneContext {
     constexpr uint8_t kInt = (kStatInt64 << 3) | kVarint, kUint = (kStatUint64 << 3) | kVarint;
     *has_group = false;
     while (p < end) {
-      // Most stats, as the decoder's fast path reads them: a one-byte length,
-      // an id of one or two bytes, of a stat that says nothing here, its
-      // value checked whole.
-      if (end - p >= 14 && p[0] == kStatsTag && p[1] < 0x80 && p[1] >= 4 && p[2] == kIdTag &&
-          static_cast<size_t>(end - p - 2) >= p[1]) {
-        const bool one = p[3] < 0x80;
-        const size_t id = one ? p[3] : p[4] < 0x80 ? (p[3] & 0x7fu) | (size_t{p[4]} << 7) : SIZE_MAX;
-        if (id < stat_role_by_id.size() && stat_role_by_id[id] == kOtherStat &&
-            SmallValueEndsAt(p + (one ? 4 : 5), p + 2 + p[1])) {
-          p += 2 + p[1];
-          continue;
-        }
-      }
       const uint8_t tag = *p++;
+      uint64_t len = 0, id = 0, value = 0;
       if (tag == ((kEventOffsetPs << 3) | kVarint) || tag == ((kEventDurationPs << 3) | kVarint)) {
-        if (!(p = SkipRawVarint(p, end))) return false;
+        if (!(p = WireDecoder::TrySkipVarint(p, end))) return false;
         continue;
       }
-      uint64_t len = 0, id = 0, value = 0;
-      if (tag != kStatsTag || !(p = RawVarint(p, end, &len)) || len > static_cast<uint64_t>(end - p)) return false;
+      if (tag != kStatsTag || !(p = WireDecoder::TryVarint(p, end, &len)) || len > static_cast<uint64_t>(end - p))
+        return false;
       const uint8_t* s = p;
       const uint8_t* const stat_end = p + len;
       p = stat_end;
-      if (s == stat_end || *s != kIdTag || !(s = RawVarint(s + 1, stat_end, &id))) return false;
-      // Most stats say nothing here: one lookup by the id where it is small.
-      const uint8_t role = id < stat_role_by_id.size() ? stat_role_by_id[id] : kLookUpStat;
-      const uint32_t key = role == kLookUpStat ? stat_map.Find(static_cast<int64_t>(id)) : IdMap::kMissing;
       uint8_t value_tag;
-      if (!OneValue(s, stat_end, &value_tag, &value)) return false;
-      if (role == kOtherStat ||
-          (role == kLookUpStat && key != IdMap::kMissing && key != step_name_key && key != group_id_key)) {
+      if (s == stat_end || *s != kIdTag || !(s = WireDecoder::TryVarint(s + 1, stat_end, &id)) ||
+          !OneValue(s, stat_end, &value_tag, &value))
+        return false;
+      const uint32_t key = stat_map.Find(static_cast<int64_t>(id));
+      if (key == IdMap::kMissing || key == step_name_key) return false;
+      if (key != group_id_key) {
         if (value_tag == ((kStatRef << 3) | kVarint) && stat_map.Find(static_cast<int64_t>(value)) == IdMap::kMissing)
           return false;
         continue;
       }
-      if (role != kGroupIdStat && key != group_id_key) return false;  // step_name, or no such stat.
       if (*has_group || (value_tag != kInt && value_tag != kUint)) return false;
       *has_group = true;
       *group = static_cast<int64_t>(value);
     }
     return true;
-  }
-
-  // OneValue's check, where the value is a number or a short string (not
-  // a reference, which names a stat) and 8 bytes may be read past its tag.
-  static bool SmallValueEndsAt(const uint8_t* v, const uint8_t* end) {
-    const auto n = static_cast<size_t>(end - v - 1);
-    uint64_t ignored;
-    switch (*v) {
-      case (kStatDouble << 3) | kFixed64: return n == 8;
-      case (kStatUint64 << 3) | kVarint:
-      case (kStatInt64 << 3) | kVarint: return n >= 1 && n <= 8 && WireDecoder::ExactVarint(v + 1, n, &ignored);
-      case (kStatStr << 3) | kLengthDelimited:
-      case (kStatBytes << 3) | kLengthDelimited: return n >= 1 && v[1] == n - 1;
-      default: return false;
-    }
   }
 
   // A stat's value after its metadata id, [v, end): one field of a value's
@@ -197,58 +161,15 @@ struct PlaneContext {
       case (kStatDouble << 3) | kFixed64: return end - v == 8;
       case (kStatUint64 << 3) | kVarint:
       case (kStatInt64 << 3) | kVarint:
-      case (kStatRef << 3) | kVarint: return RawVarint(v, end, value) == end;
+      case (kStatRef << 3) | kVarint: return WireDecoder::TryVarint(v, end, value) == end;
       case (kStatStr << 3) | kLengthDelimited:
       case (kStatBytes << 3) | kLengthDelimited: {
         uint64_t n = 0;
-        const uint8_t* const q = RawVarint(v, end, &n);
+        const uint8_t* const q = WireDecoder::TryVarint(v, end, &n);
         return q && n == static_cast<uint64_t>(end - q);
       }
       default: return false;
     }
-  }
-
-  // A varint at p, before end, into *value: past it, or null when it runs
-  // past end or past 64 bits.
-  static const uint8_t* RawVarint(const uint8_t* p, const uint8_t* end, uint64_t* value) {
-    if (p < end && *p < 0x80) {
-      *value = *p;
-      return p + 1;
-    }
-    if (end - p >= 8) {  // Up to 8 bytes: its end found in one load.
-      uint64_t x;
-      std::memcpy(&x, p, 8);
-      const uint64_t stops = ~x & 0x8080808080808080ull;
-      if (stops != 0) {
-        const size_t n = static_cast<size_t>(__builtin_ctzll(stops)) / 8 + 1;
-        WireDecoder::ExactVarint(p, n, value);
-        return p + n;
-      }
-    }
-    uint64_t v = 0;
-    for (int shift = 0; p < end; shift += 7) {
-      const uint8_t b = *p++;
-      if (shift == 63 && b > 1) return nullptr;
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (b < 0x80) {
-        *value = v;
-        return p;
-      }
-      if (shift == 63) return nullptr;
-    }
-    return nullptr;
-  }
-  // Past a varint at p: where 8 bytes are left, its last byte found in one
-  // load (a varint of up to 8 bytes is always well formed).
-  static const uint8_t* SkipRawVarint(const uint8_t* p, const uint8_t* end) {
-    if (end - p >= 8) {
-      uint64_t x;
-      std::memcpy(&x, p, 8);
-      const uint64_t stops = ~x & 0x8080808080808080ull;
-      if (stops != 0) return p + __builtin_ctzll(stops) / 8 + 1;
-    }
-    uint64_t ignored;
-    return RawVarint(p, end, &ignored);
   }
 };
 

@@ -327,13 +327,6 @@ class XSpaceReader {
     ctx.group_id_key = *group_id;
     if (const std::optional<StatKey> step_name = plane.FindStatKey(host_->strings, "step_name"))
       ctx.step_name_key = *step_name;
-    ctx.stat_role_by_id.assign(std::min<size_t>(ctx.stat_map.dense_size(), 1u << 14), 0);
-    for (uint32_t id = 0; id < ctx.stat_role_by_id.size(); ++id) {
-      const uint32_t key = ctx.stat_map.Find(id);
-      if (key == IdMap::kMissing || key == ctx.step_name_key) ctx.stat_role_by_id[id] = PlaneContext::kNoStat;
-      else if (key == ctx.group_id_key) ctx.stat_role_by_id[id] = PlaneContext::kGroupIdStat;
-      else ctx.stat_role_by_id[id] = PlaneContext::kOtherStat;
-    }
   }
 
   // Which stats the host's allocator events that are read leave out
@@ -397,7 +390,10 @@ class XSpaceReader {
     InternPendingStrings(pipeline.chunks());
     intern_phase.Stop();
     KeepAllocatorRecords(pipeline.chunks(), plane);
-    KeepLeftOutGroupIds(plane);
+    // The plane's left-out group ids (KeepGroupIdsOfLine) cut to size.
+    const size_t ids_room = plane.left_out_group_ids.capacity();
+    plane.left_out_group_ids.shrink_to_fit();
+    Release(Growth::kEvents, (ids_room - plane.left_out_group_ids.capacity()) * sizeof(int64_t));
     SortUnsortedLines(pipeline.lines(), plane);
     Release(Growth::kEvents, pipeline.chunks().size() * sizeof(ChunkJob));
   }
@@ -879,8 +875,7 @@ class XSpaceReader {
       for (size_t k : left_out.kept) kept_count += k;
       line.events_left_out = event_count - kept_count;
       if (ctx.leaves_out_by_groups) {
-        plane_left_out_ += event_count - kept_count;
-        KeepGroupIdsOfLine(left_out.group_ids);
+        KeepGroupIdsOfLine(left_out.group_ids, ctx.plane->left_out_group_ids);
       } else {
         host_->allocator_events_skipped += event_count - kept_count;
       }
@@ -897,35 +892,18 @@ class XSpaceReader {
 
   // A line's left-out group ids into the plane's, each once: sorted and
   // made unique as they come, so they take room by distinct id.
-  void KeepGroupIdsOfLine(std::vector<int64_t>& ids) {
+  void KeepGroupIdsOfLine(std::vector<int64_t>& ids, std::vector<int64_t>& plane) {
     if (ids.empty()) return;
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    std::vector<int64_t>& plane = plane_left_out_ids_;
-    const size_t had = plane.size();
-    if (plane.capacity() < had + ids.size()) {
-      plane.reserve(std::max(had + ids.size(), 2 * plane.capacity()));
-      Charge(Growth::kEvents, (plane.capacity() - plane_ids_charged_) * sizeof(int64_t), 0);
-      plane_ids_charged_ = plane.capacity();
+    const size_t had = plane.size(), room = plane.capacity();
+    if (room < had + ids.size()) {
+      plane.reserve(std::max(had + ids.size(), 2 * room));
+      Charge(Growth::kEvents, (plane.capacity() - room) * sizeof(int64_t), 0);
     }
     plane.insert(plane.end(), ids.begin(), ids.end());
     std::inplace_merge(plane.begin(), plane.begin() + static_cast<std::ptrdiff_t>(had), plane.end());
     plane.erase(std::unique(plane.begin(), plane.end()), plane.end());
-  }
-
-  // The group ids of the events the pre-scan left out by groups
-  // (PlaneContext::leaves_out_by_groups) in the lines read, each once, and
-  // their count.
-  void KeepLeftOutGroupIds(Plane& plane) {
-    plane.events_left_out_for_groups = plane_left_out_;
-    plane_left_out_ = 0;
-    std::vector<int64_t>& ids = plane.left_out_group_ids;
-    Release(Growth::kEvents, plane_ids_charged_ * sizeof(int64_t));
-    plane_ids_charged_ = 0;
-    ids.swap(plane_left_out_ids_);  // Sorted, each once (KeepGroupIdsOfLine).
-    std::vector<int64_t>().swap(plane_left_out_ids_);
-    ids.shrink_to_fit();
-    Charge(Growth::kEvents, ids.capacity() * sizeof(int64_t), 0);
   }
 
   // The string values the decoding threads set aside, interned in chunk
@@ -1022,11 +1000,6 @@ class XSpaceReader {
   absl::flat_hash_set<std::string_view> errors_seen_, warnings_seen_;
   bool origin_set_ = false;
   uint64_t events_planned_ = 0;
-  // The plane's events left out by groups in the lines read so far, and
-  // their group ids (a run of one id noted once).
-  uint64_t plane_left_out_ = 0;
-  std::vector<int64_t> plane_left_out_ids_;
-  uint64_t plane_ids_charged_ = 0;  // Its capacity charged.
 };
 
 std::string HostNameFromPath(const std::string& path) {
@@ -1066,7 +1039,7 @@ Host ReadOnce(std::string_view bytes, const std::string& path, Diagnostics& diag
 bool LeftOutCouldRegroup(const Host& host) {
   bool left_out = false, ids = false;
   for (const Plane& p : host.planes) {
-    left_out = left_out || p.events_left_out_for_groups > 0;
+    left_out = left_out || p.EventsLeftOut() > 0;
     ids = ids || !p.left_out_group_ids.empty();
   }
   return left_out && (!ids || Tf1SessionRunLine(host) != nullptr);

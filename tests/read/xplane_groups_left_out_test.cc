@@ -5,13 +5,18 @@
 // size, and the captures it reads again with every event.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "lib/model/stat_finder.h"
 #include "lib/model/tf1_timeline.h"
+#include "lib/model/xplane_schema.h"
 #include "lib/read/xplane_reader.h"
+#include "tests/support/corpus.h"
+#include "tests/support/skip.h"
 #include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
@@ -68,14 +73,14 @@ TEST_CASE("Memory alone keeps the allocator events and those naming a step, and 
   const Host whole = Read(bytes, EventStatFilter());
   const Host memory = Read(bytes, MemoryAlone());
   REQUIRE(whole.planes[0].lines[0].events.size() == 9);
-  CHECK(whole.planes[0].events_left_out_for_groups == 0);
+  CHECK(whole.planes[0].EventsLeftOut() == 0);
   const Plane& cpu = memory.planes[0];
   // Kept: the allocator events, the step's root, the event with two group
   // ids and the one with a text group id (grouping reads their first), in
   // time order as every line.
   CHECK(Names(memory, cpu.lines[0]) ==
         std::vector<std::string>{"train", "MemoryAllocation", "Twice", "AsText", "MemoryDeallocation"});
-  CHECK(cpu.events_left_out_for_groups == 4);  // MatMul, NoGroup, Elsewhere, Unsigned.
+  CHECK(cpu.EventsLeftOut() == 4);  // MatMul, NoGroup, Elsewhere, Unsigned.
   CHECK(cpu.left_out_group_ids == std::vector<int64_t>{1, 9, 11});
   // The kept events keep their times and stats (the whole line, sorted:
   // train, MatMul, MemoryAllocation, Twice, AsText, ..., MemoryDeallocation).
@@ -122,7 +127,7 @@ TEST_CASE("Memory alone leaves events out the same in chunks of any size, on any
       std::vector<int64_t> starts;
       for (const Event& e : read.events) starts.push_back(e.start_ps);
       CHECK(starts == kept_starts);
-      CHECK(h.planes[0].events_left_out_for_groups == kEvents - kept_starts.size());
+      CHECK(h.planes[0].EventsLeftOut() == kEvents - kept_starts.size());
       CHECK(h.planes[0].left_out_group_ids == ids);
       // The allocator records point at their events where they now are.
       size_t records = 0;
@@ -150,7 +155,7 @@ TEST_CASE("Memory alone reads every event of a capture whose events left out hol
       .Event("Relu:Relu", 3'000, 100, {});
   const Host h = Read(space.Serialize(), MemoryAlone());
   CHECK(h.planes[0].lines[0].events.size() == 3);
-  CHECK(h.planes[0].events_left_out_for_groups == 0);
+  CHECK(h.planes[0].EventsLeftOut() == 0);
   CHECK(h.planes[0].left_out_group_ids.empty());
 }
 
@@ -166,7 +171,7 @@ TEST_CASE("Memory alone reads every event of a capture with a TF1 session.run li
   const Host h = Read(space.Serialize(), MemoryAlone());
   CHECK(h.planes[0].lines[0].events.size() == 1);
   CHECK(h.planes[0].lines[1].events.size() == 2);
-  CHECK(h.planes[0].events_left_out_for_groups == 0);
+  CHECK(h.planes[0].EventsLeftOut() == 0);
 }
 
 TEST_CASE("Memory alone leaves nothing out without a group_id stat or allocator events", "[xplane][filter]") {
@@ -183,7 +188,7 @@ TEST_CASE("Memory alone leaves nothing out without a group_id stat or allocator 
       .Event("Relu:Relu", 100, 10, {{"group_id", int64_t{1}}});
   const Host h = Read(no_allocator.Serialize(), MemoryAlone());
   CHECK(h.planes[0].lines[0].events.size() == 2);
-  CHECK(h.planes[0].events_left_out_for_groups == 0);
+  CHECK(h.planes[0].EventsLeftOut() == 0);
 }
 
 TEST_CASE("Memory alone keeps an event whose stat it cannot place, so that decoding says what is wrong",
@@ -227,6 +232,58 @@ TEST_CASE("Memory alone keeps an event with a stat written otherwise than protob
   CHECK(read.events[1].start_ps == 20);
   const StatFinder group_id(h, h.planes[0], "group_id");
   CHECK(group_id.In(read.EventStats(1))->AsInt() == 5);
-  CHECK(h.planes[0].events_left_out_for_groups == 1);
+  CHECK(h.planes[0].EventsLeftOut() == 1);
   CHECK(h.planes[0].left_out_group_ids == std::vector<int64_t>{7});
+}
+
+TEST_CASE("Memory alone leaves out of a real capture grouped when taken exactly the events its rule names",
+          "[xplane][filter][corpus]") {
+  // The T4 Keras capture: TensorFlow grouped it when taken. Counted on the
+  // whole model: the host events that are no allocator events, hold one
+  // integer group_id and no step_name (the wire-level conditions hold for
+  // every event protobuf wrote).
+  const std::string path = tfprof::testing::CorpusPath(
+      "e4040-2023fall-assign2-hd2551/logs/fit/20231107-181856/train/plugins/profile/2023_11_07_18_18_59/"
+      "instance-2.xplane.pb");
+  if (path.empty()) {
+    tfprof::testing::SkipTest("no corpus (set TFPROF_CORPUS)");
+    return;
+  }
+  ReadOptions whole_options;
+  Diagnostics diag;
+  const Host whole = ReadXSpaceFile(path, diag, whole_options);
+  const Plane* cpu = whole.FindPlane(schema::kHostThreadsPlane);
+  REQUIRE(cpu);
+  const StatFinder group_id(whole, *cpu, "group_id"), step_name(whole, *cpu, "step_name");
+  uint64_t expected = 0, allocator = 0;
+  std::vector<int64_t> ids;
+  for (const Line& line : cpu->lines)
+    for (size_t e = 0; e < line.events.size(); ++e) {
+      if (schema::IsAllocatorEvent(whole.EventName(*cpu, line.events[e]))) {
+        ++allocator;
+        continue;
+      }
+      int groups = 0;
+      bool integer = true;
+      for (const Stat& s : line.EventStats(e))
+        if (group_id.In(std::span<const Stat>(&s, 1))) {
+          ++groups;
+          integer = s.type() == StatType::kInt64 || s.type() == StatType::kUint64;
+        }
+      if (step_name.In(line.EventStats(e)) || groups > 1 || !integer) continue;
+      ++expected;
+      if (groups == 1) ids.push_back(group_id.In(line.EventStats(e))->AsInt());
+    }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  REQUIRE(expected > 100);
+  ReadOptions memory_options;
+  memory_options.event_stats = MemoryAlone();
+  const Host memory = ReadXSpaceFile(path, diag, memory_options);
+  const Plane* read = memory.FindPlane(schema::kHostThreadsPlane);
+  REQUIRE(read);
+  CHECK(read->EventsLeftOut() == expected);
+  CHECK(read->EventCount() + expected == cpu->EventCount());
+  CHECK(read->left_out_group_ids == ids);
+  CHECK(allocator > 0);
 }

@@ -426,7 +426,7 @@ TEST_CASE("The memory profile of a capture grouped when taken is the same with i
   RunReadOptions read;
   read.read.event_stats = memory;
   uint64_t left_out = 0;
-  read.visit = [&](const Host& host) { left_out += host.planes[0].events_left_out_for_groups; };
+  read.visit = [&](const Host& host) { left_out += host.planes[0].EventsLeftOut(); };
   SummaryOptions options;
   options.parts = SummaryPart::kMemory;
   CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
