@@ -46,6 +46,16 @@ enum class AllocatorField : uint8_t {
 };
 AllocatorField AllocatorFieldOf(std::string_view stat_name);
 
+// Where an int64 value of each field goes in the record (AllocatorStats), and what it
+// marks seen (not `used`: the field takes other handling): the type nearly
+// every stat of an allocator event has, stored with a table instead of a
+// switch.
+struct AllocatorIntSlot {
+  bool used = false;
+  uint8_t offset = 0;
+  uint8_t seen = 0;
+};
+
 // What an allocator event's stats say, with the values as the lenient rule
 // reads them (integers from any numeric type, a double truncated; the
 // fragmentation from any numeric type). The reference reads integers only
@@ -86,6 +96,9 @@ struct AllocatorStats {
 
   // Takes the stat's value into `field` (a repeated stat: the last wins).
   void Set(AllocatorField field, const Stat& stat);
+  // What Set does with an int64 value of a field that has an
+  // AllocatorIntSlot (`slot`), for a reader that found the slot itself.
+  void SetInt64(AllocatorField field, AllocatorIntSlot slot, uint64_t bits);
   // An integer field's value under the rule chosen (see above).
   int64_t Int(int64_t lenient, AllocatorField field, bool strict) const {
     return strict && (odd_types & Bit(field)) ? 0 : lenient;
@@ -102,15 +115,8 @@ inline StringId AllocatorCaptureString(const Stat& s) {
   return s.type() == StatType::kString ? s.AsString() : StringPool::kEmpty;
 }
 
-// Where an int64 value of each field goes in the record, and what it
-// marks seen (not `used`: the field takes other handling): the type nearly
-// every stat of an allocator event has, stored with a table instead of a
-// switch.
-struct AllocatorIntSlot {
-  bool used = false;
-  uint8_t offset = 0;
-  uint8_t seen = 0;
-};
+// Where an int64 value of each field goes in the record
+// (kAllocatorIntSlots).
 inline constexpr auto kAllocatorIntSlots = [] {
   std::array<AllocatorIntSlot, 16> t{};
   auto at = [&t](AllocatorField f, size_t offset, uint8_t seen) {
@@ -128,15 +134,20 @@ inline constexpr auto kAllocatorIntSlots = [] {
   return t;
 }();
 
+inline __attribute__((always_inline)) void AllocatorStats::SetInt64(AllocatorField field, AllocatorIntSlot slot,
+                                                                    uint64_t bits) {
+  // The lenient and the strict rule agree on an int64.
+  std::memcpy(reinterpret_cast<char*>(this) + slot.offset, &bits, sizeof(int64_t));
+  odd_types &= static_cast<uint16_t>(~Bit(field));
+  seen |= slot.seen;
+}
+
 // Inline: the reader calls it for every stat of an allocator event.
 inline __attribute__((always_inline)) void AllocatorStats::Set(AllocatorField field, const Stat& stat) {
   if (stat.type() == StatType::kInt64) {
     const AllocatorIntSlot slot = kAllocatorIntSlots[static_cast<size_t>(field) & 15];
     if (slot.used) {
-      // The lenient and the strict rule agree on an int64.
-      std::memcpy(reinterpret_cast<char*>(this) + slot.offset, &stat.bits, sizeof(int64_t));
-      odd_types &= static_cast<uint16_t>(~Bit(field));
-      seen |= slot.seen;
+      SetInt64(field, slot, stat.bits);
       return;
     }
   }

@@ -60,6 +60,19 @@ struct PlaneContext {
   // allocator_records); empty: they keep them in the pool.
   std::vector<uint8_t> allocator_field;
   bool KeepsRecordFor(uint32_t m) const { return !allocator_field.empty() && IsAllocatorMetadata(m); }
+  // Per stat metadata id (stat_map's flat table only), where the records
+  // are kept: the record's slot for an int64 value of that stat, when the
+  // id names a stat the allocator events keep whose field has one
+  // (kAllocatorIntSlots); unused otherwise. Nearly every stat of an
+  // allocator event is such a value: the decoder stores it after one
+  // lookup where the general path takes four (the stat's key, whether it
+  // is dropped, its field, the field's slot). Stats of no field (group_id,
+  // one per event) through such a lane too made no difference.
+  struct RecordIntLane {
+    AllocatorIntSlot slot;
+    AllocatorField field = AllocatorField::kNone;
+  };
+  std::vector<RecordIntLane> record_int_lane;
   // Each event stat's lookups, as plain values: a decoding loop copies
   // them into locals, which no store can alias (the tables' own pointers,
   // read through the context, were loaded again after every stat stored).
@@ -73,13 +86,21 @@ struct PlaneContext {
       return id < key_count ? keys[id] : map.Find(static_cast<int64_t>(id));
     }
     bool Drops(uint32_t key) const { return key < drop_count && drop[key]; }
+    // record_int_lane, for an allocator event's lookups where records
+    // are kept; else none.
+    const RecordIntLane* lanes = nullptr;
+    size_t lane_count = 0;
   };
   EventStatLookup EventStatLookups() const {
     return {stat_map.dense_data(), stat_map.dense_size(), drop_event_stat.data(), drop_event_stat.size()};
   }
   EventStatLookup AllocatorEventStatLookups() const {
-    return {stat_map.dense_data(), stat_map.dense_size(), drop_allocator_event_stat.data(),
-            drop_allocator_event_stat.size()};
+    return {stat_map.dense_data(),
+            stat_map.dense_size(),
+            drop_allocator_event_stat.data(),
+            drop_allocator_event_stat.size(),
+            record_int_lane.data(),
+            record_int_lane.size()};
   }
   // With skip_event set for the events that are not allocator events
   // (EventStatFilter::only_allocator_events_when_grouped): such an event
@@ -116,7 +137,9 @@ struct PlaneContext {
   // that are neither step_name nor a second group_id or one not stored as
   // an integer. `group`: that group id (Stat::AsInt), where *has_group.
   // Never throws: an event it does not take is decoded as usual, which
-  // says what is wrong with it.
+  // says what is wrong with it. kShortStats: common stats read by
+  // ShortStat (false only to test it against the general reading).
+  template <bool kShortStats = true>
   bool OnlyGroupLeft(const uint8_t* p, const uint8_t* end, bool* has_group, int64_t* group) const {
     constexpr uint8_t kStatsTag = (kEventStats << 3) | kLengthDelimited;
     constexpr uint8_t kIdTag = (kStatMetadataId << 3) | kVarint;
@@ -128,6 +151,11 @@ struct PlaneContext {
       if (tag == ((kEventOffsetPs << 3) | kVarint) || tag == ((kEventDurationPs << 3) | kVarint)) {
         if (!(p = WireDecoder::TrySkipVarint(p, end))) return false;
         continue;
+      }
+      if (kShortStats && tag == kStatsTag) {
+        const Verdict v = ShortStat(p, end, has_group, group);
+        if (v == Verdict::kRefused) return false;
+        if (v == Verdict::kTaken) continue;
       }
       if (tag != kStatsTag || !(p = WireDecoder::TryVarint(p, end, &len)) || len > static_cast<uint64_t>(end - p))
         return false;
@@ -150,6 +178,69 @@ struct PlaneContext {
       *group = static_cast<int64_t>(value);
     }
     return true;
+  }
+
+  // What ShortStat made of a stat: taken (the scan goes on past it),
+  // refused (the event is kept), or left to the general reading.
+  enum class Verdict { kTaken, kRefused, kGeneral };
+
+  // OnlyGroupLeft's reading of a stat at `p` (after its tag), for the
+  // layout the profiler writes nearly every stat in: a length under 128,
+  // the metadata id of one or two bytes first, then one value whose own
+  // bytes are read in one go. It decides as the general reading would, and
+  // leaves it any stat it cannot decide so (a varint value of more than 8
+  // bytes, or one within 8 bytes of the event's end; a string of 128 bytes
+  // or more). On kTaken, `p` is past the stat.
+  inline __attribute__((always_inline)) Verdict ShortStat(const uint8_t*& p, const uint8_t* end, bool* has_group,
+                                                          int64_t* group) const {
+    constexpr uint8_t kIdTag = (kStatMetadataId << 3) | kVarint;
+    constexpr uint8_t kInt = (kStatInt64 << 3) | kVarint, kUint = (kStatUint64 << 3) | kVarint;
+    constexpr uint8_t kRef = (kStatRef << 3) | kVarint;
+    if (p == end || *p >= 0x80) return Verdict::kGeneral;
+    const size_t len = *p;
+    const uint8_t* const s = p + 1;
+    if (len > static_cast<size_t>(end - s)) return Verdict::kRefused;
+    const uint8_t* const stat_end = s + len;
+    if (len < 3 || s[0] != kIdTag) return Verdict::kGeneral;
+    uint64_t id;
+    const uint8_t* v;
+    if (s[1] < 0x80) {
+      id = s[1];
+      v = s + 2;
+    } else if (len >= 4 && s[2] < 0x80) {
+      id = (s[1] & 0x7fu) | (static_cast<uint64_t>(s[2]) << 7);
+      v = s + 3;
+    } else {
+      return Verdict::kGeneral;
+    }
+    const uint8_t tag = *v;
+    const uint8_t* const bytes = v + 1;
+    const auto n = static_cast<size_t>(stat_end - bytes);
+    uint64_t value = 0;
+    if (tag == kInt || tag == kUint || tag == kRef) {
+      // ExactVarint loads 8 bytes past two.
+      if (n == 0 || n > 8 || (n > 2 && end - bytes < 8)) return Verdict::kGeneral;
+      if (!WireDecoder::ExactVarint(bytes, n, &value)) return Verdict::kRefused;
+    } else if (tag == ((kStatDouble << 3) | kFixed64)) {
+      if (n != 8) return Verdict::kRefused;
+    } else if (tag == ((kStatStr << 3) | kLengthDelimited) || tag == ((kStatBytes << 3) | kLengthDelimited)) {
+      if (n == 0) return Verdict::kRefused;
+      if (bytes[0] >= 0x80) return Verdict::kGeneral;
+      if (bytes[0] != n - 1) return Verdict::kRefused;
+    } else {
+      return Verdict::kRefused;
+    }
+    const uint32_t key = stat_map.Find(static_cast<int64_t>(id));
+    if (key == IdMap::kMissing || key == step_name_key) return Verdict::kRefused;
+    if (key == group_id_key) {
+      if (*has_group || (tag != kInt && tag != kUint)) return Verdict::kRefused;
+      *has_group = true;
+      *group = static_cast<int64_t>(value);
+    } else if (tag == kRef && stat_map.Find(static_cast<int64_t>(value)) == IdMap::kMissing) {
+      return Verdict::kRefused;
+    }
+    p = stat_end;
+    return Verdict::kTaken;
   }
 
   // A stat's value after its metadata id, [v, end): one field of a value's
@@ -573,6 +664,17 @@ class EventDecoder {
       const uint8_t* const bytes = v + 1;  // The value's, after its tag.
       const auto n = static_cast<size_t>(stat_end - bytes);
       uint64_t bits = 0;
+      if constexpr (std::is_same_v<Out, RecordStats>) {
+        // An int64 into its record's slot (PlaneContext::record_int_lane):
+        // what the general path below does with it, in fewer steps.
+        if (tag == kInt && meta_id < lookup.lane_count && lookup.lanes[meta_id].slot.used) {
+          if (n == 0 || n > 8 || limit - bytes < 8 || !WireDecoder::ExactVarint(bytes, n, &bits)) break;
+          const PlaneContext::RecordIntLane lane = lookup.lanes[meta_id];
+          out.record.SetInt64(lane.field, lane.slot, bits);
+          p = stat_end;
+          continue;
+        }
+      }
       StatType type;
       if (tag == kInt || tag == kUint || tag == kRef) {
         if (n == 0 || n > 8 || limit - bytes < 8 || !WireDecoder::ExactVarint(bytes, n, &bits)) break;

@@ -274,7 +274,8 @@ class XSpaceReader {
                                             stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes() +
                                             ctx.drop_event_stat.capacity() + ctx.skip_event.capacity() +
                                             ctx.allocator_event.capacity() + ctx.drop_allocator_event_stat.capacity() +
-                                            ctx.allocator_field.capacity());
+                                            ctx.allocator_field.capacity() +
+                                            ctx.record_int_lane.capacity() * sizeof(PlaneContext::RecordIntLane));
     budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
   }
 
@@ -354,6 +355,16 @@ class XSpaceReader {
     for (size_t i = 0; i < stat_names.size(); ++i)
       ctx.allocator_field[i] = static_cast<uint8_t>(AllocatorFieldOf(stat_names[i]));
     budget_.Charge(Growth::kStatNames, ctx.allocator_field.capacity(), 0);
+    // The int64 lanes, by id: of a kept stat (a key the decoders take) whose
+    // field has a slot.
+    ctx.record_int_lane.resize(ctx.stat_map.dense_size());
+    for (size_t id = 0; id < ctx.record_int_lane.size(); ++id) {
+      const uint32_t key = ctx.stat_map.dense_data()[id];
+      if (key == IdMap::kMissing || key > kMaxStatKey || ctx.drop_allocator_event_stat[key]) continue;
+      const auto field = static_cast<AllocatorField>(ctx.allocator_field[key]);
+      ctx.record_int_lane[id] = {kAllocatorIntSlots[static_cast<size_t>(field) & 15], field};
+    }
+    budget_.Charge(Growth::kStatNames, ctx.record_int_lane.capacity() * sizeof(PlaneContext::RecordIntLane), 0);
     plane.allocator_stats_as_records = true;
   }
 

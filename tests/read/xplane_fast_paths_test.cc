@@ -1,0 +1,172 @@
+// The XSpace reader's shortcuts for the layouts the profiler writes must
+// decide and store what its general readings do:
+// - PlaneContext::OnlyGroupLeft reads most stats through ShortStat. Stats
+//   of every layout, id width, value type and length, well formed and
+//   broken, are generated here at random (fixed seed) and both readings
+//   compared event by event: verdict and group id.
+// - The decoder stores an allocator event's int64 stats straight into its
+//   record (PlaneContext::record_int_lane). A stat the command drops must
+//   stay out of the record; one of another type, or repeated, is read as
+//   AllocatorStats::Set reads it.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lib/model/allocator_stats.h"
+#include "lib/read/xplane_event_decoder.h"
+#include "lib/read/xplane_reader.h"
+#include "tests/support/xspace_builder.h"
+
+using namespace tfprof;
+using tfprof::testing::StatList;
+using tfprof::testing::XSpaceBuilder;
+using tfprof::testing::wire::Varint;
+
+namespace {
+
+// The plane's stat metadata ids (one, two and three varint bytes), and ids
+// it does not define.
+const std::vector<int64_t> kDefined = {1, 2, 3, 200, 300, 5000, 20000};
+const std::vector<uint64_t> kAnyId = {1, 2, 3, 200, 300, 5000, 20000, 4, 201, 70000};
+constexpr uint32_t kGroupIdKey = 1;   // id 2
+constexpr uint32_t kStepNameKey = 2;  // id 3
+
+// Any id, group_id's more often than others: an event is taken with its
+// group id only when it has one.
+uint64_t RandomId(std::mt19937_64& rng) { return rng() % 3 == 0 ? 2 : kAnyId[rng() % kAnyId.size()]; }
+
+// A varint of 1 to 10 bytes (a negative int64 takes 10).
+uint64_t RandomValue(std::mt19937_64& rng) {
+  switch (rng() % 5) {
+    case 0: return rng() % 128;
+    case 1: return rng() % 20000;
+    case 2: return rng() >> (rng() % 64);
+    case 3: return static_cast<uint64_t>(-static_cast<int64_t>(rng() % 1000 + 1));
+    default: return rng();
+  }
+}
+
+std::string RandomBytes(std::mt19937_64& rng, size_t n) {
+  std::string out(n, '\0');
+  for (char& c : out) c = static_cast<char>(rng());
+  return out;
+}
+
+// One stat's bytes after the event's stats tag: its length, then its
+// fields; mostly as protobuf writes them, sometimes not.
+std::string RandomStat(std::mt19937_64& rng) {
+  std::string body = Varint(1 << 3) + Varint(RandomId(rng));
+  switch (rng() % 8) {
+    case 0: body += Varint(4 << 3) + Varint(RandomValue(rng)); break;                                 // int64
+    case 1: body += Varint(3 << 3) + Varint(RandomValue(rng)); break;                                 // uint64
+    case 2: body += Varint(7 << 3) + Varint(kAnyId[rng() % kAnyId.size()]); break;                    // ref
+    case 3: body += Varint((2 << 3) | 1) + RandomBytes(rng, rng() % 8 == 0 ? rng() % 10 : 8); break;  // double
+    case 4:
+    case 5: {  // str or bytes, up to 200 bytes (a length of one or two bytes)
+      const size_t n = rng() % 3 == 0 ? rng() % 201 : rng() % 20;
+      body += Varint(((rng() % 2 ? 5 : 6) << 3) | 2) + Varint(n) + RandomBytes(rng, n);
+      break;
+    }
+    case 6: body = Varint(4 << 3) + Varint(RandomValue(rng)) + body; break;  // value first, then the id
+    default: body += Varint(rng() % 2 ? (9 << 3) : ((4 << 3) | 2)) + Varint(rng() % 5); break;  // odd field
+  }
+  if (rng() % 16 == 0) body += Varint(1 << 3) + Varint(kAnyId[rng() % kAnyId.size()]);  // a second id
+  std::string stat = Varint(body.size());
+  // Sometimes the length in two bytes where one would do.
+  if (body.size() < 128 && rng() % 16 == 0) stat = std::string{static_cast<char>(0x80 | body.size()), '\0'};
+  return stat + body;
+}
+
+// An event's fields after its metadata id: offset, duration, stats.
+std::string RandomEvent(std::mt19937_64& rng) {
+  std::string out;
+  if (rng() % 4) out += Varint(2 << 3) + Varint(RandomValue(rng));
+  if (rng() % 4) out += Varint(3 << 3) + Varint(RandomValue(rng));
+  for (size_t n = rng() % 6; n > 0; --n) out += Varint((4 << 3) | 2) + RandomStat(rng);
+  if (!out.empty() && rng() % 8 == 0) out[rng() % out.size()] = static_cast<char>(rng());  // a byte changed
+  if (!out.empty() && rng() % 8 == 0) out.resize(rng() % out.size());                      // cut short
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("OnlyGroupLeft decides every stat layout as its general reading does", "[xplane][filter]") {
+  xplane_wire::PlaneContext ctx;
+  ctx.stat_map.Build(kDefined);
+  ctx.group_id_key = kGroupIdKey;
+  ctx.step_name_key = kStepNameKey;
+  std::mt19937_64 rng(20261130);
+  size_t taken = 0, with_group = 0, differ = 0;
+  std::string first_differing;
+  for (int i = 0; i < 200'000; ++i) {
+    const std::string event = RandomEvent(rng);
+    // Exactly its size, so that a read past the event's end is one a
+    // sanitizer build reports.
+    const std::vector<uint8_t> bytes(event.begin(), event.end());
+    const uint8_t* const end = bytes.data() + bytes.size();
+    bool short_group = false, general_group = false;
+    int64_t short_id = -1, general_id = -1;
+    const bool short_verdict = ctx.OnlyGroupLeft<true>(bytes.data(), end, &short_group, &short_id);
+    const bool general_verdict = ctx.OnlyGroupLeft<false>(bytes.data(), end, &general_group, &general_id);
+    const bool same = short_verdict == general_verdict &&
+                      (!short_verdict || (short_group == general_group && (!short_group || short_id == general_id)));
+    if (!same && differ++ == 0) {
+      for (uint8_t b : bytes) first_differing += fmt::format("{:02x} ", b);
+    }
+    taken += general_verdict;
+    with_group += general_verdict && general_group;
+  }
+  INFO("first event read differently: " << first_differing);
+  INFO("taken " << taken << ", with a group id " << with_group);
+  CHECK(differ == 0);
+  // Both verdicts, with and without a group id, are well represented.
+  CHECK(taken > 20'000);
+  CHECK(taken < 180'000);
+  CHECK(with_group > 2'000);
+}
+
+TEST_CASE("An allocator event's int64 stats go into its record as Set puts them, those dropped stay out",
+          "[xplane][memory]") {
+  XSpaceBuilder space;
+  // Stat ids of two varint bytes (the builder numbers them from 1000).
+  const StatList stats = {{"allocator_name", std::string("GPU_0_bfc")},
+                          {"bytes_reserved", int64_t{7}},  // dropped below
+                          {"bytes_allocated", int64_t{4096}},
+                          {"peak_bytes_in_use", uint64_t{9}},  // not an int64: the general path
+                          {"requested_bytes", int64_t{5}},
+                          {"addr", int64_t{0x40}},
+                          {"requested_bytes", int64_t{6}},  // again: the last wins
+                          {"data_type", int64_t{1}},
+                          {"group_id", int64_t{3}}};
+  space.Plane("/host:CPU", 0).Line(1, "tf_Compute", 1'000).Event("MemoryAllocation", 100, 0, stats);
+  EventStatFilter kept = EventStatFilter::Only(
+      {"allocator_name", "bytes_allocated", "peak_bytes_in_use", "requested_bytes", "addr", "data_type", "group_id"});
+  kept.allocator_records = true;
+  ReadOptions options;
+  options.event_stats = kept;
+  Diagnostics diag;
+  const Host h = ReadXSpaceBytes(space.Serialize(), "lanes.xplane.pb", diag, options);
+  const Plane& cpu = h.planes[0];
+  REQUIRE(cpu.allocator_records.size() == 1);
+  REQUIRE(cpu.allocator_records[0].records.size() == 1);
+  const AllocatorStats& r = cpu.allocator_records[0].records[0];
+  CHECK(r.bytes_reserved == 0);
+  CHECK(r.bytes_allocated == 4096);
+  CHECK(r.peak_bytes_in_use == 9);
+  CHECK(r.requested_bytes == 6);
+  CHECK(r.address == 0x40);
+  CHECK(r.data_type == 1);
+  CHECK(h.Str(static_cast<StringId>(r.memory_value)) == "GPU_0_bfc");
+  // Seen: the allocator and the bytes allocated, not the reserved bytes
+  // (dropped) nor the available ones (absent).
+  CHECK(r.seen == (AllocatorStats::kSeenAllocator | AllocatorStats::kSeenAllocated));
+  // Only the unsigned peak is of another type than the reference reads.
+  CHECK(r.odd_types == AllocatorStats::Bit(AllocatorField::kPeakBytesInUse));
+  // The group id is no field of the record: it stays in the pool.
+  REQUIRE(cpu.lines[0].events.size() == 1);
+  CHECK(cpu.lines[0].EventStats(0).size() == 1);
+}
