@@ -8,7 +8,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libabsl-dev libcli11-dev libfmt-dev nlohmann-json3-dev catch2
   zlib1g-dev libsimdjson-dev libisal-dev
-  libre2-dev libssl-dev
+  libre2-dev nettle-dev
   clang-format python3
 )
 

@@ -1,21 +1,17 @@
 #include "lib/read/file_sha256.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
-#include <memory>
 
 #include "lib/model/errors.h"
 
 namespace tfprof {
 namespace {
-
-struct DigestDeleter {
-  void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
-};
 
 struct Fd {
   int fd;
@@ -27,10 +23,9 @@ struct Fd {
 }  // namespace
 
 std::string FilesSha256Hex(const std::vector<std::string>& paths) {
-  std::unique_ptr<EVP_MD_CTX, DigestDeleter> ctx(EVP_MD_CTX_new());
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-    throw InputError("", "cannot start a SHA-256 digest (OpenSSL)");
-  std::vector<char> block(size_t{1} << 20);
+  sha256_ctx ctx;
+  sha256_init(&ctx);
+  std::vector<uint8_t> block(size_t{1} << 20);
   for (const std::string& path : paths) {
     Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
     if (file.fd < 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
@@ -39,17 +34,16 @@ std::string FilesSha256Hex(const std::vector<std::string>& paths) {
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
       if (n == 0) break;
-      if (EVP_DigestUpdate(ctx.get(), block.data(), static_cast<size_t>(n)) != 1)
-        throw InputError(path, "SHA-256 digest failed (OpenSSL)");
+      sha256_update(&ctx, static_cast<size_t>(n), block.data());
     }
   }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1) throw InputError("", "SHA-256 digest failed (OpenSSL)");
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  sha256_digest(&ctx, sizeof digest, digest);
+  const size_t length = sizeof digest;
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
   hex.reserve(2 * length);
-  for (unsigned int i = 0; i < length; ++i) {
+  for (size_t i = 0; i < length; ++i) {
     hex += kHex[digest[i] >> 4];
     hex += kHex[digest[i] & 0xf];
   }
