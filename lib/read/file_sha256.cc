@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <nettle/sha2.h>
+#include <nettle/version.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,7 +39,11 @@ std::string FilesSha256Hex(const std::vector<std::string>& paths) {
     }
   }
   uint8_t digest[SHA256_DIGEST_SIZE];
+#if NETTLE_VERSION_MAJOR >= 4
+  sha256_digest(&ctx, digest);  // Nettle 4 dropped the length argument.
+#else
   sha256_digest(&ctx, sizeof digest, digest);
+#endif
   const size_t length = sizeof digest;
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;

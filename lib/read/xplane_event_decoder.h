@@ -31,6 +31,25 @@ namespace tfprof::xplane_wire {
 // Gives back file pages already decoded: [begin, end) in file offsets.
 using ReleaseFn = std::function<void(uint64_t, uint64_t)>;
 
+// A stat as the profiler writes nearly every one, its length under 128
+// (`len`, at least 3): whether it opens with a metadata id of one or two
+// bytes; that id, and where its value's tag is.
+inline __attribute__((always_inline)) bool ShortStatId(const uint8_t* stat, size_t len, uint64_t* id,
+                                                       const uint8_t** value) {
+  if (stat[0] != ((kStatMetadataId << 3) | kVarint)) return false;
+  if (stat[1] < 0x80) {
+    *id = stat[1];
+    *value = stat + 2;
+    return true;
+  }
+  if (len >= 4 && stat[2] < 0x80) {
+    *id = (stat[1] & 0x7fu) | (static_cast<uint64_t>(stat[2]) << 7);
+    *value = stat + 3;
+    return true;
+  }
+  return false;
+}
+
 // What decoding a plane's events needs; read-only once the plane's metadata
 // is read, so decoding threads share it.
 struct PlaneContext {
@@ -193,7 +212,6 @@ struct PlaneContext {
   // or more). On kTaken, `p` is past the stat.
   inline __attribute__((always_inline)) Verdict ShortStat(const uint8_t*& p, const uint8_t* end, bool* has_group,
                                                           int64_t* group) const {
-    constexpr uint8_t kIdTag = (kStatMetadataId << 3) | kVarint;
     constexpr uint8_t kInt = (kStatInt64 << 3) | kVarint, kUint = (kStatUint64 << 3) | kVarint;
     constexpr uint8_t kRef = (kStatRef << 3) | kVarint;
     if (p == end || *p >= 0x80) return Verdict::kGeneral;
@@ -201,18 +219,9 @@ struct PlaneContext {
     const uint8_t* const s = p + 1;
     if (len > static_cast<size_t>(end - s)) return Verdict::kRefused;
     const uint8_t* const stat_end = s + len;
-    if (len < 3 || s[0] != kIdTag) return Verdict::kGeneral;
     uint64_t id;
     const uint8_t* v;
-    if (s[1] < 0x80) {
-      id = s[1];
-      v = s + 2;
-    } else if (len >= 4 && s[2] < 0x80) {
-      id = (s[1] & 0x7fu) | (static_cast<uint64_t>(s[2]) << 7);
-      v = s + 3;
-    } else {
-      return Verdict::kGeneral;
-    }
+    if (len < 3 || !ShortStatId(s, len, &id, &v)) return Verdict::kGeneral;
     const uint8_t tag = *v;
     const uint8_t* const bytes = v + 1;
     const auto n = static_cast<size_t>(stat_end - bytes);
@@ -648,18 +657,9 @@ class EventDecoder {
       if (len < 3 || len >= 0x80 || static_cast<size_t>(end - p - 2) < len) break;
       const uint8_t* const stat = p + 2;
       const uint8_t* const stat_end = stat + len;
-      if (stat[0] != ((kStatMetadataId << 3) | kVarint)) break;
       uint64_t meta_id;
       const uint8_t* v;
-      if (stat[1] < 0x80) {
-        meta_id = stat[1];
-        v = stat + 2;
-      } else if (len >= 4 && stat[2] < 0x80) {
-        meta_id = (stat[1] & 0x7fu) | (static_cast<uint64_t>(stat[2]) << 7);
-        v = stat + 3;
-      } else {
-        break;
-      }
+      if (!ShortStatId(stat, len, &meta_id, &v)) break;
       const uint8_t tag = *v;
       const uint8_t* const bytes = v + 1;  // The value's, after its tag.
       const auto n = static_cast<size_t>(stat_end - bytes);

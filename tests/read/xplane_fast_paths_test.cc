@@ -50,6 +50,16 @@ uint64_t RandomValue(std::mt19937_64& rng) {
   }
 }
 
+// A varint in one byte more than it needs (protobuf reads it the same).
+std::string Overlong(uint64_t v) {
+  std::string out = Varint(v);
+  out.back() = static_cast<char>(out.back() | 0x80);
+  return out + std::string(1, '\0');
+}
+
+// Mostly as protobuf writes a varint, sometimes one byte longer.
+std::string AnyVarint(std::mt19937_64& rng, uint64_t v) { return rng() % 16 == 0 ? Overlong(v) : Varint(v); }
+
 std::string RandomBytes(std::mt19937_64& rng, size_t n) {
   std::string out(n, '\0');
   for (char& c : out) c = static_cast<char>(rng());
@@ -59,11 +69,11 @@ std::string RandomBytes(std::mt19937_64& rng, size_t n) {
 // One stat's bytes after the event's stats tag: its length, then its
 // fields; mostly as protobuf writes them, sometimes not.
 std::string RandomStat(std::mt19937_64& rng) {
-  std::string body = Varint(1 << 3) + Varint(RandomId(rng));
+  std::string body = Varint(1 << 3) + AnyVarint(rng, RandomId(rng));
   switch (rng() % 8) {
-    case 0: body += Varint(4 << 3) + Varint(RandomValue(rng)); break;                                 // int64
-    case 1: body += Varint(3 << 3) + Varint(RandomValue(rng)); break;                                 // uint64
-    case 2: body += Varint(7 << 3) + Varint(kAnyId[rng() % kAnyId.size()]); break;                    // ref
+    case 0: body += Varint(4 << 3) + AnyVarint(rng, RandomValue(rng)); break;                         // int64
+    case 1: body += Varint(3 << 3) + AnyVarint(rng, RandomValue(rng)); break;                         // uint64
+    case 2: body += Varint(7 << 3) + AnyVarint(rng, kAnyId[rng() % kAnyId.size()]); break;            // ref
     case 3: body += Varint((2 << 3) | 1) + RandomBytes(rng, rng() % 8 == 0 ? rng() % 10 : 8); break;  // double
     case 4:
     case 5: {  // str or bytes, up to 200 bytes (a length of one or two bytes)
@@ -122,6 +132,21 @@ TEST_CASE("OnlyGroupLeft decides every stat layout as its general reading does",
   }
   INFO("first event read differently: " << first_differing);
   INFO("taken " << taken << ", with a group id " << with_group);
+  // ShortStat decides most stats itself (else the shortcut would be gone
+  // and this test would still pass).
+  size_t decided = 0;
+  const int stats = 100'000;
+  for (int i = 0; i < stats; ++i) {
+    const std::string stat = RandomStat(rng);
+    const std::vector<uint8_t> bytes(stat.begin(), stat.end());
+    const uint8_t* p = bytes.data();
+    bool has_group = false;
+    int64_t group = 0;
+    decided += ctx.ShortStat(p, bytes.data() + bytes.size(), &has_group, &group) !=
+               xplane_wire::PlaneContext::Verdict::kGeneral;
+  }
+  INFO("decided by ShortStat: " << decided << " of " << stats);
+  CHECK(decided > stats / 3);
   CHECK(differ == 0);
   // Both verdicts, with and without a group id, are well represented.
   CHECK(taken > 20'000);
@@ -134,17 +159,21 @@ TEST_CASE("An allocator event's int64 stats go into its record as Set puts them,
   XSpaceBuilder space;
   // Stat ids of two varint bytes (the builder numbers them from 1000).
   const StatList stats = {{"allocator_name", std::string("GPU_0_bfc")},
-                          {"bytes_reserved", int64_t{7}},  // dropped below
+                          {"bytes_reserved", int64_t{7}},    // dropped: not kept at all
+                          {"bytes_available", int64_t{11}},  // dropped: not on allocator events
                           {"bytes_allocated", int64_t{4096}},
                           {"peak_bytes_in_use", uint64_t{9}},  // not an int64: the general path
                           {"requested_bytes", int64_t{5}},
+                          {"addr", uint64_t{0x99}},  // unsigned, then signed: the lane clears its mark
                           {"addr", int64_t{0x40}},
                           {"requested_bytes", int64_t{6}},  // again: the last wins
                           {"data_type", int64_t{1}},
                           {"group_id", int64_t{3}}};
   space.Plane("/host:CPU", 0).Line(1, "tf_Compute", 1'000).Event("MemoryAllocation", 100, 0, stats);
-  EventStatFilter kept = EventStatFilter::Only(
-      {"allocator_name", "bytes_allocated", "peak_bytes_in_use", "requested_bytes", "addr", "data_type", "group_id"});
+  EventStatFilter kept =
+      EventStatFilter::Only({"allocator_name", "bytes_allocated", "bytes_available", "peak_bytes_in_use",
+                             "requested_bytes", "addr", "data_type", "group_id"});
+  kept.not_on_allocator_events = {"bytes_available"};
   kept.allocator_records = true;
   ReadOptions options;
   options.event_stats = kept;
@@ -155,14 +184,15 @@ TEST_CASE("An allocator event's int64 stats go into its record as Set puts them,
   REQUIRE(cpu.allocator_records[0].records.size() == 1);
   const AllocatorStats& r = cpu.allocator_records[0].records[0];
   CHECK(r.bytes_reserved == 0);
+  CHECK(r.bytes_available == 0);
   CHECK(r.bytes_allocated == 4096);
   CHECK(r.peak_bytes_in_use == 9);
   CHECK(r.requested_bytes == 6);
   CHECK(r.address == 0x40);
   CHECK(r.data_type == 1);
   CHECK(h.Str(static_cast<StringId>(r.memory_value)) == "GPU_0_bfc");
-  // Seen: the allocator and the bytes allocated, not the reserved bytes
-  // (dropped) nor the available ones (absent).
+  // Seen: the allocator and the bytes allocated, not the reserved nor the
+  // available bytes (dropped).
   CHECK(r.seen == (AllocatorStats::kSeenAllocator | AllocatorStats::kSeenAllocated));
   // Only the unsigned peak is of another type than the reference reads.
   CHECK(r.odd_types == AllocatorStats::Bit(AllocatorField::kPeakBytesInUse));
