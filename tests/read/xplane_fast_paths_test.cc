@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "lib/model/allocator_stats.h"
-#include "lib/read/xplane_event_decoder.h"
+#include "lib/read/xplane_plane_context.h"
 #include "lib/read/xplane_reader.h"
 #include "tests/support/xspace_builder.h"
 
