@@ -21,6 +21,7 @@
 #include "lib/model/string_pool.h"
 #include "lib/summary/analysis_options.h"
 #include "lib/summary/event_grouping.h"
+#include "lib/summary/time_span.h"
 
 namespace tfprof {
 
@@ -45,7 +46,8 @@ struct MemorySnapshot {
   StringId shape = StringPool::kEmpty;
   MemoryActivity activity = MemoryActivity::kAllocation;
 
-  int64_t in_use() const;  // stack + heap, saturating.
+  // stack + heap, saturating. Inline: the passes call it for every event.
+  int64_t in_use() const { return SaturatingAdd(stack_bytes, heap_bytes); }
 };
 
 // A row of the breakdown: equal allocations alive at the peak, merged.

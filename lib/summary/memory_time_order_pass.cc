@@ -1,0 +1,371 @@
+#include "lib/summary/memory_time_order_pass.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <span>
+#include <string_view>
+#include <thread>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
+#include "lib/model/diagnostic_kinds.h"
+#include "lib/summary/memory_timeline_sampling.h"
+#include "lib/summary/time_span.h"
+#include "lib/util/phase_times.h"
+
+namespace tfprof::memory_internal {
+namespace {
+
+// Puts the events in the order a stable sort by time would give (equal
+// times keep capture order), in place. Each line's events are already in
+// time order, so the capture order is a few sorted runs (one per thread
+// that allocates): neighbouring runs are merged (std::inplace_merge keeps
+// the first run's element among equals) until one is left, which moves the
+// records log2(runs) times instead of log2(n) times in a merge sort.
+void SortByTime(AllocatorEvents& events) {
+  std::vector<size_t> run_starts;
+  for (size_t i = 0; i < events.size(); ++i)
+    if (i == 0 || events[i].time_ps < events[i - 1].time_ps) run_starts.push_back(i);
+  const auto by_time = [](const AllocatorEvent& a, const AllocatorEvent& b) { return a.time_ps < b.time_ps; };
+  const auto at = [&](size_t i) { return events.begin() + static_cast<ptrdiff_t>(i); };
+  while (run_starts.size() > 1) {
+    std::vector<size_t> merged_starts;
+    for (size_t r = 0; r < run_starts.size(); r += 2) {
+      merged_starts.push_back(run_starts[r]);
+      if (r + 1 == run_starts.size()) break;  // An odd run out waits for the next round.
+      const size_t end = r + 2 < run_starts.size() ? run_starts[r + 2] : events.size();
+      std::inplace_merge(at(run_starts[r]), at(run_starts[r + 1]), at(end), by_time);
+    }
+    run_starts.swap(merged_starts);
+  }
+}
+
+// Each event's step in time order: the group of the event, and for events
+// outside any step the step after the last one seen (0 before the first),
+// so frees between steps count toward the next step.
+class StepsInTimeOrder {
+ public:
+  // `group`: the next event's (SnapshotSource::GroupOf).
+  int64_t Next(int64_t group) {
+    if (group == kNoGroup) return last_ + 1;
+    last_ = group;
+    return group;
+  }
+  // Where the walk stands: resuming from it gives the steps of the events
+  // after as a walk from the first event would.
+  int64_t state() const { return last_; }
+  void Resume(int64_t state) { last_ = state; }
+
+ private:
+  int64_t last_ = kNoGroup;
+};
+
+// Hands visit(snapshot, group) the snapshots of `events` in order, with the
+// profile's strings, and each event's group. Reading them (a dozen stats
+// each, in time order: all over the model) is two thirds of a walk's time
+// and needs no order, so on a large allocator the reading runs ahead of the
+// visits on a second thread, into a ring of `walk_read_ahead` + 1 blocks'
+// buffers, in parts either thread may take: the walk's thread reads the
+// next part itself rather than wait for its block (MemoryProfileOptions). A
+// thread started per block read ahead, as before, kept the two CPUs about
+// half idle (1 GB: about 100 ms for the walk, 132 ms read where walked).
+template <class Visit>
+void VisitSnapshots(const AllocatorEvents& events, const SnapshotSource& snapshot_of,
+                    const MemoryProfileOptions& options, Visit&& visit) {
+  const size_t kBlock = std::max<size_t>(options.walk_block_events, 1);
+  struct Read {
+    MemorySnapshot snapshot;
+    int64_t group;
+  };
+  const size_t n = events.size();
+  const size_t blocks = (n + kBlock - 1) / kBlock;
+  auto read = [&](size_t from, size_t to, Read* out) {
+    for (size_t i = from; i < to; ++i) {
+      Read& r = out[i - from];
+      snapshot_of.ReadInto(events[i], r.snapshot);
+      r.group = snapshot_of.GroupOf(events[i]);
+    }
+  };
+  auto visit_all = [&](std::span<Read> block) {
+    for (Read& r : block) {
+      snapshot_of.Intern(r.snapshot);
+      visit(r.snapshot, r.group);
+    }
+  };
+  // With fewer blocks, a thread is not worth starting.
+  const size_t ahead = blocks >= 4 ? std::min(options.walk_read_ahead, blocks) : 0;
+  if (ahead == 0) {
+    std::vector<Read> buffer;
+    for (size_t from = 0; from < n; from += kBlock) {
+      buffer.resize(std::min(n, from + kBlock) - from);
+      read(from, from + buffer.size(), buffer.data());
+      visit_all(buffer);
+    }
+    return;
+  }
+  // Block b is read into buffer b % ring, in parts of `kPart` events; a
+  // part of block b may be read once block b - ring is visited.
+  const size_t ring = ahead + 1;
+  const size_t kPart = std::clamp<size_t>(options.walk_part_events, 1, kBlock);
+  const size_t parts_per_block = (kBlock + kPart - 1) / kPart;
+  std::vector<std::vector<Read>> buffers(ring);
+  for (std::vector<Read>& buffer : buffers) buffer.resize(std::min(kBlock, n));
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t next_part = 0;  // Guarded by `mutex`, like the three below.
+  size_t visited = 0;    // Blocks visited.
+  bool stop = false;
+  std::vector<size_t> parts_read(ring, 0);  // Per buffer, of the block it holds.
+  // Part p is part p % parts_per_block of block p / parts_per_block; only
+  // the last block may have fewer.
+  const auto parts_of = [&](size_t b) { return (std::min(n, (b + 1) * kBlock) - b * kBlock + kPart - 1) / kPart; };
+  const size_t parts = (blocks - 1) * parts_per_block + parts_of(blocks - 1);
+  // Under the lock: the next part may be read now.
+  const auto may_take = [&] { return next_part < parts && next_part / parts_per_block <= visited + ahead; };
+  // Reads part `p` outside the lock, then counts it (the lock is held on
+  // entry and on return).
+  const auto read_part = [&](std::unique_lock<std::mutex>& lock, size_t p) {
+    const size_t b = p / parts_per_block;
+    const size_t from = b * kBlock + (p % parts_per_block) * kPart;
+    lock.unlock();
+    read(from, std::min({n, from + kPart, (b + 1) * kBlock}), buffers[b % ring].data() + (from - b * kBlock));
+    lock.lock();
+    if (++parts_read[b % ring] == parts_of(b)) changed.notify_all();
+  };
+  std::exception_ptr reader_error;  // Guarded by `mutex`: the walk's thread rethrows it.
+  std::thread reader([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      changed.wait(lock, [&] { return stop || may_take(); });
+      if (stop) return;
+      try {
+        read_part(lock, next_part++);
+      } catch (...) {
+        if (!lock.owns_lock()) lock.lock();
+        reader_error = std::current_exception();
+        changed.notify_all();
+        return;
+      }
+    }
+  });
+  struct Join {  // The reader stops and is joined however the walk leaves.
+    std::thread& reader;
+    std::mutex& mutex;
+    std::condition_variable& changed;
+    bool& stop;
+    ~Join() {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        stop = true;
+      }
+      changed.notify_all();
+      reader.join();
+    }
+  } join{reader, mutex, changed, stop};
+  for (size_t b = 0; b < blocks; ++b) {
+    const size_t slot = b % ring;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      while (parts_read[slot] < parts_of(b)) {
+        if (reader_error) std::rethrow_exception(reader_error);
+        if (may_take()) read_part(lock, next_part++);
+        else changed.wait(lock);
+      }
+    }
+    visit_all(std::span<Read>(buffers[slot].data(), std::min(n, (b + 1) * kBlock) - b * kBlock));
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      parts_read[slot] = 0;
+      ++visited;
+    }
+    changed.notify_all();
+  }
+}
+
+// The time-ordered events' steps, frees and counts in one pass, keeping the
+// timeline (every snapshot, or the points a report plots: TimelineSampler):
+// - each snapshot's step (StepsInTimeOrder);
+// - a free says only its size and address: it takes the op, region, dtype
+//   and shape of the allocation at that address it releases;
+// - the allocations and frees, and the peak's step: the last time the
+//   window peak is reached.
+void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const MemoryProfileOptions& options,
+                  Diagnostics& diag) {
+  AllocatorMemoryProfile& p = c.profile;
+  struct Allocated {
+    StringId op_name, region_type, shape;
+    int64_t data_type;
+  };
+  absl::flat_hash_map<uint64_t, Allocated> live;  // address -> what was allocated there
+  StepsInTimeOrder steps;
+  TimelineSampler timeline(c.events.size(), options.timeline_points);
+  // Counted here and reported once: a capture can hold a hundred thousand
+  // of each (1 GB: 55 k), and only the first one's text is kept.
+  struct Odd {
+    uint64_t count = 0;
+    uint64_t first_address = 0;
+    void Add(uint64_t address) {
+      if (count++ == 0) first_address = address;
+    }
+  } unmatched, reused;
+  size_t index = 0;
+  int64_t previous_step = 0;
+  VisitSnapshots(c.events, snapshot_of, options, [&](MemorySnapshot& s, int64_t group) {
+    const int64_t state = steps.state();
+    s.step = steps.Next(group);
+    if (index == 0 || s.step != previous_step) c.step_starts.try_emplace(s.step, StepStart{index, state});
+    previous_step = s.step;
+    ++index;
+    if (s.in_use() == p.peak_bytes) p.peak_step = s.step;
+    if (s.activity == MemoryActivity::kDeallocation) {
+      ++p.deallocations;
+      if (auto it = live.find(s.address); it != live.end()) {
+        s.op_name = it->second.op_name;
+        s.region_type = it->second.region_type;
+        s.data_type = it->second.data_type;
+        s.shape = it->second.shape;
+        live.erase(it);
+      } else {
+        unmatched.Add(s.address);
+      }
+    } else {
+      ++p.allocations;
+      if (!live.try_emplace(s.address, Allocated{s.op_name, s.region_type, s.shape, s.data_type}).second)
+        reused.Add(s.address);
+    }
+    timeline.Add(s);
+  });
+  timeline.Finish(p);
+  if (unmatched.count > 0)
+    diag.AddWithMessage(diag_kind::kMemoryUnmatchedDeallocation,
+                        "frees of memory allocated before the profile window (or whose allocation event is "
+                        "missing); they keep their own sizes but have no op, region, dtype or shape",
+                        fmt::format("{} address {}", p.memory_id, unmatched.first_address), unmatched.count);
+  if (reused.count > 0)
+    diag.AddWithMessage(diag_kind::kMemoryAddressReusedWithoutFree,
+                        "allocations at an address whose earlier allocation was never freed in the capture; the "
+                        "first one describes the next free, as in the TensorFlow Profiler",
+                        fmt::format("{} address {}", p.memory_id, reused.first_address), reused.count);
+}
+
+// The breakdown at the peak: the allocations of the peak's step made up to
+// the peak time and not freed by then, largest first, equal ones merged.
+// Only the events of the peak's step are read again.
+void ActiveAtPeak(Collecting& c, const SnapshotSource& snapshot_of, const MemoryProfileOptions& options,
+                  HostMemoryProfile& host) {
+  AllocatorMemoryProfile& p = c.profile;
+  // Heap in use at the peak that no allocation in the window explains (made
+  // before the profile started, or in an earlier step).
+  int64_t unexplained = p.peak.heap_bytes;
+  int64_t freed_unknown = 0;
+  absl::flat_hash_map<uint64_t, size_t> live;  // address -> index in time order
+  // From the peak step's first event (none: no event is of that step).
+  const auto start = c.step_starts.find(p.peak_step);
+  StepsInTimeOrder steps;
+  if (start != c.step_starts.end()) steps.Resume(start->second.state);
+  for (size_t i = start != c.step_starts.end() ? start->second.index : c.events.size(); i < c.events.size(); ++i) {
+    const AllocatorEvent& r = c.events[i];
+    if (r.time_ps > p.peak_time_ps) break;
+    if (steps.Next(snapshot_of.GroupOf(r)) != p.peak_step) continue;
+    const MemorySnapshot s = snapshot_of(r);
+    if (s.activity == MemoryActivity::kAllocation) {
+      // A second allocation at a live address replaces the first, which
+      // then drops out of the breakdown while its bytes stay counted as
+      // explained; this is the reference's accounting, kept for parity.
+      live[s.address] = i;
+      unexplained = SaturatingSub(unexplained, s.allocation_bytes);
+    } else {
+      if (!live.erase(s.address)) freed_unknown = SaturatingAdd(freed_unknown, s.allocation_bytes);
+      unexplained = SaturatingAdd(unexplained, s.allocation_bytes);
+    }
+  }
+  // Frees of allocations made before the window release memory that was
+  // never counted as explained.
+  unexplained = SaturatingSub(unexplained, freed_unknown);
+
+  std::vector<ActiveAllocation> rows;
+  rows.reserve(live.size() + 2);
+  for (const auto& [address, i] : live) {
+    const MemorySnapshot s = snapshot_of(c.events[i]);
+    ActiveAllocation a;
+    a.allocation_bytes = s.allocation_bytes;
+    a.requested_bytes = s.requested_bytes;
+    a.op_name = s.op_name;
+    a.region_type = s.region_type;
+    a.data_type = s.data_type;
+    a.shape = s.shape;
+    a.step = p.peak_step;
+    a.snapshot = static_cast<int64_t>(i);
+    rows.push_back(a);
+  }
+  // Hash order is arbitrary: start from time order so that which of several
+  // equal allocations represents a merged row does not depend on it.
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.snapshot < b.snapshot; });
+
+  auto special = [&](int64_t bytes, std::string_view name, std::string_view region) {
+    ActiveAllocation a;
+    a.allocation_bytes = a.requested_bytes = bytes;
+    a.op_name = host.strings.Intern(name);
+    a.region_type = host.strings.Intern(region);
+    a.data_type = 0;
+    a.shape = host.strings.Intern("unknown");
+    a.step = p.peak_step;
+    a.special = static_cast<int>(p.specials.size());
+    p.specials.push_back(a);
+    rows.push_back(a);
+  };
+  if (unexplained > 0) special(unexplained, options.unexplained_heap_name, "persist/dynamic");
+  if (p.peak.stack_bytes > 0) special(p.peak.stack_bytes, "stack", "stack");
+
+  // Largest allocation first, then largest request, then by name, region,
+  // dtype and shape; rows equal on all of these are one row. The sizes are
+  // compared the other way round, not negated: a corrupt capture's size can
+  // be INT64_MIN, which has no negation.
+  auto key = [&](const ActiveAllocation& a) {
+    return std::make_tuple(host.Str(a.op_name), host.Str(a.region_type), DataTypeName(a.data_type), host.Str(a.shape));
+  };
+  // Sorted by this, a row equals the one before it when not after it.
+  auto before = [&](const ActiveAllocation& a, const ActiveAllocation& b) {
+    if (a.allocation_bytes != b.allocation_bytes) return a.allocation_bytes > b.allocation_bytes;
+    if (a.requested_bytes != b.requested_bytes) return a.requested_bytes > b.requested_bytes;
+    return key(a) < key(b);
+  };
+  std::stable_sort(rows.begin(), rows.end(), before);
+  for (const ActiveAllocation& r : rows) {
+    if (!p.active.empty() && !before(p.active.back(), r)) {
+      ++p.active.back().occurrences;
+      continue;
+    }
+    p.active.push_back(r);
+  }
+}
+
+}  // namespace
+
+void FinishInTimeOrder(Collecting& c, const SnapshotSource& snapshot_of, const MemoryProfileOptions& options,
+                       HostMemoryProfile& host, Diagnostics& diag) {
+  AllocatorMemoryProfile& p = c.profile;
+  p.lifetime_peak_bytes = c.peaks.lifetime;
+  if (c.peaks.has_peak) {
+    p.peak = snapshot_of(c.peaks.peak);
+    p.peak_bytes = c.peaks.peak_bytes;
+    p.peak_time_ps = p.peak.time_ps;
+    p.capacity_bytes = c.peaks.capacity_bytes;
+  }
+  // Capture order within equal times, so the result does not depend on the
+  // sort (the reference's sort is not stable).
+  PhaseTimer sort_phase("memory profile: sort by time");
+  SortByTime(c.events);
+  sort_phase.Stop();
+  PhaseTimer walk_phase("memory profile: steps, frees and timeline");
+  WalkTimeline(c, snapshot_of, options, diag);
+  walk_phase.Stop();
+  c.profile.peak.step = c.profile.peak_step;
+  PhaseTimer active_phase("memory profile: active at peak");
+  ActiveAtPeak(c, snapshot_of, options, host);
+}
+
+}  // namespace tfprof::memory_internal
