@@ -1,0 +1,604 @@
+#include "lib/summary/event_forest.h"
+
+#include <charconv>
+#include <map>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "lib/model/diagnostic_kinds.h"
+#include "lib/model/xplane_schema.h"
+#include "lib/summary/tf_op_name.h"
+#include "lib/util/id_index.h"
+#include "lib/util/parallel_for.h"
+#include "lib/util/phase_times.h"
+
+namespace tfprof::grouping_internal {
+
+Kind KindOfName(std::string_view n) {
+  if (n == "TraceContext") return Kind::kTraceContext;
+  if (n == "FunctionRun") return Kind::kFunctionRun;
+  if (n == "SessionRun") return Kind::kSessionRun;
+  if (n == "RunGraph") return Kind::kRunGraph;
+  if (n == "ExecutorState::Process") return Kind::kExecutorProcess;
+  if (n == "IteratorGetNextOp::DoCompute" || n == "IteratorGetNextAsOptionalOp::DoCompute")
+    return Kind::kIteratorGetNext;
+  if (n == "EagerExecute") return Kind::kEagerExecute;
+  if (n.rfind("InstantiatedCapturedFunction::Run", 0) == 0) return Kind::kCapturedFunction;
+  if (n == "ProcessBatch" || n == "OrbaxServing::ProcessBatch") return Kind::kProcessBatch;
+  if (n == "BatchingSessionRun") return Kind::kBatchingSessionRun;
+  return Kind::kOther;
+}
+
+bool IsImplicitRoot(Kind k) {
+  return k == Kind::kFunctionRun || k == Kind::kSessionRun || k == Kind::kRunGraph || k == Kind::kExecutorProcess;
+}
+
+bool IsLoopOp(std::string_view n) {
+  return n == "WhileOp-EvalCond" || n == "WhileOp-StartBody" || n == "ForOp" || n == "ParallelForOp" ||
+         n == "ForeverOp";
+}
+
+// "ProfilerStep#<digits>", checked by hand: a fixed name needs no regular
+// expression, and this scan cannot fail on a name of any length.
+bool IsProfilerStepName(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) return false;
+  return name.find_first_not_of("0123456789", kPrefix.size()) == std::string_view::npos;
+}
+
+namespace {
+
+// The digits N of a marker named "<name>#<N>" (ProfilerStep#12 -> "12"), or
+// empty when the name does not end so.
+std::string_view MarkerDigits(std::string_view name) {
+  const size_t hash = name.rfind('#');
+  if (hash == std::string_view::npos || hash + 1 == name.size()) return {};
+  std::string_view digits = name.substr(hash + 1);
+  return digits.find_first_not_of("0123456789") == std::string_view::npos ? digits : std::string_view();
+}
+
+// The launch of each kernel's correlation id (the last one where several
+// share it). The ids the kernels ask for are numbered once (IdIndex: a bit
+// table where they are dense, as CUPTI and Kineto number them), and each
+// launch is looked up there rather than added: a trace has several
+// runtime calls with an id for each one that ran on a GPU (the 1 GB Kineto
+// trace: 1.5 M calls, 0.36 M device events), so the walk over millions of
+// events never probes a growing hash table per launch. Ids are unsigned
+// here (AsUint); IdIndex takes their bits as int64, one to one.
+class CorrelationIndex {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  CorrelationIndex(const std::vector<std::pair<uint64_t, uint32_t>>& launches,
+                   const std::vector<std::pair<uint32_t, uint64_t>>& kernels) {
+    if (launches.empty() || kernels.empty()) return;
+    std::vector<int64_t> asked;
+    asked.reserve(kernels.size());
+    for (const auto& [node, corr] : kernels) asked.push_back(static_cast<int64_t>(corr));
+    ids_ = IdIndex(asked);
+    launch_of_.assign(ids_.size(), kNone);
+    for (const auto& [corr, node] : launches)
+      if (const uint32_t n = ids_.Find(static_cast<int64_t>(corr)); n != IdIndex::kNone) launch_of_[n] = node;
+  }
+
+  uint32_t Find(uint64_t corr) const {
+    const uint32_t n = ids_.Find(static_cast<int64_t>(corr));
+    return n == IdIndex::kNone ? kNone : launch_of_[n];
+  }
+
+ private:
+  IdIndex ids_;
+  std::vector<uint32_t> launch_of_;  // Per id number: the last launch with that id, or kNone.
+};
+
+// A producer/consumer context: its type, id and process (_pt/_p, _ct/_c,
+// _pid).
+struct ContextKey {
+  int64_t type, id, pid;
+  bool operator==(const ContextKey&) const = default;
+  bool operator<(const ContextKey& o) const { return std::tie(type, id, pid) < std::tie(o.type, o.id, o.pid); }
+  template <typename H>
+  friend H AbslHashValue(H h, const ContextKey& k) {
+    return H::combine(std::move(h), k.type, k.id, k.pid);
+  }
+};
+
+}  // namespace
+
+// Which kinds, markers and TF ops a plane's event names are: once per name.
+struct Forest::PlaneNames {
+  bool host_plane = false;
+  std::vector<Kind> kind_of;
+  std::vector<bool> is_marker, is_tf_op;
+};
+
+// What walking some lines collects besides the nodes (which it writes in
+// place): what the links are made from, in node order.
+struct Forest::Walked {
+  std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;        // (id, iter_num) -> ExecutorState::Process
+  std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
+  std::vector<std::pair<uint64_t, uint32_t>> launches;  // (correlation id, host node), in capture order
+  std::vector<std::pair<uint32_t, uint64_t>> kernels;   // device nodes with a correlation id
+  // Producers and consumers per context: hashed while walking (an event in
+  // three of a current TF capture names one), linked in key order after it.
+  absl::flat_hash_map<ContextKey, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> contexts;
+  std::vector<std::pair<uint32_t, int32_t>> levels;  // Forest::levels_
+
+  // Adds what `later` collected from the lines after these: the same as
+  // one walk over both (the later of two executors of a step wins).
+  void Join(Walked&& later) {
+    for (const auto& [key, node] : later.executor_by_step) executor_by_step[key] = node;
+    get_next.insert(get_next.end(), later.get_next.begin(), later.get_next.end());
+    launches.insert(launches.end(), later.launches.begin(), later.launches.end());
+    kernels.insert(kernels.end(), later.kernels.begin(), later.kernels.end());
+    levels.insert(levels.end(), later.levels.begin(), later.levels.end());
+    for (auto& [key, sides] : later.contexts) {
+      auto& mine = contexts[key];
+      mine.first.insert(mine.first.end(), sides.first.begin(), sides.first.end());
+      mine.second.insert(mine.second.end(), sides.second.begin(), sides.second.end());
+    }
+  }
+};
+
+// Walks lines_[from, to): each event's node, nesting parent and range end,
+// written in place (the lines' nodes are numbered beforehand), and what the
+// links are made from, into `out`.
+void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& names, Walked& out) {
+  for (size_t i = from; i < to; ++i) {
+    const LineNodes& at = lines_[i];
+    const Line& line = host_.planes[at.plane].lines[at.line];
+    const PlaneNames& pn = names[at.plane];
+    const PlaneStats& ps = stats_[at.plane];
+    const uint32_t first = at.first_node;
+    std::vector<uint32_t> stack;
+    for (uint32_t e = 0; e < line.events.size(); ++e) {
+      const Event& ev = line.events[e];
+      const uint32_t n = first + e;
+      Node node{pn.kind_of[ev.metadata], pn.is_tf_op[ev.metadata], false};
+      auto stats = line.EventStats(e);
+      int32_t level = 0;
+      if (marker_) level = pn.is_marker[ev.metadata] ? 1 : 0;
+      else if (auto r = ps.r.In(stats)) level = static_cast<int32_t>(r->AsInt());
+      else if (node.kind == Kind::kTraceContext) level = 1;
+      else if (node.kind == Kind::kProcessBatch) level = 2;
+      else if (node.kind == Kind::kBatchingSessionRun) level = 1;
+      if (level != 0) out.levels.emplace_back(n, level);
+      if (auto c = ps.corr.In(stats)) {
+        if (pn.host_plane) {
+          if (node.kind == Kind::kOther) node.kind = Kind::kKernelLaunch;
+          out.launches.emplace_back(c->AsUint(), n);
+        } else {
+          // An event typed by its name is not a KernelExecute for the
+          // reference's eager marks (it still links to its launch here).
+          node.may_be_eager = node.may_be_eager || node.kind == Kind::kOther;
+          node.kind = Kind::kKernelExecute;
+          out.kernels.emplace_back(n, c->AsUint());
+        }
+      }
+      if (node.kind == Kind::kExecutorProcess || node.kind == Kind::kIteratorGetNext) {
+        auto id = ps.id.In(stats), it = ps.iter_num.In(stats);
+        if (id && it) {
+          std::pair<int64_t, int64_t> key{id->AsInt(), it->AsInt()};
+          if (node.kind == Kind::kExecutorProcess) out.executor_by_step[key] = n;
+          else out.get_next.emplace_back(n, key);
+        }
+      }
+      const auto pid_stat = ps.pid.In(stats);
+      const int64_t pid = pid_stat ? pid_stat->AsInt() : 0;
+      if (auto pt = ps.pt.In(stats); pt)
+        if (auto pv = ps.p.In(stats)) out.contexts[{pt->AsInt(), pv->AsInt(), pid}].first.push_back(n);
+      if (auto ct = ps.ct.In(stats); ct)
+        if (auto cv = ps.c.In(stats)) out.contexts[{ct->AsInt(), cv->AsInt(), pid}].second.push_back(n);
+      nest_parent_[n] = kNoParent;
+      // Nesting: the nearest open event that contains this one is its
+      // parent. Async events (_a) take no part.
+      if (auto a = ps.a.In(stats); a && a->AsInt() != 0) {
+        node.async = true;
+        nodes_[n] = node;
+        subtree_end_[n] = n + 1;
+        continue;
+      }
+      nodes_[n] = node;
+      while (!stack.empty()) {
+        const Event& top = line.events[stack.back() - first];
+        if (top.start_ps <= ev.start_ps && ev.end_ps() <= top.end_ps()) break;
+        subtree_end_[stack.back()] = n;  // The first event it does not contain.
+        stack.pop_back();
+      }
+      if (!stack.empty()) nest_parent_[n] = stack.back();
+      stack.push_back(n);
+    }
+    for (uint32_t open : stack) subtree_end_[open] = first + static_cast<uint32_t>(line.events.size());
+  }
+}
+
+void Forest::Build(size_t threads) {
+  // The lines' nodes are numbered first, so that pieces of the lines can be
+  // walked on several threads, each writing its own nodes.
+  size_t nodes = 0;
+  std::vector<PlaneNames> names(host_.planes.size());
+  for (uint32_t p = 0; p < host_.planes.size(); ++p) {
+    const Plane& plane = host_.planes[p];
+    stats_.emplace_back(host_, plane);
+    PlaneNames& pn = names[p];
+    pn.host_plane = host_.PlaneName(plane) == schema::kHostThreadsPlane;
+    const size_t m_count = plane.event_metadata.size();
+    pn.kind_of.resize(m_count);
+    pn.is_marker.resize(m_count);
+    pn.is_tf_op.resize(m_count);
+    for (size_t m = 0; m < m_count; ++m) {
+      std::string_view name = host_.Str(plane.event_metadata[m].name);
+      pn.kind_of[m] = KindOfName(name);
+      if (marker_) pn.is_marker[m] = marker_(name);
+      // The reference types TF-op-named events TfOpRun (current op-name
+      // rules, whatever --compat says: this is its grouping, not op stats).
+      pn.is_tf_op[m] = pn.kind_of[m] == Kind::kOther && ParseTfOpFullname(name).category == OpCategory::kTensorFlow;
+      has_eager_execute_ = has_eager_execute_ || pn.kind_of[m] == Kind::kEagerExecute;
+    }
+    for (uint32_t l = 0; l < plane.lines.size(); ++l) {
+      const Line& line = plane.lines[l];
+      if (schema::IsDerivedLineId(line.id) || line.events.empty()) continue;
+      lines_.push_back(LineNodes{static_cast<uint32_t>(nodes), p, l});
+      nodes += line.events.size();
+    }
+  }
+  // Every entry is written by the walk: sized without being filled.
+  nodes_.resize(nodes);
+  nest_parent_.resize(nodes);
+  subtree_end_.resize(nodes);
+
+  // Pieces of whole lines with about as many events each, walked side by
+  // side and joined in line order.
+  threads = lines_.size() < 2 ? 1 : std::clamp<size_t>(threads, 1, lines_.size());
+  if (nodes < (size_t{1} << 16)) threads = 1;  // Starting a thread costs more.
+  std::vector<size_t> piece_start{0};
+  for (size_t i = 1; i < lines_.size() && piece_start.size() < threads; ++i)
+    if (lines_[i].first_node >= nodes * piece_start.size() / threads) piece_start.push_back(i);
+  piece_start.push_back(lines_.size());
+  std::vector<Walked> walked(piece_start.size() - 1);
+  ParallelFor(walked.size(), walked.size(),
+              [&](size_t t) { WalkLines(piece_start[t], piece_start[t + 1], names, walked[t]); });
+  Walked all = std::move(walked[0]);
+  for (size_t t = 1; t < walked.size(); ++t) all.Join(std::move(walked[t]));
+  walked.clear();
+  levels_ = std::move(all.levels);
+
+  for (const auto& [n, key] : all.get_next)
+    if (auto it = all.executor_by_step.find(key); it != all.executor_by_step.end()) AddEdge(it->second, n);
+  const CorrelationIndex launch_by_correlation(all.launches, all.kernels);
+  std::vector<std::pair<uint64_t, uint32_t>>().swap(all.launches);
+  uint64_t unmatched = 0;
+  for (const auto& [n, corr] : all.kernels) {
+    if (const uint32_t launch = launch_by_correlation.Find(corr); launch != CorrelationIndex::kNone) AddEdge(launch, n);
+    else ++unmatched;
+  }
+  diag_.Add(diag_kind::kGroupingKernelWithoutLaunch, "", unmatched);
+  // A context's producers are parents of its consumers (skipped when both
+  // sides are large, as the reference does, to bound the edges).
+  using ContextEntry = decltype(all.contexts)::value_type;
+  std::vector<const ContextEntry*> ordered;
+  ordered.reserve(all.contexts.size());
+  for (const ContextEntry& entry : all.contexts) ordered.push_back(&entry);
+  std::sort(ordered.begin(), ordered.end(),
+            [](const ContextEntry* a, const ContextEntry* b) { return a->first < b->first; });
+  for (const ContextEntry* entry : ordered) {
+    const auto& [producers, consumers] = entry->second;
+    if (producers.size() >= 64 && consumers.size() >= 64) continue;
+    for (uint32_t pr : producers)
+      for (uint32_t co : consumers) AddEdge(pr, co);
+  }
+  PhaseTimer adjacency_phase("grouping: adjacency");
+  MakeAdjacency();
+}
+
+void Forest::MakeAdjacency() {
+  link_parents_.reserve(edges_.size());
+  for (const auto& [p, c] : edges_) link_parents_.emplace_back(c, p);
+  const auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::stable_sort(link_parents_.begin(), link_parents_.end(), by_first);
+  link_children_.swap(edges_);
+  std::stable_sort(link_children_.begin(), link_children_.end(), by_first);
+}
+
+std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
+  std::vector<uint32_t> out;
+  absl::flat_hash_set<uint32_t> seen{node};
+  std::deque<uint32_t> queue{node};
+  while (!queue.empty()) {
+    uint32_t x = queue.front();
+    queue.pop_front();
+    ForEachParent(x, [&](uint32_t parent) {
+      if (seen.insert(parent).second) {
+        out.push_back(parent);
+        queue.push_back(parent);
+      }
+    });
+  }
+  return out;
+}
+
+constexpr uint32_t kUnknownNode = UINT32_MAX, kNoNode = UINT32_MAX - 1, kVisiting = UINT32_MAX - 2;
+
+// The reference's search: breadth first through the parents, in the order
+// the links were made, the node itself first.
+uint32_t Forest::NearestEagerExecuteBfs(uint32_t node) const {
+  absl::flat_hash_set<uint32_t> seen{node};
+  std::deque<uint32_t> queue{node};
+  while (!queue.empty()) {
+    uint32_t x = queue.front();
+    queue.pop_front();
+    if (nodes_[x].kind == Kind::kEagerExecute) return x;
+    ForEachParent(x, [&](uint32_t parent) {
+      if (seen.insert(parent).second) queue.push_back(parent);
+    });
+  }
+  return kNoNode;
+}
+
+// The same answer, shared along chains of single parents (nesting on a
+// thread, a kernel's launch), where the search from a node is the search
+// from its parent: millions of kernels and ops then cost one step each.
+// Nodes with several parents (producer/consumer links) take the full search.
+uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo) const {
+  std::vector<uint32_t> chain;
+  uint32_t x = node, found = kNoNode;
+  while (true) {
+    if (memo[x] != kUnknownNode) {
+      found = memo[x] == kVisiting ? kNoNode : memo[x];  // kVisiting: a cycle without EagerExecute.
+      break;
+    }
+    size_t parents = 0;
+    uint32_t parent = 0;
+    ForEachParent(x, [&](uint32_t p) {
+      ++parents;
+      parent = p;
+    });
+    if (nodes_[x].kind == Kind::kEagerExecute || parents != 1) {
+      found = nodes_[x].kind == Kind::kEagerExecute ? x : parents == 0 ? kNoNode : NearestEagerExecuteBfs(x);
+      memo[x] = found;
+      break;
+    }
+    memo[x] = kVisiting;
+    chain.push_back(x);
+    x = parent;  // The only one.
+  }
+  for (uint32_t c : chain) memo[c] = found;
+  return found;
+}
+
+// An op or kernel is eager when its nearest EagerExecute has is_func = 0;
+// without is_func the EagerExecute counts as a compiled function's.
+void Forest::MarkEager(EventBits& out) const {
+  if (!has_eager_execute_) return;
+  std::vector<uint32_t> memo(nodes_.size(), kUnknownNode);
+  uint32_t last_eager = kNoNode;
+  bool last_is_eager = false;
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    if (!nodes_[i].may_be_eager) continue;
+    const uint32_t e = NearestEagerExecute(i, memo);
+    if (e == kNoNode) continue;
+    // Neighbouring ops mostly share their EagerExecute: its stat is read
+    // once per run of them.
+    if (e != last_eager) {
+      auto is_func = StatOf(&PlaneStats::is_func, e);
+      last_eager = e;
+      last_is_eager = is_func && is_func->AsInt() == 0;
+    }
+    if (!last_is_eager) continue;
+    if (out.empty()) {
+      out.resize(host_.planes.size());
+      for (size_t p = 0; p < host_.planes.size(); ++p) {
+        out[p].resize(host_.planes[p].lines.size());
+        for (size_t l = 0; l < host_.planes[p].lines.size(); ++l)
+          out[p][l].assign(host_.planes[p].lines[l].events.size(), false);
+      }
+    }
+    const EventRef at = PositionOf(i);
+    out[at.plane][at.line][at.event] = true;
+  }
+}
+
+std::vector<uint32_t> Forest::Roots() {
+  // Roots whose step id is a tf.data function's are not steps.
+  absl::flat_hash_set<int64_t> tf_data_ids;
+  for (uint32_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].kind == Kind::kCapturedFunction)
+      if (auto id = StatOf(&PlaneStats::id, i)) tf_data_ids.insert(id->AsInt());
+
+  if (marker_) {
+    std::vector<uint32_t> roots;
+    for (const auto& [i, level] : levels_)
+      if (level > 0) roots.push_back(i);
+    SortRoots(roots, false);
+    return roots;
+  }
+  // TensorFlow 1 loops: the iterations of ExecutorState::Process
+  // (same step id, iter_num > 0 somewhere) are the steps.
+  std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> iterations;
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].kind != Kind::kExecutorProcess) continue;
+    auto id = StatOf(&PlaneStats::id, i), it = StatOf(&PlaneStats::iter_num, i);
+    if (id && it) iterations[{id->AsInt(), it->AsInt()}].push_back(i);
+  }
+  absl::flat_hash_set<int64_t> looping;
+  for (const auto& [key, v] : iterations)
+    if (key.second != 0) looping.insert(key.first);
+  if (!looping.empty()) {
+    std::vector<uint32_t> roots;
+    for (auto& [key, v] : iterations) {
+      if (!looping.contains(key.first)) continue;
+      auto first =
+          *std::min_element(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return StartOf(a) < StartOf(b); });
+      roots.push_back(first);
+      loop_members_.emplace_back(first, v);
+    }
+    SortRoots(roots, false);
+    return roots;
+  }
+
+  std::vector<uint32_t> roots;
+  for (const auto& [i, level] : levels_) {
+    if (level <= 0) continue;
+    if (!tf_data_ids.empty())
+      if (auto id = StatOf(&PlaneStats::id, i); id && tf_data_ids.contains(id->AsInt())) continue;
+    roots.push_back(i);
+  }
+  SortRoots(roots, true);
+  return roots;
+}
+
+// A stable sort by (root level, highest first, when `by_level`; start), on
+// keys made once: a start is a search over the lines, not to be repeated
+// in every comparison (a 1 GB capture has hundreds of thousands of roots).
+void Forest::SortRoots(std::vector<uint32_t>& roots, bool by_level) const {
+  struct Key {
+    int32_t level;  // Negated, the highest first (roots have levels above 0).
+    int64_t start;
+    size_t place;  // Before the sort: equal keys keep their order.
+    uint32_t node;
+  };
+  std::vector<Key> keys;
+  keys.reserve(roots.size());
+  for (size_t i = 0; i < roots.size(); ++i)
+    keys.push_back(Key{by_level ? -RootLevel(roots[i]) : 0, StartOf(roots[i]), i, roots[i]});
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.level, a.start, a.place) < std::tie(b.level, b.start, b.place);
+  });
+  for (size_t i = 0; i < keys.size(); ++i) roots[i] = keys[i].node;
+}
+
+// "<prefix> <number>": the prefix is a graph_type found on the root or its
+// ancestors, else the root's name unless it is an implicit root
+// (FunctionRun, ...); the number is iter_num, else step_num, else the id.
+// A marker root named "<name>#<N>" is the name itself, numbered N.
+std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number, bool* numbered_by_name) {
+  std::vector<uint32_t> chain{root};
+  for (uint32_t a : Ancestors(root)) chain.push_back(a);
+  auto find = [&](StatFinder PlaneStats::*field) -> std::optional<Stat> {
+    for (uint32_t x : chain)
+      if (auto s = StatOf(field, x)) return s;
+    return std::nullopt;
+  };
+  const Node& r = nodes_[root];
+  if (marker_) {
+    // PyTorch's "ProfilerStep#12" already says which step it is.
+    std::string_view name = NameOf(root);
+    if (std::string_view digits = MarkerDigits(name); !digits.empty()) {
+      // N beyond 64 bits (a 40,000-digit "step") leaves the group id.
+      int64_t n = 0;
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+      *numbered_by_name = ec == std::errc() && end == digits.data() + digits.size();
+      *number = *numbered_by_name ? n : group_id;
+      return std::string(name);
+    }
+  }
+  std::string prefix;
+  if (auto g = find(&PlaneStats::graph_type)) {
+    const Stat& s = *g;
+    prefix = s.type() == StatType::kString ? std::string(host_.Str(s.AsString())) : std::to_string(s.AsInt());
+  } else if (!IsImplicitRoot(r.kind)) {
+    prefix = std::string(NameOf(root));
+  }
+  *number = group_id;
+  if (auto it = find(&PlaneStats::iter_num)) *number = it->AsInt();
+  else if (auto st = find(&PlaneStats::step_num)) *number = st->AsInt();
+  return prefix.empty() ? std::to_string(*number) : prefix + " " + std::to_string(*number);
+}
+
+// What the reference's breadth-first search labels from x through nesting:
+// x and every unlabelled node nested in it, except below a labelled one.
+// Whatever is labelled has its whole nesting labelled (the search never
+// stops part way down a nesting), so a labelled node's range is skipped.
+// The links of each node labelled are queued. Which nodes a search labels
+// does not depend on the order it meets them in, so ranges give the same
+// groups as a queue of children.
+void Forest::LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue) {
+  const uint32_t end = subtree_end_[x];
+  const auto parent_below = [](const std::pair<uint32_t, uint32_t>& link, uint32_t node) { return link.first < node; };
+  auto link = std::lower_bound(link_children_.begin(), link_children_.end(), x, parent_below);
+  for (uint32_t z = x; z < end;) {
+    if (group_[z] != kNoGroup) {
+      z = subtree_end_[z];
+      link = std::lower_bound(link, link_children_.end(), z, parent_below);
+      continue;
+    }
+    if (z != x && nodes_[z].async) {  // In the range, not in the nesting.
+      ++z;
+      continue;
+    }
+    group_[z] = id;
+    while (link != link_children_.end() && link->first < z) ++link;
+    for (; link != link_children_.end() && link->first == z; ++link)
+      if (group_[link->second] == kNoGroup) queue.push_back(link->second);
+    ++z;
+  }
+}
+
+void Forest::Group(EventGroups& out) {
+  // Room for every event: the labels become the result's ids, derived
+  // lines' events added after them in place.
+  size_t events = 0;
+  for (const Plane& pl : host_.planes) events += pl.EventCount();
+  group_.reserve(events);
+  group_.assign(nodes_.size(), kNoGroup);
+  std::vector<uint32_t> roots = Roots();
+  absl::flat_hash_map<uint32_t, const std::vector<uint32_t>*> members;
+  for (const auto& [first, v] : loop_members_) members[first] = &v;
+  int32_t next = 0;
+  std::deque<uint32_t> queue;
+  for (uint32_t root : roots) {
+    if (group_[root] != kNoGroup) continue;
+    if (members.empty()) {
+      // A root inside another root of the same level (FunctionRun in a
+      // Keras "train" step) is part of that step.
+      bool nested = false;
+      for (uint32_t a : Ancestors(root))
+        if (RootLevel(a) == RootLevel(root)) nested = true;
+      if (nested) continue;
+    }
+    const int32_t id = next++;
+    queue.assign({root});
+    if (auto it = members.find(root); it != members.end())
+      queue.insert(queue.end(), it->second->begin(), it->second->end());
+    while (!queue.empty()) {
+      uint32_t x = queue.front();
+      queue.pop_front();
+      if (group_[x] != kNoGroup) continue;  // Another step's (or already done): not re-labelled.
+      LabelSubtree(x, id, queue);
+    }
+    StepGroup g;
+    g.id = id;
+    g.name = GroupName(root, id, &g.step_number, &g.numbered_by_name);
+    if (!IsImplicitRoot(nodes_[root].kind)) {
+      g.named_root = PositionOf(root);
+    }
+    out.groups.push_back(std::move(g));
+  }
+
+  // Write back; on GPU planes, device events the links did not reach take
+  // the step of the device event before them in time.
+  std::vector<std::pair<uint32_t, uint32_t>> grouped_lines;
+  grouped_lines.reserve(lines_.size());
+  for (const LineNodes& l : lines_) grouped_lines.emplace_back(l.plane, l.line);
+  out.group.Adopt(host_, std::move(group_), grouped_lines);
+  group_ = {};
+  // What only the steps' search reads is freed: before the eager marks
+  // take their own memory when they come after, 4 bytes a node (beside
+  // the search, the small nodes make room for them).
+  decltype(subtree_end_)().swap(subtree_end_);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(link_children_);
+  if (out.groups.empty()) return;
+  for (size_t p = 0; p < host_.planes.size(); ++p) {
+    const Plane& plane = host_.planes[p];
+    if (!schema::IsGpuPlane(host_.PlaneName(plane))) continue;
+    int32_t last = kNoGroup;
+    for (auto [l, e] : DeviceEventsInStartOrder(plane)) {
+      int32_t& g = out.group.At(p, l, e);
+      if (g == kNoGroup) g = last;
+      else last = g;
+    }
+  }
+}
+
+}  // namespace tfprof::grouping_internal

@@ -1,0 +1,184 @@
+// Internal to event grouping (event_grouping.cc): the event forest the
+// reference groups steps on. One node per event of the grouped lines;
+// edges from nesting on each thread, from producer/consumer contexts
+// between threads, and from kernel launches to their kernels. Groups are
+// labelled from step roots through it; eager ops and kernels are marked
+// by their nearest EagerExecute.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lib/model/default_init_allocator.h"
+#include "lib/model/diagnostics.h"
+#include "lib/model/model.h"
+#include "lib/model/stat_finder.h"
+#include "lib/summary/event_grouping.h"
+
+namespace tfprof::grouping_internal {
+
+// The event kinds grouping treats specially.
+enum class Kind : uint8_t {
+  kOther,
+  kTraceContext,
+  kFunctionRun,
+  kSessionRun,
+  kRunGraph,
+  kExecutorProcess,
+  kIteratorGetNext,
+  kEagerExecute,
+  kCapturedFunction,
+  kKernelLaunch,
+  kKernelExecute,
+  kProcessBatch,
+  kBatchingSessionRun
+};
+
+// The kind of an event by its name.
+Kind KindOfName(std::string_view n);
+// FunctionRun, SessionRun, RunGraph and ExecutorState::Process: roots of a
+// step without being named for it.
+bool IsImplicitRoot(Kind k);
+// A TF loop op's name (WhileOp-EvalCond, ForOp, ...).
+bool IsLoopOp(std::string_view n);
+
+// Which event names are step roots (--step-marker, or PyTorch's
+// ProfilerStep#N); empty when the capture's own markers are used.
+using MarkerTest = std::function<bool(std::string_view)>;
+// "ProfilerStep#<digits>".
+bool IsProfilerStepName(std::string_view name);
+
+// One per event of the lines grouped, in their order (plane, line, event):
+// 3 bytes, as there are millions. Where the event lies (Forest::PositionOf)
+// and its time are the model's.
+// No default values: the walk writes every node (on its own thread's pages).
+struct Node {
+  Kind kind;
+  // A TF op (named "name:Type") or a GPU kernel (a device event with a
+  // correlation_id), whose eager mode the reference marks.
+  bool may_be_eager;
+  // An async event (_a != 0): it nests nothing and is in nothing, though
+  // it may lie inside another event's range of nodes (Forest::subtree_end_).
+  bool async;
+};
+static_assert(sizeof(Node) == 3);
+
+// The event forest: one node per event, edges from nesting on a thread and
+// from the links between threads and to the device.
+class Forest {
+ public:
+  Forest(const Host& host, Diagnostics& diag, MarkerTest marker)
+      : host_(host), diag_(diag), marker_(std::move(marker)) {}
+
+  // `threads`: how many threads may walk the lines.
+  void Build(size_t threads = 1);
+  void Group(EventGroups& out);
+  void MarkEager(EventBits& out) const;
+
+ private:
+  struct PlaneStats;
+  struct PlaneNames;
+  struct Walked;
+  void WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& names, Walked& out);
+  // The lines whose events are nodes, each with its first node, in node
+  // order: a node's place is found by a binary search over lines.
+  struct LineNodes {
+    uint32_t first_node, plane, line;
+  };
+  // Where a node's event lies in the model.
+  EventRef PositionOf(uint32_t n) const {
+    auto it = std::upper_bound(lines_.begin(), lines_.end(), n,
+                               [](uint32_t node, const LineNodes& l) { return node < l.first_node; });
+    --it;  // The first line starts at node 0.
+    return EventRef{it->plane, it->line, n - it->first_node};
+  }
+  const Event& EventOf(const EventRef& at) const { return host_.planes[at.plane].lines[at.line].events[at.event]; }
+  int64_t StartOf(uint32_t n) const { return EventOf(PositionOf(n)).start_ps; }
+  std::string_view NameOf(uint32_t n) const {
+    const EventRef at = PositionOf(n);
+    return host_.Str(host_.planes[at.plane].event_metadata[EventOf(at).metadata].name);
+  }
+  std::optional<Stat> StatOf(StatFinder PlaneStats::*field, uint32_t n) const {
+    const EventRef at = PositionOf(n);
+    return (stats_[at.plane].*field).In(host_.planes[at.plane].lines[at.line].EventStats(at.event));
+  }
+  // A link between threads or to the device (nesting is nest_parent_).
+  void AddEdge(uint32_t parent, uint32_t child) { edges_.emplace_back(parent, child); }
+  // A node's parents in the order the links were made: its nesting parent
+  // (made while walking), then the links, in the order they were made.
+  template <typename Visit>
+  void ForEachParent(uint32_t x, Visit visit) const {
+    if (nest_parent_[x] != kNoParent) visit(nest_parent_[x]);
+    auto [from, to] = std::equal_range(link_parents_.begin(), link_parents_.end(), std::pair<uint32_t, uint32_t>{x, 0},
+                                       [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (; from != to; ++from) visit(from->second);
+  }
+  void MakeAdjacency();
+  void LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue);
+  std::vector<uint32_t> Roots();
+  void SortRoots(std::vector<uint32_t>& roots, bool by_level) const;
+  std::string GroupName(uint32_t root, int32_t group_id, int64_t* number, bool* numbered_by_name);
+  std::vector<uint32_t> Ancestors(uint32_t node) const;
+  uint32_t NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo) const;
+  uint32_t NearestEagerExecuteBfs(uint32_t node) const;
+
+  const Host& host_;
+  Diagnostics& diag_;
+  const MarkerTest marker_;  // --step-marker: these events are the roots.
+  std::vector<Node, DefaultInitAllocator<Node>> nodes_;
+  // The nodes with a root level other than 0 (_r, or what their kind or
+  // --step-marker implies) and their levels, by node: a few per step, so
+  // kept apart rather than in every node.
+  std::vector<std::pair<uint32_t, int32_t>> levels_;
+  int32_t RootLevel(uint32_t n) const {
+    auto it = std::lower_bound(levels_.begin(), levels_.end(), std::pair<uint32_t, int32_t>{n, INT32_MIN});
+    return it != levels_.end() && it->first == n ? it->second : 0;
+  }
+  std::vector<LineNodes> lines_;
+  static constexpr uint32_t kNoParent = UINT32_MAX;
+  // Nesting, one parent at most per node: 4 bytes a node, not an edge.
+  std::vector<uint32_t, DefaultInitAllocator<uint32_t>> nest_parent_;
+  std::vector<std::pair<uint32_t, uint32_t>> edges_;  // The links (parent, child), until MakeAdjacency.
+  // The links' (child, parent), by child, each child's in the order made.
+  std::vector<std::pair<uint32_t, uint32_t>> link_parents_;
+  // The links' (parent, child), by parent: for the steps' search, which
+  // only needs who is reachable.
+  std::vector<std::pair<uint32_t, uint32_t>> link_children_;
+  // Events are in start order with the longer first, so a node's nested
+  // descendants are the nodes after it up to subtree_end_ (not the async
+  // ones among them): the steps' search labels a whole range at a time
+  // instead of keeping a list of children (4 bytes a node, not 8).
+  std::vector<uint32_t, DefaultInitAllocator<uint32_t>> subtree_end_;
+  std::vector<int32_t> group_;
+  bool has_eager_execute_ = false;
+  // TF1 loop mode: each iteration's first event and all its events.
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> loop_members_;
+  // Per-plane stat finders, built once.
+  struct PlaneStats {
+    StatFinder r, a, id, iter_num, step_num, graph_type, corr, pt, p, ct, c, pid, is_func;
+    PlaneStats(const Host& h, const Plane& pl)
+        : r(h, pl, "_r"),
+          a(h, pl, "_a"),
+          id(h, pl, "id"),
+          iter_num(h, pl, "iter_num"),
+          step_num(h, pl, "step_num"),
+          graph_type(h, pl, "graph_type"),
+          corr(h, pl, "correlation_id"),
+          pt(h, pl, "_pt"),
+          p(h, pl, "_p"),
+          ct(h, pl, "_ct"),
+          c(h, pl, "_c"),
+          pid(h, pl, "_pid"),
+          is_func(h, pl, "is_func") {}
+  };
+  std::vector<PlaneStats> stats_;
+};
+
+}  // namespace tfprof::grouping_internal
