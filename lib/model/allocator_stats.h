@@ -99,6 +99,11 @@ struct AllocatorStats {
   // What Set does with an int64 value of a field that has an
   // AllocatorIntSlot (`slot`), for a reader that found the slot itself.
   void SetInt64(AllocatorField field, AllocatorIntSlot slot, uint64_t bits);
+  // What Set does with a string value (a StringId) of the allocator name,
+  // op, region or shape (IsAllocatorStringField), and with a double of the
+  // fragmentation: for a reader that read the value itself.
+  void SetString(AllocatorField field, StringId id);
+  void SetFragmentation(double value);
   // An integer field's value under the rule chosen (see above).
   int64_t Int(int64_t lenient, AllocatorField field, bool strict) const {
     return strict && (odd_types & Bit(field)) ? 0 : lenient;
@@ -142,6 +147,32 @@ inline __attribute__((always_inline)) void AllocatorStats::SetInt64(AllocatorFie
   seen |= slot.seen;
 }
 
+// The fields a string stat fills (SetString).
+constexpr bool IsAllocatorStringField(AllocatorField f) {
+  return f == AllocatorField::kAllocatorName || f == AllocatorField::kTfOp || f == AllocatorField::kRegionType ||
+         f == AllocatorField::kShape;
+}
+
+inline __attribute__((always_inline)) void AllocatorStats::SetString(AllocatorField field, StringId id) {
+  switch (field) {
+    case AllocatorField::kAllocatorName:
+      memory_is_index = false;
+      memory_value = static_cast<int64_t>(id);
+      odd_types &= static_cast<uint16_t>(~Bit(AllocatorField::kDeviceIndex));
+      seen |= kSeenAllocator;
+      break;
+    case AllocatorField::kTfOp: tf_op = id; break;
+    case AllocatorField::kRegionType: region_type = id; break;
+    case AllocatorField::kShape: shape = id; break;
+    default: break;
+  }
+}
+
+inline __attribute__((always_inline)) void AllocatorStats::SetFragmentation(double value) {
+  fragmentation = value;
+  odd_types &= static_cast<uint16_t>(~Bit(AllocatorField::kFragmentation));
+}
+
 // Inline: the reader calls it for every stat of an allocator event.
 inline __attribute__((always_inline)) void AllocatorStats::Set(AllocatorField field, const Stat& stat) {
   if (stat.type() == StatType::kInt64) {
@@ -159,12 +190,7 @@ inline __attribute__((always_inline)) void AllocatorStats::Set(AllocatorField fi
   };
   switch (field) {
     case AllocatorField::kNone: break;
-    case AllocatorField::kAllocatorName:
-      memory_is_index = false;
-      memory_value = static_cast<int64_t>(stat.AsString());
-      odd_types &= static_cast<uint16_t>(~Bit(AllocatorField::kDeviceIndex));
-      seen |= kSeenAllocator;
-      break;
+    case AllocatorField::kAllocatorName: SetString(field, stat.AsString()); break;
     case AllocatorField::kDeviceIndex:
       memory_is_index = true;
       integer(memory_value);
@@ -174,9 +200,12 @@ inline __attribute__((always_inline)) void AllocatorStats::Set(AllocatorField fi
     case AllocatorField::kBytesAllocated: integer(bytes_allocated), seen |= kSeenAllocated; break;
     case AllocatorField::kBytesAvailable: integer(bytes_available), seen |= kSeenAvailable; break;
     case AllocatorField::kFragmentation:
-      fragmentation = stat.AsDouble();
-      if (stat.type() == StatType::kDouble) odd_types &= static_cast<uint16_t>(~Bit(field));
-      else odd_types |= Bit(field);
+      if (stat.type() == StatType::kDouble) {
+        SetFragmentation(stat.AsDouble());
+      } else {
+        fragmentation = stat.AsDouble();
+        odd_types |= Bit(field);
+      }
       break;
     case AllocatorField::kPeakBytesInUse: integer(peak_bytes_in_use); break;
     case AllocatorField::kRequestedBytes: integer(requested_bytes); break;
@@ -187,10 +216,10 @@ inline __attribute__((always_inline)) void AllocatorStats::Set(AllocatorField fi
       address = static_cast<uint64_t>(a);
       break;
     }
-    case AllocatorField::kTfOp: tf_op = AllocatorCaptureString(stat); break;
-    case AllocatorField::kRegionType: region_type = AllocatorCaptureString(stat); break;
+    case AllocatorField::kTfOp:
+    case AllocatorField::kRegionType:
+    case AllocatorField::kShape: SetString(field, AllocatorCaptureString(stat)); break;
     case AllocatorField::kDataType: integer(data_type); break;
-    case AllocatorField::kShape: shape = AllocatorCaptureString(stat); break;
   }
 }
 

@@ -425,14 +425,34 @@ class EventDecoder {
       const auto n = static_cast<size_t>(stat_end - bytes);
       uint64_t bits = 0;
       if constexpr (std::is_same_v<Out, RecordStats>) {
-        // An int64 into its record's slot (PlaneContext::record_int_lane):
-        // what the general path below does with it, in fewer steps.
-        if (tag == kInt && meta_id < lookup.lane_count && lookup.lanes[meta_id].slot.used) {
-          if (n == 0 || n > 8 || limit - bytes < 8 || !WireDecoder::ExactVarint(bytes, n, &bits)) break;
-          const PlaneContext::RecordIntLane lane = lookup.lanes[meta_id];
-          out.record.SetInt64(lane.field, lane.slot, bits);
-          p = stat_end;
-          continue;
+        // A value straight into its record's field (PlaneContext::
+        // record_lane): an int64 into its slot, a reference to a name
+        // into a string field, a double into the fragmentation. What the
+        // general path below does with it, in fewer steps; any other
+        // value of the field (a string spelt out, an odd type) goes there.
+        if (meta_id < lookup.lane_count) {
+          const PlaneContext::RecordLane lane = lookup.lanes[meta_id];
+          if (tag == kInt && lane.slot.used) {
+            if (n == 0 || n > 8 || limit - bytes < 8 || !WireDecoder::ExactVarint(bytes, n, &bits)) break;
+            out.record.SetInt64(lane.field, lane.slot, bits);
+            p = stat_end;
+            continue;
+          }
+          if (tag == kRef && IsAllocatorStringField(lane.field)) {
+            if (n == 0 || n > 8 || limit - bytes < 8 || !WireDecoder::ExactVarint(bytes, n, &bits)) break;
+            const uint32_t k = lookup.Key(bits, ctx_.stat_map);
+            if (k == IdMap::kMissing) break;
+            out.record.SetString(lane.field, ctx_.plane->stat_metadata[k].name);
+            p = stat_end;
+            continue;
+          }
+          if (tag == kDoubleTag && n == 8 && lane.field == AllocatorField::kFragmentation) {
+            double value;
+            std::memcpy(&value, bytes, 8);
+            out.record.SetFragmentation(value);
+            p = stat_end;
+            continue;
+          }
         }
       }
       StatType type;

@@ -67,18 +67,20 @@ struct PlaneContext {
   std::vector<uint8_t> allocator_field;
   bool KeepsRecordFor(uint32_t m) const { return !allocator_field.empty() && IsAllocatorMetadata(m); }
   // Per stat metadata id (stat_map's flat table only), where the records
-  // are kept: the record's slot for an int64 value of that stat, when the
-  // id names a stat the allocator events keep whose field has one
-  // (kAllocatorIntSlots); unused otherwise. Nearly every stat of an
-  // allocator event is such a value: the decoder stores it after one
-  // lookup where the general path takes four (the stat's key, whether it
-  // is dropped, its field, the field's slot). Stats of no field (group_id,
-  // one per event) through such a lane too made no difference.
-  struct RecordIntLane {
+  // are kept: when the id names a stat the allocator events keep, its
+  // record field, and the field's slot for an int64 value
+  // (kAllocatorIntSlots; unused for the string fields and the
+  // fragmentation); no field otherwise. Nearly every stat of an allocator
+  // event is an int64, a reference to a name or the fragmentation's
+  // double: the decoder stores it after one lookup where the general path
+  // takes four (the stat's key, whether it is dropped, its field, the
+  // field's rule). Stats of no field (group_id, one per event) through
+  // such a lane too made no difference.
+  struct RecordLane {
     AllocatorIntSlot slot;
     AllocatorField field = AllocatorField::kNone;
   };
-  std::vector<RecordIntLane> record_int_lane;
+  std::vector<RecordLane> record_lane;
   // Each event stat's lookups, as plain values: a decoding loop copies
   // them into locals, which no store can alias (the tables' own pointers,
   // read through the context, were loaded again after every stat stored).
@@ -92,9 +94,9 @@ struct PlaneContext {
       return id < key_count ? keys[id] : map.Find(static_cast<int64_t>(id));
     }
     bool Drops(uint32_t key) const { return key < drop_count && drop[key]; }
-    // record_int_lane, for an allocator event's lookups where records
+    // record_lane, for an allocator event's lookups where records
     // are kept; else none.
-    const RecordIntLane* lanes = nullptr;
+    const RecordLane* lanes = nullptr;
     size_t lane_count = 0;
   };
   EventStatLookup EventStatLookups() const {
@@ -105,8 +107,8 @@ struct PlaneContext {
             stat_map.dense_size(),
             drop_allocator_event_stat.data(),
             drop_allocator_event_stat.size(),
-            record_int_lane.data(),
-            record_int_lane.size()};
+            record_lane.data(),
+            record_lane.size()};
   }
   // With skip_event set for the events that are not allocator events
   // (EventStatFilter::only_allocator_events_when_grouped): such an event

@@ -203,12 +203,11 @@ class XSpaceReader {
     }
     budget_.Release(Growth::kEventNames, event_metadata_charged * sizeof(WireDecoder) + ctx.event_map.MemoryBytes() +
                                              event_ids.capacity() * sizeof(int64_t));
-    budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
-                                            stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes() +
-                                            ctx.drop_event_stat.capacity() + ctx.skip_event.capacity() +
-                                            ctx.allocator_event.capacity() + ctx.drop_allocator_event_stat.capacity() +
-                                            ctx.allocator_field.capacity() +
-                                            ctx.record_int_lane.capacity() * sizeof(PlaneContext::RecordIntLane));
+    budget_.Release(Growth::kStatNames,
+                    stat_ids_charged * sizeof(int64_t) + stat_names_charged * sizeof(std::string_view) +
+                        ctx.stat_map.MemoryBytes() + ctx.drop_event_stat.capacity() + ctx.skip_event.capacity() +
+                        ctx.allocator_event.capacity() + ctx.drop_allocator_event_stat.capacity() +
+                        ctx.allocator_field.capacity() + ctx.record_lane.capacity() * sizeof(PlaneContext::RecordLane));
     budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
   }
 
@@ -288,16 +287,16 @@ class XSpaceReader {
     for (size_t i = 0; i < stat_names.size(); ++i)
       ctx.allocator_field[i] = static_cast<uint8_t>(AllocatorFieldOf(stat_names[i]));
     budget_.Charge(Growth::kStatNames, ctx.allocator_field.capacity(), 0);
-    // The int64 lanes, by id: of a kept stat (a key the decoders take) whose
-    // field has a slot.
-    ctx.record_int_lane.resize(ctx.stat_map.dense_size());
-    for (size_t id = 0; id < ctx.record_int_lane.size(); ++id) {
+    // The lanes, by id: of a kept stat (a key the decoders take), its field
+    // and the field's int64 slot.
+    ctx.record_lane.resize(ctx.stat_map.dense_size());
+    for (size_t id = 0; id < ctx.record_lane.size(); ++id) {
       const uint32_t key = ctx.stat_map.dense_data()[id];
       if (key == IdMap::kMissing || key > kMaxStatKey || ctx.drop_allocator_event_stat[key]) continue;
       const auto field = static_cast<AllocatorField>(ctx.allocator_field[key]);
-      ctx.record_int_lane[id] = {kAllocatorIntSlots[static_cast<size_t>(field) & 15], field};
+      ctx.record_lane[id] = {kAllocatorIntSlots[static_cast<size_t>(field) & 15], field};
     }
-    budget_.Charge(Growth::kStatNames, ctx.record_int_lane.capacity() * sizeof(PlaneContext::RecordIntLane), 0);
+    budget_.Charge(Growth::kStatNames, ctx.record_lane.capacity() * sizeof(PlaneContext::RecordLane), 0);
     plane.allocator_stats_as_records = true;
   }
 

@@ -4,10 +4,12 @@
 //   of every layout, id width, value type and length, well formed and
 //   broken, are generated here at random (fixed seed) and both readings
 //   compared event by event: verdict and group id.
-// - The decoder stores an allocator event's int64 stats straight into its
-//   record (PlaneContext::record_int_lane). A stat the command drops must
-//   stay out of the record; one of another type, or repeated, is read as
-//   AllocatorStats::Set reads it.
+// - The decoder stores an allocator event's int64 stats, references to
+//   names and fragmentation straight into its record
+//   (PlaneContext::record_lane). A stat the command drops must stay out of
+//   the record; one of another type, or repeated, is read as
+//   AllocatorStats::Set reads it: the records are compared with what Set
+//   makes of the same events' stats kept in the pool.
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
@@ -199,4 +201,91 @@ TEST_CASE("An allocator event's int64 stats go into its record as Set puts them,
   // The group id is no field of the record: it stays in the pool.
   REQUIRE(cpu.lines[0].events.size() == 1);
   CHECK(cpu.lines[0].EventStats(0).size() == 1);
+}
+
+TEST_CASE("An allocator event's names and fragmentation go into its record as Set puts them", "[xplane][memory]") {
+  XSpaceBuilder space;
+  auto line = space.Plane("/host:CPU", 0).Line(1, "tf_Compute", 1'000);
+  // Names as references (the lanes) and spelt out (the general path),
+  // repeated, dropped (tf_op: not on allocator events), after a device
+  // index; the fragmentation as a double (a lane) and as an integer (the
+  // general path, an odd type).
+  line.Event("MemoryAllocation", 100, 0,
+             {{"device_ordinal", int64_t{2}},
+              {"allocator_name", testing::Ref{"GPU_0_bfc"}},
+              {"bytes_allocated", int64_t{4096}},
+              {"fragmentation", 0.25},
+              {"tf_op", testing::Ref{"MatMul"}},
+              {"region_type", std::string("output")},
+              {"shape", testing::Ref{"[2,2]"}},
+              {"shape", testing::Ref{"[4]"}},
+              {"kernel_name", testing::Ref{"ignored"}},
+              {"group_id", int64_t{3}}});
+  line.Event("MemoryDeallocation", 200, 0,
+             {{"allocator_name", std::string("gpu_host_bfc")},
+              {"fragmentation", int64_t{1}},
+              {"tf_op", testing::Ref{"Conv2D"}},
+              {"region_type", testing::Ref{"temp"}},
+              {"allocator_name", testing::Ref{"GPU_0_bfc"}}});
+  line.Event("MemoryAllocation", 300, 0,
+             {{"allocator_name", testing::Ref{"GPU_0_bfc"}}, {"device_ordinal", int64_t{5}}, {"fragmentation", 0.5}});
+  const std::string bytes = space.Serialize();
+  auto read = [&](bool records) {
+    EventStatFilter kept = EventStatFilter::Only({"device_ordinal", "allocator_name", "bytes_allocated",
+                                                  "fragmentation", "tf_op", "region_type", "shape", "group_id"});
+    kept.not_on_allocator_events = {"tf_op"};
+    kept.allocator_records = records;
+    ReadOptions options;
+    options.event_stats = kept;
+    Diagnostics diag;
+    return ReadXSpaceBytes(bytes, "lanes.xplane.pb", diag, options);
+  };
+  const Host with_records = read(true);
+  const Host pooled = read(false);
+  const Plane& cpu = with_records.planes[0];
+  REQUIRE(cpu.allocator_records.size() == 1);
+  const std::vector<AllocatorStats>& records = cpu.allocator_records[0].records;
+  REQUIRE(records.size() == 3);
+  // Set over the pooled stats, field by field as the memory profile reads
+  // them (SnapshotReader::Gather).
+  const Plane& plain = pooled.planes[0];
+  std::vector<AllocatorField> fields;
+  for (const StatMetadata& m : plain.stat_metadata) fields.push_back(AllocatorFieldOf(pooled.Str(m.name)));
+  for (uint32_t e = 0; e < 3; ++e) {
+    INFO("event " << e);
+    AllocatorStats expected;
+    for (const Stat& stat : plain.lines[0].EventStats(e))
+      if (stat.key() < fields.size() && fields[stat.key()] != AllocatorField::kNone)
+        expected.Set(fields[stat.key()], stat);
+    const AllocatorStats& r = records[e];
+    CHECK(r.event == e);
+    CHECK(r.memory_is_index == expected.memory_is_index);
+    if (r.memory_is_index) CHECK(r.memory_value == expected.memory_value);
+    else
+      CHECK(with_records.Str(static_cast<StringId>(r.memory_value)) ==
+            pooled.Str(static_cast<StringId>(expected.memory_value)));
+    CHECK(r.bytes_allocated == expected.bytes_allocated);
+    CHECK(r.fragmentation == expected.fragmentation);
+    CHECK(with_records.Str(r.tf_op) == pooled.Str(expected.tf_op));
+    CHECK(with_records.Str(r.region_type) == pooled.Str(expected.region_type));
+    CHECK(with_records.Str(r.shape) == pooled.Str(expected.shape));
+    CHECK(r.seen == expected.seen);
+    CHECK(r.odd_types == expected.odd_types);
+  }
+  // And what that is, by hand.
+  CHECK(!records[0].memory_is_index);
+  CHECK(with_records.Str(static_cast<StringId>(records[0].memory_value)) == "GPU_0_bfc");
+  CHECK(records[0].fragmentation == 0.25);
+  CHECK(records[0].tf_op == StringPool::kEmpty);  // Dropped.
+  CHECK(with_records.Str(records[0].region_type) == "output");
+  CHECK(with_records.Str(records[0].shape) == "[4]");
+  CHECK(records[0].odd_types == 0);
+  CHECK(with_records.Str(static_cast<StringId>(records[1].memory_value)) == "GPU_0_bfc");
+  CHECK(records[1].fragmentation == 1.0);
+  CHECK(records[1].odd_types == AllocatorStats::Bit(AllocatorField::kFragmentation));
+  CHECK(records[1].tf_op == StringPool::kEmpty);
+  CHECK(with_records.Str(records[1].region_type) == "temp");
+  CHECK(records[2].memory_is_index);
+  CHECK(records[2].memory_value == 5);
+  CHECK(records[2].fragmentation == 0.5);
 }
