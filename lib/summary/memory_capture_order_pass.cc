@@ -1,6 +1,10 @@
 #include "lib/summary/memory_capture_order_pass.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <span>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -24,6 +28,9 @@ struct Piece {
     std::string id;
     PeakTracker peaks;
     std::vector<AllocatorEvent> events;
+    // Where the events' time went back (a line's events follow another
+    // line's): the piece's events are sorted runs that start there.
+    std::vector<uint32_t> run_starts;
   };
   std::vector<Allocator> allocators;
   Diagnostics diag;
@@ -90,6 +97,8 @@ class PieceCollector {
                                   host.Str(ctx_.plane.event_metadata[event.metadata].name), event.start_ps));
     const AllocatorEvent r{s.time_ps, line_place, event_place};
     allocator.peaks.Add(s, r, ctx_.options.last_event_lifetime_peak);
+    if (!allocator.events.empty() && r.time_ps < allocator.events.back().time_ps)
+      allocator.run_starts.push_back(static_cast<uint32_t>(allocator.events.size()));
     allocator.events.push_back(r);
   }
 
@@ -172,6 +181,149 @@ void CollectRecordsPiece(const PieceContext& ctx, Piece& piece) {
     }
   }
 }
+// An allocator's events in capture order whose times never go back, as
+// spans of the pieces' arrays (a line's events, cut into pieces).
+struct Run {
+  std::vector<std::span<const AllocatorEvent>> spans;
+  size_t size = 0;
+  // How many of its events come before `time` (they are a prefix).
+  size_t Before(int64_t time) const {
+    size_t n = 0;
+    for (const auto& span : spans) {
+      const size_t in =
+          static_cast<size_t>(std::lower_bound(span.begin(), span.end(), time,
+                                               [](const AllocatorEvent& e, int64_t t) { return e.time_ps < t; }) -
+                              span.begin());
+      n += in;
+      if (in < span.size()) break;
+    }
+    return n;
+  }
+};
+
+// The runs of an allocator's events, whose parts in the pieces are
+// `parts` (capture order).
+std::vector<Run> RunsOf(const std::vector<Piece::Allocator*>& parts) {
+  std::vector<Run> runs;
+  const AllocatorEvent* last = nullptr;
+  for (const Piece::Allocator* a : parts) {
+    const std::vector<AllocatorEvent>& events = a->events;
+    auto add = [&](size_t from, size_t to) {
+      if (from == to) return;
+      if (last == nullptr || events[from].time_ps < last->time_ps) runs.emplace_back();
+      runs.back().spans.emplace_back(events.data() + from, to - from);
+      runs.back().size += to - from;
+      last = &events[to - 1];
+    };
+    size_t from = 0;
+    for (const uint32_t start : a->run_starts) {
+      add(from, start);
+      from = start;
+    }
+    add(from, events.size());
+  }
+  return runs;
+}
+
+// Reads a run from one of its events on, hopping from span to span.
+class RunCursor {
+ public:
+  RunCursor(const Run& run, size_t from, size_t count) : left_(count) {
+    span_ = run.spans.data();
+    while (left_ > 0 && from >= span_->size()) from -= (span_++)->size();
+    if (left_ > 0) {
+      p_ = span_->data() + from;
+      end_ = span_->data() + span_->size();
+    }
+  }
+  bool done() const { return left_ == 0; }
+  const AllocatorEvent& front() const { return *p_; }
+  void Next() {
+    if (--left_ == 0) return;
+    if (++p_ == end_) {
+      ++span_;
+      p_ = span_->data();
+      end_ = p_ + span_->size();
+    }
+  }
+
+ private:
+  const std::span<const AllocatorEvent>* span_;
+  const AllocatorEvent* p_ = nullptr;
+  const AllocatorEvent* end_ = nullptr;
+  size_t left_;
+};
+
+// Merges the runs' events [from[r], to[r]) into `out` in the order a
+// stable sort by time gives: by time, equal times in capture order (the
+// earlier run first).
+void MergeRuns(const std::vector<Run>& runs, const std::vector<size_t>& from, const std::vector<size_t>& to,
+               AllocatorEvent* out) {
+  std::vector<RunCursor> cursors;
+  for (size_t r = 0; r < runs.size(); ++r) cursors.emplace_back(runs[r], from[r], to[r] - from[r]);
+  // (time, run) of each run's next event, the least first.
+  using Head = std::pair<int64_t, uint32_t>;
+  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+  for (uint32_t r = 0; r < cursors.size(); ++r)
+    if (!cursors[r].done()) heads.emplace(cursors[r].front().time_ps, r);
+  while (!heads.empty()) {
+    const uint32_t r = heads.top().second;
+    heads.pop();
+    RunCursor& c = cursors[r];
+    // The run's events up to the next run's next one go out in a row.
+    const bool alone = heads.empty();
+    const Head next = alone ? Head{} : heads.top();
+    do {
+      *out++ = c.front();
+      c.Next();
+    } while (!c.done() && (alone || Head{c.front().time_ps, r} < next));
+    if (!c.done()) heads.emplace(c.front().time_ps, r);
+  }
+}
+
+// The allocator's events in time order into `events` (sized to all of
+// them), merged from its runs in `parts` slices of time, one per thread
+// (MergeRuns for each): slice i holds the events from the time where
+// i/parts of them come before on.
+void MergeByTime(const std::vector<Run>& runs, size_t parts, size_t threads, AllocatorEvents& events) {
+  const size_t n = events.size();
+  if (runs.empty()) return;
+  int64_t least = std::numeric_limits<int64_t>::max(), most = std::numeric_limits<int64_t>::min();
+  for (const Run& run : runs) {
+    least = std::min(least, run.spans.front().front().time_ps);
+    most = std::max(most, run.spans.back().back().time_ps);
+  }
+  auto before = [&](int64_t time) {
+    size_t count = 0;
+    for (const Run& run : runs) count += run.Before(time);
+    return count;
+  };
+  // Each slice's start, per run: the events before the least time with at
+  // least i * n / parts events before it (all of them past the last time).
+  std::vector<std::vector<size_t>> starts(parts + 1, std::vector<size_t>(runs.size(), 0));
+  for (size_t r = 0; r < runs.size(); ++r) starts[parts][r] = runs[r].size;
+  for (size_t i = 1; i < parts; ++i) {
+    const size_t rank = i * n / parts;
+    // The least time in [least, most] with at least `rank` events before.
+    int64_t lo = least, hi = most;
+    if (before(most) < rank) {
+      starts[i] = starts[parts];
+      continue;
+    }
+    while (lo < hi) {
+      const int64_t mid = lo + static_cast<int64_t>((static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) / 2);
+      if (before(mid) >= rank) hi = mid;
+      else lo = mid + 1;
+    }
+    for (size_t r = 0; r < runs.size(); ++r) starts[i][r] = runs[r].Before(lo);
+  }
+  ParallelFor(parts, threads, [&](size_t i) {
+    size_t at = 0;
+    for (size_t r = 0; r < runs.size(); ++r) at += starts[i][r];
+    MergeRuns(runs, starts[i], starts[i + 1], events.data() + at);
+  });
+}
+
 }  // namespace
 
 std::map<std::string, Collecting> CollectInCaptureOrder(const Host& host, const Plane& plane,
@@ -219,30 +371,30 @@ std::map<std::string, Collecting> CollectInCaptureOrder(const Host& host, const 
   });
 
   // Joined by the memory id's text: keys of one id (a name "0" and index 0)
-  // share its entry. Byte order, as the reference lists memory ids. The
-  // pieces' events are copied in on threads, which fault in the fresh
-  // pages side by side (1 GB: 4.5 M events, 72 MB).
+  // share its entry. Byte order, as the reference lists memory ids. Each
+  // allocator's events are merged from the pieces straight into time
+  // order: a line's events are in time order, so the pieces hold a few
+  // sorted runs (one per line that allocates, cut where the pieces cut
+  // it). A large allocator's merge is cut into slices of time, merged on
+  // threads side by side, which also fault in the fresh pages side by side
+  // (1 GB: 4.5 M events, 72 MB). Before, the pieces were copied out in
+  // capture order and the runs merged in place, on one thread.
   std::map<std::string, Collecting> by_id;
-  struct Move {
-    Piece::Allocator* from;
-    Collecting* to;
-    size_t at;
-  };
-  std::vector<Move> moves;
+  std::map<std::string, std::vector<Piece::Allocator*>> parts_of;
   for (Piece& piece : pieces)
     for (Piece::Allocator& a : piece.allocators) {
-      Collecting& c = by_id[a.id];
-      moves.push_back({&a, &c, c.expected});
-      c.expected += a.events.size();
+      by_id[a.id].expected += a.events.size();
+      parts_of[a.id].push_back(&a);
     }
-  for (auto& [id, c] : by_id) c.events.resize(c.expected);
-  ParallelFor(moves.size(), threads, [&](size_t i) {
-    std::vector<AllocatorEvent>& from = moves[i].from->events;
-    std::copy(from.begin(), from.end(), moves[i].to->events.begin() + static_cast<ptrdiff_t>(moves[i].at));
-    // Given back once copied, so most of the pieces' events are gone by
-    // the time the joined ones are all written.
-    std::vector<AllocatorEvent>().swap(from);
-  });
+  for (auto& [id, c] : by_id) {
+    c.events.resize(c.expected);
+    const std::vector<Run> runs = RunsOf(parts_of[id]);
+    // Slices of at least 64 Ki events: a thread is not worth less.
+    const size_t parts = std::clamp<size_t>(c.expected / std::max<size_t>(options.merge_slice_events, 1), 1, threads);
+    MergeByTime(runs, parts, threads, c.events);
+    // Given back once merged.
+    for (Piece::Allocator* a : parts_of[id]) std::vector<AllocatorEvent>().swap(a->events);
+  }
   for (Piece& piece : pieces) {
     diag.Merge(piece.diag);
     for (Piece::Allocator& a : piece.allocators) by_id[a.id].peaks.Join(a.peaks, options.last_event_lifetime_peak);

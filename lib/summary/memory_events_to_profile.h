@@ -176,6 +176,11 @@ struct MemoryProfileOptions {
   // is the same for any split. Tests make both small.
   size_t collect_piece_events = size_t{1} << 18;
   size_t collect_threads = 0;
+  // Each allocator's events are merged into time order from the pieces
+  // in slices of time of at least this many events, one slice per thread
+  // (up to collect_threads): the result is the same for any slicing.
+  // Tests make it small.
+  size_t merge_slice_events = size_t{1} << 16;
   // The walk in time order reads each event's snapshot from the model,
   // most of its time: in blocks of this many events, up to
   // `walk_read_ahead` blocks of them read ahead on a second thread while

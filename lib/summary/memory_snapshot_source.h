@@ -236,8 +236,9 @@ struct StepStart {
 struct Collecting {
   AllocatorMemoryProfile profile;
   PeakTracker peaks;
-  // Capture order; SortByTime puts them in time order. Sized before the
-  // pieces' events are copied in (on threads), so left unwritten till then.
+  // In time order, equal times in capture order (as a stable sort by time
+  // leaves them): merged from the pieces' runs on threads into this,
+  // sized before and left unwritten till then.
   AllocatorEvents events;
   size_t expected = 0;  // How many events the pieces hold for it.
   // Each step's first event in time order (WalkTimeline): as many entries

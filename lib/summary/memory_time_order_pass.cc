@@ -19,30 +19,6 @@
 namespace tfprof::memory_internal {
 namespace {
 
-// Puts the events in the order a stable sort by time would give (equal
-// times keep capture order), in place. Each line's events are already in
-// time order, so the capture order is a few sorted runs (one per thread
-// that allocates): neighbouring runs are merged (std::inplace_merge keeps
-// the first run's element among equals) until one is left, which moves the
-// records log2(runs) times instead of log2(n) times in a merge sort.
-void SortByTime(AllocatorEvents& events) {
-  std::vector<size_t> run_starts;
-  for (size_t i = 0; i < events.size(); ++i)
-    if (i == 0 || events[i].time_ps < events[i - 1].time_ps) run_starts.push_back(i);
-  const auto by_time = [](const AllocatorEvent& a, const AllocatorEvent& b) { return a.time_ps < b.time_ps; };
-  const auto at = [&](size_t i) { return events.begin() + static_cast<ptrdiff_t>(i); };
-  while (run_starts.size() > 1) {
-    std::vector<size_t> merged_starts;
-    for (size_t r = 0; r < run_starts.size(); r += 2) {
-      merged_starts.push_back(run_starts[r]);
-      if (r + 1 == run_starts.size()) break;  // An odd run out waits for the next round.
-      const size_t end = r + 2 < run_starts.size() ? run_starts[r + 2] : events.size();
-      std::inplace_merge(at(run_starts[r]), at(run_starts[r + 1]), at(end), by_time);
-    }
-    run_starts.swap(merged_starts);
-  }
-}
-
 // Each event's step in time order: the group of the event, and for events
 // outside any step the step after the last one seen (0 before the first),
 // so frees between steps count toward the next step.
@@ -355,11 +331,9 @@ void FinishInTimeOrder(Collecting& c, const SnapshotSource& snapshot_of, const M
     p.peak_time_ps = p.peak.time_ps;
     p.capacity_bytes = c.peaks.capacity_bytes;
   }
-  // Capture order within equal times, so the result does not depend on the
-  // sort (the reference's sort is not stable).
-  PhaseTimer sort_phase("memory profile: sort by time");
-  SortByTime(c.events);
-  sort_phase.Stop();
+  // c.events are in time order, equal times in capture order
+  // (CollectInCaptureOrder), so the result does not depend on how they were
+  // sorted (the reference's sort is not stable).
   PhaseTimer walk_phase("memory profile: steps, frees and timeline");
   WalkTimeline(c, snapshot_of, options, diag);
   walk_phase.Stop();

@@ -3,6 +3,7 @@
 // answers when a capture has no memory profile.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <numeric>
 
 #include "lib/analyze/memory_profile_report.h"
@@ -763,6 +764,9 @@ TEST_CASE("Memory profile read in pieces on several threads equals the one read 
           MemoryProfileOptions options = MemoryProfileOptionsFor(compat);
           options.collect_piece_events = piece;
           options.collect_threads = threads;
+          // Merged into time order in slices of as many events as the
+          // pieces hold, one per thread.
+          options.merge_slice_events = piece;
           // Examples are the first in capture order, whatever the pieces.
           CheckSameAs(h, options, whole, whole_diag);
         }
@@ -826,4 +830,48 @@ TEST_CASE("Memory profile walk reading snapshots ahead on other threads equals t
     CHECK(p.Str(gpu.timeline[6].shape) == "[64,64,160,160]");
   }
   ForEachSplitCapture(check);
+}
+
+TEST_CASE("Memory profile timeline is in time order, equal times in capture order, however it is merged", "[memory]") {
+  // ManyEvents' GPU_0_bfc events, worked out from the same formulas: a
+  // stable sort by time of their capture order (threads one after
+  // another). An event is known by its address and activity.
+  constexpr int kPerThread = 60;
+  struct Expected {
+    int64_t time_ps;
+    uint64_t address;
+    MemoryActivity activity;
+  };
+  std::vector<Expected> expected;
+  for (int t = 0; t < 4; ++t)
+    for (int i = 0; i < kPerThread; ++i) {
+      if ((i + t) % 3 == 0) continue;  // gpu_host_bfc's.
+      const int64_t time = (i * 7 + t * 3) % (kPerThread * 2) / 2 * kUs + i;
+      const auto address = static_cast<uint64_t>(0x1000 + ((i / 2) * 4 + t) * 0x100);
+      expected.push_back({time, address, i % 2 == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation});
+    }
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const Expected& a, const Expected& b) { return a.time_ps < b.time_ps; });
+  Diagnostics d;
+  const Host h = ReadXSpaceBytes(ManyEvents(kPerThread).Serialize(), "many.xplane.pb", d);
+  for (size_t piece : {size_t{7}, size_t{1} << 18})
+    for (size_t slice : {size_t{1}, size_t{5}, size_t{1} << 16})
+      for (size_t threads : {1, 2, 3}) {
+        INFO("pieces of " << piece << ", slices of " << slice << " on " << threads << " threads");
+        MemoryProfileOptions options;
+        options.collect_piece_events = piece;
+        options.merge_slice_events = slice;
+        options.collect_threads = threads;
+        Diagnostics diag;
+        const HostMemoryProfile p = BuildMemoryProfile(h, options, diag);
+        REQUIRE(p.allocators.size() == 2);
+        const std::vector<MemorySnapshot>& timeline = p.allocators[0].timeline;
+        REQUIRE(timeline.size() == expected.size());
+        size_t differ = 0;
+        for (size_t k = 0; k < timeline.size(); ++k)
+          if (timeline[k].time_ps != expected[k].time_ps || timeline[k].address != expected[k].address ||
+              timeline[k].activity != expected[k].activity)
+            ++differ;
+        CHECK(differ == 0);
+      }
 }
