@@ -36,6 +36,9 @@ class XSpaceReader {
   XSpaceReader(const std::string& path, Diagnostics& diag, const ReadOptions& options, ReleaseFn release,
                MemoryBudget& budget)
       : path_(path), diag_(diag), options_(options), release_(std::move(release)), budget_(budget) {}
+  // prescan_ holds references to the members.
+  XSpaceReader(const XSpaceReader&) = delete;
+  XSpaceReader& operator=(const XSpaceReader&) = delete;
 
   // Streams the events to `sink` instead of keeping them (StreamXSpaceFile).
   void StreamTo(XSpaceEventSink* sink) { sink_ = sink; }

@@ -181,6 +181,7 @@ void CollectRecordsPiece(const PieceContext& ctx, Piece& piece) {
     }
   }
 }
+
 // An allocator's events in capture order whose times never go back, as
 // spans of the pieces' arrays (a line's events, cut into pieces).
 struct Run {
@@ -389,11 +390,27 @@ std::map<std::string, Collecting> CollectInCaptureOrder(const Host& host, const 
   for (auto& [id, c] : by_id) {
     c.events.resize(c.expected);
     const std::vector<Run> runs = RunsOf(parts_of[id]);
-    // Slices of at least 64 Ki events: a thread is not worth less.
-    const size_t parts = std::clamp<size_t>(c.expected / std::max<size_t>(options.merge_slice_events, 1), 1, threads);
-    MergeByTime(runs, parts, threads, c.events);
+    if (runs.size() > 16 + c.expected / 64) {
+      // Runs far shorter than any line's (no reader leaves a line out of
+      // time order): a stable sort of the capture order costs less than a
+      // merge of so many. The same order either way.
+      size_t at = 0;
+      for (Piece::Allocator* a : parts_of[id]) {
+        std::copy(a->events.begin(), a->events.end(), c.events.begin() + static_cast<ptrdiff_t>(at));
+        at += a->events.size();
+      }
+      std::stable_sort(c.events.begin(), c.events.end(),
+                       [](const AllocatorEvent& x, const AllocatorEvent& y) { return x.time_ps < y.time_ps; });
+    } else {
+      // Slices of merge_slice_events (64 Ki): a thread is not worth less.
+      const size_t parts = std::clamp<size_t>(c.expected / std::max<size_t>(options.merge_slice_events, 1), 1, threads);
+      MergeByTime(runs, parts, threads, c.events);
+    }
     // Given back once merged.
-    for (Piece::Allocator* a : parts_of[id]) std::vector<AllocatorEvent>().swap(a->events);
+    for (Piece::Allocator* a : parts_of[id]) {
+      std::vector<AllocatorEvent>().swap(a->events);
+      std::vector<uint32_t>().swap(a->run_starts);
+    }
   }
   for (Piece& piece : pieces) {
     diag.Merge(piece.diag);

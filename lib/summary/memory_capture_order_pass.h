@@ -1,8 +1,9 @@
 // Internal to the memory profile: the pass over a host plane's allocator
 // events in capture order (lines one after another, as the reference reads
 // them), in pieces on several threads. Per allocator (memory id) it gives
-// the peaks as the reference tracks them in that order and the events to
-// put in time order (memory_time_order_pass.h).
+// the peaks as the reference tracks them in that order, and the events
+// merged into time order for the time-order pass
+// (memory_time_order_pass.h).
 #pragma once
 
 #include <cstdint>

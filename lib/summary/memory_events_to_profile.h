@@ -177,9 +177,9 @@ struct MemoryProfileOptions {
   size_t collect_piece_events = size_t{1} << 18;
   size_t collect_threads = 0;
   // Each allocator's events are merged into time order from the pieces
-  // in slices of time of at least this many events, one slice per thread
-  // (up to collect_threads): the result is the same for any slicing.
-  // Tests make it small.
+  // in slices of time of about this many events each (a slice never
+  // splits equal times), one per thread up to collect_threads: the result
+  // is the same for any slicing. Tests make it small.
   size_t merge_slice_events = size_t{1} << 16;
   // The walk in time order reads each event's snapshot from the model,
   // most of its time: in blocks of this many events, up to

@@ -10,7 +10,7 @@
 
 namespace tfprof::memory_internal {
 
-// Completes c.profile from c's events and peaks; sorts c.events by time.
+// Completes c.profile from c's events (in time order) and peaks.
 // Interns strings into `host` (one thread at a time).
 void FinishInTimeOrder(Collecting& c, const SnapshotSource& snapshot_of, const MemoryProfileOptions& options,
                        HostMemoryProfile& host, Diagnostics& diag);

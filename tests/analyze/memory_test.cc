@@ -563,7 +563,7 @@ TEST_CASE("Memory profile asks for its groups when MemoryProfileGroups says, and
 namespace {
 
 // Allocations and frees of two allocators on four threads at interleaved
-// times, with ties, heights that repeat (equal window maxima) and free
+// times (no two equal), heights that repeat (equal window maxima) and free
 // memory that repeats (equal legacy keys): `n` events per thread.
 XSpaceBuilder ManyEvents(int n) {
   XSpaceBuilder b;
@@ -574,8 +574,8 @@ XSpaceBuilder ManyEvents(int n) {
   for (int t = 0; t < 4; ++t) {
     auto line = cpu.Line(t + 1, "thread_" + std::to_string(t), 1000);
     for (int i = 0; i < n; ++i) {
-      const int64_t time = (i * 7 + t * 3) % (n * 2) / 2 * kUs + i;  // Ties within and across threads.
-      const int64_t heap = ((i * 13 + t * 5) % 17) * kMiB;           // Repeating heights.
+      const int64_t time = (i * 7 + t * 3) % (n * 2) / 2 * kUs + i;
+      const int64_t heap = ((i * 13 + t * 5) % 17) * kMiB;  // Repeating heights.
       const std::string allocator = (i + t) % 3 == 0 ? "gpu_host_bfc" : "GPU_0_bfc";
       const int64_t address = 0x1000 + ((i / 2) * 4 + t) * 0x100;
       if (i % 2 == 0)
@@ -872,6 +872,53 @@ TEST_CASE("Memory profile timeline is in time order, equal times in capture orde
           if (timeline[k].time_ps != expected[k].time_ps || timeline[k].address != expected[k].address ||
               timeline[k].activity != expected[k].activity)
             ++differ;
+        CHECK(differ == 0);
+      }
+}
+
+TEST_CASE("Memory profile merge keeps capture order among equal times, in every slice", "[memory]") {
+  // Three threads whose events come five to a time, the same times on
+  // each (one thread starting 2 us early, so its times are others' too),
+  // the last time the most crowded: slices of time fall inside runs of
+  // equal times, and past the last time. An event is known by its address.
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  struct Expected {
+    int64_t time_ps;
+    uint64_t address;
+  };
+  std::vector<Expected> expected;  // Capture order.
+  for (int t = 0; t < 3; ++t) {
+    const int64_t start_ns = t == 1 ? 0 : 2000;  // Thread 1 starts 2 us early.
+    auto line = cpu.Line(t + 1, "thread_" + std::to_string(t), start_ns);
+    for (int i = 0; i < 40; ++i) {
+      const int64_t offset = std::min(i / 5, 6) * kUs + (t == 1 ? 2 * kUs : 0);
+      const int64_t address = 0x1000 * (t + 1) + i;
+      line.Event("MemoryAllocation", offset, 0,
+                 Alloc("GPU_0_bfc", (i % 7) * kMiB, kMiB, kMiB, address, "op", "output", 1, "[1]"));
+      expected.push_back({std::min(i / 5, 6) * kUs + 2 * kUs, static_cast<uint64_t>(address)});
+    }
+  }
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const Expected& x, const Expected& y) { return x.time_ps < y.time_ps; });
+  Diagnostics d;
+  const Host h = ReadXSpaceBytes(b.Serialize(), "ties.xplane.pb", d);
+  for (size_t piece : {size_t{1}, size_t{4}, size_t{7}, size_t{1} << 18})
+    for (size_t slice : {size_t{1}, size_t{2}, size_t{3}, size_t{5}, size_t{1} << 16})
+      for (size_t threads : {1, 2, 3}) {
+        INFO("pieces of " << piece << ", slices of " << slice << " on " << threads << " threads");
+        MemoryProfileOptions options;
+        options.collect_piece_events = piece;
+        options.merge_slice_events = slice;
+        options.collect_threads = threads;
+        Diagnostics diag;
+        const HostMemoryProfile p = BuildMemoryProfile(h, options, diag);
+        REQUIRE(p.allocators.size() == 1);
+        const std::vector<MemorySnapshot>& timeline = p.allocators[0].timeline;
+        REQUIRE(timeline.size() == expected.size());
+        size_t differ = 0;
+        for (size_t k = 0; k < timeline.size(); ++k)
+          if (timeline[k].time_ps != expected[k].time_ps || timeline[k].address != expected[k].address) ++differ;
         CHECK(differ == 0);
       }
 }

@@ -229,6 +229,13 @@ TEST_CASE("An allocator event's names and fragmentation go into its record as Se
               {"allocator_name", testing::Ref{"GPU_0_bfc"}}});
   line.Event("MemoryAllocation", 300, 0,
              {{"allocator_name", testing::Ref{"GPU_0_bfc"}}, {"device_ordinal", int64_t{5}}, {"fragmentation", 0.5}});
+  // A reference where a number belongs and a double where an integer
+  // does: no lane takes them; the general path reads them as Set does.
+  line.Event("MemoryAllocation", 400, 0,
+             {{"allocator_name", testing::Ref{"GPU_0_bfc"}},
+              {"device_ordinal", testing::Ref{"7"}},
+              {"bytes_allocated", 3.5},
+              {"shape", std::string("[8]")}});
   const std::string bytes = space.Serialize();
   auto read = [&](bool records) {
     EventStatFilter kept = EventStatFilter::Only({"device_ordinal", "allocator_name", "bytes_allocated",
@@ -245,13 +252,13 @@ TEST_CASE("An allocator event's names and fragmentation go into its record as Se
   const Plane& cpu = with_records.planes[0];
   REQUIRE(cpu.allocator_records.size() == 1);
   const std::vector<AllocatorStats>& records = cpu.allocator_records[0].records;
-  REQUIRE(records.size() == 3);
+  REQUIRE(records.size() == 4);
   // Set over the pooled stats, field by field as the memory profile reads
   // them (SnapshotReader::Gather).
   const Plane& plain = pooled.planes[0];
   std::vector<AllocatorField> fields;
   for (const StatMetadata& m : plain.stat_metadata) fields.push_back(AllocatorFieldOf(pooled.Str(m.name)));
-  for (uint32_t e = 0; e < 3; ++e) {
+  for (uint32_t e = 0; e < 4; ++e) {
     INFO("event " << e);
     AllocatorStats expected;
     for (const Stat& stat : plain.lines[0].EventStats(e))
@@ -288,4 +295,10 @@ TEST_CASE("An allocator event's names and fragmentation go into its record as Se
   CHECK(records[2].memory_is_index);
   CHECK(records[2].memory_value == 5);
   CHECK(records[2].fragmentation == 0.5);
+  CHECK(records[3].memory_is_index);
+  CHECK(records[3].memory_value == 0);  // A string read as a number.
+  CHECK(records[3].bytes_allocated == 3);
+  CHECK(records[3].odd_types ==
+        (AllocatorStats::Bit(AllocatorField::kDeviceIndex) | AllocatorStats::Bit(AllocatorField::kBytesAllocated)));
+  CHECK(with_records.Str(records[3].shape) == "[8]");
 }
