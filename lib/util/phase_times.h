@@ -1,10 +1,13 @@
 // Wall time of the phases of one run, for finding where time goes on a
 // large capture: with TFPROF_PHASE_TIMES set in the environment, each
-// PhaseTimer prints "phase NAME: T ms, peak RSS M MiB" to stderr when it
-// ends (the process's peak so far; threads print their own phases; lines
-// are written whole). Without it a timer costs one cached check. Not an
+// PhaseTimer prints "phase NAME: T ms, CPU C ms, peak RSS M MiB" to stderr
+// when it ends (C: the CPU time of all the process's threads over the
+// phase, so C/T is how many cores it kept busy; the process's peak so far;
+// threads print their own phases; lines are written whole). Without it a timer costs one cached check. Not an
 // output of the tool: nothing parses it.
 #pragma once
+
+#include <time.h>
 
 #include <chrono>
 #include <cstdio>
@@ -15,14 +18,18 @@ namespace tfprof {
 class PhaseTimer {
  public:
   explicit PhaseTimer(const char* name) : name_(name) {
-    if (Enabled()) start_ = std::chrono::steady_clock::now();
+    if (Enabled()) {
+      start_ = std::chrono::steady_clock::now();
+      cpu_start_ms_ = ProcessCpuMs();
+    }
   }
   ~PhaseTimer() { Stop(); }
   // Ends the phase before the scope does (once).
   void Stop() {
     if (!Enabled() || name_ == nullptr) return;
     const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start_;
-    std::fprintf(stderr, "phase %s: %.1f ms, peak RSS %ld MiB\n", name_, took.count(), PeakRssKiB() / 1024);
+    std::fprintf(stderr, "phase %s: %.1f ms, CPU %.1f ms, peak RSS %ld MiB\n", name_, took.count(),
+                 ProcessCpuMs() - cpu_start_ms_, PeakRssKiB() / 1024);
     name_ = nullptr;
   }
   PhaseTimer(const PhaseTimer&) = delete;
@@ -34,6 +41,12 @@ class PhaseTimer {
   }
 
  private:
+  // The CPU time of all the process's threads so far.
+  static double ProcessCpuMs() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+  }
   // VmHWM of /proc/self/status (0 where there is none).
   static long PeakRssKiB() {
     std::FILE* f = std::fopen("/proc/self/status", "r");
@@ -48,6 +61,7 @@ class PhaseTimer {
 
   const char* name_;
   std::chrono::steady_clock::time_point start_;
+  double cpu_start_ms_ = 0;
 };
 
 }  // namespace tfprof
