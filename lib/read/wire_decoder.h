@@ -220,6 +220,23 @@ class WireDecoder {
     *value = Compact(x);
     return true;
   }
+  // The same for 9 or 10 bytes (a negative int64, a uint64 from 2^56 up),
+  // `at` + 10 within the outermost buffer: decoded as Varint decodes them
+  // (of a tenth byte only its lowest bit counts, the rest lies past 64
+  // bits).
+  static inline __attribute__((always_inline)) bool ExactLongVarint(const uint8_t* at, size_t n, uint64_t* value) {
+    uint64_t x;
+    std::memcpy(&x, at, 8);
+    if ((~x & 0x8080808080808080ull) != 0) return false;  // Ends within eight bytes.
+    const uint64_t b8 = at[8];
+    if (n == 9) {
+      *value = Compact(x) | (b8 << 56);
+      return b8 < 0x80;
+    }
+    const uint64_t b9 = at[9];
+    *value = Compact(x) | ((b8 & 0x7f) << 56) | (b9 << 63);
+    return n == 10 && b8 >= 0x80 && b9 < 0x80;
+  }
 
  private:
   // Timestamps, durations and 64-bit ids take 3 to 8 bytes. With 8 bytes

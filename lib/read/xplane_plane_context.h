@@ -196,9 +196,9 @@ struct PlaneContext {
   // layout the profiler writes nearly every stat in: a length under 128,
   // the metadata id of one or two bytes first, then one value whose own
   // bytes are read in one go. It decides as the general reading would, and
-  // leaves it any stat it cannot decide so (a varint value of more than 8
-  // bytes, or one within 8 bytes of the event's end; a string of 128 bytes
-  // or more). On kTaken, `p` is past the stat.
+  // leaves it any stat it cannot decide so (a varint value of 3 to 8
+  // bytes within 8 bytes of the event's end; a string of 128 bytes or
+  // more). On kTaken, `p` is past the stat.
   inline __attribute__((always_inline)) Verdict ShortStat(const uint8_t*& p, const uint8_t* end, bool* has_group,
                                                           int64_t* group) const {
     constexpr uint8_t kInt = (kStatInt64 << 3) | kVarint, kUint = (kStatUint64 << 3) | kVarint;
@@ -216,9 +216,16 @@ struct PlaneContext {
     const auto n = static_cast<size_t>(stat_end - bytes);
     uint64_t value = 0;
     if (tag == kInt || tag == kUint || tag == kRef) {
-      // ExactVarint loads 8 bytes past two.
-      if (n == 0 || n > 8 || (n > 2 && end - bytes < 8)) return Verdict::kGeneral;
-      if (!WireDecoder::ExactVarint(bytes, n, &value)) return Verdict::kRefused;
+      if (n == 0) return Verdict::kGeneral;
+      if (n > 8) {
+        // Nine or ten bytes (a negative int64: TensorFlow's step ids), as
+        // OneValue reads them.
+        if (WireDecoder::TryVarint(bytes, stat_end, &value) != stat_end) return Verdict::kRefused;
+      } else {
+        // ExactVarint loads 8 bytes past two.
+        if (n > 2 && end - bytes < 8) return Verdict::kGeneral;
+        if (!WireDecoder::ExactVarint(bytes, n, &value)) return Verdict::kRefused;
+      }
     } else if (tag == ((kStatDouble << 3) | kFixed64)) {
       if (n != 8) return Verdict::kRefused;
     } else if (tag == ((kStatStr << 3) | kLengthDelimited) || tag == ((kStatBytes << 3) | kLengthDelimited)) {

@@ -89,8 +89,12 @@ std::vector<std::string> StatLayouts(const StatNames& names) {
   stats.push_back(std::string("\x08\x81\x00", 3) + VarintField(4, 5));                          // id 1 in two bytes
   stats.push_back(VarintField(1, 2) + std::string("\x20\x85\x80\x00", 4));                      // 5 in three bytes
   stats.push_back(VarintField(1, 2) + std::string("\x20\x80\x80\x80\x80\x80\x80\x80\x00", 9));  // 0 in 8 bytes
-  stats.push_back(VarintField(1, 1) + std::string("\x2a\x83\x00xyz", 6));                       // "xyz"
-  stats.push_back(VarintField(1, 1) + std::string("\x38\x82\x00", 3));                          // ref to id 2
+  stats.push_back(VarintField(1, 2) + std::string("\x20\x80\x80\x80\x80\x80\x80\x80\x80\x00", 10));  // 0 in 9 bytes
+  // A tenth byte with bits past the 64th (protobuf drops them).
+  stats.push_back(VarintField(1, 2) + std::string("\x20\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7e", 11));
+  stats.push_back(VarintField(1, 2) + std::string("\x18\x81\x80\x80\x80\x80\x80\x80\x80\x80\x03", 11));
+  stats.push_back(VarintField(1, 1) + std::string("\x2a\x83\x00xyz", 6));  // "xyz"
+  stats.push_back(VarintField(1, 1) + std::string("\x38\x82\x00", 3));     // ref to id 2
   // Other field orders and counts: the value first, two values (the last
   // wins), the id twice (the last wins), no value, an unknown field.
   stats.push_back(VarintField(4, 9) + VarintField(1, 2));
@@ -258,4 +262,10 @@ TEST_CASE("XPlane reader: a stat in the common layout with a dangling id is stil
   // A value that runs past its stat: truncated, not read from the next one.
   const std::string cut = VarintField(1, 1) + std::string("\x20\x85\x80", 3);
   REQUIRE_THROWS_WITH(ReadXSpaceBytes(SpaceOf({cut}), "bad.xplane.pb", diag), Catch::Contains("truncated varint"));
+  // The same for the nine- and ten-byte values (negative int64s), read in
+  // place too: nine bytes that all go on, ten whose tenth goes on.
+  const std::string cut9 = VarintField(1, 1) + "\x20" + std::string(9, '\x81');
+  REQUIRE_THROWS_WITH(ReadXSpaceBytes(SpaceOf({cut9}), "bad.xplane.pb", diag), Catch::Contains("truncated varint"));
+  const std::string long10 = VarintField(1, 1) + "\x20" + std::string(10, '\x81');
+  REQUIRE_THROWS_WITH(ReadXSpaceBytes(SpaceOf({long10}), "bad.xplane.pb", diag), Catch::Contains("varint"));
 }
