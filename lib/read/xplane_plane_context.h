@@ -218,8 +218,8 @@ struct PlaneContext {
     if (tag == kInt || tag == kUint || tag == kRef) {
       if (n == 0) return Verdict::kGeneral;
       if (n > 8) {
-        // Nine or ten bytes (a negative int64: TensorFlow's step ids), as
-        // OneValue reads them.
+        // More than eight bytes (nine or ten: a negative int64, such as
+        // the executor's `id`), decided as OneValue decides them.
         if (WireDecoder::TryVarint(bytes, stat_end, &value) != stat_end) return Verdict::kRefused;
       } else {
         // ExactVarint loads 8 bytes past two.

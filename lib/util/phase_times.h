@@ -1,10 +1,12 @@
-// Wall time of the phases of one run, for finding where time goes on a
-// large capture: with TFPROF_PHASE_TIMES set in the environment, each
+// Wall and CPU time of the phases of one run, for finding where time goes
+// on a large capture: with TFPROF_PHASE_TIMES set in the environment, each
 // PhaseTimer prints "phase NAME: T ms, CPU C ms, peak RSS M MiB" to stderr
-// when it ends (C: the CPU time of all the process's threads over the
-// phase, so C/T is how many cores it kept busy; the process's peak so far;
-// threads print their own phases; lines are written whole). Without it a timer costs one cached check. Not an
-// output of the tool: nothing parses it.
+// when it ends. C is the CPU time of all the process's threads over the
+// phase's span, those of any phase running beside it included: for a
+// phase that runs alone, C/T is how many cores it kept busy. The peak is
+// the process's so far. Threads print their own phases; lines are written
+// whole. Without it a timer costs one cached check. Not an output of the
+// tool: nothing parses it.
 #pragma once
 
 #include <time.h>

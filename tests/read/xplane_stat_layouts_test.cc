@@ -89,7 +89,7 @@ std::vector<std::string> StatLayouts(const StatNames& names) {
   stats.push_back(std::string("\x08\x81\x00", 3) + VarintField(4, 5));                          // id 1 in two bytes
   stats.push_back(VarintField(1, 2) + std::string("\x20\x85\x80\x00", 4));                      // 5 in three bytes
   stats.push_back(VarintField(1, 2) + std::string("\x20\x80\x80\x80\x80\x80\x80\x80\x00", 9));  // 0 in 8 bytes
-  stats.push_back(VarintField(1, 2) + std::string("\x20\x80\x80\x80\x80\x80\x80\x80\x80\x00", 10));  // 0 in 9 bytes
+  stats.push_back(VarintField(1, 2) + std::string("\x20\x85\x80\x80\x80\x80\x80\x80\x80\x00", 10));  // 5 in 9 bytes
   // A tenth byte with bits past the 64th (protobuf drops them).
   stats.push_back(VarintField(1, 2) + std::string("\x20\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7e", 11));
   stats.push_back(VarintField(1, 2) + std::string("\x18\x81\x80\x80\x80\x80\x80\x80\x80\x80\x03", 11));
@@ -100,6 +100,10 @@ std::vector<std::string> StatLayouts(const StatNames& names) {
   stats.push_back(VarintField(4, 9) + VarintField(1, 2));
   stats.push_back(BytesField(5, "abc") + VarintField(1, 200));
   stats.push_back(VarintField(1, 1) + VarintField(4, 9) + VarintField(3, 10));
+  // Two values that take nine and ten bytes together (the first ends
+  // within eight).
+  stats.push_back(VarintField(1, 2) + VarintField(4, 9) + VarintField(3, uint64_t{1} << 42));
+  stats.push_back(VarintField(1, 2) + VarintField(4, 9) + VarintField(3, uint64_t{1} << 49));
   stats.push_back(VarintField(1, 1) + VarintField(4, 9) + BytesField(5, "last"));
   stats.push_back(VarintField(1, 1) + BytesField(5, "first") + VarintField(7, 200));
   stats.push_back(VarintField(1, 1) + VarintField(1, 2) + VarintField(4, 11));
@@ -262,10 +266,15 @@ TEST_CASE("XPlane reader: a stat in the common layout with a dangling id is stil
   // A value that runs past its stat: truncated, not read from the next one.
   const std::string cut = VarintField(1, 1) + std::string("\x20\x85\x80", 3);
   REQUIRE_THROWS_WITH(ReadXSpaceBytes(SpaceOf({cut}), "bad.xplane.pb", diag), Catch::Contains("truncated varint"));
-  // The same for the nine- and ten-byte values (negative int64s), read in
-  // place too: nine bytes that all go on, ten whose tenth goes on.
+  // Values of nine and ten bytes (negative int64s) are read in place too,
+  // and the same errors found: nine bytes that all go on (cut short), a
+  // nine-byte value with one byte after it in the stat (read as a field
+  // cut short), ten bytes that all go on (too long).
   const std::string cut9 = VarintField(1, 1) + "\x20" + std::string(9, '\x81');
   REQUIRE_THROWS_WITH(ReadXSpaceBytes(SpaceOf({cut9}), "bad.xplane.pb", diag), Catch::Contains("truncated varint"));
+  const std::string nine_and_one = VarintField(1, 1) + "\x20" + std::string(8, '\x80') + std::string("\x00\x20", 2);
+  REQUIRE_THROWS_WITH(ReadXSpaceBytes(SpaceOf({nine_and_one}), "bad.xplane.pb", diag),
+                      Catch::Contains("truncated varint"));
   const std::string long10 = VarintField(1, 1) + "\x20" + std::string(10, '\x81');
-  REQUIRE_THROWS_WITH(ReadXSpaceBytes(SpaceOf({long10}), "bad.xplane.pb", diag), Catch::Contains("varint"));
+  REQUIRE_THROWS_WITH(ReadXSpaceBytes(SpaceOf({long10}), "bad.xplane.pb", diag), Catch::Contains("more than 10 bytes"));
 }
