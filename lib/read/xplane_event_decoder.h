@@ -399,11 +399,10 @@ class EventDecoder {
   // any other layout, with an id or ref that has no metadata (or a key
   // past kMaxStatKey), or with a varint value that does not end the stat
   // or lies within 8 bytes of the buffer's end (10 for a value of 9 or 10
-  // bytes); and when fewer than 5 bytes
-  // of the event are left. The general path then reads that stat and
-  // reports what is wrong, so this changes how fast a stat is read, never
-  // what is read (nor any error or diagnostic). A stat is most of a
-  // capture's bytes.
+  // bytes); and when fewer than 5 bytes of the event are left. The
+  // general path then reads that stat and reports what is wrong, so this
+  // changes how fast a stat is read, never what is read (nor any error or
+  // diagnostic). A stat is most of a capture's bytes.
   template <class Out>
   inline __attribute__((always_inline)) void ReadCommonEventStats(WireDecoder& e, Out& out,
                                                                   const PlaneContext::EventStatLookup& lookup) {
