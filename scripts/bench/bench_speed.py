@@ -15,12 +15,15 @@ the JSON.
 """
 import argparse
 import datetime
+import hashlib
 import json
+import mmap
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -134,6 +137,41 @@ def load_average():
         return " ".join(f.read().split()[:3])
 
 
+def cpu_probe():
+    """The machine's state, as the time of fixed pieces of work: SHA-256 over
+    128 MiB on one thread, then the same on two threads at once; and the
+    cost of a fresh page (64 MiB of anonymous memory mapped, a byte written
+    to each page, unmapped). These VMs switch between a fast and a slow
+    state for minutes at a time (sessions 29-31): in the slow one a fresh
+    page costs 3.5-5 us instead of about 2 and two busy threads may slow
+    each other down. Ours runs on two threads and faults in its model, the
+    references fault in many times more, so the table's times and ratios
+    move with the state; the probe says which state a run met."""
+    pages = 64 << 20
+    start = time.monotonic()
+    m = mmap.mmap(-1, pages)
+    m[::4096] = bytes(pages // 4096)
+    m.close()
+    page_us = (time.monotonic() - start) / (pages // 4096) * 1e6
+    data = bytes(32 << 20)
+
+    def work():
+        for _ in range(4):
+            hashlib.sha256(data).digest()  # Releases the GIL on large buffers.
+
+    start = time.monotonic()
+    work()
+    one = time.monotonic() - start
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"one_thread_s": round(one, 3), "two_threads_s": round(time.monotonic() - start, 3),
+            "page_us": round(page_us, 2)}
+
+
 # ---------------------------------------------------------------- inputs
 
 def build_inputs(args, kinds, sizes):
@@ -220,13 +258,14 @@ def run_ours(args, kind, mib, path, command):
     return result
 
 
-def run_all(args, paths):
+def run_all(args, paths, probes):
     """All of our runs first, every input, then the references: a
     reference's run of several GB leaves this machine slow for a while after
     it exits (the kernel reclaiming and compacting its memory on the other
     vCPU): our runs right after HTA's 6 GB took 1.3-1.5x the wall and user
     CPU they took before it (sessions 24 and 25)."""
     rows = []
+    probes["start"] = cpu_probe()
     inputs = sorted(paths.items(), key=lambda kv: (kv[0][1], kv[0][0]))
     for (kind, mib), path in inputs:
         size = os.path.getsize(path)
@@ -240,6 +279,7 @@ def run_all(args, paths):
             row["ours"] = run_ours(args, kind, mib, path, command)
             row["load_after"] = load_average()
             rows.append(row)
+    probes["after ours"] = cpu_probe()
     for row in rows:
         kind, ref_name = row["input"], row.pop("ref_name")
         ref = INPUTS[kind]["reference"]
@@ -247,6 +287,7 @@ def run_all(args, paths):
             load = load_average()
             row["reference"] = dict(run_reference(args, kind, row["size_mib"], row["file"], row["command"], ref_name),
                                     name=f"{ref} {ref_name}", load_before=load, load_after=load_average())
+    probes["end"] = cpu_probe()
     return rows
 
 
@@ -296,7 +337,7 @@ def markdown(rows, header):
 
 
 def header_lines(result):
-    return [
+    lines = [
         f"Measured {result['started']} on {result['cores']} cores, binary {result['binary']} at "
         f"{result['git']}; load average (1/5/15 min) {result['load_start']} at the start, "
         f"{result['load_end']} at the end.",
@@ -304,6 +345,14 @@ def header_lines(result):
         "wall from a monotonic clock around each process, user CPU and peak RSS from "
         "/usr/bin/time -v; page cache warmed before each repetition.",
     ]
+    probes = result.get("cpu_probe")  # Runs saved before session 31 have none.
+    if probes:
+        lines.append("Machine probe (SHA-256 of 128 MiB on one thread / on each of two at once, and a fresh "
+                     "page's cost; see cpu_probe): " +
+                     ", ".join(f"{when} {p['one_thread_s']:.2f} / {p['two_threads_s']:.2f} s, "
+                               f"{p.get('page_us', 0):.1f} us a page"
+                               for when, p in probes.items()) + ".")
+    return lines
 
 
 def git_head():
@@ -354,10 +403,12 @@ def main():
     paths = build_inputs(args, kinds, sizes)
     started = datetime.datetime.now(datetime.timezone.utc)
     load_start = load_average()
-    rows = run_all(args, paths)
+    probes = {}
+    rows = run_all(args, paths, probes)
     result = {"started": started.strftime("%Y-%m-%d %H:%M UTC"), "load_start": load_start,
               "load_end": load_average(), "cores": os.cpu_count(), "binary": args.bin,
-              "git": git_head(), "reps": args.reps, "ref_reps": args.ref_reps, "rows": rows}
+              "git": git_head(), "reps": args.reps, "ref_reps": args.ref_reps, "cpu_probe": probes,
+              "rows": rows}
     table = markdown(rows, header_lines(result))
     print(table)
     # speed.md/json are the latest run; the stamped JSON keeps every run.
