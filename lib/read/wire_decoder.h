@@ -221,9 +221,8 @@ class WireDecoder {
     return true;
   }
   // The same for 9 or 10 bytes (a negative int64, a uint64 from 2^56 up),
-  // `at` + 10 within the outermost buffer: decoded as Varint decodes them
-  // (of a tenth byte only its lowest bit counts, the rest lies past 64
-  // bits).
+  // `at` + 10 within the outermost buffer; Varint decodes them with it (of
+  // a tenth byte only its lowest bit counts, the rest lies past 64 bits).
   static inline __attribute__((always_inline)) bool ExactLongVarint(const uint8_t* at, size_t n, uint64_t* value) {
     uint64_t x;
     std::memcpy(&x, at, 8);
@@ -265,15 +264,14 @@ class WireDecoder {
       // Nine or ten bytes: a negative int64 (or a uint64 from 2^56 up), as
       // some stats hold: the eight loaded bytes and one or two more.
       if (limit_ - p_ >= 10 && end_ - p_ >= 9) {
-        const uint64_t b8 = p_[8];
-        if (b8 < 0x80) {
+        uint64_t v;
+        if (ExactLongVarint(p_, 9, &v)) {
           p_ += 9;
-          return Compact(x) | (b8 << 56);
+          return v;
         }
-        if (end_ - p_ >= 10 && p_[9] < 0x80) {
-          const uint64_t b9 = p_[9];
+        if (end_ - p_ >= 10 && ExactLongVarint(p_, 10, &v)) {
           p_ += 10;
-          return Compact(x) | ((b8 & 0x7f) << 56) | (b9 << 63);  // The tenth byte's bits past 64 drop.
+          return v;
         }
       }
     }

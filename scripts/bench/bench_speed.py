@@ -137,7 +137,7 @@ def load_average():
         return " ".join(f.read().split()[:3])
 
 
-def cpu_probe():
+def machine_probe():
     """The machine's state, as the time of fixed pieces of work: SHA-256 over
     128 MiB on one thread, then the same on two threads at once; and the
     cost of a fresh page (64 MiB of anonymous memory mapped, a byte written
@@ -265,7 +265,7 @@ def run_all(args, paths, probes):
     vCPU): our runs right after HTA's 6 GB took 1.3-1.5x the wall and user
     CPU they took before it (sessions 24 and 25)."""
     rows = []
-    probes["start"] = cpu_probe()
+    probes["start"] = machine_probe()
     inputs = sorted(paths.items(), key=lambda kv: (kv[0][1], kv[0][0]))
     for (kind, mib), path in inputs:
         size = os.path.getsize(path)
@@ -279,7 +279,7 @@ def run_all(args, paths, probes):
             row["ours"] = run_ours(args, kind, mib, path, command)
             row["load_after"] = load_average()
             rows.append(row)
-    probes["after ours"] = cpu_probe()
+    probes["after ours"] = machine_probe()
     for row in rows:
         kind, ref_name = row["input"], row.pop("ref_name")
         ref = INPUTS[kind]["reference"]
@@ -287,7 +287,7 @@ def run_all(args, paths, probes):
             load = load_average()
             row["reference"] = dict(run_reference(args, kind, row["size_mib"], row["file"], row["command"], ref_name),
                                     name=f"{ref} {ref_name}", load_before=load, load_after=load_average())
-    probes["end"] = cpu_probe()
+    probes["end"] = machine_probe()
     return rows
 
 
@@ -345,10 +345,10 @@ def header_lines(result):
         "wall from a monotonic clock around each process, user CPU and peak RSS from "
         "/usr/bin/time -v; page cache warmed before each repetition.",
     ]
-    probes = result.get("cpu_probe")  # Runs saved before session 31 have none.
+    probes = result.get("machine_probe")  # Runs saved before session 31 have none.
     if probes:
         lines.append("Machine probe (SHA-256 of 128 MiB on one thread / on each of two at once, and a fresh "
-                     "page's cost; see cpu_probe): " +
+                     "page's cost; see machine_probe): " +
                      ", ".join(f"{when} {p['one_thread_s']:.2f} / {p['two_threads_s']:.2f} s, "
                                f"{p.get('page_us', 0):.1f} us a page"
                                for when, p in probes.items()) + ".")
@@ -407,7 +407,7 @@ def main():
     rows = run_all(args, paths, probes)
     result = {"started": started.strftime("%Y-%m-%d %H:%M UTC"), "load_start": load_start,
               "load_end": load_average(), "cores": os.cpu_count(), "binary": args.bin,
-              "git": git_head(), "reps": args.reps, "ref_reps": args.ref_reps, "cpu_probe": probes,
+              "git": git_head(), "reps": args.reps, "ref_reps": args.ref_reps, "machine_probe": probes,
               "rows": rows}
     table = markdown(rows, header_lines(result))
     print(table)
