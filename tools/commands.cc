@@ -2,6 +2,7 @@
 
 #include "lib/summary/analysed_event_stats.h"
 #include "lib/summary/run_summary_combine.h"
+#include "lib/util/phase_times.h"
 #include "tools/run_summary_loader.h"
 
 namespace tfprof::cli {
@@ -51,8 +52,11 @@ void RunReportCommand::Run() {
   Prepare();
   RunSummary run = Load();
   const Diagnostics diagnostics = RunDiagnostics(run, parts_);  // Before BuildReport may take parts of `run`.
+  PhaseTimer report_phase("build report");
   Report report = BuildReport(run);
   report.diagnostics.Merge(diagnostics);
+  report_phase.Stop();
+  PhaseTimer write_phase("render and write");
   Write(report);
 }
 

@@ -35,9 +35,9 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
   for (size_t p = 0; p < host.planes.size(); ++p) {
     const Plane& plane = host.planes[p];
     StatFinder group_id(host, plane, "group_id"), step_name(host, plane, "step_name");
+    if (!group_id.exists()) continue;
     for (size_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
-      if (!group_id.exists()) continue;
       const std::span<int32_t> ids = out.group.Line(p, l);
       // A line's events come in runs of one group: its name's entry is
       // looked up once per run.
@@ -50,12 +50,14 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
         any = true;
         ids[e] = static_cast<int32_t>(g->AsInt());
         // The first step_name of the group names it, wherever it is (the
-        // Steps line may come after other events of the group).
+        // Steps line may come after other events of the group): once it
+        // is named, its other events are not searched for one.
         if (name == nullptr || name_of != g->AsInt()) {
           name = &names[g->AsInt()];
           name_of = g->AsInt();
         }
-        if (auto n = step_name.In(stats); n && name->empty()) *name = std::string(host.Str(n->AsString()));
+        if (name->empty())
+          if (auto n = step_name.In(stats)) *name = std::string(host.Str(n->AsString()));
       }
     }
   }

@@ -1,0 +1,230 @@
+// RenderJson writes its document straight out; these tests hold it to the
+// bytes nlohmann's dump(2) gives for the same document built as values (the
+// way the renderer worked before), on reports chosen for the corners of the
+// format (escapes, invalid UTF-8, doubles' shortest forms, repeated names
+// and keys, empty parts) and on random ones.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "lib/model/diagnostics.h"
+#include "lib/render/render.h"
+#include "nlohmann/json.hpp"
+
+using namespace tfprof;
+
+namespace {
+
+// The document as values, dumped: the reference the writer must equal.
+std::string DumpedAsValues(const Report& report) {
+  auto cell = [](const Cell& c) -> nlohmann::ordered_json {
+    if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
+    if (std::holds_alternative<int64_t>(c)) return std::get<int64_t>(c);
+    if (std::holds_alternative<bool>(c)) return std::get<bool>(c);
+    if (std::holds_alternative<double>(c)) {
+      const double v = std::get<double>(c);
+      if (!std::isfinite(v)) return nullptr;
+      return v;
+    }
+    return nullptr;
+  };
+  nlohmann::ordered_json doc;
+  doc["command"] = report.command;
+  doc["schema_version"] = 1;
+  doc["statements"] = report.lines;
+  nlohmann::ordered_json tables = nlohmann::ordered_json::object();
+  for (const Table& t : report.tables) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const auto& row : t.rows) {
+      nlohmann::ordered_json r = nlohmann::ordered_json::object();
+      for (size_t i = 0; i < t.columns.size(); ++i)
+        if (!t.columns[i].terminal_only) r[t.columns[i].key] = cell(row[i]);
+      rows.push_back(std::move(r));
+    }
+    tables[t.name] = std::move(rows);
+  }
+  doc["tables"] = std::move(tables);
+  doc["notes"] = report.notes;
+  nlohmann::ordered_json diags = nlohmann::ordered_json::array();
+  for (const DiagnosticEntry& e : report.diagnostics.Entries())
+    diags.push_back({{"severity", SeverityName(e.severity)},
+                     {"kind", e.kind},
+                     {"count", e.count},
+                     {"message", e.message},
+                     {"example", e.example}});
+  doc["diagnostics"] = std::move(diags);
+  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string Written(const Report& report) {
+  std::ostringstream out;
+  RenderJson(report, out);
+  return out.str();
+}
+
+Column Col(std::string key, bool terminal_only = false) {
+  Column c;
+  c.key = std::move(key);
+  c.label = c.key;
+  c.terminal_only = terminal_only;
+  return c;
+}
+
+// Strings a report can carry: plain, escaped, multi-byte, invalid UTF-8.
+const std::vector<std::string>& OddStrings() {
+  static const std::vector<std::string> kStrings = {
+      "",
+      "MatMul",
+      "say \"hi\"",
+      "back\\slash",
+      "tab\there\nnew line\r\b\f",
+      std::string("nul\0inside", 10),
+      "\x01\x1f control",
+      "del \x7f",
+      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",  // é € 😀
+      "bad \xff byte",
+      "cut \xe2\x82",       // a three-byte sequence cut short
+      "\xc0\xaf overlong",  // an overlong '/'
+      "\xed\xa0\x80 surrogate",
+      "/slash/ and {braces} [brackets]: 50%",
+  };
+  return kStrings;
+}
+
+}  // namespace
+
+TEST_CASE("JSON: a report of every kind of cell equals the dump of its values") {
+  Report r;
+  r.command = "demo \"cmd\"";
+  r.lines = {"one line", "caf\xc3\xa9", "bad \xfe"};
+  r.notes = {"a note\twith tab"};
+  Table t{"cells", "Cells", {}, {}};
+  t.columns = {Col("text"), Col("int"), Col("double"), Col("bool"), Col("none"), Col("bar", true)};
+  const std::vector<double> doubles = {0.0,
+                                       -0.0,
+                                       0.1,
+                                       1.0 / 3,
+                                       4.213957041869508,
+                                       1e-7,
+                                       1e-5,
+                                       123456789012345678.0,
+                                       1e15,
+                                       1e16,
+                                       1e21,
+                                       -2.5e-300,
+                                       5e-324,
+                                       std::numeric_limits<double>::max(),
+                                       std::numeric_limits<double>::quiet_NaN(),
+                                       std::numeric_limits<double>::infinity(),
+                                       -std::numeric_limits<double>::infinity(),
+                                       10.630863};
+  const std::vector<int64_t> ints = {0, -1, 42, std::numeric_limits<int64_t>::min(),
+                                     std::numeric_limits<int64_t>::max()};
+  for (size_t i = 0; i < doubles.size(); ++i)
+    t.rows.push_back({Cell{OddStrings()[i % OddStrings().size()]}, Cell{ints[i % ints.size()]}, Cell{doubles[i]},
+                      Cell{i % 2 == 0}, Cell{}, Cell{std::string("####")}});
+  r.tables.push_back(t);
+  r.diagnostics.AddEntry({Severity::kWarning, "demo.kind", "what \"it\" means", 3, "example \xff"});
+  r.diagnostics.AddEntry({Severity::kInfo, "demo.other", "", std::numeric_limits<uint64_t>::max(), ""});
+  const std::string written = Written(r);
+  CHECK(written == DumpedAsValues(r));
+  // Spot checks of the bytes themselves, not only of the agreement.
+  CHECK(written.find("\"double\": 4.213957041869508,") != std::string::npos);
+  CHECK(written.find("\"double\": null,") != std::string::npos);
+  CHECK(written.find("\"int\": -9223372036854775808,") != std::string::npos);
+  CHECK(written.find("\"text\": \"bad \xef\xbf\xbd byte\",") != std::string::npos);  // U+FFFD
+  CHECK(written.find("\"count\": 18446744073709551615,") != std::string::npos);
+  CHECK(written.find("bar") == std::string::npos);
+}
+
+TEST_CASE("JSON: empty parts, repeated table names and repeated keys as an object holds them") {
+  Report empty;
+  empty.command = "none";
+  CHECK(Written(empty) == DumpedAsValues(empty));
+  CHECK(Written(empty) ==
+        "{\n  \"command\": \"none\",\n  \"schema_version\": 1,\n  \"statements\": [],\n  \"tables\": {},\n"
+        "  \"notes\": [],\n  \"diagnostics\": []\n}\n");
+
+  Report r;
+  r.command = "repeats";
+  Table no_rows{"a", "A", {Col("x")}, {}};
+  Table only_terminal{"b", "B", {Col("bar", true)}, {{Cell{std::string("##")}}, {Cell{std::string("#")}}}};
+  Table first{"c", "C", {Col("x"), Col("y")}, {{Cell{int64_t{1}}, Cell{int64_t{2}}}}};
+  // A key that comes again keeps its first place with the later value.
+  Table keys{"d", "D", {Col("k"), Col("j"), Col("k")}, {{Cell{int64_t{1}}, Cell{int64_t{2}}, Cell{int64_t{3}}}}};
+  // A name that comes again keeps its first place with the later rows.
+  Table again{"c", "C again", {Col("z")}, {{Cell{2.5}}}};
+  r.tables = {no_rows, only_terminal, first, keys, again};
+  const std::string written = Written(r);
+  CHECK(written == DumpedAsValues(r));
+  CHECK(written.find("\"a\": [],") != std::string::npos);
+  CHECK(written.find("\"b\": [\n      {},\n      {}\n    ],") != std::string::npos);
+  CHECK(written.find("\"c\": [\n      {\n        \"z\": 2.5\n      }\n    ],") != std::string::npos);
+  CHECK(written.find("\"k\": 3,\n        \"j\": 2\n") != std::string::npos);
+}
+
+TEST_CASE("JSON: random reports equal the dump of their values") {
+  std::mt19937_64 rng(20261130);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  auto random_string = [&] {
+    if (pick(3) == 0) return OddStrings()[pick(OddStrings().size())];
+    std::string s;
+    for (size_t i = pick(12); i > 0; --i) s.push_back(static_cast<char>(pick(3) == 0 ? rng() : 0x20 + pick(0x5f)));
+    return s;
+  };
+  auto random_double = [&] {
+    switch (pick(4)) {
+      case 0: return std::bit_cast<double>(rng());  // Any bits: NaNs, infinities, denormals.
+      case 1: return static_cast<double>(static_cast<int64_t>(rng() >> pick(64)));
+      case 2: return std::ldexp(static_cast<double>(rng() % 1000000), static_cast<int>(pick(80)) - 60);
+      default: return static_cast<double>(pick(100000)) / 1000.0;
+    }
+  };
+  for (int round = 0; round < 200; ++round) {
+    Report r;
+    r.command = random_string();
+    for (size_t i = pick(3); i > 0; --i) r.lines.push_back(random_string());
+    for (size_t i = pick(3); i > 0; --i) r.notes.push_back(random_string());
+    for (size_t i = pick(4); i > 0; --i) {
+      Table t{pick(4) == 0 ? "dup" : random_string(), "title", {}, {}};
+      const size_t columns = pick(6);
+      for (size_t c = 0; c < columns; ++c) t.columns.push_back(Col(pick(5) == 0 ? "k" : random_string(), pick(6) == 0));
+      for (size_t row = pick(5); row > 0; --row) {
+        std::vector<Cell> cells;
+        for (size_t c = 0; c < columns; ++c) {
+          switch (pick(5)) {
+            case 0: cells.emplace_back(random_string()); break;
+            case 1: cells.emplace_back(static_cast<int64_t>(rng())); break;
+            case 2: cells.emplace_back(random_double()); break;
+            case 3: cells.emplace_back(pick(2) == 0); break;
+            default: cells.emplace_back(); break;
+          }
+        }
+        t.rows.push_back(std::move(cells));
+      }
+      r.tables.push_back(std::move(t));
+    }
+    for (size_t i = pick(3); i > 0; --i)
+      r.diagnostics.AddEntry(
+          {static_cast<Severity>(pick(3)), random_string(), random_string(), rng(), random_string()});
+    const std::string written = Written(r);
+    const std::string expected = DumpedAsValues(r);
+    INFO("round " << round);
+    REQUIRE(written == expected);
+  }
+}
+
+TEST_CASE("JSON: a document longer than the writer's buffer is written whole") {
+  Report r;
+  r.command = "long";
+  Table t{"rows", "Rows", {Col("step"), Col("ms")}, {}};
+  for (int i = 0; i < 20000; ++i)
+    t.rows.push_back({Cell{std::string("EagerKernelExecute ") + std::to_string(i)}, Cell{i * 0.001}});
+  r.tables.push_back(t);
+  const std::string written = Written(r);
+  CHECK(written.size() > (size_t{1} << 20));
+  CHECK(written == DumpedAsValues(r));
+}
