@@ -1,8 +1,10 @@
-// RenderJson writes its document straight out; these tests hold it to the
-// bytes nlohmann's dump(2) gives for the same document built as values (the
-// way the renderer worked before), on reports chosen for the corners of the
-// format (escapes, invalid UTF-8, doubles' shortest forms, repeated names
-// and keys, empty parts) and on random ones.
+// RenderJson and RenderCsv write straight into a buffer; these tests hold
+// them to the bytes of the way they worked before: the JSON to nlohmann's
+// dump(2) of the same document built as values, on reports chosen for the
+// corners of the format (escapes, invalid UTF-8, doubles' shortest forms,
+// repeated names and keys, empty parts) and on random ones; the CSV to its
+// cells formatted, made formula-safe and escaped one by one by the
+// renderers' shared functions.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -215,6 +217,82 @@ TEST_CASE("JSON: random reports equal the dump of their values") {
     INFO("round " << round);
     REQUIRE(written == expected);
   }
+}
+
+// The CSV as FormatCell, CsvFormulaSafe and CsvEscape make it cell by cell.
+std::string CsvCellByCell(const Table& table, bool formula_safe) {
+  std::string out;
+  bool first = true;
+  for (const Column& c : table.columns) {
+    if (c.terminal_only) continue;
+    out += (first ? "" : ",") + CsvEscape(c.csv_header.empty() ? c.key : c.csv_header);
+    first = false;
+  }
+  out += "\n";
+  for (const auto& row : table.rows) {
+    first = true;
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      if (table.columns[i].terminal_only) continue;
+      std::string text = FormatCell(row[i], table.columns[i]);
+      if (formula_safe && std::holds_alternative<std::string>(row[i])) text = CsvFormulaSafe(text);
+      out += (first ? "" : ",") + CsvEscape(text);
+      first = false;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+TEST_CASE("CSV: random tables equal their cells formatted and escaped one by one") {
+  std::mt19937_64 rng(30112026);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  const std::vector<std::string> texts = {"",   "plain", "a,b", "say \"hi\"", "two\nlines",  "cr\r",   "=SUM(A1)",
+                                          "+1", "-x",    "@me", "\tlead",     "caf\xc3\xa9", "'quoted"};
+  const std::vector<double> doubles = {0.0, -0.0, 0.125, -1.5, 1e300, 1e-300, std::numeric_limits<double>::quiet_NaN(),
+                                       // A NaN with its sign bit set: "nan" all the same.
+                                       -std::numeric_limits<double>::quiet_NaN(),
+                                       std::numeric_limits<double>::infinity(),
+                                       -std::numeric_limits<double>::infinity(), 2.0 / 3};
+  for (int round = 0; round < 200; ++round) {
+    Table t{"t", "T", {}, {}};
+    const size_t columns = 1 + pick(6);
+    for (size_t c = 0; c < columns; ++c) {
+      Column col = Col(texts[pick(texts.size())], pick(6) == 0);
+      col.precision = static_cast<int>(pick(8));
+      if (pick(4) == 0) col.csv_header = texts[pick(texts.size())];
+      t.columns.push_back(col);
+    }
+    for (size_t row = pick(40); row > 0; --row) {
+      std::vector<Cell> cells;
+      for (size_t c = 0; c < columns; ++c) {
+        switch (pick(5)) {
+          case 0: cells.emplace_back(texts[pick(texts.size())]); break;
+          case 1: cells.emplace_back(static_cast<int64_t>(rng())); break;
+          case 2: cells.emplace_back(doubles[pick(doubles.size())] * static_cast<double>(pick(1000))); break;
+          case 3: cells.emplace_back(pick(2) == 0); break;
+          default: cells.emplace_back(); break;
+        }
+      }
+      t.rows.push_back(std::move(cells));
+    }
+    for (const bool safe : {false, true}) {
+      std::ostringstream out;
+      RenderCsv(t, out, safe);
+      INFO("round " << round << (safe ? ", formula-safe" : ""));
+      REQUIRE(out.str() == CsvCellByCell(t, safe));
+    }
+  }
+}
+
+TEST_CASE("CSV: a table longer than the writer's buffer is written whole") {
+  Table t{"rows", "Rows", {Col("step"), Col("ms")}, {}};
+  t.columns[1].precision = 3;
+  for (int i = 0; i < 20000; ++i) t.rows.push_back({Cell{std::string("Step, ") + std::to_string(i)}, Cell{i * 0.001}});
+  std::ostringstream out;
+  RenderCsv(t, out);
+  CHECK(out.str().size() > (size_t{1} << 18));
+  CHECK(out.str() == CsvCellByCell(t, false));
+  CHECK(out.str().find("\"Step, 19999\",19.999\n") != std::string::npos);
 }
 
 TEST_CASE("JSON: a document longer than the writer's buffer is written whole") {
