@@ -358,16 +358,36 @@ void AddDevicePlane(const Host& host, size_t p, const EventGroups& groups, Plane
   }
 }
 
-// The typed spans of a step's runs (group g), appended to `out`.
+// The typed spans of a step's runs (group g), appended to `out`, less
+// those that cannot change the breakdown: a span inside another of its
+// line's spans of the same or a higher type (EventType's order, the one
+// ToNonOverlapped gives the time to) adds time of that type nowhere, so
+// the non-overlapped pieces are the same without it. On a host line a
+// step's ops nest in the op that runs them (a T4 capture: 61.5 k of the
+// 70.7 k host spans), and ToNonOverlapped's sort of the boundaries is
+// most of the step analysis. The one span checked against is the run's
+// kept span that ends last so far (events come by start), which finds
+// every one of those and costs one comparison whatever the line holds.
 void AppendSpans(const Host& host, const EventGroups& groups, const PlaneTypesByIndex& types,
                  const std::vector<EventRun>& runs, int32_t g, std::vector<TypedSpan>& out) {
   for (const EventRun& r : runs) {
     const Line& line = host.planes[r.plane].lines[r.line];
     const PlaneEventTypes& t = *types[r.plane];
     const std::span<const int32_t> ids = groups.group.Line(r.plane, r.line);
+    bool covering = false;
+    TypedSpan cover{};
     for (uint32_t e = r.first; e < r.end; ++e) {
       if (ids[e] != g) continue;
-      if (const auto type = t.TypeOf(line, e)) out.push_back({*type, line.events[e].start_ps, line.events[e].end_ps()});
+      const auto type = t.TypeOf(line, e);
+      if (!type) continue;
+      const TypedSpan span{*type, line.events[e].start_ps, line.events[e].end_ps()};
+      if (covering && cover.begin_ps <= span.begin_ps && span.end_ps <= cover.end_ps && span.type <= cover.type)
+        continue;
+      if (!covering || span.end_ps > cover.end_ps) {
+        cover = span;
+        covering = true;
+      }
+      out.push_back(span);
     }
   }
 }

@@ -273,6 +273,40 @@ TEST_CASE("Step breakdown: priorities resolve overlaps, host events count by def
   CHECK_THAT(o.precision_statement, Catch::StartsWith("Only 0.0% of device computation is 16 bit."));
 }
 
+TEST_CASE("Step breakdown: a span nested in one of its type or higher adds nothing, one higher counts", "[steps]") {
+  // One step [0, 100us] on one thread: the executor [10, 60us] (kernel
+  // launch) holds a host op [12, 18us] and the launch [20, 25us]; the
+  // input wait [60, 80us] holds a host op [65, 70us]; a host op [82, 98us]
+  // holds an input wait [85, 90us], which outranks it. The kernel runs
+  // [30, 40us]. AppendSpans leaves out the spans inside one of their type
+  // or higher; the input wait inside the host op must stay.
+  XSpaceBuilder b;
+  b.Plane("/host:CPU")
+      .Line(1, "python3")
+      .Event("train", 0, 100 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{7}}})
+      .Event("ExecutorState::Process", 10 * kUs, 50 * kUs)
+      .Event("MatMul", 12 * kUs, 6 * kUs)
+      .Event("cuLaunchKernel", 20 * kUs, 5 * kUs, {{"correlation_id", uint64_t{5}}})
+      .Event("IteratorGetNextOp::DoCompute", 60 * kUs, 20 * kUs)
+      .Event("MatMul", 65 * kUs, 5 * kUs)
+      .Event("Assign", 82 * kUs, 16 * kUs)
+      .Event("IteratorGetNextOp::DoCompute", 85 * kUs, 5 * kUs);
+  b.Plane("/device:GPU:0", 0)
+      .Line(7, "Stream #7(Compute)", 0)
+      .Event("gemm", 30 * kUs, 10 * kUs, {{"correlation_id", uint64_t{5}}});
+  Diagnostics d;
+  const Host h = ReadXSpaceBytes(b.Serialize(), "nested.xplane.pb", d);
+  StepSummary s = SummarizeSteps(CombineHostSteps({BuildStepDb(h, GroupEvents(h, d), {}, d)}));
+  REQUIRE(s.rows.size() == 1);
+  const StepRow& r = s.rows[0];
+  CHECK(r.step_time_ms == Approx(0.100));
+  CHECK(Ms(r, Category::kKernelLaunch) == Approx(0.040));   // [10, 30] and [40, 60us]
+  CHECK(Ms(r, Category::kDeviceCompute) == Approx(0.010));  // [30, 40us]
+  CHECK(Ms(r, Category::kInput) == Approx(0.025));          // [60, 80] and [85, 90us]
+  CHECK(Ms(r, Category::kHostCompute) == Approx(0.011));    // [82, 85] and [90, 98us]
+  CHECK(Ms(r, Category::kAllOthers) == Approx(0.014));      // [0, 10], [80, 82] and [98, 100us]
+}
+
 TEST_CASE("Step breakdown as current xprof: device events only on GPU", "[steps]") {
   Host h = OneGpuStep();
   Diagnostics d;
