@@ -16,8 +16,8 @@ namespace {
 // scalars go through nlohmann's own formatting: its shortest round-trip
 // doubles (detail::to_chars, what its dump calls) and, for any string
 // that needs escaping or may be invalid UTF-8, its dump of that string.
-// render_json_test.cc checks the bytes against the dump of a built
-// document.
+// streamed_renderers_test.cc checks the bytes against the dump of a
+// built document.
 class JsonWriter {
  public:
   explicit JsonWriter(std::ostream& out) : out_(out) { buffer_.reserve(kFlushAt + 4096); }
