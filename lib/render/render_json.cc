@@ -21,7 +21,6 @@ namespace {
 class JsonWriter {
  public:
   explicit JsonWriter(std::ostream& out) : out_(out) { buffer_.reserve(kFlushAt + 4096); }
-  ~JsonWriter() { Flush(); }
 
   void Raw(std::string_view s) {
     buffer_.append(s);
@@ -63,6 +62,13 @@ class JsonWriter {
     std::visit(Visitor{*this}, cell);
   }
 
+  // Hands what is buffered to the stream (Raw and String do when the
+  // buffer is full; the renderer once at the end).
+  void Flush() {
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
+  }
+
   // `key`'s member opening at `level`: its indent, the key and ": ".
   void Key(std::string_view key, int level) {
     Indent(level);
@@ -99,10 +105,6 @@ class JsonWriter {
       if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') return false;
     }
     return true;
-  }
-  void Flush() {
-    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-    buffer_.clear();
   }
 
   static constexpr size_t kFlushAt = size_t{1} << 16;
@@ -213,6 +215,7 @@ void RenderJson(const Report& report, std::ostream& out) {
     w.Raw("}");
   });
   w.Raw("\n}\n");
+  w.Flush();
 }
 
 }  // namespace tfprof
