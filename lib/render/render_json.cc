@@ -75,6 +75,14 @@ class JsonWriter {
     String(key);
     buffer_.append(": ");
   }
+  // A whole member: the key, the value `value()` writes, and the comma
+  // that follows all but the `last` of an object.
+  template <class Value>
+  void Member(std::string_view key, int level, bool last, Value&& value) {
+    Key(key, level);
+    value();
+    Raw(last ? "\n" : ",\n");
+  }
 
   // The array `items` at `level` (its members one deeper), each written
   // by `item(element, member_level)`; "[]" when empty.
@@ -138,15 +146,10 @@ std::vector<std::pair<std::string_view, size_t>> RowMembers(const Table& t) {
 void RenderJson(const Report& report, std::ostream& out) {
   JsonWriter w(out);
   w.Raw("{\n");
-  w.Key("command", 1);
-  w.String(report.command);
-  w.Raw(",\n");
-  w.Key("schema_version", 1);
-  w.Raw("1,\n");
+  w.Member("command", 1, false, [&] { w.String(report.command); });
+  w.Member("schema_version", 1, false, [&] { w.Raw("1"); });
   auto strings = [&w](const std::string& s, int) { w.String(s); };
-  w.Key("statements", 1);
-  w.Array(report.lines, 1, strings);
-  w.Raw(",\n");
+  w.Member("statements", 1, false, [&] { w.Array(report.lines, 1, strings); });
 
   // Tables by name, in the order names first come; a name that comes
   // again takes the later table's rows (as assigning it in an object does).
@@ -161,60 +164,46 @@ void RenderJson(const Report& report, std::ostream& out) {
       }
     if (!again) tables.push_back(&t);
   }
-  w.Key("tables", 1);
-  if (tables.empty()) {
-    w.Raw("{}");
-  } else {
+  w.Member("tables", 1, false, [&] {
+    if (tables.empty()) {
+      w.Raw("{}");
+      return;
+    }
     w.Raw("{\n");
     for (size_t k = 0; k < tables.size(); ++k) {
       const Table& t = *tables[k];
       const std::vector<std::pair<std::string_view, size_t>> members = RowMembers(t);
-      w.Key(t.name, 2);
-      w.Array(t.rows, 2, [&](const std::vector<tfprof::Cell>& row, int level) {
-        if (members.empty()) {
-          w.Raw("{}");
-          return;
-        }
-        w.Raw("{\n");
-        for (size_t m = 0; m < members.size(); ++m) {
-          w.Key(members[m].first, level + 1);
-          w.Cell(row[members[m].second]);
-          w.Raw(m + 1 < members.size() ? ",\n" : "\n");
-        }
-        w.Indent(level);
-        w.Raw("}");
+      w.Member(t.name, 2, k + 1 == tables.size(), [&] {
+        w.Array(t.rows, 2, [&](const std::vector<tfprof::Cell>& row, int level) {
+          if (members.empty()) {
+            w.Raw("{}");
+            return;
+          }
+          w.Raw("{\n");
+          for (size_t m = 0; m < members.size(); ++m)
+            w.Member(members[m].first, level + 1, m + 1 == members.size(), [&] { w.Cell(row[members[m].second]); });
+          w.Indent(level);
+          w.Raw("}");
+        });
       });
-      w.Raw(k + 1 < tables.size() ? ",\n" : "\n");
     }
     w.Indent(1);
     w.Raw("}");
-  }
-  w.Raw(",\n");
-  w.Key("notes", 1);
-  w.Array(report.notes, 1, strings);
-  w.Raw(",\n");
-  w.Key("diagnostics", 1);
-  w.Array(report.diagnostics.Entries(), 1, [&w](const DiagnosticEntry& e, int level) {
-    w.Raw("{\n");
-    w.Key("severity", level + 1);
-    w.String(SeverityName(e.severity));
-    w.Raw(",\n");
-    w.Key("kind", level + 1);
-    w.String(e.kind);
-    w.Raw(",\n");
-    w.Key("count", level + 1);
-    w.Uint(e.count);
-    w.Raw(",\n");
-    w.Key("message", level + 1);
-    w.String(e.message);
-    w.Raw(",\n");
-    w.Key("example", level + 1);
-    w.String(e.example);
-    w.Raw("\n");
-    w.Indent(level);
-    w.Raw("}");
   });
-  w.Raw("\n}\n");
+  w.Member("notes", 1, false, [&] { w.Array(report.notes, 1, strings); });
+  w.Member("diagnostics", 1, true, [&] {
+    w.Array(report.diagnostics.Entries(), 1, [&w](const DiagnosticEntry& e, int level) {
+      w.Raw("{\n");
+      w.Member("severity", level + 1, false, [&] { w.String(SeverityName(e.severity)); });
+      w.Member("kind", level + 1, false, [&] { w.String(e.kind); });
+      w.Member("count", level + 1, false, [&] { w.Uint(e.count); });
+      w.Member("message", level + 1, false, [&] { w.String(e.message); });
+      w.Member("example", level + 1, true, [&] { w.String(e.example); });
+      w.Indent(level);
+      w.Raw("}");
+    });
+  });
+  w.Raw("}\n");
   w.Flush();
 }
 
