@@ -7,6 +7,7 @@
 // renderers' shared functions.
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -193,7 +194,13 @@ TEST_CASE("JSON: random reports equal the dump of their values") {
     for (size_t i = pick(4); i > 0; --i) {
       Table t{pick(4) == 0 ? "dup" : random_string(), "title", {}, {}};
       const size_t columns = pick(6);
-      for (size_t c = 0; c < columns; ++c) t.columns.push_back(Col(pick(5) == 0 ? "k" : random_string(), pick(6) == 0));
+      for (size_t c = 0; c < columns; ++c) {
+        // One draw after the other: the order of a call's arguments is the
+        // compiler's to choose.
+        std::string key = pick(5) == 0 ? "k" : random_string();
+        const bool terminal_only = pick(6) == 0;
+        t.columns.push_back(Col(std::move(key), terminal_only));
+      }
       for (size_t row = pick(5); row > 0; --row) {
         std::vector<Cell> cells;
         for (size_t c = 0; c < columns; ++c) {
@@ -246,8 +253,10 @@ std::string CsvCellByCell(const Table& table, bool formula_safe) {
 TEST_CASE("CSV: random tables equal their cells formatted and escaped one by one") {
   std::mt19937_64 rng(30112026);
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
-  const std::vector<std::string> texts = {"",   "plain", "a,b", "say \"hi\"", "two\nlines",  "cr\r",   "=SUM(A1)",
-                                          "+1", "-x",    "@me", "\tlead",     "caf\xc3\xa9", "'quoted"};
+  // Texts for every path: plain, quoted, formula-like, and both at once.
+  const std::vector<std::string> texts = {"",         "plain", "a,b",    "say \"hi\"", "two\nlines", "cr\r",
+                                          "=SUM(A1)", "+1",    "-x",     "@me",        "\tlead",     "caf\xc3\xa9",
+                                          "'quoted",  "=a,b",  "\rlead", "-\"q\"",     "@x\ny"};
   const std::vector<double> doubles = {0.0, -0.0, 0.125, -1.5, 1e300, 1e-300, std::numeric_limits<double>::quiet_NaN(),
                                        // A NaN with its sign bit set: "nan" all the same.
                                        -std::numeric_limits<double>::quiet_NaN(),
@@ -257,7 +266,8 @@ TEST_CASE("CSV: random tables equal their cells formatted and escaped one by one
     Table t{"t", "T", {}, {}};
     const size_t columns = 1 + pick(6);
     for (size_t c = 0; c < columns; ++c) {
-      Column col = Col(texts[pick(texts.size())], pick(6) == 0);
+      const std::string& key = texts[pick(texts.size())];
+      Column col = Col(key, pick(6) == 0);
       col.precision = static_cast<int>(pick(8));
       if (pick(4) == 0) col.csv_header = texts[pick(texts.size())];
       t.columns.push_back(col);
