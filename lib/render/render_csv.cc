@@ -66,7 +66,8 @@ void AppendCsvCell(const Cell& cell, const Column& column, bool formula_safe, st
     }
     AppendCsvField(*s, out);
   } else if (const auto* i = std::get_if<int64_t>(&cell)) {
-    out.append(fmt::format_int(*i).str());  // Digits and a minus: never quoted.
+    const fmt::format_int digits(*i);  // Digits and a minus: never quoted.
+    out.append(digits.data(), digits.size());
   } else if (const auto* d = std::get_if<double>(&cell)) {
     if (std::isnan(*d)) out.append("nan");
     else fmt::format_to(std::back_inserter(out), "{:.{}f}", *d, column.precision);

@@ -39,8 +39,8 @@ class JsonWriter {
     }
     if (buffer_.size() >= kFlushAt) Flush();
   }
-  void Int(int64_t v) { buffer_.append(fmt::format_int(v).str()); }
-  void Uint(uint64_t v) { buffer_.append(fmt::format_int(v).str()); }
+  void Int(int64_t v) { AppendDigits(fmt::format_int(v)); }
+  void Uint(uint64_t v) { AppendDigits(fmt::format_int(v)); }
   void Double(double v) {
     if (!std::isfinite(v)) {
       buffer_.append("null");
@@ -106,6 +106,8 @@ class JsonWriter {
   }
 
  private:
+  // The digits formatted in place, without a string of their own.
+  void AppendDigits(const fmt::format_int& digits) { buffer_.append(digits.data(), digits.size()); }
   // Printable ASCII with neither quote nor backslash: written as it is.
   static bool Plain(std::string_view s) {
     for (const char c : s) {
