@@ -132,16 +132,18 @@ std::vector<TypedSpan> ToNonOverlapped(std::span<const TypedSpan> spans, std::sp
     return ((static_cast<uint64_t>(time) - static_cast<uint64_t>(lo)) << kCodeBits) | (start ? 32u : 0u) |
            static_cast<uint64_t>(type);
   };
-  // Starts and ends apart: each list's starts ascend within a line, and so
-  // do the ends of events that do not nest (a GPU stream's).
+  // Each span's start then its end: a line's spans that do not overlap (a
+  // GPU stream's; a host thread's once AppendSpans has left out those
+  // nested in their like) make one ascending run, where starts and ends
+  // apart made two.
   std::vector<uint64_t> keys(n), buffer;
   size_t k = 0;
   for (std::span<const TypedSpan> list : lists)
     for (const TypedSpan& s : list)
-      if (s.end_ps > s.begin_ps) keys[k++] = key(s.begin_ps, true, s.type);
-  for (std::span<const TypedSpan> list : lists)
-    for (const TypedSpan& s : list)
-      if (s.end_ps > s.begin_ps) keys[k++] = key(s.end_ps, false, s.type);
+      if (s.end_ps > s.begin_ps) {
+        keys[k++] = key(s.begin_ps, true, s.type);
+        keys[k++] = key(s.end_ps, false, s.type);
+      }
   SortRuns(keys, buffer);
   return Sweep(n, [&](size_t i) {
     const uint64_t c = keys[i];
