@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include "fmt/format.h"
+#include "lib/render/chunked_output.h"
 #include "lib/render/render.h"
 #include "nlohmann/json.hpp"
 
@@ -20,35 +21,35 @@ namespace {
 // built document.
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& out) : out_(out) { buffer_.reserve(kFlushAt + 4096); }
+  explicit JsonWriter(std::ostream& out) : out_(out) {}
 
   void Raw(std::string_view s) {
-    buffer_.append(s);
-    if (buffer_.size() >= kFlushAt) Flush();
+    out_.text().append(s);
+    out_.FlushIfFull();
   }
-  void Indent(int level) { buffer_.append(static_cast<size_t>(level) * 2, ' '); }
+  void Indent(int level) { out_.text().append(static_cast<size_t>(level) * 2, ' '); }
 
   void String(std::string_view s) {
     if (Plain(s)) {
-      buffer_.push_back('"');
-      buffer_.append(s);
-      buffer_.push_back('"');
+      out_.text().push_back('"');
+      out_.text().append(s);
+      out_.text().push_back('"');
     } else {
-      buffer_.append(nlohmann::ordered_json(std::string(s))
-                         .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+      out_.text().append(nlohmann::ordered_json(std::string(s))
+                             .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
     }
-    if (buffer_.size() >= kFlushAt) Flush();
+    out_.FlushIfFull();
   }
   void Int(int64_t v) { AppendDigits(fmt::format_int(v)); }
   void Uint(uint64_t v) { AppendDigits(fmt::format_int(v)); }
   void Double(double v) {
     if (!std::isfinite(v)) {
-      buffer_.append("null");
+      out_.text().append("null");
       return;
     }
     char digits[64];
     const char* end = nlohmann::detail::to_chars(digits, digits + sizeof(digits), v);
-    buffer_.append(digits, static_cast<size_t>(end - digits));
+    out_.text().append(digits, static_cast<size_t>(end - digits));
   }
   void Cell(const tfprof::Cell& cell) {
     struct Visitor {
@@ -62,18 +63,15 @@ class JsonWriter {
     std::visit(Visitor{*this}, cell);
   }
 
-  // Hands what is buffered to the stream (Raw and String do when the
-  // buffer is full; the renderer once at the end).
-  void Flush() {
-    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-    buffer_.clear();
-  }
+  // Hands what is gathered to the stream (Raw and String do once a chunk
+  // has gathered; the renderer once at the end).
+  void Flush() { out_.Flush(); }
 
   // `key`'s member opening at `level`: its indent, the key and ": ".
   void Key(std::string_view key, int level) {
     Indent(level);
     String(key);
-    buffer_.append(": ");
+    out_.text().append(": ");
   }
   // A whole member: the key, the value `value()` writes, and the comma
   // that follows all but the `last` of an object.
@@ -89,25 +87,25 @@ class JsonWriter {
   template <class Items, class Item>
   void Array(const Items& items, int level, Item&& item) {
     if (items.empty()) {
-      buffer_.append("[]");
+      out_.text().append("[]");
       return;
     }
-    buffer_.append("[\n");
+    out_.text().append("[\n");
     bool first = true;
     for (const auto& element : items) {
-      if (!first) buffer_.append(",\n");
+      if (!first) out_.text().append(",\n");
       first = false;
       Indent(level + 1);
       item(element, level + 1);
     }
-    buffer_.push_back('\n');
+    out_.text().push_back('\n');
     Indent(level);
-    buffer_.push_back(']');
+    out_.text().push_back(']');
   }
 
  private:
   // The digits formatted in place, without a string of their own.
-  void AppendDigits(const fmt::format_int& digits) { buffer_.append(digits.data(), digits.size()); }
+  void AppendDigits(const fmt::format_int& digits) { out_.text().append(digits.data(), digits.size()); }
   // Printable ASCII with neither quote nor backslash: written as it is.
   static bool Plain(std::string_view s) {
     for (const char c : s) {
@@ -117,9 +115,7 @@ class JsonWriter {
     return true;
   }
 
-  static constexpr size_t kFlushAt = size_t{1} << 16;
-  std::ostream& out_;
-  std::string buffer_;
+  ChunkedOutput out_;
 };
 
 // A table's members as an ordered_json row would hold them: one per key

@@ -4,7 +4,10 @@
 // corners of the format (escapes, invalid UTF-8, doubles' shortest forms,
 // repeated names and keys, empty parts) and on random ones; the CSV to its
 // cells formatted, made formula-safe and escaped one by one by the
-// renderers' shared functions.
+// renderers' shared functions. Those functions and RenderCsv share their
+// rules (render_csv.cc), which renderers_test.cc and terminal_text_test.cc
+// check by hand; here what RenderCsv puts together: the header, the
+// prefix inside the quotes, columns left out, a table past one chunk.
 #include <catch2/catch.hpp>
 
 #include <bit>
@@ -292,6 +295,22 @@ TEST_CASE("CSV: random tables equal their cells formatted and escaped one by one
       REQUIRE(out.str() == CsvCellByCell(t, safe));
     }
   }
+}
+
+TEST_CASE("CSV: numbers as FormatCell writes them, checked by hand") {
+  // A NaN reads "nan" whatever its sign bit (fmt alone would write
+  // "-nan"); infinities as fmt writes them; doubles at the column's
+  // precision; integers whole; a formula-like text with a comma gets its
+  // ' inside the quotes.
+  Table t{"n", "N", {Col("nan"), Col("neg_nan"), Col("inf"), Col("x"), Col("i"), Col("text")}, {}};
+  t.columns[3].precision = 3;
+  t.rows.push_back({Cell{std::numeric_limits<double>::quiet_NaN()}, Cell{-std::numeric_limits<double>::quiet_NaN()},
+                    Cell{-std::numeric_limits<double>::infinity()}, Cell{-2.0 / 3}, Cell{int64_t{-42}},
+                    Cell{std::string("=a,b")}});
+  std::ostringstream out;
+  RenderCsv(t, out, /*formula_safe=*/true);
+  CHECK(out.str() == "nan,neg_nan,inf,x,i,text\nnan,nan,-inf,-0.667,-42,\"'=a,b\"\n");
+  CHECK(FormatCell(Cell{-std::numeric_limits<double>::quiet_NaN()}, t.columns[0]) == "nan");
 }
 
 TEST_CASE("CSV: a table longer than the writer's buffer is written whole") {
