@@ -92,6 +92,25 @@ class SnapshotReader {
     return a;
   }
 
+  // What the walk in time order reads of every event (WalkTimeline): the
+  // sizes the timeline's samplings compare, the address a free is matched
+  // by, its kind and group. The rest of a snapshot is read only for the
+  // points the timeline keeps.
+  struct WalkFields {
+    int64_t stack_bytes = 0, heap_bytes = 0, free_bytes = 0;
+    uint64_t address = 0;
+    int64_t group = 0;
+    bool deallocation = false;
+    int64_t in_use() const { return SaturatingAdd(stack_bytes, heap_bytes); }
+  };
+  // Those of the fields Read sets, as it sets them.
+  void ReadWalk(const AllocatorStats& a, WalkFields& w) const {
+    w.stack_bytes = a.Int(a.bytes_reserved, AllocatorField::kBytesReserved, strict_);
+    w.heap_bytes = a.Int(a.bytes_allocated, AllocatorField::kBytesAllocated, strict_);
+    w.free_bytes = a.Int(a.bytes_available, AllocatorField::kBytesAvailable, strict_);
+    w.address = strict_ && (a.odd_types & AllocatorStats::Bit(AllocatorField::kAddress)) ? 0 : a.address;
+  }
+
   // Fills `s` from the event's record under the options' rule; returns the
   // memory id's key (IdOf makes its text). With `strings`, the op, region
   // and shape are kept as the capture's string ids (ProfileStrings::Intern
@@ -269,20 +288,12 @@ struct SnapshotSource {
     const AllocatorStats& record = block.records[r.event];
     return {block.line, record.event, &record};
   }
-  // The snapshot with the capture's string ids: reads only, so any thread.
+  // The snapshot with the capture's string ids, every field set but the
+  // step: reads only, so any thread.
   MemorySnapshot Read(const AllocatorEvent& r) const {
-    MemorySnapshot s;
-    ReadInto(r, s);
-    return s;
-  }
-  // The same, into `s` as it is, every field set but the step: the walk's
-  // buffers are filled so, in place. A snapshot built on the stack and
-  // copied there was read back in 16-byte loads over the narrower stores
-  // that built it, a store-forwarding stall per event (1 GB walk: 70 ->
-  // 63-70 ms).
-  void ReadInto(const AllocatorEvent& r, MemorySnapshot& s) const {
     const Place at = PlaceOf(r);
     const Line& line = plane.lines[at.line];
+    MemorySnapshot s;
     s.activity =
         kind[line.events[at.event].metadata] == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
     if (at.record) {
@@ -292,6 +303,20 @@ struct SnapshotSource {
       reader.Read(gathered, s, true);
     }
     s.time_ps = r.time_ps;
+    return s;
+  }
+  // What the walk reads of the event (SnapshotReader::WalkFields).
+  void ReadWalkInto(const AllocatorEvent& r, SnapshotReader::WalkFields& w) const {
+    const Place at = PlaceOf(r);
+    const Line& line = plane.lines[at.line];
+    w.deallocation = kind[line.events[at.event].metadata] != 0;
+    if (at.record) {
+      reader.ReadWalk(*at.record, w);
+    } else {
+      const AllocatorStats gathered = reader.Gather(line.EventStats(at.event));
+      reader.ReadWalk(gathered, w);
+    }
+    w.group = groups.group.Find(plane_index, at.line, at.event);
   }
   // Makes a read snapshot's strings the profile's.
   void Intern(MemorySnapshot& s) const {

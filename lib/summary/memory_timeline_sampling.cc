@@ -103,59 +103,53 @@ TimelineSampler::TimelineSampler(size_t events, size_t max_points)
   legacy_slots_.reserve(max_points);
 }
 
-void TimelineSampler::Add(const MemorySnapshot& s) {
+void TimelineSampler::Add(const TimelinePoint& point) {
   const size_t i = next_++;
   if (keep_all_) {
-    all_.push_back(s);
+    all_.push_back(point);
     return;
   }
-  // Reference: the window's first snapshot, then any higher one.
-  if (i == window_begin_ || s.in_use() > window_best_.in_use()) {
-    window_best_ = s;
-    window_best_index_ = i;
-  }
+  // Reference: the window's first point, then any higher one.
+  if (i == window_begin_ || point.in_use > window_best_.in_use) window_best_ = point;
   if (i + 1 == window_end_) {
-    reference_.emplace_back(window_best_index_, window_best_);
+    reference_.push_back(window_best_);
     ++window_;
     window_begin_ = window_end_;
     window_end_ += window_ < narrow_ ? width_ : width_ + 1;
   }
   // Legacy: kept while fewer than max_points are, or when less free than
   // the most free one kept (a later index never displaces an equal one).
-  const Kept candidate{s.free_bytes, i, 0};
+  const Kept candidate{point.free_bytes, i, 0};
   if (legacy_.size() < max_points_) {
-    legacy_slots_.push_back(s);
-    legacy_.push(Kept{s.free_bytes, i, legacy_slots_.size() - 1});
+    legacy_slots_.push_back(point);
+    legacy_.push(Kept{point.free_bytes, i, legacy_slots_.size() - 1});
   } else if (candidate < legacy_.top()) {
     const size_t slot = legacy_.top().slot;
     legacy_.pop();
-    legacy_slots_[slot] = s;
-    legacy_.push(Kept{s.free_bytes, i, slot});
+    legacy_slots_[slot] = point;
+    legacy_.push(Kept{point.free_bytes, i, slot});
   }
 }
 
-void TimelineSampler::Finish(AllocatorMemoryProfile& p) {
-  if (keep_all_) {
-    p.timeline = std::move(all_);
-    return;
-  }
+std::vector<TimelinePoint> TimelineSampler::KeptPoints(AllocatorMemoryProfile& p) {
+  if (keep_all_) return std::move(all_);
   std::vector<Kept> legacy;
   legacy.reserve(legacy_.size());
   for (; !legacy_.empty(); legacy_.pop()) legacy.push_back(legacy_.top());
   std::sort(legacy.begin(), legacy.end(), [](const Kept& a, const Kept& b) { return a.index < b.index; });
   std::vector<size_t> reference_picks, legacy_picks, kept;
-  for (const auto& [i, s] : reference_) reference_picks.push_back(i);
+  for (const TimelinePoint& point : reference_) reference_picks.push_back(point.index);
   for (const Kept& k : legacy) legacy_picks.push_back(k.index);
   std::set_union(reference_picks.begin(), reference_picks.end(), legacy_picks.begin(), legacy_picks.end(),
                  std::back_inserter(kept));
-  p.timeline.clear();
-  p.timeline.reserve(kept.size());
-  // Both pick lists ascend: merged, each index once, the snapshot from
-  // whichever list has it (the same snapshot).
+  std::vector<TimelinePoint> out;
+  out.reserve(kept.size());
+  // Both pick lists ascend: merged, each index once, the point from
+  // whichever list has it (the same point).
   size_t r = 0, l = 0;
   for (size_t i : kept) {
-    const bool in_reference = r < reference_.size() && reference_[r].first == i;
-    p.timeline.push_back(in_reference ? reference_[r].second : legacy_slots_[legacy[l].slot]);
+    const bool in_reference = r < reference_.size() && reference_[r].index == i;
+    out.push_back(in_reference ? reference_[r] : legacy_slots_[legacy[l].slot]);
     if (in_reference) ++r;
     if (l < legacy.size() && legacy[l].index == i) ++l;
   }
@@ -163,6 +157,7 @@ void TimelineSampler::Finish(AllocatorMemoryProfile& p) {
   p.legacy_points = PositionsIn(kept, legacy_picks);
   p.timeline_events = events_;
   p.sampled_to = static_cast<uint32_t>(max_points_);
+  return out;
 }
 
 }  // namespace tfprof

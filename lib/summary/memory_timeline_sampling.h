@@ -14,38 +14,58 @@
 
 namespace tfprof {
 
+// A point of the timeline as the walk meets it: what the two samplings
+// compare, and what makes its snapshot again if it is kept (its place in
+// time order, its step, and for a free the allocation it releases).
+struct TimelinePoint {
+  size_t index = 0;
+  int64_t in_use = 0;  // stack + heap
+  int64_t free_bytes = 0;
+  int64_t step = 0;
+  int64_t released = -1;  // A free's allocation, by its index in time order; -1: none.
+};
+
 class TimelineSampler {
  public:
-  // `events`: how many snapshots Add will be given; `max_points` as
-  // MemoryProfileOptions::timeline_points (0: keep every snapshot).
+  // `events`: how many points Add will be given; `max_points` as
+  // MemoryProfileOptions::timeline_points (0: keep every point).
   TimelineSampler(size_t events, size_t max_points);
 
-  // The next snapshot in time order, final (step and a free's fields set).
-  void Add(const MemorySnapshot& s);
+  // The next point in time order.
+  void Add(const TimelinePoint& point);
 
   // Sets p's timeline as KeepSampledTimelines leaves a whole one: every
   // snapshot when there are at most max_points (or max_points is 0), else
   // the union of the two samplings' picks in time order, with their
-  // positions in it, timeline_events and sampled_to.
-  void Finish(AllocatorMemoryProfile& p);
+  // positions in it, timeline_events and sampled_to. make(point) makes a
+  // kept point's snapshot, in time order.
+  template <class Make>
+  void Finish(AllocatorMemoryProfile& p, Make&& make) {
+    const std::vector<TimelinePoint> kept = KeptPoints(p);
+    p.timeline.clear();
+    p.timeline.reserve(kept.size());
+    for (const TimelinePoint& point : kept) p.timeline.push_back(make(point));
+  }
 
  private:
+  // The points kept, in time order; sets p's fields but the timeline.
+  std::vector<TimelinePoint> KeptPoints(AllocatorMemoryProfile& p);
+
   bool keep_all_;
   size_t events_, max_points_;
-  size_t next_ = 0;  // Index of the next snapshot Add is given.
-  std::vector<MemorySnapshot> all_;
+  size_t next_ = 0;  // Index of the next point Add is given.
+  std::vector<TimelinePoint> all_;
 
   // Reference: max_points windows covering the timeline, the first
   // `narrow_` of width_ events and the rest one wider; each keeps its
   // highest point (stack + heap), the first among equals.
   size_t width_ = 0, narrow_ = 0, window_ = 0, window_begin_ = 0, window_end_ = 0;
-  MemorySnapshot window_best_;
-  size_t window_best_index_ = 0;
-  std::vector<std::pair<size_t, MemorySnapshot>> reference_;
+  TimelinePoint window_best_;
+  std::vector<TimelinePoint> reference_;
 
-  // Legacy: the max_points snapshots with the least free memory, the
+  // Legacy: the max_points points with the least free memory, the
   // earliest among equals (a stable sort's first max_points): a max-heap of
-  // (free bytes, index) holding the ones kept, their snapshots in slots.
+  // (free bytes, index) holding the ones kept, their points in slots.
   struct Kept {
     int64_t free_bytes;
     size_t index;
@@ -55,7 +75,7 @@ class TimelineSampler {
     }
   };
   std::priority_queue<Kept> legacy_;
-  std::vector<MemorySnapshot> legacy_slots_;
+  std::vector<TimelinePoint> legacy_slots_;
 };
 
 }  // namespace tfprof
