@@ -181,8 +181,8 @@ struct MemoryProfileOptions {
   // splits equal times), one per thread up to collect_threads: the result
   // is the same for any slicing. Tests make it small.
   size_t merge_slice_events = size_t{1} << 16;
-  // The walk in time order reads each event's snapshot from the model,
-  // most of its time: in blocks of this many events, up to
+  // The walk in time order reads each event's sizes, address, kind and
+  // group from the model, most of its time: in blocks of this many events, up to
   // `walk_read_ahead` blocks of them read ahead on a second thread while
   // the walk takes the one before, in parts of `walk_part_events` that the
   // walk's thread reads too rather than wait (from four blocks on; 0: read

@@ -26,10 +26,11 @@ namespace tfprof::memory_internal {
 // a sum overflow (undefined behaviour), so sums saturate (time_span.h).
 
 // The profile's own ids of the capture's strings (op, region, shape), made
-// as the passes in time order meet them, on one thread: looked up by the
-// capture's id (dense, from 0) in a table, not a hash map, as this runs for
-// three stats of every allocation. The table takes 4 bytes per capture
-// string, far less than the string pool itself.
+// as the snapshots kept are read (the timeline's points, the peak and the
+// allocations alive then; every event with --all-points), on one thread:
+// looked up by the capture's id (dense, from 0) in a table, not a hash
+// map. The table takes 4 bytes per capture string, far less than the
+// string pool itself.
 class ProfileStrings {
  public:
   ProfileStrings(const Host& host, HostMemoryProfile& out) : host_(host), out_(out) {}
@@ -103,7 +104,7 @@ class SnapshotReader {
     bool deallocation = false;
     int64_t in_use() const { return SaturatingAdd(stack_bytes, heap_bytes); }
   };
-  // Those of the fields Read sets, as it sets them.
+  // Those of the fields Read sets (Read takes them from here: one rule).
   void ReadWalk(const AllocatorStats& a, WalkFields& w) const {
     w.stack_bytes = a.Int(a.bytes_reserved, AllocatorField::kBytesReserved, strict_);
     w.heap_bytes = a.Int(a.bytes_allocated, AllocatorField::kBytesAllocated, strict_);
@@ -117,15 +118,17 @@ class SnapshotReader {
   // makes them the profile's, on one thread); without (the capture-order
   // pass, which needs only the sizes) they stay empty.
   MemoryKey Read(const AllocatorStats& a, MemorySnapshot& s, bool strings) const {
-    s.stack_bytes = a.Int(a.bytes_reserved, AllocatorField::kBytesReserved, strict_);
-    s.heap_bytes = a.Int(a.bytes_allocated, AllocatorField::kBytesAllocated, strict_);
-    s.free_bytes = a.Int(a.bytes_available, AllocatorField::kBytesAvailable, strict_);
+    WalkFields w;
+    ReadWalk(a, w);
+    s.stack_bytes = w.stack_bytes;
+    s.heap_bytes = w.heap_bytes;
+    s.free_bytes = w.free_bytes;
+    s.address = w.address;
     s.fragmentation =
         strict_ && (a.odd_types & AllocatorStats::Bit(AllocatorField::kFragmentation)) ? 0.0 : a.fragmentation;
     s.peak_bytes_in_use = a.Int(a.peak_bytes_in_use, AllocatorField::kPeakBytesInUse, strict_);
     s.requested_bytes = a.Int(a.requested_bytes, AllocatorField::kRequestedBytes, strict_);
     s.allocation_bytes = a.Int(a.allocation_bytes, AllocatorField::kAllocationBytes, strict_);
-    s.address = strict_ && (a.odd_types & AllocatorStats::Bit(AllocatorField::kAddress)) ? 0 : a.address;
     s.data_type = a.Int(a.data_type, AllocatorField::kDataType, strict_);
     if (strings) {
       s.op_name = a.tf_op;

@@ -24,7 +24,7 @@ namespace {
 // so frees between steps count toward the next step.
 class StepsInTimeOrder {
  public:
-  // `group`: the next event's (SnapshotSource::GroupOf).
+  // `group`: the next event's (SnapshotSource::GroupOf, WalkFields::group).
   int64_t Next(int64_t group) {
     if (group == kNoGroup) return last_ + 1;
     last_ = group;
@@ -41,13 +41,14 @@ class StepsInTimeOrder {
 
 // Hands visit(fields) what the walk reads of each of `events`, in order
 // (SnapshotReader::WalkFields: sizes, address, kind, group). Reading them
-// (all over the model, in time order) needs no order, so on a large
-// allocator the reading runs ahead of the visits on a second thread, into a
-// ring of `walk_read_ahead` + 1 blocks' buffers, in parts either thread may
-// take: the walk's thread reads the next part itself rather than wait for
-// its block (MemoryProfileOptions). A thread started per block read ahead,
-// as before, kept the two CPUs about half idle (1 GB: about 100 ms for the
-// walk, 132 ms read where walked).
+// is a few loads all over the model (records, events, groups) that need no
+// order, so on a large allocator the reading runs ahead of the visits on a
+// second thread, into a ring of `walk_read_ahead` + 1 blocks' buffers, in
+// parts either thread may take: the walk's thread reads the next part
+// itself rather than wait for its block (MemoryProfileOptions). 103 MiB:
+// the walk 9.7-15.1 ms so, 19.7-22.1 ms read where walked (session 33;
+// with whole snapshots read, a thread started per block kept the two CPUs
+// about half idle: 1 GB about 100 ms, 132 ms read where walked).
 template <class Visit>
 void VisitEvents(const AllocatorEvents& events, const SnapshotSource& snapshot_of, const MemoryProfileOptions& options,
                  Visit&& visit) {
@@ -152,8 +153,8 @@ void VisitEvents(const AllocatorEvents& events, const SnapshotSource& snapshot_o
 }
 
 // The time-ordered events' steps, frees and counts in one pass, keeping the
-// timeline (every snapshot, or the points a report plots: TimelineSampler):
-// - each snapshot's step (StepsInTimeOrder);
+// timeline (every point, or the points a report plots: TimelineSampler):
+// - each event's step (StepsInTimeOrder);
 // - a free says only its size and address: it takes the op, region, dtype
 //   and shape of the allocation at that address it releases;
 // - the allocations and frees, and the peak's step: the last time the
@@ -183,7 +184,6 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const Memory
   int64_t previous_step = 0;
   VisitEvents(c.events, snapshot_of, options, [&](const SnapshotReader::WalkFields& w) {
     TimelinePoint point;
-    point.index = index;
     point.in_use = w.in_use();
     point.free_bytes = w.free_bytes;
     const int64_t state = steps.state();
@@ -194,7 +194,7 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const Memory
     if (w.deallocation) {
       ++p.deallocations;
       if (auto it = live.find(w.address); it != live.end()) {
-        point.released = static_cast<int64_t>(it->second);
+        point.released = it->second;
         live.erase(it);
       } else {
         unmatched.Add(w.address);
@@ -206,17 +206,26 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const Memory
     timeline.Add(point);
     ++index;
   });
+  // A kept free takes what its allocation says: from the timeline when it
+  // keeps every point (the allocation, earlier, is there already), else
+  // read again.
+  const bool keeps_all = timeline.keeps_all();
   timeline.Finish(p, [&](const TimelinePoint& point) {
     MemorySnapshot s = snapshot_of.Read(c.events[point.index]);
     s.step = point.step;
-    if (point.released >= 0) {
-      const MemorySnapshot allocation = snapshot_of.Read(c.events[static_cast<size_t>(point.released)]);
+    snapshot_of.Intern(s);
+    if (point.released != TimelinePoint::kNone) {
+      MemorySnapshot read;
+      if (!keeps_all) {
+        read = snapshot_of.Read(c.events[point.released]);
+        snapshot_of.Intern(read);
+      }
+      const MemorySnapshot& allocation = keeps_all ? p.timeline[point.released] : read;
       s.op_name = allocation.op_name;
       s.region_type = allocation.region_type;
       s.data_type = allocation.data_type;
       s.shape = allocation.shape;
     }
-    snapshot_of.Intern(s);
     return s;
   });
   if (unmatched.count > 0)

@@ -103,8 +103,9 @@ TimelineSampler::TimelineSampler(size_t events, size_t max_points)
   legacy_slots_.reserve(max_points);
 }
 
-void TimelineSampler::Add(const TimelinePoint& point) {
+void TimelineSampler::Add(TimelinePoint point) {
   const size_t i = next_++;
+  point.index = i;
   if (keep_all_) {
     all_.push_back(point);
     return;

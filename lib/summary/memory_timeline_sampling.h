@@ -1,8 +1,9 @@
 // Internal to the memory profile: the timeline cut down to the points a
-// report plots, met one snapshot at a time. What SampleTimeline and
+// report plots, met one point at a time. What SampleTimeline and
 // KeepSampledTimelines (memory_events_to_profile.h) do to a whole
 // timeline, without ever holding it: a capture's allocators can log
-// millions of events, and a report shows a thousand points.
+// millions of events, and a report shows a thousand points; only the
+// points kept are made snapshots.
 #pragma once
 
 #include <cstddef>
@@ -18,11 +19,12 @@ namespace tfprof {
 // compare, and what makes its snapshot again if it is kept (its place in
 // time order, its step, and for a free the allocation it releases).
 struct TimelinePoint {
-  size_t index = 0;
+  static constexpr size_t kNone = SIZE_MAX;
+  size_t index = 0;    // Set by TimelineSampler::Add: the order points are given in.
   int64_t in_use = 0;  // stack + heap
   int64_t free_bytes = 0;
   int64_t step = 0;
-  int64_t released = -1;  // A free's allocation, by its index in time order; -1: none.
+  size_t released = kNone;  // A free's allocation, by its index in time order.
 };
 
 class TimelineSampler {
@@ -31,8 +33,10 @@ class TimelineSampler {
   // MemoryProfileOptions::timeline_points (0: keep every point).
   TimelineSampler(size_t events, size_t max_points);
 
-  // The next point in time order.
-  void Add(const TimelinePoint& point);
+  // The next point in time order (its index set here).
+  void Add(TimelinePoint point);
+  // Every point is kept (no sampling).
+  bool keeps_all() const { return keep_all_; }
 
   // Sets p's timeline as KeepSampledTimelines leaves a whole one: every
   // snapshot when there are at most max_points (or max_points is 0), else

@@ -402,6 +402,58 @@ TEST_CASE("Lifetime peak: the largest high-water mark, or the last one in captur
   CHECK(Build(b, d).allocators[0].peak_time_ps == 50 * kUs);
 }
 
+TEST_CASE("A free at an address allocated twice takes the first allocation's op, a second free there none",
+          "[memory]") {
+  // One allocator: 0x100 allocated at 10 us and again at 20 us without a
+  // free between (the first stays the one a free releases, as in the
+  // reference), freed at 30 and 40 us. The walk keeps each allocation's
+  // index, not its strings: the free at 30 us must show "first"'s op,
+  // region, dtype and shape, whether the timeline keeps every point (read
+  // from the allocation's point) or samples them (read again); the free at
+  // 40 us keeps its own (none).
+  XSpaceBuilder b;
+  b.Plane("/host:CPU")
+      .Line(1, "tf_Compute", 1000)
+      .Event("MemoryAllocation", 10 * kUs, 0, Alloc("a", 100, 8, 8, 0x100, "first", "r1", 1, "[1]"))
+      .Event("MemoryAllocation", 20 * kUs, 0, Alloc("a", 200, 8, 8, 0x100, "second", "r2", 2, "[2]"))
+      .Event("MemoryDeallocation", 30 * kUs, 0, Free("a", 150, 8, 0x100))
+      .Event("MemoryDeallocation", 40 * kUs, 0, Free("a", 100, 8, 0x100));
+  for (size_t points : {size_t{0}, size_t{2}}) {
+    INFO("timeline points " << points);
+    Diagnostics d;
+    const Host h = ReadXSpaceBytes(b.Serialize(), "reuse.xplane.pb", d);
+    MemoryProfileOptions options;
+    options.timeline_points = points;
+    const HostMemoryProfile p = BuildMemoryProfile(h, options, d);
+    REQUIRE(p.allocators.size() == 1);
+    const AllocatorMemoryProfile& a = p.allocators[0];
+    CHECK(a.allocations == 2);
+    CHECK(a.deallocations == 2);
+    CHECK(d.Count("memory.address_reused_without_free") == 1);
+    CHECK(d.Count("memory.unmatched_deallocation") == 1);
+    const MemorySnapshot* at30 = nullptr;
+    const MemorySnapshot* at40 = nullptr;
+    for (const MemorySnapshot& s : a.timeline) {
+      if (s.time_ps == 30 * kUs) at30 = &s;
+      if (s.time_ps == 40 * kUs) at40 = &s;
+    }
+    // Sampled to two points: the highest of 30 and 40 us (30) is kept.
+    REQUIRE(at30 != nullptr);
+    CHECK(at30->activity == MemoryActivity::kDeallocation);
+    CHECK(p.Str(at30->op_name) == "first");
+    CHECK(p.Str(at30->region_type) == "r1");
+    CHECK(at30->data_type == 1);
+    CHECK(p.Str(at30->shape) == "[1]");
+    CHECK(at30->heap_bytes == 150);
+    if (points == 0) {
+      REQUIRE(at40 != nullptr);
+      CHECK(p.Str(at40->op_name).empty());
+      CHECK(p.Str(at40->shape).empty());
+      CHECK(at40->data_type == 0);
+    }
+  }
+}
+
 TEST_CASE("Memory profile survives odd allocator events", "[memory]") {
   XSpaceBuilder b;
   b.Plane("/host:CPU")
@@ -777,8 +829,7 @@ TEST_CASE("Memory profile read in pieces on several threads equals the one read 
   ForEachSplitCapture(check);
 }
 
-TEST_CASE("Memory profile walk reading snapshots ahead on other threads equals the walk reading them itself",
-          "[memory]") {
+TEST_CASE("Memory profile walk reading events ahead on other threads equals the walk reading them itself", "[memory]") {
   // Blocks of a few events, so that these small captures are read ahead
   // block by block (from four blocks on: all but HandCapture's 9-event
   // allocator at blocks of 3 and 7), the buffers reused in turn.
