@@ -291,35 +291,38 @@ struct SnapshotSource {
     const AllocatorStats& record = block.records[r.event];
     return {block.line, record.event, &record};
   }
+  // Calls read(place, deallocation, stats) with the event's place, kind
+  // and stats: its record, or its stats in the line's pool gathered into
+  // one.
+  template <class ReadStats>
+  void WithStats(const AllocatorEvent& r, ReadStats&& read) const {
+    const Place at = PlaceOf(r);
+    const Line& line = plane.lines[at.line];
+    const bool deallocation = kind[line.events[at.event].metadata] != 0;
+    if (at.record) {
+      read(at, deallocation, *at.record);
+    } else {
+      read(at, deallocation, reader.Gather(line.EventStats(at.event)));
+    }
+  }
   // The snapshot with the capture's string ids, every field set but the
   // step: reads only, so any thread.
   MemorySnapshot Read(const AllocatorEvent& r) const {
-    const Place at = PlaceOf(r);
-    const Line& line = plane.lines[at.line];
     MemorySnapshot s;
-    s.activity =
-        kind[line.events[at.event].metadata] == 0 ? MemoryActivity::kAllocation : MemoryActivity::kDeallocation;
-    if (at.record) {
-      reader.Read(*at.record, s, true);
-    } else {
-      const AllocatorStats gathered = reader.Gather(line.EventStats(at.event));
-      reader.Read(gathered, s, true);
-    }
+    WithStats(r, [&](const Place&, bool deallocation, const AllocatorStats& a) {
+      s.activity = deallocation ? MemoryActivity::kDeallocation : MemoryActivity::kAllocation;
+      reader.Read(a, s, true);
+    });
     s.time_ps = r.time_ps;
     return s;
   }
   // What the walk reads of the event (SnapshotReader::WalkFields).
   void ReadWalkInto(const AllocatorEvent& r, SnapshotReader::WalkFields& w) const {
-    const Place at = PlaceOf(r);
-    const Line& line = plane.lines[at.line];
-    w.deallocation = kind[line.events[at.event].metadata] != 0;
-    if (at.record) {
-      reader.ReadWalk(*at.record, w);
-    } else {
-      const AllocatorStats gathered = reader.Gather(line.EventStats(at.event));
-      reader.ReadWalk(gathered, w);
-    }
-    w.group = groups.group.Find(plane_index, at.line, at.event);
+    WithStats(r, [&](const Place& at, bool deallocation, const AllocatorStats& a) {
+      w.deallocation = deallocation;
+      reader.ReadWalk(a, w);
+      w.group = GroupAt(at);
+    });
   }
   // Makes a read snapshot's strings the profile's.
   void Intern(MemorySnapshot& s) const {
@@ -333,10 +336,8 @@ struct SnapshotSource {
     return s;
   }
   // The event's group, or kNoGroup: reads only, so any thread.
-  int64_t GroupOf(const AllocatorEvent& r) const {
-    const Place at = PlaceOf(r);
-    return groups.group.Find(plane_index, at.line, at.event);
-  }
+  int64_t GroupOf(const AllocatorEvent& r) const { return GroupAt(PlaceOf(r)); }
+  int64_t GroupAt(const Place& at) const { return groups.group.Find(plane_index, at.line, at.event); }
 };
 
 }  // namespace tfprof::memory_internal

@@ -211,16 +211,12 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const Memory
   // read again.
   const bool keeps_all = timeline.keeps_all();
   timeline.Finish(p, [&](const TimelinePoint& point) {
-    MemorySnapshot s = snapshot_of.Read(c.events[point.index]);
+    MemorySnapshot s = snapshot_of(c.events[point.index]);
     s.step = point.step;
-    snapshot_of.Intern(s);
     if (point.released != TimelinePoint::kNone) {
-      MemorySnapshot read;
-      if (!keeps_all) {
-        read = snapshot_of.Read(c.events[point.released]);
-        snapshot_of.Intern(read);
-      }
-      const MemorySnapshot& allocation = keeps_all ? p.timeline[point.released] : read;
+      MemorySnapshot read_again;
+      const MemorySnapshot& allocation =
+          keeps_all ? p.timeline[point.released] : (read_again = snapshot_of(c.events[point.released]));
       s.op_name = allocation.op_name;
       s.region_type = allocation.region_type;
       s.data_type = allocation.data_type;
