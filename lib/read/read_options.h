@@ -138,6 +138,13 @@ struct ReadOptions {
   // two threads or more): every chunk of a long line is then decoded
   // before the line is counted, the early arrays' hardest case.
   bool decode_in_turn = false;
+  // Leaving events out by groups (EventStatFilter::
+  // only_allocator_events_when_grouped), the decoders go from one kept
+  // event to the next by the offsets the pre-scan noted; false (for
+  // tests) frames every event of the chunk again, skipping those marked
+  // left out, as for a chunk whose kept events lie 4 GiB or more past its
+  // start (LeftOutEvents::kept_at). The model read is the same either way.
+  bool decode_kept_by_offsets = true;
   // How far the pre-scan may run ahead of the decoding, in wire bytes,
   // before its thread decodes too (xplane_chunk_pipeline.h); 0: the
   // reader's own. Tests make it a byte.

@@ -128,8 +128,12 @@ struct ChunkJob {
   // and charged for it until the array is the line's or copied out.
   bool in_early = false;
   bool early_charged = false;
-  // Leaving out by groups (PlaneContext::leaves_out_by_groups): bit i set
-  // when the pre-scan left out the chunk's i-th event on the wire.
+  // Leaving out by groups (PlaneContext::leaves_out_by_groups): where the
+  // kept events are, as offsets from the chunk's start (LeftOutEvents::
+  // kept_at), when `by_offsets`; else bit i set when the pre-scan left out
+  // the chunk's i-th event on the wire.
+  bool by_offsets = false;
+  std::vector<uint32_t> kept_at;
   std::vector<uint64_t> left_out_bits;
 };
 
@@ -738,15 +742,26 @@ class EventDecoder {
     WireDecoder& d = job.bytes;
     uint32_t field;
     WireType type;
+    // Kept events by their offsets: the next one's, or past the last.
+    const bool by_offsets = kLeave == LeaveOut::kMarked && job.by_offsets;
+    const uint8_t* const chunk_start = d.cursor();
+    auto next_kept = [&] {
+      if (kept < job.kept_at.size()) d.JumpTo(chunk_start + job.kept_at[kept]);
+      else d.JumpTo(d.message_end());
+    };
+    if (by_offsets) next_kept();
     while (done < job.event_count && d.NextField(&field, &type)) {
       if (field != kLineEvents || type != kLengthDelimited) {
-        d.Skip(type);  // The line's own fields, already read by the pre-scan.
+        // The line's own fields, already read by the pre-scan; not where
+        // the pre-scan found an event (the file changed under the mapping).
+        if (by_offsets) d.Fail("line holds other events than counted");
+        d.Skip(type);
         continue;
       }
       WireDecoder e = d.Message();
       const size_t i = done++;
       if constexpr (kLeave == LeaveOut::kMarked)
-        if (i / 64 < marked.size() && (marked[i / 64] >> (i % 64)) & 1) continue;
+        if (!by_offsets && i / 64 < marked.size() && (marked[i / 64] >> (i % 64)) & 1) continue;
       // The bytes a few events on: in a long line the pre-scan read them
       // long enough ago for them to have left the caches.
       d.PrefetchAhead(1024);
@@ -769,8 +784,17 @@ class EventDecoder {
       slot.duration_ps = event.duration_ps;
       slot.metadata = event.metadata;
       slot.stats_end = event.stats_end;
+      if (by_offsets) {
+        if (kept == job.kept_events) break;
+        next_kept();
+      }
     }
-    if (done != job.event_count) d.Fail("line holds fewer events than counted");
+    if (by_offsets) {
+      // Past the chunk, so that its pages are given back.
+      d.JumpTo(d.message_end());
+    } else if (done != job.event_count) {
+      d.Fail("line holds fewer events than counted");
+    }
     if (kept != job.kept_events) d.Fail("line holds other events than counted");
   }
 

@@ -54,6 +54,13 @@ struct LeftOutEvents {
   std::vector<size_t> kept;
   std::vector<uint64_t> marked;
   std::vector<int64_t> group_ids;
+  // Leaving out by groups: each kept event's offset from its chunk's first
+  // event, so that the decoders go from one to the next without framing
+  // those left out again (ChunkJob::kept_at); cleared, with
+  // `kept_at_fit` false, when one lies 4 GiB or more past its chunk's
+  // start (the decoders then frame the chunk, skipping the marked events).
+  std::vector<uint32_t> kept_at;
+  bool kept_at_fit = true;
   // Charges the marks' and ids' growth (bytes; negative: gives it back): a
   // line of alternating group ids holds one per event until it ends.
   std::function<void(int64_t)> charge;
@@ -63,7 +70,21 @@ struct LeftOutEvents {
   LeftOutEvents(const LeftOutEvents&) = delete;
   LeftOutEvents& operator=(const LeftOutEvents&) = delete;
   ~LeftOutEvents() {
-    if (charge) charge(-static_cast<int64_t>((marked_charged + ids_charged) * sizeof(uint64_t)));
+    if (charge)
+      charge(-static_cast<int64_t>((marked_charged + ids_charged) * sizeof(uint64_t) + at_charged * sizeof(uint32_t)));
+  }
+  uint64_t at_charged = 0;
+
+  // A kept event `offset` bytes past its chunk's first event.
+  void Kept(uint64_t offset) {
+    if (!kept_at_fit) return;
+    if (offset > UINT32_MAX) {
+      kept_at_fit = false;
+      std::vector<uint32_t>().swap(kept_at);
+      return;
+    }
+    kept_at.push_back(static_cast<uint32_t>(offset));
+    Charged(kept_at, at_charged);
   }
 
   void Mark(size_t event, bool has_group, int64_t group) {
@@ -204,9 +225,12 @@ class LinePrescan {
               const WireDecoder event = scan.Message();
               bool has_group;
               int64_t group;
-              if (leaving_out->LeavesOutByGroups(event, &has_group, &group))
+              if (leaving_out->LeavesOutByGroups(event, &has_group, &group)) {
                 left_out->Mark(event_count, has_group, group);
-              else ++left_out->kept.back();
+              } else {
+                ++left_out->kept.back();
+                left_out->Kept(at - cuts.back());
+              }
             } else if (leaving_out) {
               const WireDecoder event = scan.Message();
               if (!leaving_out->LeavesOut(event)) ++left_out->kept.back();
@@ -256,6 +280,7 @@ class LinePrescan {
                    uint64_t* plane_unread) {
     std::vector<uint64_t> cuts;  // Offset of every chunk_events_-th event.
     LeftOutEvents left_out;      // When the plane leaves events out.
+    left_out.kept_at_fit = options_.decode_kept_by_offsets;
     left_out.charge = [this](int64_t bytes) {
       if (bytes >= 0) budget_.Charge(Growth::kEvents, static_cast<uint64_t>(bytes), 0);
       else budget_.Release(Growth::kEvents, static_cast<uint64_t>(-bytes));
@@ -452,8 +477,13 @@ class LinePrescan {
     job.first_event = first_kept;
     job.leaves_out = leaves_out;
     job.kept_events = leaves_out ? left_out.kept[c] : job.event_count;
-    if (leaves_out && !left_out.marked.empty())
-      job.left_out_bits = left_out.MarkedIn(c * chunk_events_, job.event_count);
+    if (leaves_out && !left_out.marked.empty()) {
+      job.by_offsets = left_out.kept_at_fit;
+      if (left_out.kept_at_fit)
+        job.kept_at.assign(left_out.kept_at.begin() + static_cast<std::ptrdiff_t>(first_kept),
+                           left_out.kept_at.begin() + static_cast<std::ptrdiff_t>(first_kept + job.kept_events));
+      else job.left_out_bits = left_out.MarkedIn(c * chunk_events_, job.event_count);
+    }
     first_kept += job.kept_events;
     job.base_ps = base_ps;
     const uint64_t line_end = line_bytes.offset() + line_bytes.size();

@@ -33,11 +33,13 @@ EventStatFilter MemoryAlone() {
   return kept;
 }
 
-Host Read(const std::string& bytes, const EventStatFilter& kept, size_t chunk_events = 0, size_t threads = 0) {
+Host Read(const std::string& bytes, const EventStatFilter& kept, size_t chunk_events = 0, size_t threads = 0,
+          bool by_offsets = true) {
   ReadOptions options;
   options.event_stats = kept;
   options.decode_chunk_events = chunk_events;
   options.decode_threads = threads;
+  options.decode_kept_by_offsets = by_offsets;
   Diagnostics diag;
   return ReadXSpaceBytes(bytes, "groups.xplane.pb", diag, options);
 }
@@ -96,8 +98,10 @@ TEST_CASE("Memory alone keeps the allocator events and those naming a step, and 
   CHECK(Read(bytes, other).planes[0].lines[0].events.size() == 9);
 }
 
-TEST_CASE("Memory alone leaves events out the same in chunks of any size, on any number of threads",
-          "[xplane][filter]") {
+TEST_CASE(
+    "Memory alone leaves events out the same in chunks of any size, on any number of threads, decoding "
+    "the kept events by their offsets or by the marks",
+    "[xplane][filter]") {
   // Ops of two groups in turn between allocations, every fifth naming its
   // step: the kept events and the group ids do not depend on the cuts.
   XSpaceBuilder space;
@@ -120,27 +124,29 @@ TEST_CASE("Memory alone leaves events out the same in chunks of any size, on any
   std::vector<int64_t> ids;
   for (int64_t g = 100; g < 110; ++g) ids.push_back(g);
   for (size_t chunk : {size_t{1}, size_t{3}, size_t{64}, size_t{100}, size_t{128}, size_t{0}})
-    for (size_t threads : {size_t{1}, size_t{2}}) {
-      INFO("chunk " << chunk << " threads " << threads);
-      const Host h = Read(bytes, MemoryAlone(), chunk, threads);
-      const Line& read = h.planes[0].lines[0];
-      std::vector<int64_t> starts;
-      for (const Event& e : read.events) starts.push_back(e.start_ps);
-      CHECK(starts == kept_starts);
-      CHECK(h.planes[0].EventsLeftOut() == kEvents - kept_starts.size());
-      CHECK(h.planes[0].left_out_group_ids == ids);
-      // The allocator records point at their events where they now are.
-      size_t records = 0;
-      bool at_allocations = true;
-      for (const AllocatorRecordBlock& block : h.planes[0].allocator_records)
-        for (const AllocatorStats& r : block.records) {
-          ++records;
-          at_allocations = at_allocations && r.event < read.events.size() && read.events[r.event].start_ps % 30 == 0 &&
-                           h.EventName(h.planes[0], read.events[r.event]) == "MemoryAllocation";
-        }
-      CHECK(records == static_cast<size_t>((kEvents + 2) / 3));
-      CHECK(at_allocations);
-    }
+    for (size_t threads : {size_t{1}, size_t{2}})
+      for (bool by_offsets : {true, false}) {
+        INFO("chunk " << chunk << " threads " << threads << " by offsets " << by_offsets);
+        const Host h = Read(bytes, MemoryAlone(), chunk, threads, by_offsets);
+        const Line& read = h.planes[0].lines[0];
+        std::vector<int64_t> starts;
+        for (const Event& e : read.events) starts.push_back(e.start_ps);
+        CHECK(starts == kept_starts);
+        CHECK(h.planes[0].EventsLeftOut() == kEvents - kept_starts.size());
+        CHECK(h.planes[0].left_out_group_ids == ids);
+        // The allocator records point at their events where they now are.
+        size_t records = 0;
+        bool at_allocations = true;
+        for (const AllocatorRecordBlock& block : h.planes[0].allocator_records)
+          for (const AllocatorStats& r : block.records) {
+            ++records;
+            at_allocations = at_allocations && r.event < read.events.size() &&
+                             read.events[r.event].start_ps % 30 == 0 &&
+                             h.EventName(h.planes[0], read.events[r.event]) == "MemoryAllocation";
+          }
+        CHECK(records == static_cast<size_t>((kEvents + 2) / 3));
+        CHECK(at_allocations);
+      }
 }
 
 TEST_CASE("Memory alone reads every event of a capture whose events left out hold no group id", "[xplane][filter]") {
