@@ -569,7 +569,11 @@ class EventDecoder {
     std::vector<AllocatorStats>& records = pending->records;
     if (__builtin_expect(records.size() == records.capacity(), 0))
       throw InputError(*ctx_.path, "line holds other events than counted");  // More than the pre-scan framed.
-    AllocatorStats& record = records.emplace_back();
+    // Copied from a blank record: value-initialized in place, the 104
+    // bytes were zeroed with `rep stos`, whose start-up cost is several
+    // times that of the few vector stores a fixed-size copy takes.
+    static constexpr AllocatorStats kBlank{};
+    AllocatorStats& record = records.emplace_back(kBlank);
     record.event = static_cast<uint32_t>(slot);
     return RecordStats{stats, record, static_cast<uint32_t>(records.size() - 1), ctx_.allocator_field.data(),
                        ctx_.allocator_field.size()};

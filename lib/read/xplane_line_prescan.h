@@ -75,8 +75,14 @@ struct LeftOutEvents {
   }
   uint64_t at_charged = 0;
 
-  // A kept event `offset` bytes past its chunk's first event.
-  void Kept(uint64_t offset) {
+  // A kept event `offset` bytes past its chunk's first event: inline
+  // while there is room (one per kept event of the memory profile's).
+  inline __attribute__((always_inline)) void Kept(uint64_t offset) {
+    if (kept_at_fit && offset <= UINT32_MAX && kept_at.size() < kept_at.capacity())
+      kept_at.push_back(static_cast<uint32_t>(offset));
+    else KeptGrowing(offset);
+  }
+  __attribute__((noinline)) void KeptGrowing(uint64_t offset) {
     if (!kept_at_fit) return;
     if (offset > UINT32_MAX) {
       kept_at_fit = false;
