@@ -456,7 +456,7 @@ class EventDecoder {
             k = bits < lookup.key_count ? lookup.keys[bits] : ctx_.stat_map.Find(static_cast<int64_t>(bits));
           else k = lookup.Key(bits, ctx_.stat_map);
           if (k == IdMap::kMissing) break;
-          bits = ctx_.plane->stat_metadata[k].name;
+          bits = lookup.names[k].name;
           type = StatType::kString;
         } else {
           type = tag == kInt ? StatType::kInt64 : StatType::kUint64;

@@ -98,9 +98,14 @@ struct PlaneContext {
     // are kept; else none.
     const RecordLane* lanes = nullptr;
     size_t lane_count = 0;
+    // The plane's stat metadata by key: a reference's name, one load from
+    // here rather than three through the context.
+    const StatMetadata* names = nullptr;
   };
   EventStatLookup EventStatLookups() const {
-    return {stat_map.dense_data(), stat_map.dense_size(), drop_event_stat.data(), drop_event_stat.size()};
+    return {
+        stat_map.dense_data(),      stat_map.dense_size(), drop_event_stat.data(), drop_event_stat.size(), nullptr, 0,
+        plane->stat_metadata.data()};
   }
   EventStatLookup AllocatorEventStatLookups() const {
     return {stat_map.dense_data(),
@@ -108,7 +113,8 @@ struct PlaneContext {
             drop_allocator_event_stat.data(),
             drop_allocator_event_stat.size(),
             record_lane.data(),
-            record_lane.size()};
+            record_lane.size(),
+            plane->stat_metadata.data()};
   }
   // With skip_event set for the events that are not allocator events
   // (EventStatFilter::only_allocator_events_when_grouped): such an event
