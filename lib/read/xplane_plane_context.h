@@ -153,8 +153,11 @@ struct PlaneContext {
   // Never throws: an event it does not take is decoded as usual, which
   // says what is wrong with it. kShortStats: common stats read by
   // ShortStat (false only to test it against the general reading).
+  // Inline in the pre-scan's loop: called, it saved and restored six
+  // registers per event (big_20 `memory` 232.4 -> 230.7 M instructions).
   template <bool kShortStats = true>
-  bool OnlyGroupLeft(const uint8_t* p, const uint8_t* end, bool* has_group, int64_t* group) const {
+  inline __attribute__((always_inline)) bool OnlyGroupLeft(const uint8_t* p, const uint8_t* end, bool* has_group,
+                                                           int64_t* group) const {
     constexpr uint8_t kStatsTag = (kEventStats << 3) | kLengthDelimited;
     constexpr uint8_t kIdTag = (kStatMetadataId << 3) | kVarint;
     constexpr uint8_t kInt = (kStatInt64 << 3) | kVarint, kUint = (kStatUint64 << 3) | kVarint;
