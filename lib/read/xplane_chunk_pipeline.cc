@@ -59,7 +59,7 @@ LineJoin& ChunkPipeline::OpenLine(Line& line, uint64_t wire_bytes) {
 }
 
 void ChunkPipeline::Hand(LineJoin& join, ChunkJob job) {
-  budget_.Charge(Growth::kEvents, sizeof(ChunkJob), 0);
+  budget_.Charge(Growth::kEvents, sizeof(ChunkJob) + job.LeftOutBytes(), 0);
   ChunkJob& j = jobs_.emplace_back(std::move(job));
   j.seq = next_seq_++;
   join.left.fetch_add(1, std::memory_order_relaxed);
@@ -419,6 +419,7 @@ void ChunkPipeline::Finish(Diagnostics& diag) {
   for (ChunkJob& job : jobs_) {
     if (!job.dropped) continue;
     if (job.decoded_aside || job.early_charged) budget_.Release(Growth::kEvents, job.kept_events * sizeof(Event));
+    budget_.Release(Growth::kEvents, job.LeftOutBytes());  // A chunk dropped before it was decoded.
     budget_.Release(Growth::kStats, job.stats_charged * sizeof(Stat) + job.records_charged * sizeof(AllocatorStats));
     job = ChunkJob{};
     job.dropped = true;

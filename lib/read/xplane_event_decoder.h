@@ -80,7 +80,7 @@ struct ChunkJob {
   size_t event_count = 0;  // Events on the wire.
   // Events the chunk puts in its line: event_count, less those it leaves
   // out when `leaves_out` (PlaneContext::LeavesOut, or those the pre-scan
-  // marked in left_out_bits).
+  // left out by groups: kept_at or left_out_bits).
   size_t kept_events = 0;
   bool leaves_out = false;
   int64_t base_ps = 0;  // The line's start relative to the host's time origin.
@@ -131,10 +131,14 @@ struct ChunkJob {
   // Leaving out by groups (PlaneContext::leaves_out_by_groups): where the
   // kept events are, as offsets from the chunk's start (LeftOutEvents::
   // kept_at), when `by_offsets`; else bit i set when the pre-scan left out
-  // the chunk's i-th event on the wire.
+  // the chunk's i-th event on the wire. Charged with the job
+  // (ChunkPipeline::Hand) and given back once the chunk is decoded.
   bool by_offsets = false;
   std::vector<uint32_t> kept_at;
   std::vector<uint64_t> left_out_bits;
+  uint64_t LeftOutBytes() const {
+    return kept_at.capacity() * sizeof(uint32_t) + left_out_bits.capacity() * sizeof(uint64_t);
+  }
 };
 
 // The memory budget as the decoding threads share it: they charge a
@@ -691,6 +695,11 @@ class EventDecoder {
     if (!job.leaves_out) DecodeEvents<LeaveOut::kNone>(job, stats);
     else if (ctx_.leaves_out_by_groups) DecodeEvents<LeaveOut::kMarked>(job, stats);
     else DecodeEvents<LeaveOut::kByMetadata>(job, stats);
+    // Where the kept events were: not needed again (the job lives until
+    // the plane is read).
+    budget.Release(Growth::kEvents, job.LeftOutBytes());
+    std::vector<uint32_t>().swap(job.kept_at);
+    std::vector<uint64_t>().swap(job.left_out_bits);
     // Below RecordStats::kRecordSlot, so that a pool index is never taken
     // for a record's slot: 2^31 stats in a chunk of kChunkEvents events is
     // no capture.
@@ -729,7 +738,9 @@ class EventDecoder {
 
  private:
   // Which events a chunk leaves out: none; those PlaneContext::LeavesOut
-  // names; those the pre-scan marked (ChunkJob::left_out_bits), unread.
+  // names; those the pre-scan left out by groups, unread (the decoder
+  // goes to the kept ones by ChunkJob::kept_at, or frames them all and
+  // skips those marked in ChunkJob::left_out_bits).
   enum class LeaveOut { kNone, kByMetadata, kMarked };
 
   // The chunk's events into its slots of the line, those left out skipped.

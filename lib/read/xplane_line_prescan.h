@@ -49,7 +49,8 @@ class ScanHooks {
 // What a line's pre-scan says of the events the plane leaves out
 // (PlaneContext::skip_event): per chunk, the events kept; leaving out by
 // groups, a bit per event of the line (in wire order) for those left out,
-// and their group ids, a run of one id noted once.
+// the kept events' offsets, and the left-out events' group ids, a run of
+// one id noted once.
 struct LeftOutEvents {
   std::vector<size_t> kept;
   std::vector<uint64_t> marked;
@@ -59,12 +60,15 @@ struct LeftOutEvents {
   // those left out again (ChunkJob::kept_at); cleared, with
   // `kept_at_fit` false, when one lies 4 GiB or more past its chunk's
   // start (the decoders then frame the chunk, skipping the marked events).
+  // Noted for every kept event, 4 bytes each until the line is handed
+  // over, even where none ends up left out (the chunks then take none).
   std::vector<uint32_t> kept_at;
   bool kept_at_fit = true;
-  // Charges the marks' and ids' growth (bytes; negative: gives it back): a
-  // line of alternating group ids holds one per event until it ends.
+  // Charges the marks', ids' and offsets' growth (bytes; negative: gives it
+  // back): a line of alternating group ids holds one per event until it
+  // ends.
   std::function<void(int64_t)> charge;
-  uint64_t marked_charged = 0, ids_charged = 0;  // Capacities charged.
+  uint64_t marked_charged = 0, ids_charged = 0, at_charged = 0;  // Capacities charged.
 
   LeftOutEvents() = default;
   LeftOutEvents(const LeftOutEvents&) = delete;
@@ -73,7 +77,6 @@ struct LeftOutEvents {
     if (charge)
       charge(-static_cast<int64_t>((marked_charged + ids_charged) * sizeof(uint64_t) + at_charged * sizeof(uint32_t)));
   }
-  uint64_t at_charged = 0;
 
   // A kept event `offset` bytes past its chunk's first event: inline
   // while there is room (one per kept event of the memory profile's).
@@ -87,6 +90,8 @@ struct LeftOutEvents {
     if (offset > UINT32_MAX) {
       kept_at_fit = false;
       std::vector<uint32_t>().swap(kept_at);
+      if (charge) charge(-static_cast<int64_t>(at_charged * sizeof(uint32_t)));
+      at_charged = 0;
       return;
     }
     kept_at.push_back(static_cast<uint32_t>(offset));

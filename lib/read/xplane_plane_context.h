@@ -119,8 +119,8 @@ struct PlaneContext {
   // With skip_event set for the events that are not allocator events
   // (EventStatFilter::only_allocator_events_when_grouped): such an event
   // is left out only when OnlyGroupLeft says so, its group id kept aside.
-  // The pre-scan decides (LeavesOutByGroups) and tells the decoders which
-  // events it left out (ChunkJob::left_out_bits).
+  // The pre-scan decides (LeavesOutByGroups) and tells the decoders where
+  // the events it kept are (ChunkJob::kept_at, or left_out_bits).
   bool leaves_out_by_groups = false;
   uint32_t group_id_key = IdMap::kMissing, step_name_key = IdMap::kMissing;
 

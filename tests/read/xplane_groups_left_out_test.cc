@@ -149,6 +149,73 @@ TEST_CASE(
       }
 }
 
+TEST_CASE("Memory alone reads a line whose timestamp comes again after its first events as a full read places them",
+          "[xplane][filter]") {
+  // The pre-scan hands the first chunks over as it frames them, then finds
+  // the line's timestamp again (another one): those chunks are dropped and
+  // the line's chunks handed over anew, their kept events found by offset
+  // or by mark as before.
+  using tfprof::testing::wire::BytesField;
+  using tfprof::testing::wire::VarintField;
+  auto metadata = [](int field, int id, const std::string& name) {
+    return BytesField(field, VarintField(1, id) + BytesField(2, VarintField(1, id) + BytesField(2, name)));
+  };
+  // Stats: group_id (1), bytes_allocated (2), allocator_name (3).
+  auto allocation = [](int offset, int group) {
+    return BytesField(4, VarintField(1, 1) + VarintField(2, offset) + VarintField(3, 0) +
+                             BytesField(4, VarintField(1, 3) + BytesField(5, "GPU_0_bfc")) +
+                             BytesField(4, VarintField(1, 2) + VarintField(4, 4096)) +
+                             BytesField(4, VarintField(1, 1) + VarintField(4, group)));
+  };
+  auto op = [](int offset, int group) {
+    return BytesField(4, VarintField(1, 2) + VarintField(2, offset) + VarintField(3, 5) +
+                             BytesField(4, VarintField(1, 1) + VarintField(4, group)));
+  };
+  std::string events;
+  std::vector<int64_t> allocation_offsets;
+  for (int i = 0; i < 40; ++i) {
+    if (i % 3 == 0) {
+      events += allocation(i * 10, i / 10);
+      allocation_offsets.push_back(i * 10);
+    } else {
+      events += op(i * 10, 100 + i / 10);
+    }
+  }
+  // A first line sets the time origin (0 ns); the second has timestamp 1
+  // ns before its events and 2 ns after them: the last one is the line's.
+  const std::string first = VarintField(1, 2) + BytesField(2, "other") + VarintField(3, 0) + op(0, 100);
+  const std::string line =
+      VarintField(1, 1) + BytesField(2, "tf_Compute") + VarintField(3, 1) + events + VarintField(3, 2);
+  const std::string bytes =
+      BytesField(1, VarintField(1, 1) + BytesField(2, "/host:CPU") + BytesField(3, first) + BytesField(3, line) +
+                        metadata(4, 1, "MemoryAllocation") + metadata(4, 2, "Op:Op") + metadata(5, 1, "group_id") +
+                        metadata(5, 2, "bytes_allocated") + metadata(5, 3, "allocator_name"));
+  ReadOptions every;
+  every.decode_chunk_events = 4;
+  every.decode_threads = 2;
+  Diagnostics diag;
+  const Host whole = ReadXSpaceBytes(bytes, "again.xplane.pb", diag, every);
+  std::vector<int64_t> expected;
+  for (const Event& e : whole.planes[0].lines[1].events)
+    if (whole.EventName(whole.planes[0], e) == "MemoryAllocation") expected.push_back(e.start_ps);
+  REQUIRE(expected.size() == allocation_offsets.size());
+  // The events' times count from the timestamp that came last.
+  CHECK(expected.front() == 2'000);
+  for (bool by_offsets : {true, false}) {
+    INFO("by offsets " << by_offsets);
+    const Host h = Read(bytes, MemoryAlone(), 4, 2, by_offsets);
+    const Line& read = h.planes[0].lines[1];
+    std::vector<int64_t> starts;
+    for (const Event& e : read.events) starts.push_back(e.start_ps);
+    CHECK(starts == expected);
+    CHECK(h.planes[0].EventsLeftOut() == 41 - allocation_offsets.size());
+    CHECK(h.planes[0].left_out_group_ids == std::vector<int64_t>{100, 101, 102, 103});
+    size_t records = 0;
+    for (const AllocatorRecordBlock& block : h.planes[0].allocator_records) records += block.records.size();
+    CHECK(records == allocation_offsets.size());
+  }
+}
+
 TEST_CASE("Memory alone reads every event of a capture whose events left out hold no group id", "[xplane][filter]") {
   // Grouping reads a capture's own groups only when some event has one;
   // with none among those left out it could build its forest instead, from
