@@ -44,7 +44,24 @@ mkdir -p "$work"
 
 # put DIR: copies the files named on stdin into DIR, named by their path
 # (real captures are all called tfprof-capture.*).
-put() { while read -r f; do cp "$f" "$1/$(echo "$f" | tr '/' '_')"; done; }
+put() { while read -r f; do cp "$f" "$1/$(seed_name "$f")"; done; }
+# A seed's file name: its path, folders joined by '_', without a leading
+# "../" (which would make it a hidden file).
+seed_name() { echo "$1" | sed 's#^\(\.\./\)*##' | tr '/' '_'; }
+
+# A few small TensorFlow GPU captures of the corpus grouped when taken
+# (group_id stats) with allocator events: no capture of testdata/ is, and
+# only such a plane takes the reader's leave-out by groups.
+grouped_captures() {
+  local found=0
+  while read -r f; do
+    [ "$found" -lt 3 ] || break
+    if grep -qa group_id "$f" && grep -qa MemoryAllocation "$f"; then
+      echo "$f"
+      found=$((found + 1))
+    fi
+  done < <(find "$corpus_root" -name '*.xplane.pb' -size -200k 2>/dev/null | sort)
+}
 
 seed() {  # seed TARGET DIR: fills DIR with the target's seed inputs.
   local target=$1 dir=$2
@@ -55,7 +72,8 @@ seed() {  # seed TARGET DIR: fills DIR with the target's seed inputs.
       for f in xprof_test_xplanes/tpu_inference_2.xplane.pb; do
         [ -f "$corpus_root/$f" ] && [ "$(stat -c %s "$corpus_root/$f")" -lt 4000000 ] && cp "$corpus_root/$f" "$dir/" || true
       done
-      find testdata/bad -name '*xplane*' -type f -size -1M 2>/dev/null | put "$dir" || true ;;
+      find testdata/bad -name '*xplane*' -type f -size -1M 2>/dev/null | put "$dir" || true
+      grouped_captures | put "$dir" || true ;;
     chrome_json_fuzzer)
       find testdata/captures -name '*.json' -size -2M 2>/dev/null | put "$dir" || true
       find "$corpus_root/tf1_timelines" "$corpus_root/kineto" -name '*.json' -size -300k 2>/dev/null | head -5 | put "$dir" || true
@@ -70,21 +88,29 @@ seed() {  # seed TARGET DIR: fills DIR with the target's seed inputs.
       # Seeds: one real capture as plugins/profile/<run>/h.xplane.pb, and a
       # run folder with an xplane, a trace JSON and a dangling symlink.
       find testdata/captures -name '*.xplane.pb' -size -64k | head -2 | while read -r f; do
-        { printf '\x00\x03\x00\x00\xff\xff'; cat "$f"; } >"$dir/$(echo "$f" | tr '/' '_')"; done
+        { printf '\x00\x03\x00\x00\xff\xff'; cat "$f"; } >"$dir/$(seed_name "$f")"; done
       printf '\x02\x06\x00\x00\x00\x04\x0a\x02\x12\x00\x06\x02\x00\x00\x10{"traceEvents":[]}\x06\x06\x02\x00' >"$dir/run_folder" ;;
     analyses_fuzzer)
       # One mode byte (FuzzAnalyses in fuzz/fuzz_analyses.h), then a small
       # real capture: XSpace (even modes) or trace JSON (odd), with the
       # default, xprof and TF-legacy breakdowns and --whole-trace.
       find testdata/captures -name '*.xplane.pb' -size -400k | while read -r f; do
-        for m in '\x00' '\x02' '\x04' '\x08'; do { printf "$m"; cat "$f"; } >"$dir/$(echo "$f" | tr '/' '_')_$(printf "$m" | od -An -tx1 | tr -d ' ')"; done
+        for m in '\x00' '\x02' '\x04' '\x08'; do { printf "$m"; cat "$f"; } >"$dir/$(seed_name "$f")_$(printf "$m" | od -An -tx1 | tr -d ' ')"; done
       done
       find testdata/captures -name '*.json' -size -400k | while read -r f; do
-        for m in '\x01' '\x11'; do { printf "$m"; cat "$f"; } >"$dir/$(echo "$f" | tr '/' '_')_$(printf "$m" | od -An -tx1 | tr -d ' ')"; done
+        for m in '\x01' '\x11'; do { printf "$m"; cat "$f"; } >"$dir/$(seed_name "$f")_$(printf "$m" | od -An -tx1 | tr -d ' ')"; done
       done
+      # Captures grouped when taken, read as `memory` alone reads them (the
+      # host's other events left out by their group ids, the kept ones
+      # reached by offsets): mode bytes 0x26, 0x66, 0xa6 and 0xe6 are
+      # XSpace, the memory profile alone, the analysed stats, each compat
+      # mode, chunks of 1 to 4 events.
+      grouped_captures | while read -r f; do
+        for m in '\x26' '\x66' '\xa6' '\xe6'; do { printf "$m"; cat "$f"; } >"$dir/$(seed_name "$f")_$(printf "$m" | od -An -tx1 | tr -d ' ')"; done
+      done || true
       # Small PyTorch GPU traces (Kineto planes, correlations, ROCm launches).
       find "$corpus_root/hta" "$corpus_root/kineto" -name '*.json.gz' -size -30k 2>/dev/null | head -12 | while read -r f; do
-        { printf '\x01'; gzip -dc "$f"; } >"$dir/$(echo "$f" | tr '/' '_')_01" || true
+        { printf '\x01'; gzip -dc "$f"; } >"$dir/$(seed_name "$f")_01" || true
       done ;;
     rules_fuzzer)
       # One mode byte (FuzzRules in fuzz/fuzz_rules.h), then: a rules file

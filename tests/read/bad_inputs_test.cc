@@ -16,8 +16,11 @@
 #include "fuzz/fuzz_analyses.h"
 #include "fuzz/fuzz_inputs.h"
 #include "fuzz/fuzz_rules.h"
+#include "lib/model/xplane_schema.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
+#include "tests/support/skip.h"
 #include "tests/support/unopenable_file.h"
 #include "tests/support/xspace_builder.h"
 
@@ -264,6 +267,62 @@ TEST_CASE("Every XSpace of testdata, bad or good, read as the fuzz target reads 
     }
   }
   CHECK(read >= 20);
+}
+
+TEST_CASE("The fuzz targets read a capture grouped when taken as `memory` alone does, leaving events out",
+          "[bad_inputs][fuzz][corpus]") {
+  // scripts/fuzz.sh seeds the targets with such captures of the corpus (no
+  // capture of testdata is grouped when taken): this checks that their
+  // read takes the leave-out by groups, by offsets and by marks alike, and
+  // runs them through both targets as the fuzzer starts from them.
+  const std::string relative =
+      "e4040-2022fall-assign2-yg2820/logs/fit/20221104-212610/train/plugins/profile/2022_11_04_21_26_12/"
+      "instance-ecbm.xplane.pb";
+  const std::string path = tfprof::testing::CorpusPath(relative);
+  if (path.empty()) {
+    tfprof::testing::SkipTest("corpus file absent (set TFPROF_CORPUS): " + relative);
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() > 100000);
+  auto read = [&](size_t size) {
+    tfprof::Diagnostics diag;
+    return tfprof::ReadXSpaceBytes(bytes, "fuzz.xplane.pb", diag, tfprof::fuzz::MemoryAloneFuzzReadOptions(size));
+  };
+  tfprof::ReadOptions whole_options;
+  tfprof::Diagnostics diag;
+  const tfprof::Host whole = tfprof::ReadXSpaceBytes(bytes, "whole.xplane.pb", diag, whole_options);
+  const tfprof::Plane* whole_cpu = whole.FindPlane(tfprof::schema::kHostThreadsPlane);
+  REQUIRE(whole_cpu);
+  // Sizes of either parity: the kept events by offsets (even), by marks (odd).
+  const tfprof::Host by_offsets = read(bytes.size() + bytes.size() % 2),
+                     by_marks = read(bytes.size() + 1 - bytes.size() % 2);
+  for (const tfprof::Host* h : {&by_offsets, &by_marks}) {
+    const tfprof::Plane* cpu = h->FindPlane(tfprof::schema::kHostThreadsPlane);
+    REQUIRE(cpu);
+    // The host events that are no allocator events and hold one integer
+    // group_id and no step_name, counted on the whole model with the rule
+    // of xplane_groups_left_out_test.cc's T4 case.
+    CHECK(cpu->EventsLeftOut() == 272);
+    CHECK(cpu->EventCount() + cpu->EventsLeftOut() == whole_cpu->EventCount());
+    CHECK(!cpu->left_out_group_ids.empty());
+    CHECK(cpu->allocator_records_complete);
+  }
+  const tfprof::Plane& a = *by_offsets.FindPlane(tfprof::schema::kHostThreadsPlane);
+  const tfprof::Plane& b = *by_marks.FindPlane(tfprof::schema::kHostThreadsPlane);
+  CHECK(a.EventCount() == b.EventCount());
+  CHECK(a.left_out_group_ids == b.left_out_group_ids);
+  REQUIRE(a.lines.size() == b.lines.size());
+  for (size_t l = 0; l < a.lines.size(); ++l) {
+    REQUIRE(a.lines[l].events.size() == b.lines[l].events.size());
+    for (size_t e = 0; e < a.lines[l].events.size(); ++e) {
+      CHECK(a.lines[l].events[e].start_ps == b.lines[l].events[e].start_ps);
+      CHECK(a.lines[l].events[e].metadata == b.lines[l].events[e].metadata);
+    }
+  }
+  tfprof::fuzz::FuzzXplane(bytes);
+  for (const char mode : {char{0x26}, char{0x66}}) tfprof::fuzz::FuzzAnalyses(std::string(1, mode) + bytes);
 }
 
 TEST_CASE("A host file that cannot be opened is skipped with a warning", "[bad_inputs]") {
