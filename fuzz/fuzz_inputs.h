@@ -21,58 +21,23 @@
 #include "lib/read/capture_loader.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/analysed_event_stats.h"
 
 namespace tfprof::fuzz {
 
 // How FuzzXplane's last read reads an input of `size` bytes: as `memory`
-// alone reads (EventStatsFor(kMemory), mirrored here: this target links the
-// reader only). The allocator events' own stats as records, the devices
-// unread, and on a plane grouped when taken the host's other events left
-// out where all the profile reads of them is a group id; the kept events
-// reached by the pre-scan's offsets, or (odd sizes) by its marks; in chunks
-// of 1 to 4 events on two threads.
+// alone reads (EventStatsFor): the allocator events' own stats as records,
+// the devices unread, and on a plane grouped when taken the host's other
+// events left out where all the profile reads of them is a group id; the
+// kept events reached by the pre-scan's offsets, or (odd sizes) by its
+// marks; in chunks of 1 to 4 events on two threads.
 inline ReadOptions MemoryAloneFuzzReadOptions(size_t size) {
   ReadOptions options = FuzzReadOptions();
   options.max_events = 0;
   options.decode_threads = 2;
   options.decode_chunk_events = 1 + size % 4;
   options.decode_kept_by_offsets = size % 2 == 0;
-  options.event_stats = EventStatFilter::Only({"_r",
-                                               "_a",
-                                               "id",
-                                               "iter_num",
-                                               "step_num",
-                                               "graph_type",
-                                               "correlation_id",
-                                               "_pt",
-                                               "_p",
-                                               "_ct",
-                                               "_c",
-                                               "_pid",
-                                               "is_func",
-                                               "group_id",
-                                               "step_name",
-                                               "allocator_name",
-                                               "index_on_host",
-                                               "device_ordinal",
-                                               "bytes_reserved",
-                                               "bytes_allocated",
-                                               "bytes_available",
-                                               "fragmentation",
-                                               "peak_bytes_in_use",
-                                               "requested_bytes",
-                                               "allocation_bytes",
-                                               "addr",
-                                               "tf_op",
-                                               "region_type",
-                                               "data_type",
-                                               "shape",
-                                               "tf_op_type"});
-  options.event_stats.not_on_allocator_events = {"id"};
-  options.event_stats.keep_derived_line_events = false;
-  options.event_stats.keep_device_events = false;
-  options.event_stats.allocator_records = true;
-  options.event_stats.only_allocator_events_when_grouped = true;
+  options.event_stats = EventStatsFor(SummaryParts(SummaryPart::kMemory), AnalysisOptions{});
   return options;
 }
 
