@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <map>
+#include <span>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -106,11 +107,43 @@ struct ContextKey {
 
 }  // namespace
 
-// Which kinds, markers and TF ops a plane's event names are: once per name.
+// The stats the walk reads of every event, by what it reads them for.
+enum class WalkRole : uint8_t { kNone, kR, kA, kId, kIterNum, kCorr, kPt, kP, kCt, kC, kPid, kCount };
+
+// An event's stats the walk reads, found in one pass over its stats: the
+// first of each name, as StatFinder::In finds it. The walk searched the
+// stats once for each of them, ten searches an event.
+class WalkStats {
+ public:
+  // `role`: per StatKey of the plane, its WalkRole.
+  WalkStats(std::span<const Stat> stats, const std::vector<WalkRole>& role) {
+    const size_t roles = role.size();
+    for (const Stat& s : stats) {
+      const StatKey k = s.key();
+      if (k >= roles) continue;
+      const auto r = static_cast<unsigned>(role[k]);
+      if (r == 0 || (found_ >> r) & 1) continue;
+      found_ |= 1u << r;
+      stat_[r] = s;
+    }
+  }
+  const Stat* Get(WalkRole r) const {
+    const auto i = static_cast<unsigned>(r);
+    return (found_ >> i) & 1 ? &stat_[i] : nullptr;
+  }
+
+ private:
+  uint32_t found_ = 0;
+  Stat stat_[static_cast<size_t>(WalkRole::kCount)];
+};
+
+// Which kinds, markers and TF ops a plane's event names are: once per name;
+// and which of its stats the walk reads.
 struct Forest::PlaneNames {
   bool host_plane = false;
   std::vector<Kind> kind_of;
   std::vector<bool> is_marker, is_tf_op;
+  std::vector<WalkRole> walk_role;  // Per StatKey.
 };
 
 // What walking some lines collects besides the nodes (which it writes in
@@ -124,6 +157,10 @@ struct Forest::Walked {
   // three of a current TF capture names one), linked in key order after it.
   absl::flat_hash_map<ContextKey, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> contexts;
   std::vector<std::pair<uint32_t, int32_t>> levels;  // Forest::levels_
+  // What finding the roots reads of two kinds of node, noted here rather
+  // than searched for over every node (Forest::tf_data_ids_, executors_).
+  std::vector<int64_t> tf_data_ids;
+  std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> executors;
 
   // Adds what `later` collected from the lines after these: the same as
   // one walk over both (the later of two executors of a step wins).
@@ -133,6 +170,8 @@ struct Forest::Walked {
     launches.insert(launches.end(), later.launches.begin(), later.launches.end());
     kernels.insert(kernels.end(), later.kernels.begin(), later.kernels.end());
     levels.insert(levels.end(), later.levels.begin(), later.levels.end());
+    tf_data_ids.insert(tf_data_ids.end(), later.tf_data_ids.begin(), later.tf_data_ids.end());
+    executors.insert(executors.end(), later.executors.begin(), later.executors.end());
     for (auto& [key, sides] : later.contexts) {
       auto& mine = contexts[key];
       mine.first.insert(mine.first.end(), sides.first.begin(), sides.first.end());
@@ -149,22 +188,21 @@ void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& na
     const LineNodes& at = lines_[i];
     const Line& line = host_.planes[at.plane].lines[at.line];
     const PlaneNames& pn = names[at.plane];
-    const PlaneStats& ps = stats_[at.plane];
     const uint32_t first = at.first_node;
     std::vector<uint32_t> stack;
     for (uint32_t e = 0; e < line.events.size(); ++e) {
       const Event& ev = line.events[e];
       const uint32_t n = first + e;
       Node node{pn.kind_of[ev.metadata], pn.is_tf_op[ev.metadata], false};
-      auto stats = line.EventStats(e);
+      const WalkStats stats(line.EventStats(e), pn.walk_role);
       int32_t level = 0;
       if (marker_) level = pn.is_marker[ev.metadata] ? 1 : 0;
-      else if (auto r = ps.r.In(stats)) level = static_cast<int32_t>(r->AsInt());
+      else if (const Stat* r = stats.Get(WalkRole::kR)) level = static_cast<int32_t>(r->AsInt());
       else if (node.kind == Kind::kTraceContext) level = 1;
       else if (node.kind == Kind::kProcessBatch) level = 2;
       else if (node.kind == Kind::kBatchingSessionRun) level = 1;
       if (level != 0) out.levels.emplace_back(n, level);
-      if (auto c = ps.corr.In(stats)) {
+      if (const Stat* c = stats.Get(WalkRole::kCorr)) {
         if (pn.host_plane) {
           if (node.kind == Kind::kOther) node.kind = Kind::kKernelLaunch;
           out.launches.emplace_back(c->AsUint(), n);
@@ -177,23 +215,29 @@ void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& na
         }
       }
       if (node.kind == Kind::kExecutorProcess || node.kind == Kind::kIteratorGetNext) {
-        auto id = ps.id.In(stats), it = ps.iter_num.In(stats);
+        const Stat *id = stats.Get(WalkRole::kId), *it = stats.Get(WalkRole::kIterNum);
         if (id && it) {
           std::pair<int64_t, int64_t> key{id->AsInt(), it->AsInt()};
-          if (node.kind == Kind::kExecutorProcess) out.executor_by_step[key] = n;
-          else out.get_next.emplace_back(n, key);
+          if (node.kind == Kind::kExecutorProcess) {
+            out.executor_by_step[key] = n;
+            out.executors.emplace_back(n, key);
+          } else {
+            out.get_next.emplace_back(n, key);
+          }
         }
       }
-      const auto pid_stat = ps.pid.In(stats);
+      if (node.kind == Kind::kCapturedFunction)
+        if (const Stat* id = stats.Get(WalkRole::kId)) out.tf_data_ids.push_back(id->AsInt());
+      const Stat* pid_stat = stats.Get(WalkRole::kPid);
       const int64_t pid = pid_stat ? pid_stat->AsInt() : 0;
-      if (auto pt = ps.pt.In(stats); pt)
-        if (auto pv = ps.p.In(stats)) out.contexts[{pt->AsInt(), pv->AsInt(), pid}].first.push_back(n);
-      if (auto ct = ps.ct.In(stats); ct)
-        if (auto cv = ps.c.In(stats)) out.contexts[{ct->AsInt(), cv->AsInt(), pid}].second.push_back(n);
+      if (const Stat* pt = stats.Get(WalkRole::kPt))
+        if (const Stat* pv = stats.Get(WalkRole::kP)) out.contexts[{pt->AsInt(), pv->AsInt(), pid}].first.push_back(n);
+      if (const Stat* ct = stats.Get(WalkRole::kCt))
+        if (const Stat* cv = stats.Get(WalkRole::kC)) out.contexts[{ct->AsInt(), cv->AsInt(), pid}].second.push_back(n);
       nest_parent_[n] = kNoParent;
       // Nesting: the nearest open event that contains this one is its
       // parent. Async events (_a) take no part.
-      if (auto a = ps.a.In(stats); a && a->AsInt() != 0) {
+      if (const Stat* a = stats.Get(WalkRole::kA); a && a->AsInt() != 0) {
         node.async = true;
         nodes_[n] = node;
         subtree_end_[n] = n + 1;
@@ -236,6 +280,19 @@ void Forest::Build(size_t threads) {
       pn.is_tf_op[m] = pn.kind_of[m] == Kind::kOther && ParseTfOpFullname(name).category == OpCategory::kTensorFlow;
       has_eager_execute_ = has_eager_execute_ || pn.kind_of[m] == Kind::kEagerExecute;
     }
+    pn.walk_role.assign(plane.stat_metadata.size(), WalkRole::kNone);
+    for (const auto& [name, role] : {std::pair{"_r", WalkRole::kR},
+                                     {"_a", WalkRole::kA},
+                                     {"id", WalkRole::kId},
+                                     {"iter_num", WalkRole::kIterNum},
+                                     {"correlation_id", WalkRole::kCorr},
+                                     {"_pt", WalkRole::kPt},
+                                     {"_p", WalkRole::kP},
+                                     {"_ct", WalkRole::kCt},
+                                     {"_c", WalkRole::kC},
+                                     {"_pid", WalkRole::kPid}})
+      if (const std::optional<StatKey> key = plane.FindStatKey(host_.strings, name); key && *key < pn.walk_role.size())
+        pn.walk_role[*key] = role;
     for (uint32_t l = 0; l < plane.lines.size(); ++l) {
       const Line& line = plane.lines[l];
       if (schema::IsDerivedLineId(line.id) || line.events.empty()) continue;
@@ -263,6 +320,8 @@ void Forest::Build(size_t threads) {
   for (size_t t = 1; t < walked.size(); ++t) all.Join(std::move(walked[t]));
   walked.clear();
   levels_ = std::move(all.levels);
+  tf_data_ids_.insert(all.tf_data_ids.begin(), all.tf_data_ids.end());
+  executors_ = std::move(all.executors);
 
   for (const auto& [n, key] : all.get_next)
     if (auto it = all.executor_by_step.find(key); it != all.executor_by_step.end()) AddEdge(it->second, n);
@@ -401,11 +460,7 @@ void Forest::MarkEager(EventBits& out) const {
 
 std::vector<uint32_t> Forest::Roots() {
   // Roots whose step id is a tf.data function's are not steps.
-  absl::flat_hash_set<int64_t> tf_data_ids;
-  for (uint32_t i = 0; i < nodes_.size(); ++i)
-    if (nodes_[i].kind == Kind::kCapturedFunction)
-      if (auto id = StatOf(&PlaneStats::id, i)) tf_data_ids.insert(id->AsInt());
-
+  const absl::flat_hash_set<int64_t>& tf_data_ids = tf_data_ids_;
   if (marker_) {
     std::vector<uint32_t> roots;
     for (const auto& [i, level] : levels_)
@@ -416,11 +471,7 @@ std::vector<uint32_t> Forest::Roots() {
   // TensorFlow 1 loops: the iterations of ExecutorState::Process
   // (same step id, iter_num > 0 somewhere) are the steps.
   std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> iterations;
-  for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].kind != Kind::kExecutorProcess) continue;
-    auto id = StatOf(&PlaneStats::id, i), it = StatOf(&PlaneStats::iter_num, i);
-    if (id && it) iterations[{id->AsInt(), it->AsInt()}].push_back(i);
-  }
+  for (const auto& [i, key] : executors_) iterations[key].push_back(i);
   absl::flat_hash_set<int64_t> looping;
   for (const auto& [key, v] : iterations)
     if (key.second != 0) looping.insert(key.first);

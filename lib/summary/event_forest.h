@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "lib/model/default_init_allocator.h"
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
@@ -151,6 +152,11 @@ class Forest {
   // The links' (parent, child), by parent: for the steps' search, which
   // only needs who is reachable.
   std::vector<std::pair<uint32_t, uint32_t>> link_children_;
+  // The step ids of tf.data's captured functions (InstantiatedCapturedFunction::Run
+  // with an `id`), and the ExecutorState::Process nodes with an `id` and an
+  // `iter_num`, in node order, with those: noted by the walk for Roots.
+  absl::flat_hash_set<int64_t> tf_data_ids_;
+  std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> executors_;
   // Events are in start order with the longer first, so a node's nested
   // descendants are the nodes after it up to subtree_end_ (not the async
   // ones among them): the steps' search labels a whole range at a time
