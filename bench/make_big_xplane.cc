@@ -7,8 +7,17 @@
 // Each copy is its own steps, as in a long training run: group_id stats are
 // renumbered per copy (copy k adds k x (largest group id + 1)) and so are the
 // names of the Steps line's events (a step event is named by its group id).
-// With --same-groups every copy keeps the source's group ids, so the whole
-// capture is the source's few steps made very long.
+// A source not grouped when taken (current TensorFlow: no group_id) is
+// grouped by the reader of the copy, through the ids its events link by:
+// those are renumbered per copy in the same way (the producer/consumer
+// context ids _p and _c, the step and iterator ids id, parent_id and
+// element_id, and step_num), so that each copy's events link within the
+// copy, as in a long capture, and not to the same events of every other
+// copy (the links of a context met on both sides 64 times or more are
+// dropped, as the reference drops them, so the copies would have been
+// grouped by nesting alone).
+// With --same-groups every copy keeps the source's group ids (and ids), so
+// the whole capture is the source's few steps made very long.
 //
 //   make_big_xplane SOURCE.xplane.pb TARGET_MIB OUT.xplane.pb [--same-groups]
 #include <charconv>
@@ -43,6 +52,16 @@ std::set<int64_t> GroupIdKeys(const tfprof::xplane::XPlane& plane) {
   std::set<int64_t> keys;
   for (const auto& [id, m] : plane.stat_metadata())
     if (m.name() == "group_id") keys.insert(id);
+  return keys;
+}
+
+// The plane's stat metadata ids of the ids an ungrouped capture's events
+// link by (see the top of the file).
+std::set<int64_t> LinkIdKeys(const tfprof::xplane::XPlane& plane) {
+  static const std::set<std::string> kNames = {"_p", "_c", "id", "parent_id", "element_id", "step_num"};
+  std::set<int64_t> keys;
+  for (const auto& [id, m] : plane.stat_metadata())
+    if (kNames.count(m.name())) keys.insert(id);
   return keys;
 }
 
@@ -105,6 +124,18 @@ int main(int argc, char** argv) {
             if (keys.count(st.metadata_id())) group_stride = std::max(group_stride, StatInt(st) + 1);
     }
 
+  // Without group ids, copy k's link ids are the source's plus k *
+  // link_stride.
+  int64_t link_stride = 0;
+  if (!same_groups && group_stride == 0)
+    for (const auto& p : space.planes()) {
+      std::set<int64_t> keys = LinkIdKeys(p);
+      for (const auto& l : p.lines())
+        for (const auto& e : l.events())
+          for (const auto& st : e.stats())
+            if (keys.count(st.metadata_id())) link_stride = std::max(link_stride, StatInt(st) + 1);
+    }
+
   std::ofstream out(argv[3], std::ios::binary | std::ios::trunc);
   uint64_t total = 0, events = 0;
   for (const auto& plane : space.planes()) {
@@ -112,6 +143,7 @@ int main(int argc, char** argv) {
     tfprof::xplane::XPlane head = plane;
     head.clear_lines();
     const std::set<int64_t> group_keys = GroupIdKeys(plane);
+    const std::set<int64_t> link_keys = LinkIdKeys(plane);
     // The Steps line's event names per copy: (copy, source metadata id) ->
     // a new metadata id named by the copy's group id.
     std::map<std::pair<uint64_t, int64_t>, int64_t> step_names;
@@ -146,10 +178,11 @@ int main(int argc, char** argv) {
         for (const auto& src : line.events()) {
           e = src;
           e.set_offset_ps(src.offset_ps() + static_cast<int64_t>(k) * shift);
-          if (group_stride > 0 && k > 0) {
-            const int64_t add = static_cast<int64_t>(k) * group_stride;
+          if ((group_stride > 0 || link_stride > 0) && k > 0) {
+            const int64_t add = static_cast<int64_t>(k) * (group_stride > 0 ? group_stride : link_stride);
+            const std::set<int64_t>& keys = group_stride > 0 ? group_keys : link_keys;
             for (auto& st : *e.mutable_stats()) {
-              if (!group_keys.count(st.metadata_id())) continue;
+              if (!keys.count(st.metadata_id())) continue;
               if (st.value_case() == tfprof::xplane::XStat::kInt64Value) st.set_int64_value(st.int64_value() + add);
               if (st.value_case() == tfprof::xplane::XStat::kUint64Value)
                 st.set_uint64_value(st.uint64_value() + static_cast<uint64_t>(add));
@@ -177,6 +210,9 @@ int main(int argc, char** argv) {
     total += f.size();
   }
   std::cerr << "wrote " << argv[3] << ": " << total << " bytes, " << copies << " copies, " << events << " events, "
-            << (group_stride > 0 ? "group ids renumbered per copy" : "group ids as in the source") << "\n";
+            << (group_stride > 0  ? "group ids renumbered per copy"
+                : link_stride > 0 ? "no group ids; the ids events link by renumbered per copy"
+                                  : "group ids as in the source")
+            << "\n";
   return out ? 0 : 1;
 }
