@@ -135,6 +135,45 @@ TEST_CASE("Grouping: a step takes its nesting, less async events and what an ear
   CHECK(g.Of(0, 2, 0) == 1);         // consume, through after's context
 }
 
+TEST_CASE("Grouping: a context links its producers to its consumers unless both sides are 64 or more", "[steps]") {
+  // "train 1" holds 64 producers of context (1, 5) and 64 of (1, 6); the
+  // consumers line has 64 consumers of (1, 5), linked to nothing (64 x 64,
+  // which the reference skips to bound the edges), then 63 of (1, 6),
+  // linked and so in the step. The root "step 2" consumes (2, 9), which
+  // "a" (graph_type "first") and then "b" ("second") produce: its name
+  // takes the graph_type of its first ancestor, its producers in the order
+  // they come.
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  auto main_line = cpu.Line(1, "main");
+  main_line.Event("train", 0, 10'000 * kUs, {{"_r", int64_t{1}}, {"step_num", int64_t{1}}});
+  for (int64_t i = 0; i < 128; ++i)
+    main_line.Event("produce", (10 + 20 * i) * kUs, 10 * kUs, {{"_pt", int64_t{1}}, {"_p", int64_t{5 + i / 64}}});
+  auto consumers = cpu.Line(2, "consumers");
+  for (int64_t i = 0; i < 127; ++i)
+    consumers.Event("consume", (3'000 + 20 * i) * kUs, 10 * kUs,
+                    {{"_ct", int64_t{1}}, {"_c", int64_t{i < 64 ? 5 : 6}}});
+  cpu.Line(3, "producers")
+      .Event("a", 20'000 * kUs, 10 * kUs,
+             {{"graph_type", std::string("first")}, {"_pt", int64_t{2}}, {"_p", int64_t{9}}})
+      .Event("b", 20'020 * kUs, 10 * kUs,
+             {{"graph_type", std::string("second")}, {"_pt", int64_t{2}}, {"_p", int64_t{9}}});
+  cpu.Line(4, "steps")
+      .Event("step", 20'100 * kUs, 50 * kUs,
+             {{"_r", int64_t{1}}, {"step_num", int64_t{2}}, {"_ct", int64_t{2}}, {"_c", int64_t{9}}});
+  Diagnostics read_diag, d;
+  const Host h = ReadXSpaceBytes(b.Serialize(), "contexts.xplane.pb", read_diag);
+  const EventGroups g = GroupEvents(h, d);
+  REQUIRE(g.groups.size() == 2);
+  CHECK(g.groups[0].name == "train 1");
+  CHECK(g.groups[1].name == "first 2");
+  for (size_t e = 0; e < 129; ++e) CHECK(g.Of(0, 0, e) == 0);  // train and its producers
+  for (size_t e = 0; e < 64; ++e) CHECK(g.Of(0, 1, e) == kNoGroup);
+  for (size_t e = 64; e < 127; ++e) CHECK(g.Of(0, 1, e) == 0);
+  CHECK(g.Of(0, 3, 0) == 1);
+  CHECK(g.Of(0, 2, 0) == kNoGroup);  // a producer of a step's root is not in it
+}
+
 TEST_CASE("Grouping: the forest walked on two threads links across them as on one", "[steps]") {
   // 8,000 steps, 72,000 events: enough for the forest to walk its lines in
   // two pieces, the main thread's line in one and the worker's and the
