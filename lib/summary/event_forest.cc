@@ -100,13 +100,15 @@ struct ContextKey {
   bool operator==(const ContextKey&) const = default;
 };
 
+}  // namespace
+
 // An event naming a producer or consumer context, in the order the links
 // are made in: by context, producers before consumers, then by node. Which
 // context comes first changes no node's links (an event names at most one
 // context on each side, so all its parents through contexts come from one
 // and all its children go to one): contexts go by id first, which decides
 // nearly every comparison (the type and process are mostly the same).
-struct ContextMember {
+struct Forest::ContextMember {
   ContextKey key;
   uint32_t node;
   bool consumer;
@@ -118,8 +120,6 @@ struct ContextMember {
     return node < o.node;
   }
 };
-
-}  // namespace
 
 // The stats the walk reads of every event, by what it reads them for.
 enum class WalkRole : uint8_t { kNone, kR, kA, kId, kIterNum, kCorr, kPt, kP, kCt, kC, kPid, kCount };
@@ -175,6 +175,10 @@ struct Forest::Walked {
   // producer and one consumer: a hashed list of nodes on each side of each
   // context took 220 MB and 0.9 s for 0.6 M contexts (tfcpuL_100, 122 MB).
   std::vector<ContextMember> context_members;
+  // Each walk piece's members, sorted, once joined: merged as the links are
+  // made, not into one more array (which was the peak: 37 MB more for
+  // tfcpuL_100).
+  std::vector<std::vector<ContextMember>> context_runs;
   std::vector<std::pair<uint32_t, int32_t>> levels;  // Forest::levels_
   // What finding the roots reads of two kinds of node, noted here rather
   // than searched for over every node (Forest::tf_data_ids_, executors_).
@@ -191,13 +195,11 @@ struct Forest::Walked {
     levels.insert(levels.end(), later.levels.begin(), later.levels.end());
     tf_data_ids.insert(tf_data_ids.end(), later.tf_data_ids.begin(), later.tf_data_ids.end());
     executors.insert(executors.end(), later.executors.begin(), later.executors.end());
-    // Each sorted: merged into one sorted run (node numbers differ, so
-    // the order is total).
-    std::vector<ContextMember> merged(context_members.size() + later.context_members.size());
-    std::merge(context_members.begin(), context_members.end(), later.context_members.begin(),
-               later.context_members.end(), merged.begin());
-    std::vector<ContextMember>().swap(later.context_members);
-    context_members.swap(merged);
+    // Each piece's sorted members, kept as a run of their own.
+    if (!context_members.empty()) context_runs.push_back(std::move(context_members));
+    context_members = {};
+    for (auto& run : later.context_runs) context_runs.push_back(std::move(run));
+    if (!later.context_members.empty()) context_runs.push_back(std::move(later.context_members));
   }
 };
 
@@ -361,22 +363,41 @@ void Forest::Build(size_t threads) {
   // sides are large, as the reference does, to bound the edges).
   // Per context, its producers (in node order) are parents of its
   // consumers (in node order).
-  const std::vector<ContextMember>& members = all.context_members;
-  for (size_t begin = 0; begin < members.size();) {
-    size_t consumers = begin, end = begin;
-    while (end < members.size() && members[end].key == members[begin].key) {
-      if (!members[end].consumer) consumers = end + 1;
-      ++end;
-    }
-    const size_t producer_count = consumers - begin, consumer_count = end - consumers;
-    if (producer_count < 64 || consumer_count < 64)
-      for (size_t p = begin; p < consumers; ++p)
-        for (size_t c = consumers; c < end; ++c) AddEdge(members[p].node, members[c].node);
-    begin = end;
-  }
-  std::vector<ContextMember>().swap(all.context_members);
+  if (!all.context_members.empty()) all.context_runs.push_back(std::move(all.context_members));
+  LinkContexts(all.context_runs);
   PhaseTimer adjacency_phase("grouping: adjacency");
   MakeAdjacency();
+}
+
+void Forest::LinkContexts(std::vector<std::vector<ContextMember>>& runs) {
+  // The runs merged as they are read (a few runs, one per walk piece: the
+  // least head is searched for among them). Node numbers differ, so the
+  // order is total.
+  std::vector<size_t> at(runs.size(), 0);
+  auto next = [&]() -> const ContextMember* {
+    const ContextMember* least = nullptr;
+    size_t from = 0;
+    for (size_t r = 0; r < runs.size(); ++r)
+      if (at[r] < runs[r].size() && (!least || runs[r][at[r]] < *least)) {
+        least = &runs[r][at[r]];
+        from = r;
+      }
+    if (least) ++at[from];
+    return least;
+  };
+  // One context's producers, then its consumers, in node order.
+  std::vector<uint32_t> producers, consumers;
+  const ContextMember* m = next();
+  while (m) {
+    const ContextKey key = m->key;
+    producers.clear();
+    consumers.clear();
+    for (; m && m->key == key; m = next()) (m->consumer ? consumers : producers).push_back(m->node);
+    if (producers.size() < 64 || consumers.size() < 64)
+      for (uint32_t pr : producers)
+        for (uint32_t co : consumers) AddEdge(pr, co);
+  }
+  std::vector<std::vector<ContextMember>>().swap(runs);
 }
 
 void Forest::MakeAdjacency() {
