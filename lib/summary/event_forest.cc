@@ -366,7 +366,7 @@ void Forest::Build(size_t threads) {
   if (!all.context_members.empty()) all.context_runs.push_back(std::move(all.context_members));
   LinkContexts(all.context_runs);
   PhaseTimer adjacency_phase("grouping: adjacency");
-  MakeAdjacency();
+  MakeAdjacency(threads);
 }
 
 void Forest::LinkContexts(std::vector<std::vector<ContextMember>>& runs) {
@@ -400,13 +400,18 @@ void Forest::LinkContexts(std::vector<std::vector<ContextMember>>& runs) {
   std::vector<std::vector<ContextMember>>().swap(runs);
 }
 
-void Forest::MakeAdjacency() {
+void Forest::MakeAdjacency(size_t threads) {
   link_parents_.reserve(edges_.size());
   for (const auto& [p, c] : edges_) link_parents_.emplace_back(c, p);
-  const auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
-  std::stable_sort(link_parents_.begin(), link_parents_.end(), by_first);
   link_children_.swap(edges_);
-  std::stable_sort(link_children_.begin(), link_children_.end(), by_first);
+  // The two sorts side by side: a current TF capture links about one event
+  // in six (tfcpu_100: 48 ms on one thread).
+  const auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
+  const size_t sorts = threads > 1 && link_children_.size() >= (size_t{1} << 16) ? 2 : 1;
+  ParallelFor(2, sorts, [&](size_t i) {
+    auto& links = i == 0 ? link_parents_ : link_children_;
+    std::stable_sort(links.begin(), links.end(), by_first);
+  });
 }
 
 std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {

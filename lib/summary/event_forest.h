@@ -124,7 +124,7 @@ class Forest {
   // A context's producers are parents of its consumers (event_forest.cc).
   struct ContextMember;
   void LinkContexts(std::vector<std::vector<ContextMember>>& runs);
-  void MakeAdjacency();
+  void MakeAdjacency(size_t threads);
   void LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue);
   std::vector<uint32_t> Roots();
   void SortRoots(std::vector<uint32_t>& roots, bool by_level) const;
