@@ -14,7 +14,8 @@
 # in the repository): big_<MiB>.xplane.pb (build/make_big_xplane from the T4
 # Keras capture of the corpus, grouped when taken), tfcpu_<MiB>.xplane.pb (the
 # same from testdata/captures/tf_memory, a current TF CPU capture that every
-# grouping command groups itself), kineto_<MiB>.json (make_big_json.py from an A100
+# grouping command groups itself; its link ids renumbered per copy),
+# kineto_<MiB>.json (make_big_json.py from an A100
 # Kineto trace of the corpus), tfjson_<MiB>.json (the same from the T4 run's
 # TensorFlow trace.json.gz).
 # Per input it runs ours (`build/tfprof-analyze CMD FILE -f json -o /dev/null`:
