@@ -125,7 +125,9 @@ int main(int argc, char** argv) {
     }
 
   // Without group ids, copy k's link ids are the source's plus k *
-  // link_stride.
+  // link_stride, past the largest id under 2^32: TensorFlow numbers some
+  // contexts from 1 (thread-pool regions) and keys others by 64-bit hashes,
+  // which stay as random (and as unique) moved by any stride.
   int64_t link_stride = 0;
   if (!same_groups && group_stride == 0)
     for (const auto& p : space.planes()) {
@@ -133,7 +135,9 @@ int main(int argc, char** argv) {
       for (const auto& l : p.lines())
         for (const auto& e : l.events())
           for (const auto& st : e.stats())
-            if (keys.count(st.metadata_id())) link_stride = std::max(link_stride, StatInt(st) + 1);
+            if (keys.count(st.metadata_id()))
+              if (const int64_t v = StatInt(st); v >= 0 && v < (int64_t{1} << 32))
+                link_stride = std::max(link_stride, v + 1);
     }
 
   std::ofstream out(argv[3], std::ios::binary | std::ios::trunc);
@@ -179,13 +183,14 @@ int main(int argc, char** argv) {
           e = src;
           e.set_offset_ps(src.offset_ps() + static_cast<int64_t>(k) * shift);
           if ((group_stride > 0 || link_stride > 0) && k > 0) {
-            const int64_t add = static_cast<int64_t>(k) * (group_stride > 0 ? group_stride : link_stride);
+            // Unsigned: a hash id moved past 2^63 wraps, as its uint64 would.
+            const uint64_t add = k * static_cast<uint64_t>(group_stride > 0 ? group_stride : link_stride);
             const std::set<int64_t>& keys = group_stride > 0 ? group_keys : link_keys;
             for (auto& st : *e.mutable_stats()) {
               if (!keys.count(st.metadata_id())) continue;
-              if (st.value_case() == tfprof::xplane::XStat::kInt64Value) st.set_int64_value(st.int64_value() + add);
-              if (st.value_case() == tfprof::xplane::XStat::kUint64Value)
-                st.set_uint64_value(st.uint64_value() + static_cast<uint64_t>(add));
+              if (st.value_case() == tfprof::xplane::XStat::kInt64Value)
+                st.set_int64_value(static_cast<int64_t>(static_cast<uint64_t>(st.int64_value()) + add));
+              if (st.value_case() == tfprof::xplane::XStat::kUint64Value) st.set_uint64_value(st.uint64_value() + add);
             }
             auto renamed = step_names.find({k, src.metadata_id()});
             if (renamed != step_names.end()) e.set_metadata_id(renamed->second);
