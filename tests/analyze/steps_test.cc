@@ -161,9 +161,9 @@ TEST_CASE("Grouping: a context links its producers to its consumers unless both 
   cpu.Line(4, "steps")
       .Event("step", 20'100 * kUs, 50 * kUs,
              {{"_r", int64_t{1}}, {"step_num", int64_t{2}}, {"_ct", int64_t{2}}, {"_c", int64_t{9}}});
-  Diagnostics read_diag, d;
-  const Host h = ReadXSpaceBytes(b.Serialize(), "contexts.xplane.pb", read_diag);
-  const EventGroups g = GroupEvents(h, d);
+  Diagnostics diag;
+  // The groups hold no reference to the host they were made from.
+  const EventGroups g = GroupEvents(ReadXSpaceBytes(b.Serialize(), "contexts.xplane.pb", diag), diag);
   REQUIRE(g.groups.size() == 2);
   CHECK(g.groups[0].name == "train 1");
   CHECK(g.groups[1].name == "first 2");
