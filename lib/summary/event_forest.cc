@@ -359,8 +359,6 @@ void Forest::Build(size_t threads) {
     else ++unmatched;
   }
   diag_.Add(diag_kind::kGroupingKernelWithoutLaunch, "", unmatched);
-  // A context's producers are parents of its consumers (skipped when both
-  // sides are large, as the reference does, to bound the edges).
   // Per context, its producers (in node order) are parents of its
   // consumers (in node order).
   if (!all.context_members.empty()) all.context_runs.push_back(std::move(all.context_members));
@@ -393,6 +391,8 @@ void Forest::LinkContexts(std::vector<std::vector<ContextMember>>& runs) {
     producers.clear();
     consumers.clear();
     for (; m && m->key == key; m = next()) (m->consumer ? consumers : producers).push_back(m->node);
+    // Skipped when both sides are large, as the reference does, to bound
+    // the edges.
     if (producers.size() < 64 || consumers.size() < 64)
       for (uint32_t pr : producers)
         for (uint32_t co : consumers) AddEdge(pr, co);

@@ -169,22 +169,15 @@ class Forest {
   bool has_eager_execute_ = false;
   // TF1 loop mode: each iteration's first event and all its events.
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> loop_members_;
-  // Per-plane stat finders, built once.
+  // Per-plane stat finders, built once: those read of a few nodes after
+  // the walk (which reads every event's through its own table, WalkStats).
   struct PlaneStats {
-    StatFinder r, a, id, iter_num, step_num, graph_type, corr, pt, p, ct, c, pid, is_func;
+    StatFinder id, iter_num, step_num, graph_type, is_func;
     PlaneStats(const Host& h, const Plane& pl)
-        : r(h, pl, "_r"),
-          a(h, pl, "_a"),
-          id(h, pl, "id"),
+        : id(h, pl, "id"),
           iter_num(h, pl, "iter_num"),
           step_num(h, pl, "step_num"),
           graph_type(h, pl, "graph_type"),
-          corr(h, pl, "correlation_id"),
-          pt(h, pl, "_pt"),
-          p(h, pl, "_p"),
-          ct(h, pl, "_ct"),
-          c(h, pl, "_c"),
-          pid(h, pl, "_pid"),
           is_func(h, pl, "is_func") {}
   };
   std::vector<PlaneStats> stats_;
