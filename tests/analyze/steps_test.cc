@@ -174,6 +174,46 @@ TEST_CASE("Grouping: a context links its producers to its consumers unless both 
   CHECK(g.Of(0, 2, 0) == kNoGroup);  // a producer of a step's root is not in it
 }
 
+TEST_CASE("Grouping: TF1 loop iterations are the steps, and tf.data's function ids are no roots", "[steps]") {
+  // Executor 7 runs iteration 0 on "main" and iteration 1 on "main" and
+  // "worker": the iterations (one id, an iter_num other than 0) are the
+  // steps, rooted at each iteration's earliest executor, and each holds
+  // every executor of its iteration. Executor 8 (iteration 0 only) loops
+  // nowhere and is no step.
+  XSpaceBuilder loop;
+  auto& cpu = loop.Plane("/host:CPU");
+  cpu.Line(1, "main")
+      .Event("ExecutorState::Process", 0, 10 * kUs, {{"id", int64_t{7}}, {"iter_num", int64_t{0}}})
+      .Event("a", 1 * kUs, 2 * kUs)
+      .Event("ExecutorState::Process", 20 * kUs, 10 * kUs, {{"id", int64_t{7}}, {"iter_num", int64_t{1}}})
+      .Event("ExecutorState::Process", 40 * kUs, 10 * kUs, {{"id", int64_t{8}}, {"iter_num", int64_t{0}}});
+  cpu.Line(2, "worker")
+      .Event("ExecutorState::Process", 22 * kUs, 5 * kUs, {{"id", int64_t{7}}, {"iter_num", int64_t{1}}});
+  Diagnostics diag;
+  const EventGroups loops = GroupEvents(ReadXSpaceBytes(loop.Serialize(), "loop.xplane.pb", diag), diag);
+  REQUIRE(loops.groups.size() == 2);
+  CHECK(loops.groups[0].name == "0");
+  CHECK(loops.groups[1].name == "1");
+  CHECK(loops.Of(0, 0, 0) == 0);
+  CHECK(loops.Of(0, 0, 1) == 0);  // nested in iteration 0's executor
+  CHECK(loops.Of(0, 0, 2) == 1);
+  CHECK(loops.Of(0, 1, 0) == 1);  // iteration 1's other executor
+  CHECK(loops.Of(0, 0, 3) == kNoGroup);
+
+  // "map" is a root (_r) whose step id is a tf.data function's
+  // (InstantiatedCapturedFunction::Run, id 9): not a step; "train" is.
+  XSpaceBuilder data;
+  auto& host = data.Plane("/host:CPU");
+  host.Line(1, "main").Event("train", 0, 100 * kUs, {{"_r", int64_t{1}}, {"id", int64_t{5}}, {"step_num", int64_t{3}}});
+  host.Line(2, "tf_data")
+      .Event("InstantiatedCapturedFunction::Run", 0, 10 * kUs, {{"id", int64_t{9}}})
+      .Event("map", 20 * kUs, 10 * kUs, {{"_r", int64_t{1}}, {"id", int64_t{9}}});
+  const EventGroups steps = GroupEvents(ReadXSpaceBytes(data.Serialize(), "tf_data.xplane.pb", diag), diag);
+  REQUIRE(steps.groups.size() == 1);
+  CHECK(steps.groups[0].name == "train 3");
+  CHECK(steps.Of(0, 1, 1) == kNoGroup);
+}
+
 TEST_CASE("Grouping: the forest walked on two threads links across them as on one", "[steps]") {
   // 8,000 steps, 72,000 events: enough for the forest to walk its lines in
   // two pieces, the main thread's line in one and the worker's and the
