@@ -163,7 +163,6 @@ struct Forest::PlaneNames {
 // What walking some lines collects besides the nodes (which it writes in
 // place): what the links are made from, in node order.
 struct Forest::Walked {
-  std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;        // (id, iter_num) -> ExecutorState::Process
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
   std::vector<std::pair<uint64_t, uint32_t>> launches;  // (correlation id, host node), in capture order
   std::vector<std::pair<uint32_t, uint64_t>> kernels;   // device nodes with a correlation id
@@ -186,9 +185,8 @@ struct Forest::Walked {
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> executors;
 
   // Adds what `later` collected from the lines after these: the same as
-  // one walk over both (the later of two executors of a step wins).
+  // one walk over both.
   void Join(Walked&& later) {
-    for (const auto& [key, node] : later.executor_by_step) executor_by_step[key] = node;
     get_next.insert(get_next.end(), later.get_next.begin(), later.get_next.end());
     launches.insert(launches.end(), later.launches.begin(), later.launches.end());
     kernels.insert(kernels.end(), later.kernels.begin(), later.kernels.end());
@@ -241,12 +239,8 @@ void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& na
         const Stat *id = stats.Get(WalkRole::kId), *it = stats.Get(WalkRole::kIterNum);
         if (id && it) {
           std::pair<int64_t, int64_t> key{id->AsInt(), it->AsInt()};
-          if (node.kind == Kind::kExecutorProcess) {
-            out.executor_by_step[key] = n;
-            out.executors.emplace_back(n, key);
-          } else {
-            out.get_next.emplace_back(n, key);
-          }
+          if (node.kind == Kind::kExecutorProcess) out.executors.emplace_back(n, key);
+          else out.get_next.emplace_back(n, key);
         }
       }
       if (node.kind == Kind::kCapturedFunction)
@@ -349,8 +343,11 @@ void Forest::Build(size_t threads) {
   tf_data_ids_.insert(all.tf_data_ids.begin(), all.tf_data_ids.end());
   executors_ = std::move(all.executors);
 
+  // Each get-next's executor: the last of its step (id, iter_num).
+  std::map<std::pair<int64_t, int64_t>, uint32_t> executor_by_step;
+  for (const auto& [n, key] : executors_) executor_by_step[key] = n;
   for (const auto& [n, key] : all.get_next)
-    if (auto it = all.executor_by_step.find(key); it != all.executor_by_step.end()) AddEdge(it->second, n);
+    if (auto it = executor_by_step.find(key); it != executor_by_step.end()) AddEdge(it->second, n);
   const CorrelationIndex launch_by_correlation(all.launches, all.kernels);
   std::vector<std::pair<uint64_t, uint32_t>>().swap(all.launches);
   uint64_t unmatched = 0;
