@@ -47,21 +47,16 @@ void PutField(std::string& out, uint32_t field, const std::string& payload) {
   out += payload;
 }
 
-// The plane's stat metadata ids named group_id.
-std::set<int64_t> GroupIdKeys(const tfprof::xplane::XPlane& plane) {
-  std::set<int64_t> keys;
-  for (const auto& [id, m] : plane.stat_metadata())
-    if (m.name() == "group_id") keys.insert(id);
-  return keys;
-}
+using Names = std::set<std::string>;
+const Names kGroupIds = {"group_id"};
+// The ids an ungrouped capture's events link by (see the top of the file).
+const Names kLinkIds = {"_p", "_c", "id", "parent_id", "element_id", "step_num"};
 
-// The plane's stat metadata ids of the ids an ungrouped capture's events
-// link by (see the top of the file).
-std::set<int64_t> LinkIdKeys(const tfprof::xplane::XPlane& plane) {
-  static const std::set<std::string> kNames = {"_p", "_c", "id", "parent_id", "element_id", "step_num"};
+// The plane's stat metadata ids of those names.
+std::set<int64_t> KeysNamed(const tfprof::xplane::XPlane& plane, const Names& names) {
   std::set<int64_t> keys;
   for (const auto& [id, m] : plane.stat_metadata())
-    if (kNames.count(m.name())) keys.insert(id);
+    if (names.count(m.name())) keys.insert(id);
   return keys;
 }
 
@@ -69,6 +64,21 @@ int64_t StatInt(const tfprof::xplane::XStat& s) {
   if (s.value_case() == tfprof::xplane::XStat::kInt64Value) return s.int64_value();
   if (s.value_case() == tfprof::xplane::XStat::kUint64Value) return static_cast<int64_t>(s.uint64_value());
   return -1;
+}
+
+// One more than the largest integer value under `below` of the stats of
+// those names (0 when none): the step between copies' ids.
+int64_t StrideOf(const tfprof::xplane::XSpace& space, const Names& names, int64_t below) {
+  int64_t stride = 0;
+  for (const auto& p : space.planes()) {
+    const std::set<int64_t> keys = KeysNamed(p, names);
+    for (const auto& l : p.lines())
+      for (const auto& e : l.events())
+        for (const auto& st : e.stats())
+          if (keys.count(st.metadata_id()))
+            if (const int64_t v = StatInt(st); v >= 0 && v < below) stride = std::max(stride, v + 1);
+  }
+  return stride;
 }
 
 }  // namespace
@@ -114,31 +124,13 @@ int main(int argc, char** argv) {
   const int64_t shift = (last - first) + 1'000'000;
 
   // Copy k's group ids are the source's plus k * group_stride.
-  int64_t group_stride = 0;
-  if (!same_groups)
-    for (const auto& p : space.planes()) {
-      std::set<int64_t> keys = GroupIdKeys(p);
-      for (const auto& l : p.lines())
-        for (const auto& e : l.events())
-          for (const auto& st : e.stats())
-            if (keys.count(st.metadata_id())) group_stride = std::max(group_stride, StatInt(st) + 1);
-    }
+  const int64_t group_stride = same_groups ? 0 : StrideOf(space, kGroupIds, INT64_MAX);
 
   // Without group ids, copy k's link ids are the source's plus k *
   // link_stride, past the largest id under 2^32: TensorFlow numbers some
   // contexts from 1 (thread-pool regions) and keys others by 64-bit hashes,
   // which stay as random (and as unique) moved by any stride.
-  int64_t link_stride = 0;
-  if (!same_groups && group_stride == 0)
-    for (const auto& p : space.planes()) {
-      std::set<int64_t> keys = LinkIdKeys(p);
-      for (const auto& l : p.lines())
-        for (const auto& e : l.events())
-          for (const auto& st : e.stats())
-            if (keys.count(st.metadata_id()))
-              if (const int64_t v = StatInt(st); v >= 0 && v < (int64_t{1} << 32))
-                link_stride = std::max(link_stride, v + 1);
-    }
+  const int64_t link_stride = same_groups || group_stride > 0 ? 0 : StrideOf(space, kLinkIds, int64_t{1} << 32);
 
   std::ofstream out(argv[3], std::ios::binary | std::ios::trunc);
   uint64_t total = 0, events = 0;
@@ -146,8 +138,8 @@ int main(int argc, char** argv) {
     std::string body;
     tfprof::xplane::XPlane head = plane;
     head.clear_lines();
-    const std::set<int64_t> group_keys = GroupIdKeys(plane);
-    const std::set<int64_t> link_keys = LinkIdKeys(plane);
+    const std::set<int64_t> group_keys = KeysNamed(plane, kGroupIds);
+    const std::set<int64_t> link_keys = KeysNamed(plane, kLinkIds);
     // The Steps line's event names per copy: (copy, source metadata id) ->
     // a new metadata id named by the copy's group id.
     std::map<std::pair<uint64_t, int64_t>, int64_t> step_names;
