@@ -9,10 +9,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/summary/context_links.h"
 #include "lib/summary/tf_op_name.h"
 #include "lib/util/id_index.h"
 #include "lib/util/parallel_for.h"
 #include "lib/util/phase_times.h"
+#include "lib/util/radix_sort.h"
 
 namespace tfprof::grouping_internal {
 
@@ -93,33 +95,7 @@ class CorrelationIndex {
   std::vector<uint32_t> launch_of_;  // Per id number: the last launch with that id, or kNone.
 };
 
-// A producer/consumer context: its type, id and process (_pt/_p, _ct/_c,
-// _pid).
-struct ContextKey {
-  int64_t type, id, pid;
-  bool operator==(const ContextKey&) const = default;
-};
-
 }  // namespace
-
-// An event naming a producer or consumer context, in the order the links
-// are made in: by context, producers before consumers, then by node. Which
-// context comes first changes no node's links (an event names at most one
-// context on each side, so all its parents through contexts come from one
-// and all its children go to one): contexts go by id first, which decides
-// nearly every comparison (the type and process are mostly the same).
-struct Forest::ContextMember {
-  ContextKey key;
-  uint32_t node;
-  bool consumer;
-  bool operator<(const ContextMember& o) const {
-    if (key.id != o.key.id) return key.id < o.key.id;
-    if (key.type != o.key.type) return key.type < o.key.type;
-    if (key.pid != o.key.pid) return key.pid < o.key.pid;
-    if (consumer != o.consumer) return consumer < o.consumer;
-    return node < o.node;
-  }
-};
 
 // The stats the walk reads of every event, by what it reads them for.
 enum class WalkRole : uint8_t { kNone, kR, kA, kId, kIterNum, kCorr, kPt, kP, kCt, kC, kPid, kCount };
@@ -166,18 +142,11 @@ struct Forest::Walked {
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
   std::vector<std::pair<uint64_t, uint32_t>> launches;  // (correlation id, host node), in capture order
   std::vector<std::pair<uint32_t, uint64_t>> kernels;   // device nodes with a correlation id
-  // The events that name a producer or consumer context (an event in
-  // three of a current TF capture names one), sorted by context, side and
-  // node once the walk is done (each piece's on its own thread), so that
-  // the links are made in one pass over them (Forest::Build).
-  // A capture has about one context per two such events, most with one
-  // producer and one consumer: a hashed list of nodes on each side of each
-  // context took 220 MB and 0.9 s for 0.6 M contexts (tfcpuL_100, 122 MB).
-  std::vector<ContextMember> context_members;
-  // Each walk piece's members, sorted, once joined: merged as the links are
-  // made, not into one more array (which was the peak: 37 MB more for
-  // tfcpuL_100).
-  std::vector<std::vector<ContextMember>> context_runs;
+  // The events that name a producer or consumer context (ContextBuckets
+  // links them once every piece is walked): this piece's, and once joined,
+  // each piece's in node order.
+  ContextNotes context_notes;
+  std::vector<ContextNotes> context_pieces;
   std::vector<std::pair<uint32_t, int32_t>> levels;  // Forest::levels_
   // What finding the roots reads of two kinds of node, noted here rather
   // than searched for over every node (Forest::tf_data_ids_, executors_).
@@ -193,11 +162,11 @@ struct Forest::Walked {
     levels.insert(levels.end(), later.levels.begin(), later.levels.end());
     tf_data_ids.insert(tf_data_ids.end(), later.tf_data_ids.begin(), later.tf_data_ids.end());
     executors.insert(executors.end(), later.executors.begin(), later.executors.end());
-    // Each piece's sorted members, kept as a run of their own.
-    if (!context_members.empty()) context_runs.push_back(std::move(context_members));
-    context_members = {};
-    for (auto& run : later.context_runs) context_runs.push_back(std::move(run));
-    if (!later.context_members.empty()) context_runs.push_back(std::move(later.context_members));
+    // Each piece's notes, kept as they are.
+    if (!context_notes.empty()) context_pieces.push_back(std::move(context_notes));
+    context_notes = {};
+    for (auto& piece : later.context_pieces) context_pieces.push_back(std::move(piece));
+    if (!later.context_notes.empty()) context_pieces.push_back(std::move(later.context_notes));
   }
 };
 
@@ -248,11 +217,9 @@ void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& na
       const Stat* pid_stat = stats.Get(WalkRole::kPid);
       const int64_t pid = pid_stat ? pid_stat->AsInt() : 0;
       if (const Stat* pt = stats.Get(WalkRole::kPt))
-        if (const Stat* pv = stats.Get(WalkRole::kP))
-          out.context_members.push_back({{pt->AsInt(), pv->AsInt(), pid}, n, false});
+        if (const Stat* pv = stats.Get(WalkRole::kP)) out.context_notes.Add(pt->AsInt(), pv->AsInt(), pid, n, false);
       if (const Stat* ct = stats.Get(WalkRole::kCt))
-        if (const Stat* cv = stats.Get(WalkRole::kC))
-          out.context_members.push_back({{ct->AsInt(), cv->AsInt(), pid}, n, true});
+        if (const Stat* cv = stats.Get(WalkRole::kC)) out.context_notes.Add(ct->AsInt(), cv->AsInt(), pid, n, true);
       nest_parent_[n] = kNoParent;
       // Nesting: the nearest open event that contains this one is its
       // parent. Async events (_a) take no part.
@@ -274,7 +241,6 @@ void Forest::WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& na
     }
     for (uint32_t open : stack) subtree_end_[open] = first + static_cast<uint32_t>(line.events.size());
   }
-  std::sort(out.context_members.begin(), out.context_members.end());
 }
 
 void Forest::Build(size_t threads) {
@@ -358,43 +324,10 @@ void Forest::Build(size_t threads) {
   diag_.Add(diag_kind::kGroupingKernelWithoutLaunch, "", unmatched);
   // Per context, its producers (in node order) are parents of its
   // consumers (in node order).
-  if (!all.context_members.empty()) all.context_runs.push_back(std::move(all.context_members));
-  LinkContexts(all.context_runs);
+  if (!all.context_notes.empty()) all.context_pieces.push_back(std::move(all.context_notes));
+  ContextBuckets(all.context_pieces, threads).ForEachLink([this](uint32_t p, uint32_t c) { AddEdge(p, c); });
   PhaseTimer adjacency_phase("grouping: adjacency");
   MakeAdjacency(threads);
-}
-
-void Forest::LinkContexts(std::vector<std::vector<ContextMember>>& runs) {
-  // The runs merged as they are read (a few runs, one per walk piece: the
-  // least head is searched for among them). Node numbers differ, so the
-  // order is total.
-  std::vector<size_t> at(runs.size(), 0);
-  auto next = [&]() -> const ContextMember* {
-    const ContextMember* least = nullptr;
-    size_t from = 0;
-    for (size_t r = 0; r < runs.size(); ++r)
-      if (at[r] < runs[r].size() && (!least || runs[r][at[r]] < *least)) {
-        least = &runs[r][at[r]];
-        from = r;
-      }
-    if (least) ++at[from];
-    return least;
-  };
-  // One context's producers, then its consumers, in node order.
-  std::vector<uint32_t> producers, consumers;
-  const ContextMember* m = next();
-  while (m) {
-    const ContextKey key = m->key;
-    producers.clear();
-    consumers.clear();
-    for (; m && m->key == key; m = next()) (m->consumer ? consumers : producers).push_back(m->node);
-    // Skipped when both sides are large, as the reference does, to bound
-    // the edges.
-    if (producers.size() < 64 || consumers.size() < 64)
-      for (uint32_t pr : producers)
-        for (uint32_t co : consumers) AddEdge(pr, co);
-  }
-  std::vector<std::vector<ContextMember>>().swap(runs);
 }
 
 void Forest::MakeAdjacency(size_t threads) {
@@ -402,13 +335,12 @@ void Forest::MakeAdjacency(size_t threads) {
   for (const auto& [p, c] : edges_) link_parents_.emplace_back(c, p);
   link_children_.swap(edges_);
   // The two sorts side by side: a current TF capture links about one event
-  // in six (tfcpu_100: 48 ms on one thread).
-  const auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
+  // in six. The contexts' links come bucket by bucket, in no order of node
+  // (context_links.h): std::stable_sort took twice as long over them as it
+  // did over links made in id order, a radix sort takes the same time
+  // whatever the order.
   const size_t sorts = threads > 1 && link_children_.size() >= (size_t{1} << 16) ? 2 : 1;
-  ParallelFor(2, sorts, [&](size_t i) {
-    auto& links = i == 0 ? link_parents_ : link_children_;
-    std::stable_sort(links.begin(), links.end(), by_first);
-  });
+  ParallelFor(2, sorts, [&](size_t i) { StableRadixSortByFirst(i == 0 ? link_parents_ : link_children_); });
 }
 
 std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {

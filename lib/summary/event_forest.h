@@ -121,9 +121,6 @@ class Forest {
                                        [](const auto& a, const auto& b) { return a.first < b.first; });
     for (; from != to; ++from) visit(from->second);
   }
-  // A context's producers are parents of its consumers (event_forest.cc).
-  struct ContextMember;
-  void LinkContexts(std::vector<std::vector<ContextMember>>& runs);
   void MakeAdjacency(size_t threads);
   void LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue);
   std::vector<uint32_t> Roots();

@@ -1,0 +1,116 @@
+#include "lib/summary/context_links.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "lib/util/parallel_for.h"
+
+namespace tfprof::grouping_internal {
+namespace {
+
+constexpr unsigned kBucketBits = 12;
+constexpr size_t kBuckets = size_t{1} << kBucketBits;
+
+// Fibonacci hashing: ids counted up one by one, as TensorFlow numbers its
+// contexts, land in different buckets.
+inline size_t BucketOf(int64_t id) {
+  return static_cast<size_t>((static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull) >> (64 - kBucketBits));
+}
+
+// Scopes are numbered below this so that a number shifted left once, with
+// the side in bit 0, fits a ContextEntry's scope.
+constexpr uint32_t kMaxScopes = uint32_t{1} << 31;
+
+}  // namespace
+
+void ContextNotes::Add(int64_t type, int64_t id, int64_t pid, uint32_t node, bool consumer) {
+  const std::pair<int64_t, int64_t> scope{type, pid};
+  if (last_number_ == UINT32_MAX || scope != last_scope_) {
+    auto [it, added] = scope_number_.try_emplace(scope, static_cast<uint32_t>(scopes_.size()));
+    if (added) {
+      // More pairs than events can hold: not reached by any capture the
+      // model's memory budget admits (2^31 events naming contexts).
+      if (scopes_.size() >= kMaxScopes) throw std::length_error("too many producer/consumer context scopes");
+      scopes_.push_back(scope);
+    }
+    last_scope_ = scope;
+    last_number_ = it->second;
+  }
+  entries_.push_back({id, (last_number_ << 1) | (consumer ? 1u : 0u), node});
+}
+
+ContextBuckets::ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads) {
+  size_t total = 0;
+  for (const ContextNotes& p : pieces) total += p.size();
+  if (total == 0) {
+    pieces.clear();
+    return;
+  }
+  if (total < (size_t{1} << 16)) threads = 1;  // Starting a thread costs more.
+
+  // One numbering of the scopes: each piece's own numbers mapped to it.
+  absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> number;
+  std::vector<std::vector<uint32_t>> renumber(pieces.size());
+  for (size_t p = 0; p < pieces.size(); ++p)
+    for (const auto& scope : pieces[p].scopes_)
+      renumber[p].push_back(number.try_emplace(scope, static_cast<uint32_t>(number.size())).first->second);
+
+  // The pieces cut into chunks of about equal size, in node order; each
+  // chunk's entries go to its own places in each bucket, after those of
+  // the chunks before it, so that a bucket holds its entries in node
+  // order whichever thread spread them.
+  struct Chunk {
+    size_t piece, from, to;
+    std::vector<size_t> at;  // Per bucket: where its next entry goes.
+  };
+  const size_t chunk_len = std::max(size_t{1} << 16, (total + threads * 4 - 1) / (threads * 4));
+  std::vector<Chunk> chunks;
+  for (size_t p = 0; p < pieces.size(); ++p)
+    for (size_t from = 0; from < pieces[p].size(); from += chunk_len)
+      chunks.push_back({p, from, std::min(from + chunk_len, pieces[p].size()), {}});
+  ParallelFor(chunks.size(), threads, [&](size_t c) {
+    Chunk& chunk = chunks[c];
+    chunk.at.assign(kBuckets, 0);
+    const std::vector<ContextEntry>& from = pieces[chunk.piece].entries_;
+    for (size_t i = chunk.from; i < chunk.to; ++i) ++chunk.at[BucketOf(from[i].id)];
+  });
+  std::vector<size_t> bucket_start(kBuckets + 1, 0);
+  size_t place = 0;
+  for (size_t b = 0; b < kBuckets; ++b) {
+    bucket_start[b] = place;
+    for (Chunk& chunk : chunks) {
+      const size_t count = chunk.at[b];
+      chunk.at[b] = place;
+      place += count;
+    }
+  }
+  bucket_start[kBuckets] = place;
+  entries_.resize(total);
+  ParallelFor(chunks.size(), threads, [&](size_t c) {
+    Chunk& chunk = chunks[c];
+    const std::vector<ContextEntry>& from = pieces[chunk.piece].entries_;
+    const std::vector<uint32_t>& to_number = renumber[chunk.piece];
+    for (size_t i = chunk.from; i < chunk.to; ++i) {
+      ContextEntry e = from[i];
+      e.scope = (to_number[e.scope >> 1] << 1) | (e.scope & 1);
+      entries_[chunk.at[BucketOf(e.id)]++] = e;
+    }
+  });
+  pieces.clear();
+  chunks.clear();
+
+  // Then each bucket sorted, in slices of about equal entries.
+  const size_t slices = threads == 1 ? 1 : threads * 8;
+  const size_t per_slice = (total + slices - 1) / slices;
+  std::vector<size_t> slice_start{0};  // Buckets.
+  for (size_t b = 1; b < kBuckets; ++b)
+    if (bucket_start[b] - bucket_start[slice_start.back()] >= per_slice) slice_start.push_back(b);
+  slice_start.push_back(kBuckets);
+  ParallelFor(slice_start.size() - 1, threads, [&](size_t s) {
+    for (size_t b = slice_start[s]; b < slice_start[s + 1]; ++b)
+      std::sort(entries_.begin() + static_cast<ptrdiff_t>(bucket_start[b]),
+                entries_.begin() + static_cast<ptrdiff_t>(bucket_start[b + 1]));
+  });
+}
+
+}  // namespace tfprof::grouping_internal
