@@ -330,17 +330,34 @@ void Forest::Build(size_t threads) {
   MakeAdjacency(threads);
 }
 
+void LinksByNode::Assign(std::vector<Link>&& links, size_t nodes) {
+  links_ = std::move(links);
+  const size_t blocks = (nodes >> kBlockBits) + 1;
+  block_start_.assign(blocks + 1, 0);
+  size_t at = 0;
+  for (size_t b = 0; b <= blocks; ++b) {
+    while (at < links_.size() && (links_[at].first >> kBlockBits) < b) ++at;
+    block_start_[b] = at;
+  }
+  block_start_[blocks] = links_.size();
+}
+
 void Forest::MakeAdjacency(size_t threads) {
-  link_parents_.reserve(edges_.size());
-  for (const auto& [p, c] : edges_) link_parents_.emplace_back(c, p);
-  link_children_.swap(edges_);
+  std::vector<Link> by_child, by_parent;
+  by_child.reserve(edges_.size());
+  for (const auto& [p, c] : edges_) by_child.emplace_back(c, p);
+  by_parent.swap(edges_);
   // The two sorts side by side: a current TF capture links about one event
   // in six. The contexts' links come bucket by bucket, in no order of node
   // (context_links.h): std::stable_sort took twice as long over them as it
   // did over links made in id order, a radix sort takes the same time
   // whatever the order.
-  const size_t sorts = threads > 1 && link_children_.size() >= (size_t{1} << 16) ? 2 : 1;
-  ParallelFor(2, sorts, [&](size_t i) { StableRadixSortByFirst(i == 0 ? link_parents_ : link_children_); });
+  const size_t sorts = threads > 1 && by_parent.size() >= (size_t{1} << 16) ? 2 : 1;
+  ParallelFor(2, sorts, [&](size_t i) {
+    std::vector<Link>& links = i == 0 ? by_child : by_parent;
+    StableRadixSortByFirst(links);
+    (i == 0 ? link_parents_ : link_children_).Assign(std::move(links), nodes_.size());
+  });
 }
 
 std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
@@ -549,12 +566,12 @@ std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number, 
 // groups as a queue of children.
 void Forest::LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue) {
   const uint32_t end = subtree_end_[x];
-  const auto parent_below = [](const std::pair<uint32_t, uint32_t>& link, uint32_t node) { return link.first < node; };
-  auto link = std::lower_bound(link_children_.begin(), link_children_.end(), x, parent_below);
+  const Link* link = link_children_.From(x);
+  const Link* const last = link_children_.end();
   for (uint32_t z = x; z < end;) {
     if (group_[z] != kNoGroup) {
       z = subtree_end_[z];
-      link = std::lower_bound(link, link_children_.end(), z, parent_below);
+      if (z < end) link = link_children_.From(z);
       continue;
     }
     if (z != x && nodes_[z].async) {  // In the range, not in the nesting.
@@ -562,8 +579,8 @@ void Forest::LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue) {
       continue;
     }
     group_[z] = id;
-    while (link != link_children_.end() && link->first < z) ++link;
-    for (; link != link_children_.end() && link->first == z; ++link)
+    while (link != last && link->first < z) ++link;
+    for (; link != last && link->first == z; ++link)
       if (group_[link->second] == kNoGroup) queue.push_back(link->second);
     ++z;
   }
@@ -621,7 +638,7 @@ void Forest::Group(EventGroups& out) {
   // take their own memory when they come after, 4 bytes a node (beside
   // the search, the small nodes make room for them).
   decltype(subtree_end_)().swap(subtree_end_);
-  std::vector<std::pair<uint32_t, uint32_t>>().swap(link_children_);
+  link_children_.Clear();
   if (out.groups.empty()) return;
   for (size_t p = 0; p < host_.planes.size(); ++p) {
     const Plane& plane = host_.planes[p];

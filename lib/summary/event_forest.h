@@ -73,6 +73,38 @@ static_assert(sizeof(Node) == 3);
 
 // The event forest: one node per event, edges from nesting on a thread and
 // from the links between threads and to the device.
+using Link = std::pair<uint32_t, uint32_t>;
+
+// Links sorted by their first node, and where the links of each block of
+// 256 nodes begin: a node's links are searched for among its block's few
+// (the directory is 16 KB per million nodes, in the cache), not among all
+// of them, where each step of the search missed the cache. The steps'
+// search and the eager marks look up a node's links once for every node
+// they reach (tfcpu_100, 0.6 M links: the steps' search 73-77 -> 50-66
+// ms, the eager marks 57 -> 31-41 ms).
+class LinksByNode {
+ public:
+  // `links` sorted by first, every first below `nodes`.
+  void Assign(std::vector<Link>&& links, size_t nodes);
+  // The first link whose first node is `node` or after it.
+  const Link* From(uint32_t node) const {
+    const size_t block = node >> kBlockBits;
+    if (block + 1 >= block_start_.size()) return end();
+    return std::lower_bound(links_.data() + block_start_[block], links_.data() + block_start_[block + 1], node,
+                            [](const Link& l, uint32_t n) { return l.first < n; });
+  }
+  const Link* end() const { return links_.data() + links_.size(); }
+  void Clear() {
+    std::vector<Link>().swap(links_);
+    std::vector<size_t>().swap(block_start_);
+  }
+
+ private:
+  static constexpr unsigned kBlockBits = 8;
+  std::vector<Link> links_;
+  std::vector<size_t> block_start_;  // Per block, and one past the last: an index into links_.
+};
+
 class Forest {
  public:
   Forest(const Host& host, Diagnostics& diag, MarkerTest marker)
@@ -117,9 +149,7 @@ class Forest {
   template <typename Visit>
   void ForEachParent(uint32_t x, Visit visit) const {
     if (nest_parent_[x] != kNoParent) visit(nest_parent_[x]);
-    auto [from, to] = std::equal_range(link_parents_.begin(), link_parents_.end(), std::pair<uint32_t, uint32_t>{x, 0},
-                                       [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (; from != to; ++from) visit(from->second);
+    for (const Link* l = link_parents_.From(x); l != link_parents_.end() && l->first == x; ++l) visit(l->second);
   }
   void MakeAdjacency(size_t threads);
   void LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue);
@@ -148,10 +178,10 @@ class Forest {
   std::vector<uint32_t, DefaultInitAllocator<uint32_t>> nest_parent_;
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // The links (parent, child), until MakeAdjacency.
   // The links' (child, parent), by child, each child's in the order made.
-  std::vector<std::pair<uint32_t, uint32_t>> link_parents_;
+  LinksByNode link_parents_;
   // The links' (parent, child), by parent: for the steps' search, which
   // only needs who is reachable.
-  std::vector<std::pair<uint32_t, uint32_t>> link_children_;
+  LinksByNode link_children_;
   // The step ids of tf.data's captured functions (InstantiatedCapturedFunction::Run
   // with an `id`), and the ExecutorState::Process nodes with an `id` and an
   // `iter_num`, in node order, with those: noted by the walk for Roots.

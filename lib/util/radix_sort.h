@@ -9,10 +9,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <utility>
 #include <vector>
-
-#include "lib/model/default_init_allocator.h"
 
 namespace tfprof {
 
@@ -25,7 +25,9 @@ void StableRadixSortByFirst(std::vector<std::pair<uint32_t, Value>>& pairs) {
   uint32_t largest = 0;
   for (const auto& p : pairs) largest = std::max(largest, p.first);
   if (largest == 0) return;
-  std::vector<std::pair<uint32_t, Value>, DefaultInitAllocator<std::pair<uint32_t, Value>>> spare(pairs.size());
+  // Every place of the spare array is written before it is read.
+  const auto spare_array = std::make_unique_for_overwrite<std::pair<uint32_t, Value>[]>(pairs.size());
+  const std::span<std::pair<uint32_t, Value>> spare(spare_array.get(), pairs.size());
   std::vector<size_t> at(kDigits);
   bool in_spare = false;  // Where the last pass left them.
   for (unsigned shift = 0; shift < 32 && (largest >> shift) != 0; shift += kDigitBits) {
