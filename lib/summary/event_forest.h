@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -119,18 +120,26 @@ class Forest {
   struct PlaneStats;
   struct PlaneNames;
   struct Walked;
-  void WalkLines(size_t from, size_t to, const std::vector<PlaneNames>& names, Walked& out);
+  void WalkNodes(uint32_t from, uint32_t to, const std::vector<PlaneNames>& names, Walked& out);
+  void StitchLine(size_t i, std::span<const uint32_t> cuts);
   // The lines whose events are nodes, each with its first node, in node
   // order: a node's place is found by a binary search over lines.
   struct LineNodes {
     uint32_t first_node, plane, line;
   };
-  // Where a node's event lies in the model.
-  EventRef PositionOf(uint32_t n) const {
+  // The index in lines_ of the line holding node n.
+  size_t LineOf(uint32_t n) const {
     auto it = std::upper_bound(lines_.begin(), lines_.end(), n,
                                [](uint32_t node, const LineNodes& l) { return node < l.first_node; });
-    --it;  // The first line starts at node 0.
-    return EventRef{it->plane, it->line, n - it->first_node};
+    return static_cast<size_t>(it - lines_.begin()) - 1;  // The first line starts at node 0.
+  }
+  uint32_t LineLength(size_t i) const {
+    return static_cast<uint32_t>(host_.planes[lines_[i].plane].lines[lines_[i].line].events.size());
+  }
+  // Where a node's event lies in the model.
+  EventRef PositionOf(uint32_t n) const {
+    const LineNodes& at = lines_[LineOf(n)];
+    return EventRef{at.plane, at.line, n - at.first_node};
   }
   const Event& EventOf(const EventRef& at) const { return host_.planes[at.plane].lines[at.line].events[at.event]; }
   int64_t StartOf(uint32_t n) const { return EventOf(PositionOf(n)).start_ps; }

@@ -483,3 +483,62 @@ TEST_CASE("Sample standard deviation as the reference's Stat", "[steps]") {
   CHECK(s.max == 9.0);
   CHECK(Summarize({3.0}).stddev == 0.0);
 }
+
+TEST_CASE("Grouping: lines cut into walk pieces nest as when walked whole, on one thread or two", "[steps]") {
+  // Over 2^16 events, so that two threads walk eight pieces cut anywhere in
+  // the lines: inside the long "outer", inside steps, between an op and its
+  // child. Step k ("session k") holds its ops and their children but its
+  // async ops, and the consumer (and its child) of the context it produces.
+  constexpr int64_t kSteps = 40, kOps = 1300, kStepUs = 4 * kOps + 10;
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  auto main_line = cpu.Line(1, "main");
+  // Its graph_type names every step nested in it (through the nesting
+  // parents the cut pieces are given).
+  main_line.Event("outer", 0, kSteps * kStepUs * kUs, {{"graph_type", std::string("session")}});
+  for (int64_t k = 0; k < kSteps; ++k) {
+    const int64_t s = k * kStepUs;
+    main_line.Event("train", s * kUs, (kStepUs - 1) * kUs, {{"_r", int64_t{1}}, {"step_num", k}});
+    main_line.Event("produce", (s + 1) * kUs, 1 * kUs, {{"_pt", int64_t{1}}, {"_p", k}});
+    for (int64_t j = 0; j < kOps; ++j) {
+      const int64_t at = s + 3 + 4 * j;
+      if (j % 7 == 3) main_line.Event("async", at * kUs, 3 * kUs, {{"_a", int64_t{1}}});
+      else main_line.Event("op", at * kUs, 3 * kUs);
+      if (j % 3 == 0) main_line.Event("child", at * kUs, 2 * kUs);
+    }
+  }
+  auto worker = cpu.Line(2, "worker");
+  for (int64_t k = 0; k < kSteps; ++k)
+    worker.Event("consume", (k * kStepUs + 5) * kUs, 2 * kUs, {{"_ct", int64_t{1}}, {"_c", k}})
+        .Event("consume child", (k * kStepUs + 5) * kUs, 1 * kUs);
+  Diagnostics diag;
+  const Host host = ReadXSpaceBytes(b.Serialize(), "pieces.xplane.pb", diag);
+  REQUIRE(host.planes[0].lines[0].events.size() > (size_t{1} << 16));
+  // What each event's group must be.
+  std::vector<int32_t> expected_main;
+  expected_main.push_back(kNoGroup);  // outer
+  for (int64_t k = 0; k < kSteps; ++k) {
+    const auto g = static_cast<int32_t>(k);
+    expected_main.push_back(g);  // train
+    expected_main.push_back(g);  // produce
+    for (int64_t j = 0; j < kOps; ++j) {
+      expected_main.push_back(j % 7 == 3 ? kNoGroup : g);  // Async: not nested in the step.
+      if (j % 3 == 0) expected_main.push_back(g);          // Its child nests in the step all the same.
+    }
+  }
+  REQUIRE(expected_main.size() == host.planes[0].lines[0].events.size());
+  for (const size_t threads : {size_t{1}, size_t{2}}) {
+    INFO(threads << " thread(s)");
+    GroupingRun run;
+    run.threads = threads;
+    const EventGroups g = GroupEvents(host, diag, {}, run);
+    REQUIRE(g.groups.size() == static_cast<size_t>(kSteps));
+    size_t misnamed = 0;
+    for (int64_t k = 0; k < kSteps; ++k) misnamed += g.groups[k].name != "session " + std::to_string(k);
+    CHECK(misnamed == 0);
+    size_t wrong = 0;
+    for (size_t e = 0; e < expected_main.size(); ++e) wrong += g.Of(0, 0, e) != expected_main[e];
+    CHECK(wrong == 0);
+    for (size_t e = 0; e < 2 * kSteps; ++e) CHECK(g.Of(0, 1, e) == static_cast<int32_t>(e / 2));
+  }
+}
