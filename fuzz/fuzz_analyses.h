@@ -13,9 +13,30 @@
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/xplane_reader.h"
 #include "lib/summary/analysed_event_stats.h"
+#include "lib/summary/event_grouping.h"
 #include "lib/summary/host_to_run_summary.h"
 
 namespace tfprof::fuzz {
+
+// The event forest walked in pieces cut inside its lines, its contexts
+// spread in chunks, on two threads (what a capture of 2^16 events or more
+// takes), must group as one walk on one thread: the same groups, the same
+// group of every event, the same eager marks.
+inline void CheckSplitGrouping(const Host& host, const AnalysisOptions& options) {
+  Diagnostics one_diagnostics, split_diagnostics;
+  GroupingRun split;
+  split.threads = 2;
+  split.min_parallel_events = 1;
+  const EventGroups one = GroupEvents(host, one_diagnostics, options);
+  const EventGroups cut = GroupEvents(host, split_diagnostics, options, split);
+  if (one.groups.size() != cut.groups.size() || one.eager != cut.eager) std::abort();
+  for (size_t g = 0; g < one.groups.size(); ++g)
+    if (one.groups[g].name != cut.groups[g].name || one.groups[g].id != cut.groups[g].id) std::abort();
+  for (size_t p = 0; p < host.planes.size(); ++p)
+    for (size_t l = 0; l < host.planes[p].lines.size(); ++l)
+      for (size_t e = 0; e < host.planes[p].lines[l].events.size(); ++e)
+        if (one.group.Find(p, l, e) != cut.group.Find(p, l, e)) std::abort();
+}
 
 // The first byte picks the reader (even: XSpace, odd: Chrome JSON) and the
 // step options; the rest is the capture. Every analysis then runs as the
@@ -49,6 +70,7 @@ inline void FuzzAnalyses(std::string_view bytes) {
     Host host = (mode & 1) ? ReadChromeTraceText(bytes, "fuzz.trace.json", diagnostics, read)
                            : ReadXSpaceBytes(bytes, "fuzz.xplane.pb", diagnostics, read);
     CheckHost(host);
+    CheckSplitGrouping(host, options);
     SummaryOptions summary;
     summary.analysis = options;
     summary.parts = parts;

@@ -39,14 +39,14 @@ void ContextNotes::Add(int64_t type, int64_t id, int64_t pid, uint32_t node, boo
   entries_.push_back({id, (last_number_ << 1) | (consumer ? 1u : 0u), node});
 }
 
-ContextBuckets::ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads) {
+ContextBuckets::ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads, size_t min_parallel) {
   size_t total = 0;
   for (const ContextNotes& p : pieces) total += p.size();
   if (total == 0) {
     pieces.clear();
     return;
   }
-  if (total < (size_t{1} << 16)) threads = 1;  // Starting a thread costs more.
+  if (total < min_parallel) threads = 1;  // Starting a thread costs more.
 
   // One numbering of the scopes: each piece's own numbers mapped to it.
   absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> number;
@@ -63,7 +63,7 @@ ContextBuckets::ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads
     size_t piece, from, to;
     std::vector<size_t> at;  // Per bucket: where its next entry goes.
   };
-  const size_t chunk_len = std::max(size_t{1} << 16, (total + threads * 4 - 1) / (threads * 4));
+  const size_t chunk_len = std::max(std::min(min_parallel, size_t{1} << 16), (total + threads * 4 - 1) / (threads * 4));
   std::vector<Chunk> chunks;
   for (size_t p = 0; p < pieces.size(); ++p)
     for (size_t from = 0; from < pieces[p].size(); from += chunk_len)

@@ -66,8 +66,9 @@ class ContextNotes {
 // sorted (ContextEntry's order), with one numbering of the scopes.
 class ContextBuckets {
  public:
-  // `pieces` in node order; emptied. Runs on up to `threads` threads.
-  ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads);
+  // `pieces` in node order; emptied. Runs on up to `threads` threads, on
+  // one for fewer entries than `min_parallel`.
+  ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads, size_t min_parallel = size_t{1} << 16);
 
   // Calls link(producer, consumer) for every link the contexts make:
   // context by context, a context's producers in node order, each with

@@ -286,7 +286,7 @@ void Forest::StitchLine(size_t i, std::span<const uint32_t> cuts) {
   }
 }
 
-void Forest::Build(size_t threads) {
+void Forest::Build(size_t threads, size_t min_parallel) {
   // The lines' nodes are numbered first, so that pieces of the lines can be
   // walked on several threads, each writing its own nodes.
   size_t nodes = 0;
@@ -341,7 +341,7 @@ void Forest::Build(size_t threads) {
   // may hold most events, so pieces of whole lines left a thread idle
   // (tfcpu_100: 40 and 85 ms).
   threads = std::max<size_t>(threads, 1);
-  if (nodes < (size_t{1} << 16)) threads = 1;  // Starting a thread costs more.
+  if (nodes < min_parallel) threads = 1;  // Starting a thread costs more.
   const size_t pieces = threads == 1 ? 1 : threads * 4;
   std::vector<uint32_t> piece_start;
   for (size_t k = 0; k <= pieces; ++k) piece_start.push_back(static_cast<uint32_t>(nodes * k / pieces));
@@ -379,7 +379,9 @@ void Forest::Build(size_t threads) {
   // Per context, its producers (in node order) are parents of its
   // consumers (in node order).
   if (!all.context_notes.empty()) all.context_pieces.push_back(std::move(all.context_notes));
-  ContextBuckets(all.context_pieces, threads).ForEachLink([this](uint32_t p, uint32_t c) { AddEdge(p, c); });
+  ContextBuckets(all.context_pieces, threads, min_parallel).ForEachLink([this](uint32_t p, uint32_t c) {
+    AddEdge(p, c);
+  });
   PhaseTimer adjacency_phase("grouping: adjacency");
   MakeAdjacency(threads);
 }

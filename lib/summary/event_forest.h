@@ -111,8 +111,9 @@ class Forest {
   Forest(const Host& host, Diagnostics& diag, MarkerTest marker)
       : host_(host), diag_(diag), marker_(std::move(marker)) {}
 
-  // `threads`: how many threads may walk the lines.
-  void Build(size_t threads = 1);
+  // `threads`: how many threads may walk the lines; one for fewer nodes
+  // than `min_parallel` (GroupingRun::min_parallel_events).
+  void Build(size_t threads = 1, size_t min_parallel = size_t{1} << 16);
   void Group(EventGroups& out);
   void MarkEager(EventBits& out) const;
 

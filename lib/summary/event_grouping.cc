@@ -246,7 +246,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   if (!profiler_steps || MayHaveTensorFlowRoots(host)) {
     Forest forest(host, forest_diagnostics, marker);
     PhaseTimer build_phase("grouping: forest");
-    forest.Build(threads);
+    forest.Build(threads, run.min_parallel_events);
     build_phase.Stop();
     // With --step-marker the forest is still the reference's (only the
     // roots differ), so its marks are too.
@@ -285,7 +285,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     // --step-marker had named them.
     out = EventGroups();
     Forest steps(host, diagnostics, IsProfilerStepName);
-    steps.Build(threads);
+    steps.Build(threads, run.min_parallel_events);
     steps.Group(out);
     // The same forest as the first but for its roots: the marks handed
     // over are these.

@@ -91,6 +91,11 @@ struct GroupingRun {
   // Whether to mark eager events at all (the memory profile needs only the
   // groups): without, `eager` stays empty and eager_ready is never called.
   bool eager = true;
+  // With fewer events than this the forest is built on one thread
+  // (starting a thread costs more than the work). Tests and the fuzzer
+  // make it small, so that tiny captures are walked in pieces cut inside
+  // their lines: the groups are the same for any split.
+  size_t min_parallel_events = size_t{1} << 16;
 };
 
 struct EventGroups {
