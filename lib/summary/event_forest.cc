@@ -341,7 +341,7 @@ void Forest::Build(size_t threads, size_t min_parallel) {
   // may hold most events, so pieces of whole lines left a thread idle
   // (tfcpu_100: 40 and 85 ms).
   threads = std::max<size_t>(threads, 1);
-  if (nodes < min_parallel) threads = 1;  // Starting a thread costs more.
+  if (nodes == 0 || nodes < min_parallel) threads = 1;  // Starting a thread costs more.
   const size_t pieces = threads == 1 ? 1 : threads * 4;
   std::vector<uint32_t> piece_start;
   for (size_t k = 0; k <= pieces; ++k) piece_start.push_back(static_cast<uint32_t>(nodes * k / pieces));

@@ -72,13 +72,11 @@ struct Node {
 };
 static_assert(sizeof(Node) == 3);
 
-// The event forest: one node per event, edges from nesting on a thread and
-// from the links between threads and to the device.
 using Link = std::pair<uint32_t, uint32_t>;
 
 // Links sorted by their first node, and where the links of each block of
 // 256 nodes begin: a node's links are searched for among its block's few
-// (the directory is 16 KB per million nodes, in the cache), not among all
+// (the directory is 31 KB per million nodes, in the cache), not among all
 // of them, where each step of the search missed the cache. The steps'
 // search and the eager marks look up a node's links once for every node
 // they reach (tfcpu_100, 0.6 M links: the steps' search 73-77 -> 50-66
@@ -106,6 +104,8 @@ class LinksByNode {
   std::vector<size_t> block_start_;  // Per block, and one past the last: an index into links_.
 };
 
+// The event forest: one node per event, edges from nesting on a thread and
+// from the links between threads and to the device.
 class Forest {
  public:
   Forest(const Host& host, Diagnostics& diag, MarkerTest marker)
