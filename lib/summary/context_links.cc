@@ -52,8 +52,10 @@ ContextBuckets::ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads
   absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> number;
   std::vector<std::vector<uint32_t>> renumber(pieces.size());
   for (size_t p = 0; p < pieces.size(); ++p)
-    for (const auto& scope : pieces[p].scopes_)
+    for (const auto& scope : pieces[p].scopes_) {
+      if (number.size() >= kMaxScopes) throw std::length_error("too many producer/consumer context scopes");
       renumber[p].push_back(number.try_emplace(scope, static_cast<uint32_t>(number.size())).first->second);
+    }
 
   // The pieces cut into chunks of about equal size, in node order; each
   // chunk's entries go to its own places in each bucket, after those of
