@@ -29,9 +29,7 @@ inline void CheckSplitGrouping(const Host& host, const AnalysisOptions& options)
   split.min_parallel_events = 1;
   const EventGroups one = GroupEvents(host, one_diagnostics, options);
   const EventGroups cut = GroupEvents(host, split_diagnostics, options, split);
-  if (one.groups.size() != cut.groups.size() || one.eager != cut.eager) std::abort();
-  for (size_t g = 0; g < one.groups.size(); ++g)
-    if (one.groups[g].name != cut.groups[g].name || one.groups[g].id != cut.groups[g].id) std::abort();
+  if (one.groups != cut.groups || one.eager != cut.eager) std::abort();
   for (size_t p = 0; p < host.planes.size(); ++p)
     for (size_t l = 0; l < host.planes[p].lines.size(); ++l)
       for (size_t e = 0; e < host.planes[p].lines[l].events.size(); ++e)

@@ -68,7 +68,7 @@ class ContextBuckets {
  public:
   // `pieces` in node order; emptied. Runs on up to `threads` threads, on
   // one for fewer entries than `min_parallel`.
-  ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads, size_t min_parallel = size_t{1} << 16);
+  ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads, size_t min_parallel);
 
   // Calls link(producer, consumer) for every link the contexts make:
   // context by context, a context's producers in node order, each with

@@ -142,19 +142,17 @@ struct Forest::Walked {
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> get_next;  // IteratorGetNext nodes and their keys
   std::vector<std::pair<uint64_t, uint32_t>> launches;  // (correlation id, host node), in capture order
   std::vector<std::pair<uint32_t, uint64_t>> kernels;   // device nodes with a correlation id
-  // The events that name a producer or consumer context (ContextBuckets
-  // links them once every piece is walked): this piece's, and once joined,
-  // each piece's in node order.
+  // This piece's events that name a producer or consumer context
+  // (ContextBuckets links every piece's once all are walked).
   ContextNotes context_notes;
-  std::vector<ContextNotes> context_pieces;
   std::vector<std::pair<uint32_t, int32_t>> levels;  // Forest::levels_
   // What finding the roots reads of two kinds of node, noted here rather
   // than searched for over every node (Forest::tf_data_ids_, executors_).
   std::vector<int64_t> tf_data_ids;
   std::vector<std::pair<uint32_t, std::pair<int64_t, int64_t>>> executors;
 
-  // Adds what `later` collected from the lines after these: the same as
-  // one walk over both.
+  // Adds what `later` collected from the nodes after these: the same as
+  // one walk over both (the context notes stay each piece's own).
   void Join(Walked&& later) {
     get_next.insert(get_next.end(), later.get_next.begin(), later.get_next.end());
     launches.insert(launches.end(), later.launches.begin(), later.launches.end());
@@ -162,11 +160,6 @@ struct Forest::Walked {
     levels.insert(levels.end(), later.levels.begin(), later.levels.end());
     tf_data_ids.insert(tf_data_ids.end(), later.tf_data_ids.begin(), later.tf_data_ids.end());
     executors.insert(executors.end(), later.executors.begin(), later.executors.end());
-    // Each piece's notes, kept as they are.
-    if (!context_notes.empty()) context_pieces.push_back(std::move(context_notes));
-    context_notes = {};
-    for (auto& piece : later.context_pieces) context_pieces.push_back(std::move(piece));
-    if (!later.context_notes.empty()) context_pieces.push_back(std::move(later.context_notes));
   }
 };
 
@@ -356,6 +349,10 @@ void Forest::Build(size_t threads, size_t min_parallel) {
       if (piece_start[k] > lines_[i].first_node) cuts.push_back(piece_start[k]);
     if (!cuts.empty()) StitchLine(i, cuts);
   }
+  // Each piece's context notes, kept as they are, in node order.
+  std::vector<ContextNotes> context_pieces;
+  for (Walked& w : walked)
+    if (!w.context_notes.empty()) context_pieces.push_back(std::move(w.context_notes));
   Walked all = std::move(walked[0]);
   for (size_t t = 1; t < walked.size(); ++t) all.Join(std::move(walked[t]));
   walked.clear();
@@ -378,10 +375,7 @@ void Forest::Build(size_t threads, size_t min_parallel) {
   diag_.Add(diag_kind::kGroupingKernelWithoutLaunch, "", unmatched);
   // Per context, its producers (in node order) are parents of its
   // consumers (in node order).
-  if (!all.context_notes.empty()) all.context_pieces.push_back(std::move(all.context_notes));
-  ContextBuckets(all.context_pieces, threads, min_parallel).ForEachLink([this](uint32_t p, uint32_t c) {
-    AddEdge(p, c);
-  });
+  ContextBuckets(context_pieces, threads, min_parallel).ForEachLink([this](uint32_t p, uint32_t c) { AddEdge(p, c); });
   PhaseTimer adjacency_phase("grouping: adjacency");
   MakeAdjacency(threads);
 }

@@ -113,7 +113,7 @@ class Forest {
 
   // `threads`: how many threads may walk the lines; one for fewer nodes
   // than `min_parallel` (GroupingRun::min_parallel_events).
-  void Build(size_t threads = 1, size_t min_parallel = size_t{1} << 16);
+  void Build(size_t threads, size_t min_parallel);
   void Group(EventGroups& out);
   void MarkEager(EventBits& out) const;
 

@@ -182,7 +182,7 @@ EventBits MarkEagerEvents(const Host& host, bool even_if_grouped, size_t threads
   if (!HasEagerExecute(host)) return out;  // The usual case, found without building the forest.
   Diagnostics unused;                      // Build's diagnostics are GroupEvents' to report.
   Forest forest(host, unused, nullptr);
-  forest.Build(threads);
+  forest.Build(threads, kMinParallelGroupingEvents);
   forest.MarkEager(out);
   return out;
 }

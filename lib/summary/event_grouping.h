@@ -41,6 +41,7 @@ struct StepGroup {
   // marker, not an implicit root such as FunctionRun): the reference gives
   // it a step_name stat.
   std::optional<EventRef> named_root;
+  bool operator==(const StepGroup&) const = default;
 };
 
 // Each event's group id, or kNoGroup, by (plane, line, event), in one
@@ -79,6 +80,10 @@ class EventGroupIds {
   std::vector<std::vector<Run>> lines_;  // [plane][line]
 };
 
+// Below this many events the event forest is built on one thread:
+// starting a thread costs more than the work.
+inline constexpr size_t kMinParallelGroupingEvents = size_t{1} << 16;
+
 // How GroupEvents may run, for a caller with a CPU to spare.
 struct GroupingRun {
   // How many threads may build the event forest (the caller's among them).
@@ -91,11 +96,10 @@ struct GroupingRun {
   // Whether to mark eager events at all (the memory profile needs only the
   // groups): without, `eager` stays empty and eager_ready is never called.
   bool eager = true;
-  // With fewer events than this the forest is built on one thread
-  // (starting a thread costs more than the work). Tests and the fuzzer
-  // make it small, so that tiny captures are walked in pieces cut inside
-  // their lines: the groups are the same for any split.
-  size_t min_parallel_events = size_t{1} << 16;
+  // With fewer events than this the forest is built on one thread. Tests
+  // and the fuzzer make it small, so that tiny captures are walked in
+  // pieces cut inside their lines: the groups are the same for any split.
+  size_t min_parallel_events = kMinParallelGroupingEvents;
 };
 
 struct EventGroups {

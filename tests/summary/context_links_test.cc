@@ -24,7 +24,10 @@ using Links = std::vector<std::pair<uint32_t, uint32_t>>;
 
 Links LinksOf(std::vector<ContextNotes> pieces, size_t threads) {
   Links out;
-  ContextBuckets(pieces, threads).ForEachLink([&](uint32_t p, uint32_t c) { out.emplace_back(p, c); });
+  // Two threads spread and sort even a few entries in parallel.
+  ContextBuckets(pieces, threads, /*min_parallel=*/1).ForEachLink([&](uint32_t p, uint32_t c) {
+    out.emplace_back(p, c);
+  });
   return out;
 }
 
