@@ -38,42 +38,126 @@ struct OpenOp {
   uint64_t children_ps = 0;
 };
 
-// Pairs begins with ends on one thread. Like the reference, an end pops the
-// stack down to its own begin: ops still open above it (a child that ends
-// at the same instant as its parent) are dropped, and an end whose begin is
-// gone is ignored.
-void ProcessActivities(std::vector<Activity>& activities, OpMetricsDb& db, uint64_t& dropped) {
-  std::stable_sort(activities.begin(), activities.end(),
-                   [](const Activity& a, const Activity& b) { return a.time_ps < b.time_ps; });
-  std::vector<OpenOp> stack;
-  for (const Activity& a : activities) {
+// Pairs begins with ends on one thread, taking them in time order (ties in
+// the order they were added). Like the reference, an end pops the stack
+// down to its own begin: ops still open above it (a child that ends at the
+// same instant as its parent) are dropped, and an end whose begin is gone
+// is ignored.
+class OpPairing {
+ public:
+  OpPairing(OpMetricsDb& db, uint64_t& dropped) : db_(db), dropped_(dropped) {}
+
+  void Take(const Activity& a) {
+    if (!any_) first_ps_ = a.time_ps;
+    any_ = true;
+    last_ps_ = a.time_ps;
     if (a.begin) {
-      stack.push_back({a.op_id, a.time_ps});
-      continue;
+      stack_.push_back({a.op_id, a.time_ps});
+      return;
     }
     std::optional<OpenOp> match;
-    while (!stack.empty()) {
-      OpenOp top = stack.back();
-      stack.pop_back();
+    while (!stack_.empty()) {
+      OpenOp top = stack_.back();
+      stack_.pop_back();
       if (top.op_id == a.op_id) {
         match = top;
         break;
       }
-      ++dropped;
+      ++dropped_;
     }
-    if (!match) continue;
+    if (!match) return;
     const uint64_t time = static_cast<uint64_t>(a.time_ps - match->start_ps);
     const uint64_t self = time >= match->children_ps ? time - match->children_ps : 0;
-    OpMetrics& m = db.Lookup(a.op->module_id, a.op->name);
+    OpMetrics& m = db_.Lookup(a.op->module_id, a.op->name);
     if (m.category.empty()) m.category = std::string(a.op->type);
     m.num_cores = 1;
     m.is_eager = m.is_eager || a.is_eager;
     m.occurrences += 1;
     m.time_ps += time;
     m.self_time_ps += self;
-    db.total_op_time_ps += self;
-    if (!stack.empty()) stack.back().children_ps += time;
+    db_.total_op_time_ps += self;
+    if (!stack_.empty()) stack_.back().children_ps += time;
   }
+  // The first and last time taken (the thread's span), when any was.
+  bool any() const { return any_; }
+  int64_t first_ps() const { return first_ps_; }
+  int64_t last_ps() const { return last_ps_; }
+
+ private:
+  OpMetricsDb& db_;
+  uint64_t& dropped_;
+  std::vector<OpenOp> stack_;
+  bool any_ = false;
+  int64_t first_ps_ = 0, last_ps_ = 0;
+};
+
+// Puts a line's ops' begins and ends into time order for OpPairing: the
+// order a stable sort by time leaves them in, in the order added (an op's
+// begin, then its end). A line in start order whose ops all end no earlier
+// than they begin (every line a reader makes) is swept as it is read: its
+// begins come in time order, so only the ends still ahead wait, in a heap
+// by (time, op id), and an end leaves it before the first begin that is
+// not earlier. That holds as many ends as ops are open at once, where
+// sorting held two 32-byte activities per op and a merge buffer as large
+// (a 1 GB current-TF CPU capture, `op-stats`: 4.67 -> 3.62 s). Any other
+// line is sorted.
+class ActivityOrder {
+ public:
+  ActivityOrder(OpPairing& pairing, bool in_start_order) : pairing_(pairing), sweep_(in_start_order) {}
+
+  // The op `op_id` (numbered from 1 in the order added) from begin_ps to end_ps.
+  void Add(int64_t begin_ps, int64_t end_ps, uint32_t op_id, const OpIdentity* op, bool is_eager) {
+    const Activity begin{begin_ps, op_id, true, op, is_eager};
+    const Activity end{end_ps, op_id, false, op, is_eager};
+    if (!sweep_) {
+      held_.push_back(begin);
+      held_.push_back(end);
+      return;
+    }
+    while (!ends_.empty() && ends_.front().time_ps <= begin_ps) TakeFirstEnd();
+    pairing_.Take(begin);
+    ends_.push_back(end);
+    std::push_heap(ends_.begin(), ends_.end(), Later);
+  }
+  // Takes what is left, in order.
+  void Finish() {
+    if (sweep_) {
+      while (!ends_.empty()) TakeFirstEnd();
+      return;
+    }
+    std::stable_sort(held_.begin(), held_.end(),
+                     [](const Activity& a, const Activity& b) { return a.time_ps < b.time_ps; });
+    for (const Activity& a : held_) pairing_.Take(a);
+    held_.clear();
+  }
+
+ private:
+  // The heap's order: the earliest end first, among equal times the one
+  // added first (ops are numbered in the order added).
+  static bool Later(const Activity& a, const Activity& b) {
+    return a.time_ps != b.time_ps ? a.time_ps > b.time_ps : a.op_id > b.op_id;
+  }
+  void TakeFirstEnd() {
+    std::pop_heap(ends_.begin(), ends_.end(), Later);
+    pairing_.Take(ends_.back());
+    ends_.pop_back();
+  }
+
+  OpPairing& pairing_;
+  const bool sweep_;
+  std::vector<Activity> ends_;  // Sweeping: the ends still ahead, a heap.
+  std::vector<Activity> held_;  // Otherwise: every activity, sorted at the end.
+};
+
+// Whether a line's ops can be swept (ActivityOrder): its events in start
+// order, none ending before it begins.
+bool InStartOrder(const Line& line) {
+  int64_t previous = INT64_MIN;
+  for (const Event& e : line.events) {
+    if (e.start_ps < previous || e.duration_ps < 0) return false;
+    previous = e.start_ps;
+  }
+  return true;
 }
 
 // One op typed by the capture (tf_op_type), or a device runtime call
@@ -168,7 +252,6 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
 
   OpMetricsDb result;
   uint64_t dropped = 0, cut_spans = 0;
-  std::vector<Activity> activities;
   // Identities made on the fly (stage ops, tf_op stats) must outlive the
   // activities that point at them.
   std::vector<std::unique_ptr<OpIdentity>> extra;
@@ -181,8 +264,10 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
     const std::vector<bool>* marks = eager_marks ? &(*eager_marks)[l] : nullptr;
-    activities.clear();
     typed.clear();
+    OpMetricsDb line_db;
+    OpPairing pairing(line_db, dropped);
+    ActivityOrder activities(pairing, InStartOrder(line));
     uint32_t op_id = 0;
     for (size_t i = 0; i < line.events.size(); ++i) {
       const Event& e = line.events[i];
@@ -195,10 +280,8 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
           extra.push_back(std::make_unique<OpIdentity>(OpIdentity{x->name, x->category, 0}));
           it->second = extra.back().get();
         }
-        ++op_id;
         ++xla_events;
-        activities.push_back({e.start_ps, op_id, true, it->second, false});
-        activities.push_back({e.end_ps(), op_id, false, it->second, false});
+        activities.Add(e.start_ps, e.end_ps(), ++op_id, it->second, false);
         continue;
       }
       // Ops the capture names and types itself (Kineto's cpu_op events):
@@ -236,9 +319,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
       if (op) {
         auto eager = is_eager.In(stats);
         bool eager_flag = eager ? eager->type() == StatType::kInt64 && eager->AsInt() != 0 : marks && (*marks)[i];
-        ++op_id;
-        activities.push_back({e.start_ps, op_id, true, op, eager_flag});
-        activities.push_back({e.end_ps(), op_id, false, op, eager_flag});
+        activities.Add(e.start_ps, e.end_ps(), ++op_id, op, eager_flag);
       }
       // XLA:CPU and other host events name their TF op in a tf_op stat
       // (TensorFlow's own per-tool files predate this). Allocator events
@@ -255,19 +336,16 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
           extra.push_back(std::make_unique<OpIdentity>(OpIdentity{parsed.name, parsed.type, 0}));
           it->second = extra.back().get();
         }
-        ++op_id;
-        activities.push_back({e.start_ps, op_id, true, it->second, false});
-        activities.push_back({e.end_ps(), op_id, false, it->second, false});
+        activities.Add(e.start_ps, e.end_ps(), ++op_id, it->second, false);
       }
     }
-    OpMetricsDb line_db;
-    ProcessActivities(activities, line_db, dropped);
+    activities.Finish();
     ProcessTypedOps(typed, line_db);
     // The thread's span: its first op's start to its last op's end.
     int64_t first = INT64_MAX, last = INT64_MIN;
-    if (!activities.empty()) {  // Sorted by ProcessActivities.
-      first = activities.front().time_ps;
-      last = activities.back().time_ps;
+    if (pairing.any()) {
+      first = pairing.first_ps();
+      last = pairing.last_ps();
     }
     for (const TypedOp& t : typed) {
       if (!t.op) continue;
