@@ -1,6 +1,6 @@
 // StableRadixSortByFirst gives std::stable_sort's order: by key, equal keys
-// in the order they came; for keys of one, two and three 11-bit digits and
-// the largest key.
+// in the order they came; for keys of one, two and three digits (of up to
+// 13 bits: one pass to 8,192, two to 2^26, three beyond) and the largest key.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -34,10 +34,12 @@ std::vector<std::pair<uint32_t, uint32_t>> Expected(std::vector<std::pair<uint32
 }  // namespace
 
 TEST_CASE("a radix sort by first keeps equal firsts in their order, whatever the keys' width", "[util]") {
-  // Bounds: one digit with many repeats, two digits (an odd number of
-  // passes ends in the spare array), three, and the whole 32 bits.
+  // Bounds: keys of one bit; one digit with many repeats (an odd number
+  // of passes ends in the spare array), one of 13 bits, two digits of 11
+  // and of 13 bits, three of 9 bits, and the whole 32 bits.
   for (const uint64_t bound :
-       {uint64_t{100}, uint64_t{1} << 11, uint64_t{5000}, uint64_t{1} << 22, uint64_t{3000000}, uint64_t{1} << 32}) {
+       {uint64_t{2}, uint64_t{100}, uint64_t{1} << 11, uint64_t{5000}, uint64_t{1} << 13, uint64_t{1} << 22,
+        uint64_t{3000000}, uint64_t{1} << 26, uint64_t{1} << 27, uint64_t{1} << 32}) {
     INFO("keys below " << bound);
     auto pairs = Numbered(20000, bound, static_cast<uint32_t>(bound % 1000003));
     const auto expected = Expected(pairs);
