@@ -36,7 +36,9 @@ void ContextNotes::Add(int64_t type, int64_t id, int64_t pid, uint32_t node, boo
     last_scope_ = scope;
     last_number_ = it->second;
   }
-  entries_.push_back({id, (last_number_ << 1) | (consumer ? 1u : 0u), node});
+  if ((size_ & kBlockMask) == 0) blocks_.push_back(std::make_unique_for_overwrite<ContextEntry[]>(kBlockMask + 1));
+  blocks_.back()[size_ & kBlockMask] = {id, (last_number_ << 1) | (consumer ? 1u : 0u), node};
+  ++size_;
 }
 
 ContextBuckets::ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads, size_t min_parallel) {
@@ -73,8 +75,7 @@ ContextBuckets::ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads
   ParallelFor(chunks.size(), threads, [&](size_t c) {
     Chunk& chunk = chunks[c];
     chunk.at.assign(kBuckets, 0);
-    const std::vector<ContextEntry>& from = pieces[chunk.piece].entries_;
-    for (size_t i = chunk.from; i < chunk.to; ++i) ++chunk.at[BucketOf(from[i].id)];
+    pieces[chunk.piece].ForEach(chunk.from, chunk.to, [&](const ContextEntry& e) { ++chunk.at[BucketOf(e.id)]; });
   });
   std::vector<size_t> bucket_start(kBuckets + 1, 0);
   size_t place = 0;
@@ -90,13 +91,11 @@ ContextBuckets::ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads
   entries_.resize(total);
   ParallelFor(chunks.size(), threads, [&](size_t c) {
     Chunk& chunk = chunks[c];
-    const std::vector<ContextEntry>& from = pieces[chunk.piece].entries_;
     const std::vector<uint32_t>& to_number = renumber[chunk.piece];
-    for (size_t i = chunk.from; i < chunk.to; ++i) {
-      ContextEntry e = from[i];
+    pieces[chunk.piece].ForEach(chunk.from, chunk.to, [&](ContextEntry e) {
       e.scope = (to_number[e.scope >> 1] << 1) | (e.scope & 1);
       entries_[chunk.at[BucketOf(e.id)]++] = e;
-    }
+    });
   });
   pieces.clear();
   chunks.clear();

@@ -18,7 +18,9 @@
 // sessions 36 and 37.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -44,16 +46,32 @@ struct ContextEntry {
 
 // The events of one walk piece that name a context, in node order, and
 // the (type, process) pairs their scopes number (in this piece's own
-// numbering until ContextsInBuckets).
+// numbering until ContextsInBuckets). The entries are kept in blocks of
+// 1 MB that never move: a growing array copied itself into fresh pages
+// at each doubling (a 1 GB current-TF capture: 11.5 M entries, 184 MB
+// copied and as much faulted in and given back).
 class ContextNotes {
  public:
   void Add(int64_t type, int64_t id, int64_t pid, uint32_t node, bool consumer);
-  bool empty() const { return entries_.empty(); }
-  size_t size() const { return entries_.size(); }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  // Calls visit(entry) for entries [from, to), in order.
+  template <typename Visit>
+  void ForEach(size_t from, size_t to, Visit visit) const {
+    while (from < to) {
+      const ContextEntry* block = blocks_[from >> kBlockBits].get();
+      const size_t end = std::min(to, ((from >> kBlockBits) + 1) << kBlockBits);
+      for (size_t i = from & kBlockMask, n = i + (end - from); i < n; ++i) visit(block[i]);
+      from = end;
+    }
+  }
 
  private:
   friend class ContextBuckets;
-  std::vector<ContextEntry> entries_;
+  static constexpr unsigned kBlockBits = 16;
+  static constexpr size_t kBlockMask = (size_t{1} << kBlockBits) - 1;
+  std::vector<std::unique_ptr<ContextEntry[]>> blocks_;
+  size_t size_ = 0;
   std::vector<std::pair<int64_t, int64_t>> scopes_;
   absl::flat_hash_map<std::pair<int64_t, int64_t>, uint32_t> scope_number_;
   // The last pair numbered: nearly every event of a capture names the

@@ -136,3 +136,25 @@ TEST_CASE("300 k random context entries link as a plain map of contexts says, on
   CHECK(BySide(one, true) == BySide(expected, true));
   CHECK(BySide(one, false) == BySide(expected, false));
 }
+
+TEST_CASE("context notes keep their entries in order across their 1 MB blocks", "[grouping]") {
+  // 65,536 entries a block: ranges within one block, across one boundary
+  // and across two, and the whole.
+  ContextNotes notes;
+  constexpr uint32_t kEntries = 200000;
+  for (uint32_t node = 0; node < kEntries; ++node) notes.Add(1, node * 3, 0, node, node % 2 == 1);
+  REQUIRE(notes.size() == kEntries);
+  for (const auto& [from, to] : std::vector<std::pair<size_t, size_t>>{
+           {0, 10}, {65530, 65540}, {65536, 65537}, {70000, 140000}, {1, kEntries}, {0, kEntries}, {5, 5}}) {
+    INFO("entries " << from << " to " << to);
+    size_t visited = 0, wrong = 0;
+    notes.ForEach(from, to, [&](const ContextEntry& e) {
+      const bool right =
+          e.node == from + visited && e.id == static_cast<int64_t>(e.node) * 3 && (e.scope & 1) == e.node % 2;
+      wrong += right ? 0 : 1;
+      ++visited;
+    });
+    CHECK(visited == to - from);
+    CHECK(wrong == 0);
+  }
+}
