@@ -129,9 +129,9 @@ TEST_CASE("Host ops are paired as a stable sort by time pairs them, swept or sor
 }
 
 TEST_CASE("Host ops: an end at a begin's instant is taken before that begin, an op's own end after it", "[opstats]") {
-  // a [0,10], b [10,20], c [10,10] (zero), d [10,30]: at 10 a's end comes
-  // first (added before b's begin); c's end comes right after c's begin,
-  // before d's begin, so d nests in b only.
+  // a [0,10], then at 10 d [10,30], b [10,20] and c [10,10] (zero): a's
+  // end comes before the begins at 10 (it was added first), c's end right
+  // after c's own begin, so c closes inside b and b inside d.
   XSpaceBuilder b;
   b.Plane("/host:CPU")
       .Line(1, "t")
