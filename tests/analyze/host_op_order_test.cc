@@ -25,7 +25,7 @@ namespace {
 
 struct Expected {
   std::map<std::string, std::pair<uint64_t, uint64_t>> time_and_self;  // By op name.
-  std::map<std::string, int64_t> occurrences;
+  std::map<std::string, uint64_t> occurrences;
   uint64_t dropped = 0;
 };
 
