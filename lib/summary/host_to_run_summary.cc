@@ -120,17 +120,15 @@ RunSummary HostToRunSummary(const Host& host, const SummaryOptions& options) {
   try {
     PhaseTimer grouping_phase("summary: grouping");
     if (parts.Has(SummaryPart::kSteps)) {
-      // When the op metrics wait for the eager marks, the other thread has
-      // nothing to do meanwhile: the forest is built on both, and the
-      // marks are made there while the steps are grouped here.
+      // The forest is built on both threads whenever the side thread has
+      // nothing to do meanwhile: when the op metrics wait for the eager
+      // marks (made there while the steps are grouped here), and when it
+      // has no work at all (steps, hosts, trace: on one thread, `steps` of
+      // a 1 GB current-TF capture spent 3.0 s grouping with a core idle).
       GroupingRun run;
       run.eager = ops_need_groups;  // Only the op metrics read them.
-      // With nothing for the side thread to do (steps, hosts, trace) the
-      // forest is built on both threads too: on one, `steps` of a 1 GB
-      // current-TF capture spent 3.0 s grouping with a core idle.
-      if (!side_busy) run.threads = 2;
+      run.threads = ops_need_groups || !side_busy ? 2 : 1;
       if (ops_need_groups) {
-        run.threads = 2;
         run.eager_ready = [&](EventBits&& bits) {
           eager_marks = std::move(bits);
           hand_eager(&eager_marks);
