@@ -7,6 +7,7 @@
 // entries (the parallel path: more than 2^16, several chunks).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -157,4 +158,34 @@ TEST_CASE("context notes keep their entries in order across their 1 MB blocks", 
     CHECK(visited == to - from);
     CHECK(wrong == 0);
   }
+}
+
+TEST_CASE("a bucket of more entries than are gathered by number links as a small one", "[grouping]") {
+  // Every entry names id 5, so all 70,040 fall in one bucket, past the
+  // 65,536 gathered through the table: that bucket is sorted instead.
+  // Two contexts share the id (types 1 and 2), their entries interleaved.
+  std::vector<ContextNotes> pieces(1);
+  uint32_t node = 0;
+  pieces[0].Add(1, 5, 0, node++, false);  // Type 1: one producer...
+  for (uint32_t i = 0; i < 70000; ++i) {
+    pieces[0].Add(1, 5, 0, node++, true);                              // ... and 70,000 consumers.
+    if (i % 3500 == 0) pieces[0].Add(2, 5, 0, node++, i % 7000 == 0);  // Type 2: 10 producers, 10 consumers.
+  }
+  for (uint32_t i = 0; i < 19; ++i) pieces[0].Add(3, 5, 0, node++, false);  // Type 3: producers only.
+  const Links links = LinksOf(std::move(pieces), 1);
+  // Type 1: node 0 to each consumer, in node order.
+  const auto by_producer = BySide(links, true);
+  REQUIRE(by_producer.count(0) == 1);
+  const std::vector<uint32_t>& from_first = by_producer.at(0);
+  CHECK(from_first.size() == 70000);
+  CHECK(std::is_sorted(from_first.begin(), from_first.end()));
+  // Type 2: each of its 10 producers to each of its 10 consumers.
+  size_t type2 = 0;
+  for (const auto& [p, consumers] : by_producer)
+    if (p != 0) {
+      CHECK(consumers.size() == 10);
+      type2 += consumers.size();
+    }
+  CHECK(type2 == 100);
+  CHECK(links.size() == 70100);
 }
