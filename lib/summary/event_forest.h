@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/default_init_allocator.h"
 #include "lib/model/diagnostics.h"
@@ -114,7 +115,9 @@ class Forest {
   // `threads`: how many threads may walk the lines; one for fewer nodes
   // than `min_parallel` (GroupingRun::min_parallel_events).
   void Build(size_t threads, size_t min_parallel);
-  void Group(EventGroups& out);
+  // The steps: labels from the roots, searched on two threads when
+  // `threads` > 1 and there are `min_parallel` nodes or more.
+  void Group(EventGroups& out, size_t threads, size_t min_parallel);
   void MarkEager(EventBits& out) const;
 
  private:
@@ -162,7 +165,15 @@ class Forest {
     for (const Link* l = link_parents_.From(x); l != link_parents_.end() && l->first == x; ++l) visit(l->second);
   }
   void MakeAdjacency(size_t threads);
-  void LabelSubtree(uint32_t x, int32_t id, std::deque<uint32_t>& queue);
+  // Labels x's nesting and what its links reach (`labels`: group_, or
+  // the second half's, Group).
+  void LabelSubtree(uint32_t x, int32_t id, std::vector<int32_t>& labels, std::deque<uint32_t>& queue) const;
+  // Searches from each of `roots` not labelled when met (nor nested in a
+  // root of its level), noting each with its id in `searched`: ids from 0,
+  // in the order searched.
+  void SearchFrom(std::span<const uint32_t> roots, std::vector<int32_t>& labels,
+                  const absl::flat_hash_map<uint32_t, const std::vector<uint32_t>*>& members,
+                  std::vector<std::pair<uint32_t, int32_t>>& searched) const;
   std::vector<uint32_t> Roots();
   void SortRoots(std::vector<uint32_t>& roots, bool by_level) const;
   std::string GroupName(uint32_t root, int32_t group_id, int64_t* number, bool* numbered_by_name);
@@ -204,8 +215,10 @@ class Forest {
   std::vector<uint32_t, DefaultInitAllocator<uint32_t>> subtree_end_;
   std::vector<int32_t> group_;
   bool has_eager_execute_ = false;
-  // TF1 loop mode: each iteration's first event and all its events.
+  // TF1 loop mode: each iteration's first event and all its events; and
+  // by first event, for the steps' search.
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> loop_members_;
+  absl::flat_hash_map<uint32_t, const std::vector<uint32_t>*> members_of_loops_;
   // Per-plane stat finders, built once: those read of a few nodes after
   // the walk (which reads every event's through its own table, WalkStats).
   struct PlaneStats {

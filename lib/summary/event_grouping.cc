@@ -265,7 +265,10 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
       eager_handed = true;
       try {
         PhaseTimer group_phase("grouping: steps");
-        forest.Group(out);
+        // The search takes the second thread only when the marks leave it
+        // idle: beside them it would hold a second copy of the labels (4
+        // bytes a node) at the run's peak for no time gained.
+        forest.Group(out, marks ? 1 : threads, run.min_parallel_events);
       } catch (...) {
         marking.wait();
         throw;
@@ -273,7 +276,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
       marking.get();
     } else {
       PhaseTimer group_phase("grouping: steps");
-      forest.Group(out);
+      forest.Group(out, threads, run.min_parallel_events);
       group_phase.Stop();
       PhaseTimer eager_phase("grouping: eager marks");
       if (marks) forest.MarkEager(out.eager);
@@ -286,7 +289,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     out = EventGroups();
     Forest steps(host, diagnostics, IsProfilerStepName);
     steps.Build(threads, run.min_parallel_events);
-    steps.Group(out);
+    steps.Group(out, threads, run.min_parallel_events);
     // The same forest as the first but for its roots: the marks handed
     // over are these.
     if (run.eager && !eager_handed && ReferenceMarksEager(host)) steps.MarkEager(out.eager);

@@ -542,3 +542,82 @@ TEST_CASE("Grouping: lines cut into walk pieces nest as when walked whole, on on
     for (size_t e = 0; e < 2 * kSteps; ++e) CHECK(g.Of(0, 1, e) == static_cast<int32_t>(e / 2));
   }
 }
+
+TEST_CASE("Grouping: roots searched in two halves label as one search, where a first-half root reaches into the second",
+          "[steps]") {
+  // Six "train" steps (root level 1) of 10 us on the main line, three ops
+  // each, and on the worker line a "warmup" root of level 2 (searched
+  // first: higher levels come first) with an op. The steps' search runs in
+  // root order and a root's search takes whatever it reaches first.
+  // Step 0 produces the context one op of step 4 consumes: that op (and
+  // its child) is step 0's. The warmup produces the context that step 5's
+  // root consumes: that root is reached, so it is no step of its own
+  // (its level differs, so it is not left out as nested), and it and its
+  // ops are the warmup's. With two threads and no floor on the nodes, the
+  // warmup and steps 0-2 are searched on one thread, steps 3-5 on the
+  // other, whose labels the first half's take over.
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  auto main_line = cpu.Line(1, "main");
+  for (int64_t k = 0; k < 6; ++k) {
+    const int64_t s = k * 10;
+    if (k == 5)
+      main_line.Event("train", s * kUs, 9 * kUs,
+                      {{"_r", int64_t{1}}, {"step_num", k}, {"_ct", int64_t{1}}, {"_c", int64_t{71}}});
+    else main_line.Event("train", s * kUs, 9 * kUs, {{"_r", int64_t{1}}, {"step_num", k}});
+    if (k == 0) main_line.Event("produce", (s + 1) * kUs, 1 * kUs, {{"_pt", int64_t{1}}, {"_p", int64_t{70}}});
+    for (int64_t j = 0; j < 3; ++j) {
+      const int64_t at = s + 3 + 2 * j;
+      if (k == 4 && j == 1) {
+        main_line.Event("consume", at * kUs, 1 * kUs, {{"_ct", int64_t{1}}, {"_c", int64_t{70}}})
+            .Event("consume child", at * kUs, kUs / 2);
+      } else {
+        main_line.Event("op", at * kUs, 1 * kUs);
+      }
+    }
+  }
+  cpu.Line(2, "worker")
+      .Event("warmup", 1 * kUs, 3 * kUs,
+             {{"_r", int64_t{2}}, {"step_num", int64_t{99}}, {"_pt", int64_t{1}}, {"_p", int64_t{71}}})
+      .Event("warmup op", 2 * kUs, 1 * kUs);
+  Diagnostics diag;
+  const Host host = ReadXSpaceBytes(b.Serialize(), "halves.xplane.pb", diag);
+  // Groups: the warmup 0, steps 0-4 are 1-5. Main line, in order: per step
+  // its train, step 0's produce, then its ops (step 4's second op is the
+  // consumer with its child).
+  std::vector<int32_t> expected_main;
+  for (int32_t k = 0; k < 6; ++k) {
+    const int32_t g = k == 5 ? 0 : k + 1;
+    expected_main.push_back(g);
+    if (k == 0) expected_main.push_back(g);
+    for (int j = 0; j < 3; ++j) {
+      if (k == 4 && j == 1) {
+        expected_main.push_back(1);
+        expected_main.push_back(1);
+      } else {
+        expected_main.push_back(g);
+      }
+    }
+  }
+  REQUIRE(expected_main.size() == host.planes[0].lines[0].events.size());
+  for (const size_t threads : {size_t{1}, size_t{2}}) {
+    INFO(threads << " thread(s)");
+    GroupingRun run;
+    run.threads = threads;
+    run.min_parallel_events = 1;
+    Diagnostics d;
+    const EventGroups g = GroupEvents(host, d, {}, run);
+    REQUIRE(g.groups.size() == 6);
+    CHECK(g.groups[0].name == "warmup 99");
+    for (size_t k = 1; k < 6; ++k) {
+      CHECK(g.groups[k].id == static_cast<int32_t>(k));
+      CHECK(g.groups[k].name == "train " + std::to_string(k - 1));
+    }
+    for (size_t e = 0; e < expected_main.size(); ++e) {
+      INFO("main event " << e);
+      CHECK(g.Of(0, 0, e) == expected_main[e]);
+    }
+    CHECK(g.Of(0, 1, 0) == 0);  // The warmup
+    CHECK(g.Of(0, 1, 1) == 0);  // and its op.
+  }
+}
