@@ -430,7 +430,7 @@ std::vector<uint32_t> Forest::Ancestors(uint32_t node) const {
   return out;
 }
 
-constexpr uint32_t kUnknownNode = UINT32_MAX, kNoNode = UINT32_MAX - 1, kVisiting = UINT32_MAX - 2;
+constexpr uint32_t kNoNode = UINT32_MAX;  // No EagerExecute above.
 
 // The reference's search: breadth first through the parents, in the order
 // the links were made, the node itself first.
@@ -448,16 +448,28 @@ uint32_t Forest::NearestEagerExecuteBfs(uint32_t node) const {
   return kNoNode;
 }
 
-// The same answer, shared along chains of single parents (nesting on a
-// thread, a kernel's launch), where the search from a node is the search
-// from its parent: millions of kernels and ops then cost one step each.
-// Nodes with several parents (producer/consumer links) take the full search.
-uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo) const {
-  std::vector<uint32_t> chain;
-  uint32_t x = node, found = kNoNode;
+// Whether EagerExecute `e` (or none, kNoNode) makes what it runs eager:
+// is_func = 0 (without is_func it counts as a compiled function's).
+Forest::EagerMemo::State Forest::EagerStateOf(uint32_t e) const {
+  if (e == kNoNode) return EagerMemo::kNotEager;
+  const auto is_func = StatOf(&PlaneStats::is_func, e);
+  return is_func && is_func->AsInt() == 0 ? EagerMemo::kEager : EagerMemo::kNotEager;
+}
+
+// The state of the node's nearest EagerExecute, shared along chains of
+// single parents (nesting on a thread, a kernel's launch), where the search
+// from a node is the search from its parent: millions of kernels and ops
+// then cost one step each. Nodes with several parents (producer/consumer
+// links) take the full search.
+Forest::EagerMemo::State Forest::NearestEagerState(uint32_t node, EagerMemo& memo,
+                                                   std::vector<uint32_t>& chain) const {
+  chain.clear();
+  uint32_t x = node;
+  EagerMemo::State found;
   while (true) {
-    if (memo[x] != kUnknownNode) {
-      found = memo[x] == kVisiting ? kNoNode : memo[x];  // kVisiting: a cycle without EagerExecute.
+    if (const EagerMemo::State known = memo.Get(x); known != EagerMemo::kUnknown) {
+      // Visiting: a cycle without EagerExecute.
+      found = known == EagerMemo::kVisiting ? EagerMemo::kNotEager : known;
       break;
     }
     size_t parents = 0;
@@ -467,15 +479,17 @@ uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo)
       parent = p;
     });
     if (nodes_[x].kind == Kind::kEagerExecute || parents != 1) {
-      found = nodes_[x].kind == Kind::kEagerExecute ? x : parents == 0 ? kNoNode : NearestEagerExecuteBfs(x);
-      memo[x] = found;
+      found = EagerStateOf(nodes_[x].kind == Kind::kEagerExecute ? x
+                           : parents == 0                         ? kNoNode
+                                                                  : NearestEagerExecuteBfs(x));
+      memo.Set(x, found);
       break;
     }
-    memo[x] = kVisiting;
+    memo.Set(x, EagerMemo::kVisiting);
     chain.push_back(x);
     x = parent;  // The only one.
   }
-  for (uint32_t c : chain) memo[c] = found;
+  for (uint32_t c : chain) memo.Set(c, found);
   return found;
 }
 
@@ -483,21 +497,11 @@ uint32_t Forest::NearestEagerExecute(uint32_t node, std::vector<uint32_t>& memo)
 // without is_func the EagerExecute counts as a compiled function's.
 void Forest::MarkEager(EventBits& out) const {
   if (!has_eager_execute_) return;
-  std::vector<uint32_t> memo(nodes_.size(), kUnknownNode);
-  uint32_t last_eager = kNoNode;
-  bool last_is_eager = false;
+  EagerMemo memo(nodes_.size());
+  std::vector<uint32_t> chain;
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
     if (!nodes_[i].may_be_eager) continue;
-    const uint32_t e = NearestEagerExecute(i, memo);
-    if (e == kNoNode) continue;
-    // Neighbouring ops mostly share their EagerExecute: its stat is read
-    // once per run of them.
-    if (e != last_eager) {
-      auto is_func = StatOf(&PlaneStats::is_func, e);
-      last_eager = e;
-      last_is_eager = is_func && is_func->AsInt() == 0;
-    }
-    if (!last_is_eager) continue;
+    if (NearestEagerState(i, memo, chain) != EagerMemo::kEager) continue;
     if (out.empty()) {
       out.resize(host_.planes.size());
       for (size_t p = 0; p < host_.planes.size(); ++p) {

@@ -196,6 +196,27 @@ TEST_CASE("Eager marks: breadth first through several parents, nesting before li
   CHECK(Eager(bits, 0, 1, 3));   // Nested in nothing: through its producer.
 }
 
+TEST_CASE("Eager marks: a cycle of single links with no EagerExecute marks nothing", "[eager]") {
+  // x/Send on thread 1 and y/Recv on thread 2, nested in nothing, each the
+  // other's only parent through two contexts: the chain from either comes
+  // back to where it started without meeting an EagerExecute. The one
+  // EagerExecute (is_func=0) holds z/Neg only, so that marks are made.
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  cpu.Line(1, "t1")
+      .Event("x/Send:Send", 10 * kUs, 10 * kUs,
+             {{"_pt", int64_t{1}}, {"_p", int64_t{7}}, {"_ct", int64_t{1}}, {"_c", int64_t{8}}})
+      .Event("EagerExecute", 100 * kUs, 50 * kUs, {{"is_func", int64_t{0}}})
+      .Event("z/Neg:Neg", 110 * kUs, 10 * kUs);
+  cpu.Line(2, "t2").Event("y/Recv:Recv", 30 * kUs, 10 * kUs,
+                          {{"_ct", int64_t{1}}, {"_c", int64_t{7}}, {"_pt", int64_t{1}}, {"_p", int64_t{8}}});
+  Host h = ReadBuilt(b);
+  EventBits bits = MarkEagerEvents(h);
+  CHECK(!Eager(bits, 0, 0, 0));  // x/Send: in the cycle.
+  CHECK(Eager(bits, 0, 0, 2));   // z/Neg: under is_func=0.
+  CHECK(!Eager(bits, 0, 1, 0));  // y/Recv: in the cycle.
+}
+
 // TensorFlow <= 2.13 grouped its captures itself and wrote is_eager stats by
 // the rule of its day (an "EagerKernelExecute" ancestor and no
 // ExecutorState::Process one); its eager TraceMes were "EagerExecute: <op>"
