@@ -461,8 +461,7 @@ Forest::EagerMemo::State Forest::EagerStateOf(uint32_t e) const {
 // from a node is the search from its parent: millions of kernels and ops
 // then cost one step each. Nodes with several parents (producer/consumer
 // links) take the full search.
-Forest::EagerMemo::State Forest::NearestEagerState(uint32_t node, EagerMemo& memo,
-                                                   std::vector<uint32_t>& chain) const {
+Forest::EagerMemo::State Forest::NearestEagerState(uint32_t node, EagerMemo& memo, std::vector<uint32_t>& chain) const {
   chain.clear();
   uint32_t x = node;
   EagerMemo::State found;
@@ -480,8 +479,8 @@ Forest::EagerMemo::State Forest::NearestEagerState(uint32_t node, EagerMemo& mem
     });
     if (nodes_[x].kind == Kind::kEagerExecute || parents != 1) {
       found = EagerStateOf(nodes_[x].kind == Kind::kEagerExecute ? x
-                           : parents == 0                         ? kNoNode
-                                                                  : NearestEagerExecuteBfs(x));
+                           : parents == 0                        ? kNoNode
+                                                                 : NearestEagerExecuteBfs(x));
       memo.Set(x, found);
       break;
     }

@@ -621,3 +621,40 @@ TEST_CASE("Grouping: roots searched in two halves label as one search, where a f
     CHECK(g.Of(0, 1, 1) == 0);  // and its op.
   }
 }
+
+TEST_CASE("Step breakdown of a host without GPU whose lines are read on two threads", "[steps]") {
+  // Over 2^16 events on two lines, so that each line is read on its own
+  // thread. Step k (100 us apart) on "main": train [0, 90) us, 1,650 ops
+  // of 20 ns every 50 ns from 1 us (33 us in all, the last ending at 83.47
+  // us), produce [85, 86) us naming context k. On "worker": consume [50,
+  // 60) us of context k (so step k's), 1,650 ops of 5 ns nested in it.
+  // Host compute is the union of the ops, produce and consume: 33 + 1 + 10
+  // us less the 200 main ops (980 to 1179) inside [50, 60), 4 us: 40 us of
+  // the 90 us step; the other 50 us are "all others".
+  constexpr int64_t kSteps = 20, kOps = 1650, kNs = 1000;
+  XSpaceBuilder b;
+  auto& cpu = b.Plane("/host:CPU");
+  auto main_line = cpu.Line(1, "main");
+  auto worker = cpu.Line(2, "worker");
+  for (int64_t k = 0; k < kSteps; ++k) {
+    const int64_t s = k * 100 * kUs;
+    main_line.Event("train", s, 90 * kUs, {{"_r", int64_t{1}}, {"step_num", k}});
+    for (int64_t j = 0; j < kOps; ++j) main_line.Event("op", s + kUs + j * 50 * kNs, 20 * kNs);
+    main_line.Event("produce", s + 85 * kUs, kUs, {{"_pt", int64_t{1}}, {"_p", k}});
+    worker.Event("consume", s + 50 * kUs, 10 * kUs, {{"_ct", int64_t{1}}, {"_c", k}});
+    for (int64_t j = 0; j < kOps; ++j) worker.Event("worker op", s + 50 * kUs + j * 6 * kNs, 5 * kNs);
+  }
+  Diagnostics d;
+  const Host h = ReadXSpaceBytes(b.Serialize(), "two_lines.xplane.pb", d);
+  REQUIRE(h.planes[0].EventCount() >= (size_t{1} << 16));
+  const StepDb db = BuildStepDb(h, GroupEvents(h, d), {}, d);
+  REQUIRE(db.steps.size() == static_cast<size_t>(kSteps));
+  for (int64_t k = 0; k < kSteps; ++k) {
+    INFO("step " << k);
+    const StepRecord& r = db.steps[static_cast<size_t>(k)];
+    CHECK(r.name == "train " + std::to_string(k));
+    CHECK(r.duration_ps == static_cast<uint64_t>(90 * kUs));
+    CHECK(r.type_ps[static_cast<size_t>(EventType::kHostCompute)] == static_cast<uint64_t>(40 * kUs));
+    CHECK(r.type_ps[static_cast<size_t>(EventType::kUnknown)] == static_cast<uint64_t>(50 * kUs));
+  }
+}
