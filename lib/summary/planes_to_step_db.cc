@@ -187,12 +187,11 @@ class PlaneEventTypes {
     f.known = true;
     return f;
   }
-  // Every name of the plane learnt, so that Facts may be read from two
-  // threads (AddHostPlane).
+  // Every name of the plane learnt: Learn then only reads, so that two
+  // threads may call it (AddHostPlane).
   void LearnAll() {
     for (EventMetadataId m = 0; m < facts_.size(); ++m) Learn(m);
   }
-  const NameFacts& Facts(const Event& ev) const { return facts_[ev.metadata]; }
 
   // A host event that marks its step: a user's marker, or the root event
   // its group was named after.
@@ -238,10 +237,9 @@ class PlaneEventTypes {
 // step events).
 using PlaneTypesByIndex = std::vector<std::unique_ptr<PlaneEventTypes>>;
 
-// The host plane's lines [from, to): `types` has learnt every name of the
-// plane (it is only read here, so two threads may share it).
-void AddHostLines(const Host& host, size_t p, size_t from, size_t to, const EventGroups& groups,
-                  const PlaneEventTypes& types, StepMap& steps) {
+// The host plane's lines [from, to).
+void AddHostLines(const Host& host, size_t p, size_t from, size_t to, const EventGroups& groups, PlaneEventTypes& types,
+                  StepMap& steps) {
   const Plane& plane = host.planes[p];
   StepLookup step(steps);
   for (size_t l = from; l < to; ++l) {
@@ -253,7 +251,7 @@ void AddHostLines(const Host& host, size_t p, size_t from, size_t to, const Even
       const int32_t g = ids[e];
       if (g == kNoGroup) continue;
       const Event& ev = line.events[e];
-      const PlaneEventTypes::NameFacts& facts = types.Facts(ev);
+      const PlaneEventTypes::NameFacts& facts = types.Learn(ev);
       if (types.IsHostMarker(groups, facts, line, l, e, g)) {
         // A run never spans a marker, so its events need no such test
         // when they are typed (PlaneEventTypes::TypeOf).
@@ -275,7 +273,6 @@ void AddHostLines(const Host& host, size_t p, size_t from, size_t to, const Even
 void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, PlaneEventTypes& types, StepMap& steps,
                   bool two_threads) {
   const Plane& plane = host.planes[p];
-  types.LearnAll();
   size_t total = 0;
   for (const Line& line : plane.lines) total += line.events.size();
   size_t split = 0, before = 0;
@@ -285,6 +282,7 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, PlaneEv
     AddHostLines(host, p, 0, plane.lines.size(), groups, types, steps);
     return;
   }
+  types.LearnAll();
   StepMap second;
   RunBoth(
       true, [&] { AddHostLines(host, p, 0, split, groups, types, steps); },
