@@ -19,9 +19,10 @@
 namespace tfprof::fuzz {
 
 // The event forest walked in pieces cut inside its lines, its contexts
-// spread in chunks, on two threads (what a capture of 2^16 events or more
-// takes), must group as one walk on one thread: the same groups, the same
-// group of every event, the same eager marks.
+// spread in chunks and its steps' search in two halves of the roots, on
+// two threads (what a capture of 2^16 events or more takes), must group as
+// one walk and one search on one thread: the same groups, the same group
+// of every event, the same eager marks.
 inline void CheckSplitGrouping(const Host& host, const AnalysisOptions& options) {
   Diagnostics one_diagnostics, split_diagnostics;
   GroupingRun split;
