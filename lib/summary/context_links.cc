@@ -29,10 +29,10 @@ constexpr uint32_t kMaxScopes = uint32_t{1} << 31;
 // two passes over the bucket and one probe an entry, where std::sort
 // compared each entry some log2(n) times on three keys (a 1 GB current-TF
 // capture: 11.5 M entries, about 2,800 a bucket; the sorts took 8.0% of
-// `overview`'s CPU samples, the gathering 2.4%). A bucket larger than kMostGathered entries (a capture
-// naming few contexts by many events) is sorted in place instead, so the
-// scratch stays a few MB whatever the capture: ContextEntry's order also
-// gathers a context's entries so.
+// `overview`'s CPU samples, the gathering 2.4%). A bucket of more than
+// kMostGathered entries (a capture naming few contexts by many events) is
+// sorted in place instead, so the scratch stays a few MB whatever the
+// capture: ContextEntry's order also gathers a context's entries.
 class BucketGrouper {
  public:
   static constexpr size_t kMostGathered = size_t{1} << 16;
