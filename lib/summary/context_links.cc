@@ -29,21 +29,25 @@ constexpr uint32_t kMaxScopes = uint32_t{1} << 31;
 // two passes over the bucket and one probe an entry, where std::sort
 // compared each entry some log2(n) times on three keys (a 1 GB current-TF
 // capture: 11.5 M entries, about 2,800 a bucket; the sorts took 8.0% of
-// `overview`'s CPU samples, the gathering 2.4%). A bucket of more than
-// kMostGathered entries (a capture naming few contexts by many events) is
-// sorted in place instead, so the scratch stays a few MB whatever the
-// capture: ContextEntry's order also gathers a context's entries.
+// `overview`'s CPU samples, the gathering 2.4%). A bucket is sorted in
+// place instead (ContextEntry's order also gathers a context's entries)
+// when it holds more than kMostGathered entries (a capture naming few
+// contexts by many events), so that the scratch stays a few MB whatever
+// the capture, and when numbering it probes the table more than a few
+// times an entry: the table's hash has no secret, so a capture could pick
+// ids that all want one slot and make the probes grow as the square of
+// the bucket (32 k such contexts: 0.7 s).
 class BucketGrouper {
  public:
   static constexpr size_t kMostGathered = size_t{1} << 16;
 
-  void Group(ContextEntry* entries, size_t n) {
-    if (n < 2) return;
-    if (n > kMostGathered) {
+  // Whether the bucket was sorted rather than gathered.
+  bool Group(ContextEntry* entries, size_t n) {
+    if (n < 2) return false;
+    if (n > kMostGathered || !Number(entries, n)) {
       std::sort(entries, entries + n);
-      return;
+      return true;
     }
-    Number(entries, n);
     // Where each context's sides start, contexts in the order first met.
     uint32_t at = 0;
     for (Context& c : contexts_) {
@@ -55,6 +59,7 @@ class BucketGrouper {
     moved_.resize(n);
     for (size_t i = 0; i < n; ++i) moved_[contexts_[context_of_[i]].next[entries[i].scope & 1]++] = entries[i];
     std::copy(moved_.begin(), moved_.begin() + static_cast<ptrdiff_t>(n), entries);
+    return false;
   }
 
  private:
@@ -65,20 +70,25 @@ class BucketGrouper {
   };
   static constexpr uint32_t kEmpty = UINT32_MAX;
 
-  // Each entry's context into context_of_, and the contexts' counts.
-  void Number(const ContextEntry* entries, size_t n) {
+  // Each entry's context into context_of_, and the contexts' counts;
+  // false when the probes pass kMostProbes an entry on average.
+  static constexpr size_t kMostProbes = 8;
+  bool Number(const ContextEntry* entries, size_t n) {
     contexts_.clear();
     context_of_.resize(n);
     // At most half full: the bucket cannot name more contexts than entries.
     const size_t slots = std::bit_ceil(std::max<size_t>(16, 2 * n));
     const uint64_t mask = slots - 1;
     table_.assign(slots, kEmpty);
+    size_t probes = 0;
+    const size_t most_probes = kMostProbes * n;
     for (size_t i = 0; i < n; ++i) {
       const ContextEntry& e = entries[i];
       const uint32_t scope = e.scope >> 1;
       uint64_t h = SlotHash(e.id, scope) & mask;
       uint32_t c;
       for (;; h = (h + 1) & mask) {
+        if (++probes > most_probes) return false;
         c = table_[h];
         if (c == kEmpty) {
           c = static_cast<uint32_t>(contexts_.size());
@@ -91,6 +101,7 @@ class BucketGrouper {
       context_of_[i] = c;
       ++contexts_[c].next[e.scope & 1];
     }
+    return true;
   }
 
   // A context's slot: not from the bits that chose its bucket (BucketOf:
@@ -195,11 +206,13 @@ ContextBuckets::ContextBuckets(std::vector<ContextNotes>& pieces, size_t threads
   for (size_t b = 1; b < kBuckets; ++b)
     if (bucket_start[b] - bucket_start[slice_start.back()] >= per_slice) slice_start.push_back(b);
   slice_start.push_back(kBuckets);
+  std::vector<size_t> sorted(slice_start.size() - 1, 0);
   ParallelFor(slice_start.size() - 1, threads, [&](size_t s) {
     BucketGrouper grouper;
     for (size_t b = slice_start[s]; b < slice_start[s + 1]; ++b)
-      grouper.Group(entries_.data() + bucket_start[b], bucket_start[b + 1] - bucket_start[b]);
+      sorted[s] += grouper.Group(entries_.data() + bucket_start[b], bucket_start[b + 1] - bucket_start[b]) ? 1 : 0;
   });
+  for (size_t n : sorted) buckets_sorted_ += n;
 }
 
 }  // namespace tfprof::grouping_internal

@@ -100,7 +100,12 @@ class ContextBuckets {
   template <typename Link>
   void ForEachLink(Link link) const;
 
+  // How many buckets were sorted rather than gathered (too large, or too
+  // many probes of the gathering's table).
+  size_t buckets_sorted() const { return buckets_sorted_; }
+
  private:
+  size_t buckets_sorted_ = 0;
   std::vector<ContextEntry, DefaultInitAllocator<ContextEntry>> entries_;  // Every place written once.
 };
 

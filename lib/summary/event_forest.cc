@@ -630,7 +630,8 @@ std::string Forest::GroupName(uint32_t root, int32_t group_id, int64_t* number, 
 // second's, so where the first half reaches a node, its label is the
 // first half's, as alone; elsewhere it is the second half's own first,
 // from a root that no first-half search reached (one that was reached
-// has all it reaches reached too).
+// has all it reaches reached too: not so in TF1 loop mode, which Group
+// searches on one thread).
 void Forest::LabelSubtree(uint32_t x, int32_t id, std::vector<int32_t>& labels, std::deque<uint32_t>& queue) const {
   const uint32_t end = subtree_end_[x];
   const Link* link = link_children_.From(x);
@@ -711,9 +712,12 @@ void Forest::Group(EventGroups& out, size_t threads, size_t min_parallel) {
     roots = Roots();
     for (const auto& [first, v] : loop_members_) members_of_loops_[first] = &v;
     // About as many nested nodes on each side (the ranges of roots may hold
-    // each other's).
+    // each other's). Not in TF1 loop mode: there a root's search also
+    // starts from its iteration's other events, which a search that
+    // reaches the root does not take, so a reached root's reach is not
+    // all reached.
     size_t split = roots.size();
-    if (two && roots.size() >= 2) {
+    if (two && roots.size() >= 2 && members_of_loops_.empty()) {
       uint64_t total = 0, so_far = 0;
       for (uint32_t root : roots) total += subtree_end_[root] - root;
       for (split = 0; split + 1 < roots.size() && so_far < total / 2; ++split)

@@ -187,11 +187,12 @@ class PlaneEventTypes {
     f.known = true;
     return f;
   }
-  // Every name of the plane learnt: Learn then only reads, so that two
-  // threads may call it (AddHostPlane).
+  // Every name of the plane learnt, for Learnt: read only, so that two
+  // threads may share the object (AddHostPlane).
   void LearnAll() {
     for (EventMetadataId m = 0; m < facts_.size(); ++m) Learn(m);
   }
+  const NameFacts& Learnt(const Event& ev) const { return facts_[ev.metadata]; }
 
   // A host event that marks its step: a user's marker, or the root event
   // its group was named after.
@@ -237,9 +238,10 @@ class PlaneEventTypes {
 // step events).
 using PlaneTypesByIndex = std::vector<std::unique_ptr<PlaneEventTypes>>;
 
-// The host plane's lines [from, to).
+// The host plane's lines [from, to); `learnt`: `types` has learnt every
+// name (LearnAll) and is only read.
 void AddHostLines(const Host& host, size_t p, size_t from, size_t to, const EventGroups& groups, PlaneEventTypes& types,
-                  StepMap& steps) {
+                  bool learnt, StepMap& steps) {
   const Plane& plane = host.planes[p];
   StepLookup step(steps);
   for (size_t l = from; l < to; ++l) {
@@ -251,7 +253,7 @@ void AddHostLines(const Host& host, size_t p, size_t from, size_t to, const Even
       const int32_t g = ids[e];
       if (g == kNoGroup) continue;
       const Event& ev = line.events[e];
-      const PlaneEventTypes::NameFacts& facts = types.Learn(ev);
+      const PlaneEventTypes::NameFacts& facts = learnt ? types.Learnt(ev) : types.Learn(ev);
       if (types.IsHostMarker(groups, facts, line, l, e, g)) {
         // A run never spans a marker, so its events need no such test
         // when they are typed (PlaneEventTypes::TypeOf).
@@ -279,14 +281,14 @@ void AddHostPlane(const Host& host, size_t p, const EventGroups& groups, PlaneEv
   while (split < plane.lines.size() && before + plane.lines[split].events.size() / 2 < total / 2)
     before += plane.lines[split++].events.size();
   if (!two_threads || split == 0 || split == plane.lines.size()) {
-    AddHostLines(host, p, 0, plane.lines.size(), groups, types, steps);
+    AddHostLines(host, p, 0, plane.lines.size(), groups, types, false, steps);
     return;
   }
   types.LearnAll();
   StepMap second;
   RunBoth(
-      true, [&] { AddHostLines(host, p, 0, split, groups, types, steps); },
-      [&] { AddHostLines(host, p, split, plane.lines.size(), groups, types, second); });
+      true, [&] { AddHostLines(host, p, 0, split, groups, types, true, steps); },
+      [&] { AddHostLines(host, p, split, plane.lines.size(), groups, types, true, second); });
   for (auto& [g, d] : second) {
     StepDetails& s = steps[g];
     AppendOrMove(s.host_markers, d.host_markers);

@@ -626,11 +626,14 @@ TEST_CASE("Step breakdown of a host without GPU whose lines are read on two thre
   // Over 2^16 events on two lines, so that each line is read on its own
   // thread. Step k (100 us apart) on "main": train [0, 90) us, 1,650 ops
   // of 20 ns every 50 ns from 1 us (33 us in all, the last ending at 83.47
-  // us), produce [85, 86) us naming context k. On "worker": consume [50,
-  // 60) us of context k (so step k's), 1,650 ops of 5 ns nested in it.
-  // Host compute is the union of the ops, produce and consume: 33 + 1 + 10
-  // us less the 200 main ops (980 to 1179) inside [50, 60), 4 us: 40 us of
-  // the 90 us step; the other 50 us are "all others".
+  // us), produce [85, 86) us naming context k. On "worker": a second
+  // marker, train-worker [5, 95) us, consuming context k (so step k's),
+  // holding consume [50, 60) us with 1,650 ops of 5 ns. The step's time is
+  // its longest host marker, the first of equals in line order: main's,
+  // 90 us from k * 100 us. Host compute is the union of the ops, produce
+  // and consume: 33 + 1 + 10 us less the 200 main ops (980 to 1179) inside
+  // [50, 60), 4 us: 40 us of the 90 us step; the other 50 us are "all
+  // others".
   constexpr int64_t kSteps = 20, kOps = 1650, kNs = 1000;
   XSpaceBuilder b;
   auto& cpu = b.Plane("/host:CPU");
@@ -641,7 +644,8 @@ TEST_CASE("Step breakdown of a host without GPU whose lines are read on two thre
     main_line.Event("train", s, 90 * kUs, {{"_r", int64_t{1}}, {"step_num", k}});
     for (int64_t j = 0; j < kOps; ++j) main_line.Event("op", s + kUs + j * 50 * kNs, 20 * kNs);
     main_line.Event("produce", s + 85 * kUs, kUs, {{"_pt", int64_t{1}}, {"_p", k}});
-    worker.Event("consume", s + 50 * kUs, 10 * kUs, {{"_ct", int64_t{1}}, {"_c", k}});
+    worker.Event("train-worker", s + 5 * kUs, 90 * kUs, {{"_ct", int64_t{1}}, {"_c", k}});
+    worker.Event("consume", s + 50 * kUs, 10 * kUs);
     for (int64_t j = 0; j < kOps; ++j) worker.Event("worker op", s + 50 * kUs + j * 6 * kNs, 5 * kNs);
   }
   Diagnostics d;
@@ -653,8 +657,56 @@ TEST_CASE("Step breakdown of a host without GPU whose lines are read on two thre
     INFO("step " << k);
     const StepRecord& r = db.steps[static_cast<size_t>(k)];
     CHECK(r.name == "train " + std::to_string(k));
+    CHECK(r.begin_ps == k * 100 * kUs);
     CHECK(r.duration_ps == static_cast<uint64_t>(90 * kUs));
     CHECK(r.type_ps[static_cast<size_t>(EventType::kHostCompute)] == static_cast<uint64_t>(40 * kUs));
     CHECK(r.type_ps[static_cast<size_t>(EventType::kUnknown)] == static_cast<uint64_t>(50 * kUs));
+  }
+}
+
+TEST_CASE("Grouping: TF1 loop iterations are searched as one search does, on two threads too", "[steps]") {
+  // Iterations of one ExecutorState::Process (id 7): 1 spans [0, 100) us
+  // and holds iteration 2's first event; iteration 2's other event is on
+  // the worker line; iteration 3 at 200 us. The steps' search starts from
+  // each iteration's first event with all its events, unless the first is
+  // reached already: iteration 1's search reaches iteration 2's first
+  // event, so iteration 2 is no step and its worker event is left to
+  // whatever reaches it. A search that reaches a root does not take the
+  // root's other events, so these are searched on one thread whatever
+  // the threads (halves of the roots would differ).
+  for (const bool worker_consumes : {true, false}) {
+    INFO((worker_consumes ? "iteration 3 produces, the worker's event consumes" : "the other way round"));
+    const std::pair<std::string, int64_t> side3 =
+        worker_consumes ? std::pair{std::string("_pt"), int64_t{1}} : std::pair{std::string("_ct"), int64_t{1}};
+    XSpaceBuilder b;
+    auto& cpu = b.Plane("/host:CPU");
+    const std::string id3 = worker_consumes ? "_p" : "_c", id_worker = worker_consumes ? "_c" : "_p";
+    const std::string type_worker = worker_consumes ? "_ct" : "_pt";
+    cpu.Line(1, "main")
+        .Event("ExecutorState::Process", 0, 100 * kUs, {{"id", int64_t{7}}, {"iter_num", int64_t{1}}})
+        .Event("ExecutorState::Process", 10 * kUs, 10 * kUs, {{"id", int64_t{7}}, {"iter_num", int64_t{2}}})
+        .Event("ExecutorState::Process", 200 * kUs, 10 * kUs,
+               {{"id", int64_t{7}}, {"iter_num", int64_t{3}}, {side3.first, side3.second}, {id3, int64_t{70}}});
+    cpu.Line(2, "worker")
+        .Event("ExecutorState::Process", 12 * kUs, 3 * kUs,
+               {{"id", int64_t{7}}, {"iter_num", int64_t{2}}, {type_worker, int64_t{1}}, {id_worker, int64_t{70}}});
+    Diagnostics diag;
+    const Host host = ReadXSpaceBytes(b.Serialize(), "loop.xplane.pb", diag);
+    for (const size_t threads : {size_t{1}, size_t{2}}) {
+      INFO(threads << " thread(s)");
+      GroupingRun run;
+      run.threads = threads;
+      run.min_parallel_events = 1;
+      Diagnostics d;
+      const EventGroups g = GroupEvents(host, d, {}, run);
+      // Iterations 1 (with 2's first event) and 3 are the steps.
+      REQUIRE(g.groups.size() == 2);
+      CHECK(g.Of(0, 0, 0) == 0);
+      CHECK(g.Of(0, 0, 1) == 0);
+      CHECK(g.Of(0, 0, 2) == 1);
+      // Reached from iteration 3 when it consumes 3's context; else
+      // nothing reaches it.
+      CHECK(g.Of(0, 1, 0) == (worker_consumes ? 1 : kNoGroup));
+    }
   }
 }

@@ -23,12 +23,12 @@ namespace {
 
 using Links = std::vector<std::pair<uint32_t, uint32_t>>;
 
-Links LinksOf(std::vector<ContextNotes> pieces, size_t threads) {
+Links LinksOf(std::vector<ContextNotes> pieces, size_t threads, size_t* sorted = nullptr) {
   Links out;
   // Two threads spread and sort even a few entries in parallel.
-  ContextBuckets(pieces, threads, /*min_parallel=*/1).ForEachLink([&](uint32_t p, uint32_t c) {
-    out.emplace_back(p, c);
-  });
+  const ContextBuckets buckets(pieces, threads, /*min_parallel=*/1);
+  buckets.ForEachLink([&](uint32_t p, uint32_t c) { out.emplace_back(p, c); });
+  if (sorted) *sorted = buckets.buckets_sorted();
   return out;
 }
 
@@ -130,7 +130,9 @@ TEST_CASE("300 k random context entries link as a plain map of contexts says, on
       pieces[i * 3 / notes.size()].Add(notes[i].type, notes[i].id, notes[i].pid, notes[i].node, notes[i].consumer);
     return pieces;
   };
-  const Links one = LinksOf(pieces_of(), 1);
+  size_t sorted = 1;
+  const Links one = LinksOf(pieces_of(), 1, &sorted);
+  CHECK(sorted == 0);  // Every bucket gathered through the table.
   const Links two = LinksOf(pieces_of(), 2);
   CHECK(one == two);
   CHECK(one.size() == expected.size());
@@ -172,7 +174,9 @@ TEST_CASE("a bucket of more entries than are gathered by number links as a small
     if (i % 3500 == 0) pieces[0].Add(2, 5, 0, node++, i % 7000 == 0);  // Type 2: 10 producers, 10 consumers.
   }
   for (uint32_t i = 0; i < 19; ++i) pieces[0].Add(3, 5, 0, node++, false);  // Type 3: producers only.
-  const Links links = LinksOf(std::move(pieces), 1);
+  size_t sorted = 0;
+  const Links links = LinksOf(std::move(pieces), 1, &sorted);
+  CHECK(sorted == 1);
   // Type 1: node 0 to each consumer, in node order.
   const auto by_producer = BySide(links, true);
   REQUIRE(by_producer.count(0) == 1);
@@ -188,4 +192,41 @@ TEST_CASE("a bucket of more entries than are gathered by number links as a small
     }
   CHECK(type2 == 100);
   CHECK(links.size() == 70100);
+}
+
+TEST_CASE("ids chosen to collide in the gathering's table are sorted instead, and link alike", "[grouping]") {
+  // The table's slot is a fixed mix of the id (murmur's finaliser), which
+  // can be undone: 2,000 ids that share a bucket and whose slots' low 17
+  // bits are all 0, so that every one probes from the same slot. Each is
+  // a context with one producer and one consumer. Without the bound on the
+  // probes, numbering them took time growing as the square of the bucket.
+  auto inverse = [](uint64_t a) {  // Of an odd multiplier, mod 2^64 (Newton).
+    uint64_t x = a;
+    for (int i = 0; i < 6; ++i) x *= 2 - a * x;
+    return x;
+  };
+  const uint64_t undo = inverse(0xff51afd7ed558ccdull);
+  auto bucket = [](int64_t id) { return (static_cast<uint64_t>(id) * 0x9E3779B97F4A7C15ull) >> 52; };
+  std::vector<int64_t> ids;
+  for (uint64_t k = 1; ids.size() < 2000; ++k) {
+    uint64_t x = k << 17;  // The slot's hash wanted.
+    x ^= x >> 33;
+    x *= undo;
+    x ^= x >> 33;
+    if (bucket(static_cast<int64_t>(x)) == 5) ids.push_back(static_cast<int64_t>(x));
+  }
+  std::vector<ContextNotes> pieces(1);
+  Links expected;
+  uint32_t node = 0;
+  for (const int64_t id : ids) {
+    pieces[0].Add(0, id, 0, node, false);
+    pieces[0].Add(0, id, 0, node + 1, true);
+    expected.emplace_back(node, node + 1);
+    node += 2;
+  }
+  size_t sorted = 0;
+  Links links = LinksOf(std::move(pieces), 1, &sorted);
+  CHECK(sorted == 1);
+  std::sort(links.begin(), links.end());
+  CHECK(links == expected);
 }
