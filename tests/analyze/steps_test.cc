@@ -543,6 +543,20 @@ TEST_CASE("Grouping: lines cut into walk pieces nest as when walked whole, on on
   }
 }
 
+namespace {
+
+// The host grouped on `threads` threads with no floor on the events, so
+// that even a tiny capture's walk and steps' search are split.
+EventGroups GroupSplitAnywhere(const Host& host, size_t threads) {
+  GroupingRun run;
+  run.threads = threads;
+  run.min_parallel_events = 1;
+  Diagnostics d;
+  return GroupEvents(host, d, {}, run);
+}
+
+}  // namespace
+
 TEST_CASE("Grouping: roots searched in two halves label as one search, where a first-half root reaches into the second",
           "[steps]") {
   // Six "train" steps (root level 1) of 10 us on the main line, three ops
@@ -602,11 +616,7 @@ TEST_CASE("Grouping: roots searched in two halves label as one search, where a f
   REQUIRE(expected_main.size() == host.planes[0].lines[0].events.size());
   for (const size_t threads : {size_t{1}, size_t{2}}) {
     INFO(threads << " thread(s)");
-    GroupingRun run;
-    run.threads = threads;
-    run.min_parallel_events = 1;
-    Diagnostics d;
-    const EventGroups g = GroupEvents(host, d, {}, run);
+    const EventGroups g = GroupSplitAnywhere(host, threads);
     REQUIRE(g.groups.size() == 6);
     CHECK(g.groups[0].name == "warmup 99");
     for (size_t k = 1; k < 6; ++k) {
@@ -694,11 +704,7 @@ TEST_CASE("Grouping: TF1 loop iterations are searched as one search does, on two
     const Host host = ReadXSpaceBytes(b.Serialize(), "loop.xplane.pb", diag);
     for (const size_t threads : {size_t{1}, size_t{2}}) {
       INFO(threads << " thread(s)");
-      GroupingRun run;
-      run.threads = threads;
-      run.min_parallel_events = 1;
-      Diagnostics d;
-      const EventGroups g = GroupEvents(host, d, {}, run);
+      const EventGroups g = GroupSplitAnywhere(host, threads);
       // Iterations 1 (with 2's first event) and 3 are the steps.
       REQUIRE(g.groups.size() == 2);
       CHECK(g.Of(0, 0, 0) == 0);
