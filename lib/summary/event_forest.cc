@@ -1,11 +1,8 @@
 #include "lib/summary/event_forest.h"
 
 #include <charconv>
-#include <exception>
-#include <future>
 #include <map>
 #include <span>
-#include <thread>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -684,66 +681,38 @@ void Forest::SearchFrom(std::span<const uint32_t> roots, std::vector<int32_t>& l
 }
 
 void Forest::Group(EventGroups& out, size_t threads, size_t min_parallel) {
+  // Room for every event: the labels become the result's ids, derived
+  // lines' events added after them in place.
+  size_t events = 0;
+  for (const Plane& pl : host_.planes) events += pl.EventCount();
+  group_.reserve(events);
+  const std::vector<uint32_t> roots = Roots();
+  absl::flat_hash_map<uint32_t, const std::vector<uint32_t>*> members;
+  for (const auto& [first, v] : loop_members_) members[first] = &v;
   // Two halves of the roots searched side by side, when there is enough to
-  // search: the steps' search was a current-TF capture's longest stretch
-  // on one thread (1 GB: 0.55 s). Each half's labels are made ready on its
-  // own thread.
-  const bool two = threads > 1 && nodes_.size() >= std::max<size_t>(min_parallel, 1);
-  std::vector<int32_t> second_labels;  // The second half's, numbered from 0 as alone.
-  std::vector<std::pair<uint32_t, int32_t>> second;
-  std::promise<std::span<const uint32_t>> second_roots;
-  std::thread beside;
-  std::exception_ptr beside_failed;  // Rethrown here once joined.
-  if (two)
-    beside = std::thread([&, half = second_roots.get_future()]() mutable {
-      try {
-        const std::span<const uint32_t> roots = half.get();  // Empty: one thread searches them all.
-        if (roots.empty()) return;
-        second_labels.assign(nodes_.size(), kNoGroup);
-        SearchFrom(roots, second_labels, members_of_loops_, second);
-      } catch (...) {
-        beside_failed = std::current_exception();
-      }
-    });
-  // Each searched root with its label, in root order.
-  std::vector<std::pair<uint32_t, int32_t>> searched;
-  std::vector<uint32_t> roots;  // Outlives the second thread, a throw included.
-  try {
-    roots = Roots();
-    for (const auto& [first, v] : loop_members_) members_of_loops_[first] = &v;
-    // About as many nested nodes on each side (the ranges of roots may hold
-    // each other's). Not in TF1 loop mode: there a root's search also
-    // starts from its iteration's other events, which a search that
-    // reaches the root does not take, so a reached root's reach is not
-    // all reached.
-    size_t split = roots.size();
-    if (two && roots.size() >= 2 && members_of_loops_.empty()) {
-      uint64_t total = 0, so_far = 0;
-      for (uint32_t root : roots) total += subtree_end_[root] - root;
-      for (split = 0; split + 1 < roots.size() && so_far < total / 2; ++split)
-        so_far += subtree_end_[roots[split]] - roots[split];
-    }
-    const std::span<const uint32_t> all(roots);
-    if (two) second_roots.set_value(all.subspan(split));
-    // Room for every event: the labels become the result's ids, derived
-    // lines' events added after them in place.
-    size_t events = 0;
-    for (const Plane& pl : host_.planes) events += pl.EventCount();
-    group_.reserve(events);
-    group_.assign(nodes_.size(), kNoGroup);
-    SearchFrom(all.first(split), group_, members_of_loops_, searched);
-    if (two) beside.join();
-    if (beside_failed) std::rethrow_exception(beside_failed);
-  } catch (...) {
-    if (beside.joinable()) {
-      try {
-        second_roots.set_value({});
-      } catch (const std::future_error&) {  // Already handed over.
-      }
-      beside.join();
-    }
-    throw;
+  // search (the steps' search was a current-TF capture's longest stretch
+  // on one thread, 1 GB: 0.55 s), of about as many nested nodes each (the
+  // ranges of roots may hold each other's). Not in TF1 loop mode: there a
+  // root's search also starts from its iteration's other events, which a
+  // search that reaches the root does not take, so a reached root's reach
+  // is not all reached.
+  size_t split = roots.size();
+  if (threads > 1 && nodes_.size() >= std::max<size_t>(min_parallel, 1) && roots.size() >= 2 && members.empty()) {
+    uint64_t total = 0, so_far = 0;
+    for (uint32_t root : roots) total += subtree_end_[root] - root;
+    for (split = 0; split + 1 < roots.size() && so_far < total / 2; ++split)
+      so_far += subtree_end_[roots[split]] - roots[split];
   }
+  const std::span<const uint32_t> all(roots);
+  // Each searched root with its label, in root order; the second half's
+  // numbered from 0 as alone, in labels of its own.
+  std::vector<std::pair<uint32_t, int32_t>> searched, second;
+  std::vector<int32_t> second_labels;
+  ParallelFor(split < roots.size() ? 2 : 1, 2, [&](size_t half) {
+    std::vector<int32_t>& labels = half == 0 ? group_ : second_labels;
+    labels.assign(nodes_.size(), kNoGroup);
+    SearchFrom(half == 0 ? all.first(split) : all.subspan(split), labels, members, half == 0 ? searched : second);
+  });
   if (!second.empty()) {
     // A second-half root that the first half reached is not a step; those
     // kept take the ids after the first half's, in order.

@@ -234,10 +234,8 @@ class Forest {
   std::vector<uint32_t, DefaultInitAllocator<uint32_t>> subtree_end_;
   std::vector<int32_t> group_;
   bool has_eager_execute_ = false;
-  // TF1 loop mode: each iteration's first event and all its events; and
-  // by first event, for the steps' search.
+  // TF1 loop mode: each iteration's first event and all its events.
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> loop_members_;
-  absl::flat_hash_map<uint32_t, const std::vector<uint32_t>*> members_of_loops_;
   // Per-plane stat finders, built once: those read of a few nodes after
   // the walk (which reads every event's through its own table, WalkStats).
   struct PlaneStats {
