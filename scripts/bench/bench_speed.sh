@@ -7,7 +7,9 @@
 #   --sizes 100,1024        MiB of each input (default both)
 #   --inputs xplane,tfcpu,kineto,tfjson
 #   --commands overview,kernel-stats,...        (default: all that apply)
-#   --reps 3 --ref-reps 1   best of N for ours / for the references
+#   --reps 3                best of N for ours, and for the references of
+#                           inputs up to 256 MiB (--ref-reps-max-mib; one above)
+#   --ref-reps N            best of N for every reference instead
 #   --skip-ref xprof,hta|all
 #
 # Inputs (made when missing, under $BENCH_DIR, default /tmp/tfprof-bench, never
