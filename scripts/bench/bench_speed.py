@@ -254,8 +254,9 @@ def ref_reps_for(args, size):
     """How many runs a reference's best is taken of. Up to
     --ref-reps-max-mib, as many as ours (--reps): the best of five against
     the best of one flattered ours, as a reference's single run varies
-    1.5x (xprof's memory_profile at 103 MiB: 1.50-2.61 s in session 39's
-    runs, 1.68-1.76 s when taken three times; session 40). Above it, one:
+    1.5x (xprof's memory_profile at 103 MiB: 1.50-2.61 s over the single
+    runs of sessions 36-40, 1.52-2.29 s within one run of five; session
+    40). Above it, one:
     xprof takes 12-116 s a tool at 1 GB and HTA 200 s, and ours are 30x
     and more ahead there. --ref-reps sets it for every size."""
     if args.ref_reps:
