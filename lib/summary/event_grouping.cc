@@ -241,9 +241,21 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   // met: its diagnostics count only when its groups are used (the same
   // kernels without launch would otherwise be counted twice).
   const bool profiler_steps = !marker && HasProfilerSteps(host);
+  // Without a marker the forest's steps start only at TensorFlow's roots
+  // (Forest::Roots): a capture that has none and no ProfilerStep#N either
+  // (JAX, a PyTorch trace recorded without prof.step()) would build it to
+  // find no step, unless it makes eager marks. What it would have counted
+  // (device events without a launch, which "get the step of the events
+  // before them") means nothing where there are no steps. JAX 114 MB:
+  // `memory` 0.30 -> 0.23 s, peak 218 -> 173 MiB; `overview` 186 -> 138
+  // MiB (docs/performance-history.md, session 41).
+  const bool may_have_roots = MayHaveTensorFlowRoots(host);
+  const bool forest_marks = run.eager && ReferenceMarksEager(host) && HasEagerExecute(host);
   Diagnostics forest_diagnostics;
   bool eager_handed = false;  // run.eager_ready has them.
-  if (!profiler_steps || MayHaveTensorFlowRoots(host)) {
+  if (!profiler_steps && !marker && !may_have_roots && !forest_marks) {
+    out.group.Reset(host);
+  } else if (!profiler_steps || may_have_roots) {
     Forest forest(host, forest_diagnostics, marker);
     PhaseTimer build_phase("grouping: forest");
     forest.Build(threads, run.min_parallel_events);

@@ -330,6 +330,51 @@ TEST_CASE("Grouping: kernels find their launches by correlation id, dense or spa
   }
 }
 
+TEST_CASE("Grouping: a capture with no root and no marker finds no step, and counts no kernel without launch",
+          "[steps]") {
+  // As a JAX capture: no _r stat, no TraceContext, no ExecutorState::Process,
+  // no ProfilerStep#N. The kernel of correlation 9 has no launch; a forest
+  // would count it, though no step exists for it to take.
+  XSpaceBuilder b;
+  b.Plane("/host:CPU")
+      .Line(1, "python3")
+      .Event("step", 0, 100 * kUs)
+      .Event("cuLaunchKernel", 10 * kUs, 5 * kUs, {{"correlation_id", uint64_t{7}}})
+      .Event("step", 200 * kUs, 100 * kUs)
+      .Event("cuLaunchKernel", 210 * kUs, 5 * kUs, {{"correlation_id", uint64_t{8}}});
+  b.Plane("/device:GPU:0", 0)
+      .Line(7, "Stream #7(Compute)", 0)
+      .Event("gemm", 20 * kUs, 10 * kUs, {{"correlation_id", uint64_t{7}}})
+      .Event("gemm", 220 * kUs, 10 * kUs, {{"correlation_id", uint64_t{8}}})
+      .Event("gemm", 240 * kUs, 10 * kUs, {{"correlation_id", uint64_t{9}}});
+  Diagnostics read;
+  Host h = ReadXSpaceBytes(b.Serialize(), "noroots.xplane.pb", read);
+
+  Diagnostics d;
+  EventGroups none = GroupEvents(h, d);
+  CHECK(none.groups.empty());
+  CHECK_THAT(none.no_groups_reason, Catch::Contains("no event has a root stat"));
+  // Every event is placed, in no group.
+  for (size_t e = 0; e < 4; ++e) CHECK(none.Of(0, 0, e) == kNoGroup);
+  for (size_t e = 0; e < 3; ++e) CHECK(none.Of(1, 0, e) == kNoGroup);
+  CHECK(d.Count("grouping.kernel_without_launch") == 0);
+  CHECK(none.eager.empty());
+
+  // Named by --step-marker, the same events are two steps: the forest is
+  // built, the kernels take their launches' steps, and the one without a
+  // launch takes the step of the kernel before it.
+  AnalysisOptions marker;
+  marker.step_marker = "^step$";
+  Diagnostics dm;
+  EventGroups two = GroupEvents(h, dm, marker);
+  REQUIRE(two.groups.size() == 2);
+  CHECK(two.Of(1, 0, 0) == two.Of(0, 0, 0));
+  CHECK(two.Of(1, 0, 1) == two.Of(0, 0, 2));
+  CHECK(two.Of(1, 0, 2) == two.Of(0, 0, 2));
+  CHECK(two.Of(0, 0, 0) != two.Of(0, 0, 2));
+  CHECK(dm.Count("grouping.kernel_without_launch") == 1);
+}
+
 TEST_CASE("Step breakdown: priorities resolve overlaps, host events count by default", "[steps]") {
   Host h = OneGpuStep();
   Diagnostics d;
