@@ -342,7 +342,7 @@ class LinePrescan {
       line.events_left_out = event_count - kept_count;
       if (ctx.leaves_out_by_groups) {
         KeepGroupIdsOfLine(left_out.group_ids, ctx.plane->left_out_group_ids);
-      } else {
+      } else if (!ctx.leaves_out_all_but_allocator) {
         host_->allocator_events_skipped += event_count - kept_count;
       }
     }

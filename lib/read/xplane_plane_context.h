@@ -123,6 +123,11 @@ struct PlaneContext {
   // the events it kept are (ChunkJob::kept_at, or left_out_bits).
   bool leaves_out_by_groups = false;
   uint32_t group_id_key = IdMap::kMissing, step_name_key = IdMap::kMissing;
+  // With skip_event set for the events that are not allocator events, on a
+  // plane whose names give its host no step (schema::PlaneMayHaveSteps):
+  // every such event is left out by its name (LeavesOut), nothing kept
+  // aside.
+  bool leaves_out_all_but_allocator = false;
 
   // The one rule the pre-scan and the decoder share, so that they agree on
   // every line's count: an event is left out when its first field is its

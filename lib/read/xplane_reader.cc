@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/errors.h"
+#include "lib/model/step_markers.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/read/byte_source.h"
@@ -249,11 +250,16 @@ class XSpaceReader {
   // The same, the other way round, for the memory profile alone
   // (EventStatFilter::only_allocator_events_when_grouped): on a plane with
   // allocator events and a group_id stat, every other event may be left
-  // out (PlaneContext::OnlyGroupLeft decides).
+  // out (PlaneContext::OnlyGroupLeft decides); on one whose names give no
+  // step, every other event is (MarkEventsLeftOutWithoutSteps).
   void MarkEventsLeftOutByGroups(PlaneContext& ctx, const Plane& plane) {
     if (!options_.event_stats.only_allocator_events_when_grouped || options_.max_events != 0) return;
     const std::optional<StatKey> group_id = plane.FindStatKey(host_->strings, "group_id");
-    if (!group_id || *group_id > kMaxStatKey) return;
+    if (!group_id) {
+      MarkEventsLeftOutWithoutSteps(ctx, plane);
+      return;
+    }
+    if (*group_id > kMaxStatKey) return;
     std::vector<uint8_t> skip = AllocatorEventNames(plane);
     if (skip.empty()) return;
     for (uint8_t& s : skip) s = !s;
@@ -265,6 +271,22 @@ class XSpaceReader {
       ctx.step_name_key = *step_name;
   }
 
+  // A host-threads plane whose names give its host no step (no group id,
+  // root or ProfilerStep#N: schema::PlaneMayHaveSteps), as a JAX capture's:
+  // grouping finds no step in its events, so the memory profile needs only
+  // its allocator events, and every other event is left out by its name
+  // alone, its stats unread. Another plane's names may still give the host
+  // steps: the capture is then read again whole (LeftOutCouldRegroup).
+  void MarkEventsLeftOutWithoutSteps(PlaneContext& ctx, const Plane& plane) {
+    if (schema::PlaneMayHaveSteps(*host_, plane)) return;
+    std::vector<uint8_t> skip = AllocatorEventNames(plane);
+    if (skip.empty()) return;
+    for (uint8_t& s : skip) s = !s;
+    ctx.skip_event = std::move(skip);
+    budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
+    ctx.leaves_out_all_but_allocator = true;
+  }
+
   // Which stats the host's allocator events that are read leave out
   // besides those every event does (EventStatFilter::not_on_allocator_events),
   // and which they keep as records (EventStatFilter::allocator_records; not
@@ -273,7 +295,8 @@ class XSpaceReader {
     const EventStatFilter& kept = options_.event_stats;
     const bool records = kept.allocator_records && !sink_;
     if (kept.keep_all || (kept.not_on_allocator_events.empty() && !records) ||
-        (!ctx.skip_event.empty() && !ctx.leaves_out_by_groups) || host_->PlaneName(plane) != schema::kHostThreadsPlane)
+        (!ctx.skip_event.empty() && !ctx.leaves_out_by_groups && !ctx.leaves_out_all_but_allocator) ||
+        host_->PlaneName(plane) != schema::kHostThreadsPlane)
       return;
     std::vector<uint8_t> allocator = AllocatorEventNames(plane);
     if (allocator.empty()) return;
@@ -612,19 +635,23 @@ Host ReadOnce(std::string_view bytes, const std::string& path, Diagnostics& diag
   return host;
 }
 
-// Whether the events left out by groups could have grouped the steps
-// otherwise (EventStatFilter::only_allocator_events_when_grouped): when
-// none of them had a group id, grouping may find no group in what was
-// kept and build its forest instead; a TF1 session.run line makes the
-// steps of its events (its id is a derived line's, which `memory` leaves
-// unread either way; checked for a caller that reads derived lines).
+// Whether the events left out for the memory profile could have grouped
+// the steps otherwise (EventStatFilter::only_allocator_events_when_grouped):
+// when none of them had a group id, grouping may find no group in what was
+// kept and build its forest instead, unless no plane's names give the host
+// a step (schema::HostMayHaveSteps: the events of a host-threads plane
+// without such names are left out for that reason, and a plane read after
+// it may still have some); a TF1 session.run line makes the steps of its
+// events (its id is a derived line's, which `memory` leaves unread either
+// way; checked for a caller that reads derived lines).
 bool LeftOutCouldRegroup(const Host& host) {
   bool left_out = false, ids = false;
   for (const Plane& p : host.planes) {
     left_out = left_out || p.EventsLeftOut() > 0;
     ids = ids || !p.left_out_group_ids.empty();
   }
-  return left_out && (!ids || Tf1SessionRunLine(host) != nullptr);
+  if (!left_out) return false;
+  return ids ? Tf1SessionRunLine(host) != nullptr : schema::HostMayHaveSteps(host);
 }
 
 Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,

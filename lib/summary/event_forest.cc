@@ -42,14 +42,6 @@ bool IsLoopOp(std::string_view n) {
          n == "ForeverOp";
 }
 
-// "ProfilerStep#<digits>", checked by hand: a fixed name needs no regular
-// expression, and this scan cannot fail on a name of any length.
-bool IsProfilerStepName(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) return false;
-  return name.find_first_not_of("0123456789", kPrefix.size()) == std::string_view::npos;
-}
-
 namespace {
 
 // The digits N of a marker named "<name>#<N>" (ProfilerStep#12 -> "12"), or

@@ -23,6 +23,7 @@
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 #include "lib/model/stat_finder.h"
+#include "lib/model/step_markers.h"
 #include "lib/summary/event_grouping.h"
 
 namespace tfprof::grouping_internal {
@@ -55,8 +56,8 @@ bool IsLoopOp(std::string_view n);
 // Which event names are step roots (--step-marker, or PyTorch's
 // ProfilerStep#N); empty when the capture's own markers are used.
 using MarkerTest = std::function<bool(std::string_view)>;
-// "ProfilerStep#<digits>".
-bool IsProfilerStepName(std::string_view name);
+// "ProfilerStep#<digits>" (lib/model/step_markers.h).
+using schema::IsProfilerStepName;
 
 // One per event of the lines grouped, in their order (plane, line, event):
 // 3 bytes, as there are millions. Where the event lies (Forest::PositionOf)

@@ -9,6 +9,7 @@
 
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/stat_finder.h"
+#include "lib/model/step_markers.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/summary/event_forest.h"
 #include "lib/summary/name_regex.h"
@@ -88,12 +89,8 @@ bool ReadCapturedGroups(const Host& host, EventGroups& out) {
 bool MayHaveTensorFlowRoots(const Host& host) {
   for (const Plane& plane : host.planes) {
     if (plane.FindStatKey(host.strings, "_r")) return true;
-    for (const EventMetadata& m : plane.event_metadata) {
-      const Kind k = KindOfName(host.Str(m.name));
-      if (k == Kind::kTraceContext || k == Kind::kProcessBatch || k == Kind::kBatchingSessionRun ||
-          k == Kind::kExecutorProcess)
-        return true;
-    }
+    for (const EventMetadata& m : plane.event_metadata)
+      if (schema::IsStepRootEventName(host.Str(m.name))) return true;
   }
   return false;
 }

@@ -247,13 +247,69 @@ TEST_CASE("Memory alone reads every event of a capture with a TF1 session.run li
   CHECK(h.planes[0].EventsLeftOut() == 0);
 }
 
-TEST_CASE("Memory alone leaves nothing out without a group_id stat or allocator events", "[xplane][filter]") {
+TEST_CASE("Memory alone reads only the allocator events of a host whose names give no step", "[xplane][filter]") {
+  // No group_id, no root (_r, TraceContext, ...), no ProfilerStep#N: as a
+  // JAX capture. Grouping finds no step there, so every other event is left
+  // out by its name, its stats unread, and no group id is kept aside.
   XSpaceBuilder no_groups;
   no_groups.Plane("/host:CPU", 0)
       .Line(1, "tf_Compute", 1'000)
       .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"m"}}})
+      .Event("MemoryAllocation", 100, 0,
+             {{"allocator_name", std::string("GPU_0_bfc")}, {"bytes_allocated", int64_t{1}}})
+      .Event("jit_step", 200, 50, {})
+      .Event("MemoryDeallocation", 300, 0,
+             {{"allocator_name", std::string("GPU_0_bfc")}, {"bytes_allocated", int64_t{0}}});
+  const Host h = Read(no_groups.Serialize(), MemoryAlone());
+  const Plane& cpu = h.planes[0];
+  CHECK(Names(h, cpu.lines[0]) == std::vector<std::string>{"MemoryAllocation", "MemoryDeallocation"});
+  CHECK(cpu.lines[0].events[0].start_ps == 100);  // From the line's start, the time origin.
+  CHECK(cpu.lines[0].events_left_out == 2);
+  CHECK(cpu.left_out_group_ids.empty());
+  CHECK(h.allocator_events_skipped == 0);
+  // Their stats as records, as when grouped.
+  size_t records = 0;
+  for (const AllocatorRecordBlock& block : cpu.allocator_records) records += block.records.size();
+  CHECK(records == 2);
+  CHECK(cpu.allocator_records_complete);
+
+  // Any name that may give a step keeps every event: a root-level stat, a
+  // root's name, a TF1 loop's executor, PyTorch's step marker.
+  for (const auto& [name, stats] : std::vector<std::pair<std::string, StatList>>{{"train", {{"_r", int64_t{1}}}},
+                                                                                 {"TraceContext", {}},
+                                                                                 {"ExecutorState::Process", {}},
+                                                                                 {"ProfilerStep#3", {}}}) {
+    INFO(name);
+    XSpaceBuilder marked;
+    marked.Plane("/host:CPU", 0)
+        .Line(1, "tf_Compute", 1'000)
+        .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"m"}}})
+        .Event("MemoryAllocation", 100, 0, {{"bytes_allocated", int64_t{1}}})
+        .Event(name, 200, 50, stats);
+    const Host all = Read(marked.Serialize(), MemoryAlone());
+    CHECK(all.planes[0].lines[0].events.size() == 3);
+    CHECK(all.planes[0].EventsLeftOut() == 0);
+  }
+}
+
+TEST_CASE("Memory alone reads a host again whole when a plane after its threads' may give it steps",
+          "[xplane][filter]") {
+  // The host threads' plane comes first and has no step name, so its other
+  // events are left out; a device plane read after it has a root-level
+  // stat: grouping could find steps in the host's events, which are read
+  // again.
+  XSpaceBuilder space;
+  space.Plane("/host:CPU", 0)
+      .Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"m"}}})
       .Event("MemoryAllocation", 100, 0, {{"bytes_allocated", int64_t{1}}});
-  CHECK(Read(no_groups.Serialize(), MemoryAlone()).planes[0].lines[0].events.size() == 2);
+  space.Plane("/device:GPU:0", 1).Line(7, "Stream #7", 1'000).Event("gemm", 0, 10, {{"_r", int64_t{1}}});
+  const Host h = Read(space.Serialize(), MemoryAlone());
+  CHECK(h.planes[0].lines[0].events.size() == 2);
+  CHECK(h.planes[0].EventsLeftOut() == 0);
+}
+
+TEST_CASE("Memory alone leaves nothing out of a host without allocator events", "[xplane][filter]") {
   XSpaceBuilder no_allocator;
   no_allocator.Plane("/host:CPU", 0)
       .Line(1, "tf_Compute", 1'000)

@@ -433,6 +433,71 @@ TEST_CASE("The memory profile of a capture grouped when taken is the same with i
   CHECK(left_out == 4);
 }
 
+// The same allocations in a capture whose names give no step (no group
+// ids, roots or ProfilerStep#N), as JAX writes them.
+std::string UngroupedMemoryCapture() {
+  testing::XSpaceBuilder space;
+  auto& host = space.Plane("/host:CPU", 0);
+  auto allocation = [](int64_t in_use, int64_t bytes, uint64_t addr) -> testing::StatList {
+    return {{"allocator_name", std::string("GPU_0_bfc")},
+            {"bytes_reserved", int64_t{0}},
+            {"bytes_allocated", in_use},
+            {"bytes_available", int64_t{1} << 30},
+            {"fragmentation", 0.25},
+            {"peak_bytes_in_use", in_use},
+            {"requested_bytes", bytes},
+            {"allocation_bytes", bytes},
+            {"addr", addr},
+            {"tf_op", std::string("jit_train/dot")},
+            {"region_type", std::string("output")},
+            {"data_type", int64_t{1}},
+            {"shape", std::string("(32,10)")}};
+  };
+  host.Line(1, "python3", 1'000)
+      .Event("PjitFunction(train)", 0, 5'000'000, {})
+      .Event("ThunkExecutor::Execute", 10'000, 20'000, {{"hlo_op", std::string("dot.1")}})
+      .Event("MemoryAllocation", 11'000, 0, allocation(4096, 4096, 0x1000))
+      .Event("MemoryAllocation", 12'000, 0, allocation(12288, 8192, 0x2000))
+      .Event("MemoryDeallocation", 40'000, 0, allocation(8192, 4096, 0x1000))
+      .Event("MemoryAllocation", 6'011'000, 0, allocation(24576, 16384, 0x3000));
+  host.Line(2, "tsl_threadpool", 500).Event("ThreadpoolListener::StartRegion", 0, 1'000, {});
+  return space.Serialize();
+}
+
+TEST_CASE("The memory profile of a capture that can have no step is the same with its other events left out",
+          "[filter][summary]") {
+  const std::string dir = testing::TempDir();
+  const std::string path = dir + "/ungrouped.xplane.pb";
+  testing::WriteFile(path, UngroupedMemoryCapture());
+  const EventStatFilter memory = EventStatsFor(SummaryPart::kMemory, {});
+  const std::string kept = SummaryBytes(path, SummaryPart::kMemory, memory, {});
+  CHECK(kept == SummaryBytes(path, SummaryPart::kMemory, EventStatFilter(), {}));
+  // Teeth: no steps, and the time 0 of the thread none of whose events is
+  // kept.
+  const RunSummary run = RunSummaryFromBytes(kept, path);
+  REQUIRE(run.hosts.size() == 1);
+  const HostMemoryProfile& profile = run.hosts[0].memory;
+  REQUIRE(profile.allocators.size() == 1);
+  CHECK(profile.allocators[0].peak_bytes == 24576);
+  CHECK(profile.allocators[0].peak_step == 0);
+  CHECK(profile.time_zero_ps == -500'000);
+  CHECK(profile.allocators[0].peak_time_ps == 6'011'000 + 500'000);
+  CHECK(profile.step_names.empty());
+  CHECK_THAT(profile.no_steps_reason, Catch::Contains("no step markers"));
+  // And the other three events were left out, their group ids not read.
+  RunReadOptions read;
+  read.read.event_stats = memory;
+  uint64_t left_out = 0;
+  read.visit = [&](const Host& host) {
+    left_out += host.planes[0].EventsLeftOut();
+    CHECK(host.planes[0].left_out_group_ids.empty());
+  };
+  SummaryOptions options;
+  options.parts = SummaryPart::kMemory;
+  CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+  CHECK(left_out == 3);
+}
+
 TEST_CASE("Allocator events read without TensorFlow's pending step id, which no analysis reads there",
           "[filter][summary]") {
   for (SummaryParts parts :
