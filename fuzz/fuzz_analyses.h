@@ -56,7 +56,8 @@ inline void FuzzAnalyses(std::string_view bytes) {
     // in chunks of 1 to 4 events on two threads.
     // With both compat bits set (a compat mode of its own otherwise), the
     // memory profile alone: the host's other events left out where the
-    // capture is grouped when taken (only_allocator_events_when_grouped).
+    // capture is grouped when taken or can have no step
+    // (only_allocator_events_when_steps_allow).
     const SummaryParts parts =
         ((mode >> 1) & 3) == 3 ? SummaryParts(SummaryPart::kMemory) : SummaryParts(SummaryParts::All());
     if (!(mode & 1) && (mode & 32)) {

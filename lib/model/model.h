@@ -71,7 +71,7 @@ struct Line {
   StatPool stats;
   // Events the XSpace reader framed but left out of `events` for the
   // command (ReadOptions::event_stats: keep_allocator_events,
-  // only_allocator_events_when_grouped).
+  // only_allocator_events_when_steps_allow).
   uint64_t events_left_out = 0;
 
   // Whether the capture holds events on this line, read or left out.
@@ -128,7 +128,7 @@ struct Plane {
   bool allocator_records_complete = false;
   // The group ids (Stat::AsInt) of the events the XSpace reader left out of
   // this plane's lines because the command reads nothing else of them
-  // (ReadOptions::event_stats.only_allocator_events_when_grouped), sorted,
+  // (ReadOptions::event_stats.only_allocator_events_when_steps_allow), sorted,
   // each once.
   std::vector<int64_t> left_out_group_ids;
   // Per line: [first, end) of its blocks in allocator_records (a line's

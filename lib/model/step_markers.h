@@ -2,10 +2,13 @@
 // capture's own markers (no --step-marker, --steps-between or
 // --whole-trace): group ids the profiler wrote, TensorFlow's step roots,
 // TF1 loop iterations and PyTorch's ProfilerStep#N. Grouping
-// (lib/summary/event_grouping.cc) finds no step in a host without any of
-// them, and the reader (lib/read/xplane_reader.cc) then leaves out of the
-// memory profile's read every host event but the allocator events: both
-// decide from this one list, on metadata alone, before any event is read.
+// (lib/summary/event_grouping.cc: MayHaveTensorFlowRoots, HasProfilerSteps)
+// finds no step in a host without any of them and builds no event forest;
+// the reader (lib/read/xplane_reader.cc) then leaves out of the memory
+// profile's read every host event but the allocator events, deciding on
+// metadata alone before any event is read. The forest's own kinds
+// (KindOfName) name the same roots: tests/analyze/steps_test.cc checks
+// that they agree.
 #pragma once
 
 #include <string_view>

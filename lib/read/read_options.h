@@ -83,8 +83,9 @@ struct EventStatFilter {
   // keep_allocator_events and the devices' events (a negative duration, a
   // time out of range, a line out of order only by it, a string's bytes). Nothing is left out under --max-events. The
   // reader reads the capture again with every event when what it kept
-  // could group otherwise (no event left out had a group id, or the plane
-  // holds a TF1 session.run line). Counted in Line::events_left_out. In
+  // could group otherwise (no event left out had a group id and some
+  // plane's names may give the host steps, or the plane holds a TF1
+  // session.run line). Counted in Line::events_left_out. In
   // the T4 capture these are 60% of the host's events: `memory` 5% fewer
   // instructions, peak 104 -> 77 MiB at 103 MiB and 936 -> 668 MiB at 1 GB.
   // On a host-threads plane without a group_id stat whose names give its
@@ -95,7 +96,7 @@ struct EventStatFilter {
   // is read again whole when another plane's names may give it steps
   // (schema::HostMayHaveSteps). JAX 114 MB, 7 alternated rounds: `memory`
   // 0.28 -> 0.14 s, peak 173 -> 53 MiB.
-  bool only_allocator_events_when_grouped = false;
+  bool only_allocator_events_when_steps_allow = false;
 
   static EventStatFilter Only(std::vector<std::string_view> kept) { return {false, std::move(kept)}; }
   // Every event of every line decoded (whatever stats are kept): for
@@ -105,7 +106,7 @@ struct EventStatFilter {
     keep_host_thread_events = true;
     keep_device_events = true;
     keep_allocator_events = true;
-    only_allocator_events_when_grouped = false;
+    only_allocator_events_when_steps_allow = false;
   }
   bool Keeps(std::string_view name) const {
     return keep_all || std::find(names.begin(), names.end(), name) != names.end();
@@ -147,7 +148,7 @@ struct ReadOptions {
   // before the line is counted, the early arrays' hardest case.
   bool decode_in_turn = false;
   // Leaving events out by groups (EventStatFilter::
-  // only_allocator_events_when_grouped), the decoders go from one kept
+  // only_allocator_events_when_steps_allow), the decoders go from one kept
   // event to the next by the offsets the pre-scan noted; false (for
   // tests) frames every event of the chunk again, skipping those marked
   // left out, as for a chunk whose kept events lie 4 GiB or more past its

@@ -48,8 +48,9 @@ struct PlaneContext {
   std::vector<uint8_t> drop_event_stat;
   // Per event metadata: 1 when the command leaves such events out of their
   // lines (ReadOptions::event_stats.keep_allocator_events: the allocator
-  // events; only_allocator_events_when_grouped: the others, those that
-  // LeavesOutByGroups takes). Empty: none.
+  // events; only_allocator_events_when_steps_allow: the others, those that
+  // LeavesOutByGroups takes, or all of them where
+  // leaves_out_all_but_allocator). Empty: none.
   std::vector<uint8_t> skip_event;
   bool SkipsMetadataId(int64_t meta_id) const { return SkipsMetadata(event_map.Find(meta_id)); }
   // The same, by the metadata's index (event_map.Find), for a decoder that
@@ -117,7 +118,7 @@ struct PlaneContext {
             plane->stat_metadata.data()};
   }
   // With skip_event set for the events that are not allocator events
-  // (EventStatFilter::only_allocator_events_when_grouped): such an event
+  // (EventStatFilter::only_allocator_events_when_steps_allow): such an event
   // is left out only when OnlyGroupLeft says so, its group id kept aside.
   // The pre-scan decides (LeavesOutByGroups) and tells the decoders where
   // the events it kept are (ChunkJob::kept_at, or left_out_bits).

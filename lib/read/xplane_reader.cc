@@ -248,12 +248,12 @@ class XSpaceReader {
   }
 
   // The same, the other way round, for the memory profile alone
-  // (EventStatFilter::only_allocator_events_when_grouped): on a plane with
+  // (EventStatFilter::only_allocator_events_when_steps_allow): on a plane with
   // allocator events and a group_id stat, every other event may be left
   // out (PlaneContext::OnlyGroupLeft decides); on one whose names give no
   // step, every other event is (MarkEventsLeftOutWithoutSteps).
   void MarkEventsLeftOutByGroups(PlaneContext& ctx, const Plane& plane) {
-    if (!options_.event_stats.only_allocator_events_when_grouped || options_.max_events != 0) return;
+    if (!options_.event_stats.only_allocator_events_when_steps_allow || options_.max_events != 0) return;
     const std::optional<StatKey> group_id = plane.FindStatKey(host_->strings, "group_id");
     if (!group_id) {
       MarkEventsLeftOutWithoutSteps(ctx, plane);
@@ -636,7 +636,7 @@ Host ReadOnce(std::string_view bytes, const std::string& path, Diagnostics& diag
 }
 
 // Whether the events left out for the memory profile could have grouped
-// the steps otherwise (EventStatFilter::only_allocator_events_when_grouped):
+// the steps otherwise (EventStatFilter::only_allocator_events_when_steps_allow):
 // when none of them had a group id, grouping may find no group in what was
 // kept and build its forest instead, unless no plane's names give the host
 // a step (schema::HostMayHaveSteps: the events of a host-threads plane
@@ -657,7 +657,7 @@ bool LeftOutCouldRegroup(const Host& host) {
 Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
                     const ReadOptions& options, const ReleaseFn& release, MemoryBudget& budget,
                     XSpaceEventSink* sink = nullptr) {
-  if (!options.event_stats.only_allocator_events_when_grouped || sink)
+  if (!options.event_stats.only_allocator_events_when_steps_allow || sink)
     return ReadOnce(bytes, path, diagnostics, options, release, budget, sink);
   const MemoryBudget before = budget;
   Diagnostics first;
@@ -672,7 +672,7 @@ Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics
   host = Host();
   budget = before;
   ReadOptions every = options;
-  every.event_stats.only_allocator_events_when_grouped = false;
+  every.event_stats.only_allocator_events_when_steps_allow = false;
   return ReadOnce(bytes, path, diagnostics, every, release, budget, sink);
 }
 

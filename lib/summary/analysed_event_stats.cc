@@ -101,8 +101,9 @@ EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysi
   // groups its allocator events into steps; where the capture was grouped
   // when taken (and no option chooses the steps otherwise), that is their
   // group ids.
-  filter.only_allocator_events_when_grouped = parts == SummaryParts(SummaryPart::kMemory) && !analysis.whole_trace &&
-                                              analysis.step_marker.empty() && analysis.steps_between.empty();
+  filter.only_allocator_events_when_steps_allow = parts == SummaryParts(SummaryPart::kMemory) &&
+                                                  !analysis.whole_trace && analysis.step_marker.empty() &&
+                                                  analysis.steps_between.empty();
   return filter;
 }
 

@@ -241,16 +241,18 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   // Without a marker the forest's steps start only at TensorFlow's roots
   // (Forest::Roots): a capture that has none and no ProfilerStep#N either
   // (JAX, a PyTorch trace recorded without prof.step()) would build it to
-  // find no step, unless it makes eager marks. What it would have counted
-  // (device events without a launch, which "get the step of the events
-  // before them") means nothing where there are no steps. JAX 114 MB:
+  // find no step, unless it makes eager marks. What it counts (device
+  // events without a launch, which "get the step of the events before
+  // them") means nothing where there are no steps: not reported then,
+  // whether or not marks built it, so every command says the same. JAX 114 MB:
   // `memory` 0.30 -> 0.23 s, peak 218 -> 173 MiB; `overview` 186 -> 138
   // MiB (docs/performance-history.md, session 41).
   const bool may_have_roots = MayHaveTensorFlowRoots(host);
+  const bool may_group = marker || may_have_roots;
   const bool forest_marks = run.eager && ReferenceMarksEager(host) && HasEagerExecute(host);
   Diagnostics forest_diagnostics;
   bool eager_handed = false;  // run.eager_ready has them.
-  if (!profiler_steps && !marker && !may_have_roots && !forest_marks) {
+  if (!profiler_steps && !may_group && !forest_marks) {
     out.group.Reset(host);
   } else if (!profiler_steps || may_have_roots) {
     Forest forest(host, forest_diagnostics, marker);
@@ -309,7 +311,7 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
     diagnostics.Add(diag_kind::kStepsProfilerStepMarker, "", out.groups.size());
     return out;
   }
-  diagnostics.Merge(forest_diagnostics);
+  if (may_group) diagnostics.Merge(forest_diagnostics);
   if (out.groups.empty() && marker)
     out.no_groups_reason = "no event matches --step-marker '" + options.step_marker + "'";
   else if (out.groups.empty() && host.framework == Framework::kPyTorch)

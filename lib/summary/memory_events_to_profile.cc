@@ -108,7 +108,7 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
   bool lines_differ = false;
   for (const Line& line : plane.lines) {
     // A line whose events the reader left out counts as read
-    // (EventStatFilter::only_allocator_events_when_grouped).
+    // (EventStatFilter::only_allocator_events_when_steps_allow).
     if (!line.HadEvents()) continue;
     if (earliest_ns != std::numeric_limits<int64_t>::max() && line.timestamp_ns != earliest_ns) lines_differ = true;
     earliest_ns = std::min(earliest_ns, line.timestamp_ns);

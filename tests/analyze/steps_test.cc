@@ -4,7 +4,9 @@
 
 #include "lib/analyze/overview_analysis.h"
 #include "lib/analyze/step_summary.h"
+#include "lib/model/step_markers.h"
 #include "lib/read/xplane_reader.h"
+#include "lib/summary/event_forest.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/planes_to_step_db.h"
 #include "tests/support/xspace_builder.h"
@@ -335,20 +337,28 @@ TEST_CASE("Grouping: a capture with no root and no marker finds no step, and cou
   // As a JAX capture: no _r stat, no TraceContext, no ExecutorState::Process,
   // no ProfilerStep#N. The kernel of correlation 9 has no launch; a forest
   // would count it, though no step exists for it to take.
-  XSpaceBuilder b;
-  b.Plane("/host:CPU")
-      .Line(1, "python3")
-      .Event("step", 0, 100 * kUs)
-      .Event("cuLaunchKernel", 10 * kUs, 5 * kUs, {{"correlation_id", uint64_t{7}}})
-      .Event("step", 200 * kUs, 100 * kUs)
-      .Event("cuLaunchKernel", 210 * kUs, 5 * kUs, {{"correlation_id", uint64_t{8}}});
-  b.Plane("/device:GPU:0", 0)
-      .Line(7, "Stream #7(Compute)", 0)
-      .Event("gemm", 20 * kUs, 10 * kUs, {{"correlation_id", uint64_t{7}}})
-      .Event("gemm", 220 * kUs, 10 * kUs, {{"correlation_id", uint64_t{8}}})
-      .Event("gemm", 240 * kUs, 10 * kUs, {{"correlation_id", uint64_t{9}}});
+  // With `eager`, a second thread runs an op under an EagerExecute.
+  auto capture = [](bool eager) {
+    XSpaceBuilder b;
+    auto& host = b.Plane("/host:CPU");
+    host.Line(1, "python3")
+        .Event("step", 0, 100 * kUs)
+        .Event("cuLaunchKernel", 10 * kUs, 5 * kUs, {{"correlation_id", uint64_t{7}}})
+        .Event("step", 200 * kUs, 100 * kUs)
+        .Event("cuLaunchKernel", 210 * kUs, 5 * kUs, {{"correlation_id", uint64_t{8}}});
+    if (eager)
+      host.Line(2, "tf_eager")
+          .Event("EagerExecute", 400 * kUs, 50 * kUs, {{"is_func", int64_t{0}}})
+          .Event("b/MatMul:MatMul", 410 * kUs, 20 * kUs);
+    b.Plane("/device:GPU:0", 0)
+        .Line(7, "Stream #7(Compute)", 0)
+        .Event("gemm", 20 * kUs, 10 * kUs, {{"correlation_id", uint64_t{7}}})
+        .Event("gemm", 220 * kUs, 10 * kUs, {{"correlation_id", uint64_t{8}}})
+        .Event("gemm", 240 * kUs, 10 * kUs, {{"correlation_id", uint64_t{9}}});
+    return b.Serialize();
+  };
   Diagnostics read;
-  Host h = ReadXSpaceBytes(b.Serialize(), "noroots.xplane.pb", read);
+  Host h = ReadXSpaceBytes(capture(false), "noroots.xplane.pb", read);
 
   Diagnostics d;
   EventGroups none = GroupEvents(h, d);
@@ -373,6 +383,41 @@ TEST_CASE("Grouping: a capture with no root and no marker finds no step, and cou
   CHECK(two.Of(1, 0, 2) == two.Of(0, 0, 2));
   CHECK(two.Of(0, 0, 0) != two.Of(0, 0, 2));
   CHECK(dm.Count("grouping.kernel_without_launch") == 1);
+
+  // With an EagerExecute the forest is built for the eager marks alone: it
+  // still finds no step and says nothing of the kernel, with or without
+  // the marks, as every command then reads the same.
+  Diagnostics read_eager;
+  Host he = ReadXSpaceBytes(capture(true), "noroots_eager.xplane.pb", read_eager);
+  for (const bool marks : {true, false}) {
+    INFO("eager marks " << marks);
+    GroupingRun run;
+    run.eager = marks;
+    Diagnostics de;
+    EventGroups g = GroupEvents(he, de, {}, run);
+    CHECK(g.groups.empty());
+    CHECK(g.eager.empty() != marks);
+    CHECK(de.Count("grouping.kernel_without_launch") == 0);
+  }
+}
+
+TEST_CASE("Grouping: the names that may give a host steps are the forest's roots", "[steps]") {
+  // schema::IsStepRootEventName (the reader's and the forest skip's list)
+  // against the forest's own kinds, over every name the forest knows.
+  using grouping_internal::Kind;
+  for (const char* name : {"TraceContext", "FunctionRun", "SessionRun", "RunGraph", "ExecutorState::Process",
+                           "IteratorGetNextOp::DoCompute", "IteratorGetNextAsOptionalOp::DoCompute", "EagerExecute",
+                           "InstantiatedCapturedFunction::Run", "ProcessBatch", "OrbaxServing::ProcessBatch",
+                           "BatchingSessionRun", "ProfilerStep#1", "train", "MatMul:MatMul", "", "TraceContext "}) {
+    INFO(name);
+    const Kind k = grouping_internal::KindOfName(name);
+    const bool root = k == Kind::kTraceContext || k == Kind::kProcessBatch || k == Kind::kBatchingSessionRun ||
+                      k == Kind::kExecutorProcess;
+    CHECK(schema::IsStepRootEventName(name) == root);
+  }
+  CHECK(schema::IsProfilerStepName("ProfilerStep#12"));
+  CHECK_FALSE(schema::IsProfilerStepName("ProfilerStep#"));
+  CHECK_FALSE(schema::IsProfilerStepName("ProfilerStep#1a"));
 }
 
 TEST_CASE("Step breakdown: priorities resolve overlaps, host events count by default", "[steps]") {

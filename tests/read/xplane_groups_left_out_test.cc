@@ -1,6 +1,6 @@
 // The XSpace reader leaving out, for the memory profile alone, the host
 // events beside the allocator events of a capture grouped when taken
-// (EventStatFilter::only_allocator_events_when_grouped): which events it
+// (EventStatFilter::only_allocator_events_when_steps_allow): which events it
 // keeps, the group ids it keeps aside, the lines cut into chunks of any
 // size, and the captures it reads again with every event.
 #include <catch2/catch.hpp>
@@ -29,7 +29,7 @@ namespace {
 EventStatFilter MemoryAlone() {
   EventStatFilter kept = EventStatFilter::Only({"group_id", "step_name", "bytes_allocated", "allocator_name"});
   kept.allocator_records = true;
-  kept.only_allocator_events_when_grouped = true;
+  kept.only_allocator_events_when_steps_allow = true;
   return kept;
 }
 
@@ -94,7 +94,7 @@ TEST_CASE("Memory alone keeps the allocator events and those naming a step, and 
   CHECK(cpu.lines[0].events_left_out == 4);
   // Every other command reads them all.
   EventStatFilter other = MemoryAlone();
-  other.only_allocator_events_when_grouped = false;
+  other.only_allocator_events_when_steps_allow = false;
   CHECK(Read(bytes, other).planes[0].lines[0].events.size() == 9);
 }
 
@@ -275,10 +275,14 @@ TEST_CASE("Memory alone reads only the allocator events of a host whose names gi
 
   // Any name that may give a step keeps every event: a root-level stat, a
   // root's name, a TF1 loop's executor, PyTorch's step marker.
-  for (const auto& [name, stats] : std::vector<std::pair<std::string, StatList>>{{"train", {{"_r", int64_t{1}}}},
-                                                                                 {"TraceContext", {}},
-                                                                                 {"ExecutorState::Process", {}},
-                                                                                 {"ProfilerStep#3", {}}}) {
+  const std::vector<std::pair<std::string, StatList>> markers = {{"train", {{"_r", int64_t{1}}}},
+                                                                 {"TraceContext", {}},
+                                                                 {"ExecutorState::Process", {}},
+                                                                 {"ProcessBatch", {}},
+                                                                 {"OrbaxServing::ProcessBatch", {}},
+                                                                 {"BatchingSessionRun", {}},
+                                                                 {"ProfilerStep#3", {}}};
+  for (const auto& [name, stats] : markers) {
     INFO(name);
     XSpaceBuilder marked;
     marked.Plane("/host:CPU", 0)

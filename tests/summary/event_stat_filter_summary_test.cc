@@ -349,19 +349,19 @@ TEST_CASE(
 
 TEST_CASE("Events beside the allocator events are left out for the memory profile alone, on its own steps",
           "[filter][summary]") {
-  CHECK(EventStatsFor(SummaryPart::kMemory, {}).only_allocator_events_when_grouped);
+  CHECK(EventStatsFor(SummaryPart::kMemory, {}).only_allocator_events_when_steps_allow);
   AnalysisOptions xprof;
   xprof.compat = Compat::kXprof;
-  CHECK(EventStatsFor(SummaryPart::kMemory, xprof).only_allocator_events_when_grouped);
+  CHECK(EventStatsFor(SummaryPart::kMemory, xprof).only_allocator_events_when_steps_allow);
   for (SummaryParts parts : testing::CommandParts())
     if (!(parts == SummaryParts(SummaryPart::kMemory)))
-      CHECK_FALSE(EventStatsFor(parts, {}).only_allocator_events_when_grouped);
+      CHECK_FALSE(EventStatsFor(parts, {}).only_allocator_events_when_steps_allow);
   AnalysisOptions whole, marker, between;
   whole.whole_trace = true;
   marker.step_marker = "MatMul";
   between.steps_between = "train";
   for (const AnalysisOptions& a : {whole, marker, between})
-    CHECK_FALSE(EventStatsFor(SummaryPart::kMemory, a).only_allocator_events_when_grouped);
+    CHECK_FALSE(EventStatsFor(SummaryPart::kMemory, a).only_allocator_events_when_steps_allow);
 }
 
 // A capture grouped when taken: two steps whose names only their root
