@@ -259,12 +259,7 @@ class XSpaceReader {
       MarkEventsLeftOutWithoutSteps(ctx, plane);
       return;
     }
-    if (*group_id > kMaxStatKey) return;
-    std::vector<uint8_t> skip = AllocatorEventNames(plane);
-    if (skip.empty()) return;
-    for (uint8_t& s : skip) s = !s;
-    ctx.skip_event = std::move(skip);
-    budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
+    if (*group_id > kMaxStatKey || !SkipAllButAllocatorEvents(ctx, plane)) return;
     ctx.leaves_out_by_groups = true;
     ctx.group_id_key = *group_id;
     if (const std::optional<StatKey> step_name = plane.FindStatKey(host_->strings, "step_name"))
@@ -278,13 +273,20 @@ class XSpaceReader {
   // alone, its stats unread. Another plane's names may still give the host
   // steps: the capture is then read again whole (LeftOutCouldRegroup).
   void MarkEventsLeftOutWithoutSteps(PlaneContext& ctx, const Plane& plane) {
-    if (schema::PlaneMayHaveSteps(*host_, plane)) return;
+    if (schema::PlaneMayHaveSteps(*host_, plane) || !SkipAllButAllocatorEvents(ctx, plane)) return;
+    ctx.leaves_out_all_but_allocator = true;
+  }
+
+  // Marks every event name of the plane but the allocator events' skipped
+  // (PlaneContext::skip_event); false, marking none, when it has no
+  // allocator event (nothing for the memory profile to read there).
+  bool SkipAllButAllocatorEvents(PlaneContext& ctx, const Plane& plane) {
     std::vector<uint8_t> skip = AllocatorEventNames(plane);
-    if (skip.empty()) return;
+    if (skip.empty()) return false;
     for (uint8_t& s : skip) s = !s;
     ctx.skip_event = std::move(skip);
     budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
-    ctx.leaves_out_all_but_allocator = true;
+    return true;
   }
 
   // Which stats the host's allocator events that are read leave out

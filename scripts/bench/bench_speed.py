@@ -39,6 +39,10 @@ KINETO_TRACE = "hta/negative_queue_length_values_check/rank0.json.gz"
 # the T4 capture (grouped when taken) never does; BFC allocator events.
 TF_CPU_XPLANE = os.path.join(ROOT, "testdata/captures/tf_memory/plugins/profile/2026_11_21_08_22_42/"
                              "tfprof-capture.xplane.pb")
+# JAX 0.8 on an AMD MI300X (attention): small host events with no step
+# names (no group ids, roots or ProfilerStep#N), XLA's BFC allocator events,
+# device events with hlo_op stats. The shape of a JAX user's capture.
+JAX_XPLANE = "tracelens/mi300/jax08_attention/tw003.xplane.pb"
 
 # Per input kind: our commands and the reference run that does the same work.
 XPROF_TOOLS = {
@@ -60,6 +64,7 @@ INPUTS = {
     "kineto": {"commands": HTA_ANALYSES, "reference": "hta"},
     # CPU only: no kernel-stats.
     "tfcpu": {"commands": {k: v for k, v in XPROF_TOOLS.items() if k != "kernel-stats"}, "reference": "xprof"},
+    "jax": {"commands": XPROF_TOOLS, "reference": "xprof"},
     # TF's trace viewer JSON carries no kernel details, so kernel-stats
     # answers "analysis unavailable" (exit 4) on it; memory has no events.
     "tfjson": {"commands": {"info": None, "overview": None, "op-stats": None},
@@ -180,7 +185,8 @@ def build_inputs(args, kinds, sizes):
     for mib in sizes:
         for kind, name, src, what in (
                 ("xplane", "big", os.path.join(CORPUS, T4_XPLANE), "the T4 capture of the corpus (set TFPROF_CORPUS)"),
-                ("tfcpu", "tfcpu", TF_CPU_XPLANE, "the project's tf_memory test capture")):
+                ("tfcpu", "tfcpu", TF_CPU_XPLANE, "the project's tf_memory test capture"),
+                ("jax", "jax", os.path.join(CORPUS, JAX_XPLANE), "the MI300X JAX capture of the corpus (set TFPROF_CORPUS)")):
             if kind not in kinds:
                 continue
             out = os.path.join(args.bench_dir, f"{name}_{mib}.xplane.pb")
@@ -391,7 +397,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,1024", help="MiB, comma-separated (default 100,1024)")
     parser.add_argument("--inputs", default="xplane,tfcpu,kineto,tfjson",
-                        help="which of xplane,tfcpu,kineto,tfjson (default all)")
+                        help="which of xplane,tfcpu,jax,kineto,tfjson (default all but jax)")
     parser.add_argument("--commands", default="",
                         help="comma-separated subset of info,overview,op-stats,kernel-stats,"
                              "input-pipeline,memory (default all that apply)")
@@ -420,7 +426,7 @@ def main():
     kinds = [k for k in args.inputs.split(",") if k]
     for k in kinds:
         if k not in INPUTS:
-            sys.exit(f"bench_speed: unknown input '{k}' (xplane, tfcpu, kineto, tfjson)")
+            sys.exit(f"bench_speed: unknown input '{k}' (xplane, tfcpu, jax, kineto, tfjson)")
     args.commands = [c for c in args.commands.split(",") if c]
     args.skip_ref = ["xprof", "hta"] if args.skip_ref == "all" else args.skip_ref.split(",")
     need(args.bin, "build it: ninja -C build tfprof-analyze")

@@ -5,7 +5,7 @@
 #   scripts/bench/bench_speed.sh [options]      (options: bench_speed.py --help)
 #
 #   --sizes 100,1024        MiB of each input (default both)
-#   --inputs xplane,tfcpu,kineto,tfjson
+#   --inputs xplane,tfcpu,kineto,tfjson     (jax too when named)
 #   --commands overview,kernel-stats,...        (default: all that apply)
 #   --reps 3                best of N for ours, and for the references of
 #                           inputs up to 256 MiB (--ref-reps-max-mib; one above)
@@ -17,6 +17,8 @@
 # Keras capture of the corpus, grouped when taken), tfcpu_<MiB>.xplane.pb (the
 # same from testdata/captures/tf_memory, a current TF CPU capture that every
 # grouping command groups itself; its link ids renumbered per copy),
+# jax_<MiB>.xplane.pb (the same from the corpus's MI300X JAX attention
+# capture: no step names, XLA's allocator events; only with --inputs jax),
 # kineto_<MiB>.json (make_big_json.py from an A100
 # Kineto trace of the corpus), tfjson_<MiB>.json (the same from the T4 run's
 # TensorFlow trace.json.gz).

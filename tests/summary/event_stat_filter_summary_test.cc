@@ -364,27 +364,34 @@ TEST_CASE("Events beside the allocator events are left out for the memory profil
     CHECK_FALSE(EventStatsFor(SummaryPart::kMemory, a).only_allocator_events_when_steps_allow);
 }
 
+// A BFC allocator event's stats: `in_use` bytes after it, of `bytes`
+// allocated or freed at `addr`.
+testing::StatList AllocatorEventStats(int64_t in_use, int64_t bytes, uint64_t addr) {
+  return {{"allocator_name", std::string("GPU_0_bfc")},
+          {"bytes_reserved", int64_t{0}},
+          {"bytes_allocated", in_use},
+          {"bytes_available", int64_t{1} << 30},
+          {"fragmentation", 0.25},
+          {"peak_bytes_in_use", in_use},
+          {"requested_bytes", bytes},
+          {"allocation_bytes", bytes},
+          {"addr", addr},
+          {"tf_op", std::string("dense/MatMul")},
+          {"region_type", std::string("output")},
+          {"data_type", int64_t{1}},
+          {"shape", std::string("(32,10)")}};
+}
+
 // A capture grouped when taken: two steps whose names only their root
 // events hold, ops of a third group that no allocator event has, and a
 // BFC allocator's events in both steps.
 std::string GroupedMemoryCapture() {
   testing::XSpaceBuilder space;
   auto& host = space.Plane("/host:CPU", 0);
-  auto allocation = [](int64_t group, int64_t in_use, int64_t bytes, uint64_t addr) -> testing::StatList {
-    return {{"allocator_name", std::string("GPU_0_bfc")},
-            {"bytes_reserved", int64_t{0}},
-            {"bytes_allocated", in_use},
-            {"bytes_available", int64_t{1} << 30},
-            {"fragmentation", 0.25},
-            {"peak_bytes_in_use", in_use},
-            {"requested_bytes", bytes},
-            {"allocation_bytes", bytes},
-            {"addr", addr},
-            {"tf_op", std::string("dense/MatMul")},
-            {"region_type", std::string("output")},
-            {"data_type", int64_t{1}},
-            {"shape", std::string("(32,10)")},
-            {"group_id", group}};
+  auto allocation = [](int64_t group, int64_t in_use, int64_t bytes, uint64_t addr) {
+    testing::StatList stats = AllocatorEventStats(in_use, bytes, addr);
+    stats.push_back({"group_id", group});
+    return stats;
   };
   host.Line(1, "tf_Compute", 1'000)
       .Event("train", 0, 5'000'000, {{"group_id", int64_t{1}}, {"step_name", std::string("train 1")}})
@@ -438,21 +445,7 @@ TEST_CASE("The memory profile of a capture grouped when taken is the same with i
 std::string UngroupedMemoryCapture() {
   testing::XSpaceBuilder space;
   auto& host = space.Plane("/host:CPU", 0);
-  auto allocation = [](int64_t in_use, int64_t bytes, uint64_t addr) -> testing::StatList {
-    return {{"allocator_name", std::string("GPU_0_bfc")},
-            {"bytes_reserved", int64_t{0}},
-            {"bytes_allocated", in_use},
-            {"bytes_available", int64_t{1} << 30},
-            {"fragmentation", 0.25},
-            {"peak_bytes_in_use", in_use},
-            {"requested_bytes", bytes},
-            {"allocation_bytes", bytes},
-            {"addr", addr},
-            {"tf_op", std::string("jit_train/dot")},
-            {"region_type", std::string("output")},
-            {"data_type", int64_t{1}},
-            {"shape", std::string("(32,10)")}};
-  };
+  const auto allocation = AllocatorEventStats;
   host.Line(1, "python3", 1'000)
       .Event("PjitFunction(train)", 0, 5'000'000, {})
       .Event("ThunkExecutor::Execute", 10'000, 20'000, {{"hlo_op", std::string("dot.1")}})
