@@ -231,14 +231,14 @@ class XSpaceReader {
   // Which of the plane's event names the command leaves out of its lines
   // (ReadOptions::event_stats.keep_allocator_events): the host's allocator
   // events; or, for the memory profile alone, every other event
-  // (MarkEventsLeftOutByGroups). None marked: every event is decoded (or,
+  // (MarkEventsLeftOutForMemory). None marked: every event is decoded (or,
   // for a command that reads no host-thread event, none: nothing to tell
   // apart).
   void MarkSkippedEvents(PlaneContext& ctx, const Plane& plane) {
     const EventStatFilter& kept = options_.event_stats;
     if (!kept.keep_host_thread_events || host_->PlaneName(plane) != schema::kHostThreadsPlane) return;
     if (kept.keep_allocator_events) {
-      if (!kept.keep_all) MarkEventsLeftOutByGroups(ctx, plane);
+      if (!kept.keep_all) MarkEventsLeftOutForMemory(ctx, plane);
       return;
     }
     std::vector<uint8_t> skip = AllocatorEventNames(plane);
@@ -252,7 +252,7 @@ class XSpaceReader {
   // allocator events and a group_id stat, every other event may be left
   // out (PlaneContext::OnlyGroupLeft decides); on one whose names give no
   // step, every other event is (MarkEventsLeftOutWithoutSteps).
-  void MarkEventsLeftOutByGroups(PlaneContext& ctx, const Plane& plane) {
+  void MarkEventsLeftOutForMemory(PlaneContext& ctx, const Plane& plane) {
     if (!options_.event_stats.only_allocator_events_when_steps_allow || options_.max_events != 0) return;
     const std::optional<StatKey> group_id = plane.FindStatKey(host_->strings, "group_id");
     if (!group_id) {

@@ -249,12 +249,15 @@ EventGroups GroupEvents(const Host& host, Diagnostics& diagnostics, const Analys
   // MiB (docs/performance-history.md, session 41).
   const bool may_have_roots = MayHaveTensorFlowRoots(host);
   const bool may_group = marker || may_have_roots;
-  const bool forest_marks = run.eager && ReferenceMarksEager(host) && HasEagerExecute(host);
+  // (A capture with ProfilerStep#N and no TensorFlow root takes its steps'
+  // own forest below.)
+  const bool build_forest =
+      may_have_roots ||
+      (!profiler_steps && (marker || (run.eager && ReferenceMarksEager(host) && HasEagerExecute(host))));
   Diagnostics forest_diagnostics;
   bool eager_handed = false;  // run.eager_ready has them.
-  if (!profiler_steps && !may_group && !forest_marks) {
-    out.group.Reset(host);
-  } else if (!profiler_steps || may_have_roots) {
+  if (!build_forest && !profiler_steps) out.group.Reset(host);
+  if (build_forest) {
     Forest forest(host, forest_diagnostics, marker);
     PhaseTimer build_phase("grouping: forest");
     forest.Build(threads, run.min_parallel_events);

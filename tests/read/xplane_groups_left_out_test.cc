@@ -48,6 +48,15 @@ StatList Allocation(int64_t group) {
   return {{"allocator_name", std::string("GPU_0_bfc")}, {"bytes_allocated", int64_t{4096}}, {"group_id", group}};
 }
 
+// A host threads' line of an op and an allocation, with no step name: the
+// line the tests below add a name to, or a plane after it.
+tfprof::testing::LineBuilder OpAndAllocation(XSpaceBuilder& space) {
+  return space.Plane("/host:CPU", 0)
+      .Line(1, "tf_Compute", 1'000)
+      .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"m"}}})
+      .Event("MemoryAllocation", 100, 0, {{"bytes_allocated", int64_t{1}}});
+}
+
 // The names of a line's events, in order.
 std::vector<std::string> Names(const Host& h, const Line& line) {
   std::vector<std::string> out;
@@ -285,11 +294,7 @@ TEST_CASE("Memory alone reads only the allocator events of a host whose names gi
   for (const auto& [name, stats] : markers) {
     INFO(name);
     XSpaceBuilder marked;
-    marked.Plane("/host:CPU", 0)
-        .Line(1, "tf_Compute", 1'000)
-        .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"m"}}})
-        .Event("MemoryAllocation", 100, 0, {{"bytes_allocated", int64_t{1}}})
-        .Event(name, 200, 50, stats);
+    OpAndAllocation(marked).Event(name, 200, 50, stats);
     const Host all = Read(marked.Serialize(), MemoryAlone());
     CHECK(all.planes[0].lines[0].events.size() == 3);
     CHECK(all.planes[0].EventsLeftOut() == 0);
@@ -303,10 +308,7 @@ TEST_CASE("Memory alone reads a host again whole when a plane after its threads'
   // stat: grouping could find steps in the host's events, which are read
   // again.
   XSpaceBuilder space;
-  space.Plane("/host:CPU", 0)
-      .Line(1, "tf_Compute", 1'000)
-      .Event("MatMul:MatMul", 0, 2'000, {{"tf_op", Ref{"m"}}})
-      .Event("MemoryAllocation", 100, 0, {{"bytes_allocated", int64_t{1}}});
+  OpAndAllocation(space);
   space.Plane("/device:GPU:0", 1).Line(7, "Stream #7", 1'000).Event("gemm", 0, 10, {{"_r", int64_t{1}}});
   const Host h = Read(space.Serialize(), MemoryAlone());
   CHECK(h.planes[0].lines[0].events.size() == 2);

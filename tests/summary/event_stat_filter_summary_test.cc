@@ -364,6 +364,33 @@ TEST_CASE("Events beside the allocator events are left out for the memory profil
     CHECK_FALSE(EventStatsFor(SummaryPart::kMemory, a).only_allocator_events_when_steps_allow);
 }
 
+// The memory summary of a capture file as `memory` alone reads it,
+// checked the same as read with every event.
+std::string MemorySummaryReadBothWays(const std::string& path) {
+  const std::string kept = SummaryBytes(path, SummaryPart::kMemory, EventStatsFor(SummaryPart::kMemory, {}), {});
+  CHECK(kept == SummaryBytes(path, SummaryPart::kMemory, EventStatFilter(), {}));
+  return kept;
+}
+
+// What `memory` alone leaves out of a capture file's hosts' first planes:
+// the events, and the group ids it keeps aside.
+struct LeftOutForMemory {
+  uint64_t events = 0, group_ids = 0;
+};
+LeftOutForMemory LeftOutReadingForMemory(const std::string& path) {
+  RunReadOptions read;
+  read.read.event_stats = EventStatsFor(SummaryPart::kMemory, {});
+  LeftOutForMemory out;
+  read.visit = [&](const Host& host) {
+    out.events += host.planes[0].EventsLeftOut();
+    out.group_ids += host.planes[0].left_out_group_ids.size();
+  };
+  SummaryOptions options;
+  options.parts = SummaryPart::kMemory;
+  CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
+  return out;
+}
+
 // A BFC allocator event's stats: `in_use` bytes after it, of `bytes`
 // allocated or freed at `addr`.
 testing::StatList AllocatorEventStats(int64_t in_use, int64_t bytes, uint64_t addr) {
@@ -411,12 +438,9 @@ std::string GroupedMemoryCapture() {
 
 TEST_CASE("The memory profile of a capture grouped when taken is the same with its other events left out",
           "[filter][summary]") {
-  const std::string dir = testing::TempDir();
-  const std::string path = dir + "/grouped.xplane.pb";
+  const std::string path = testing::TempDir() + "/grouped.xplane.pb";
   testing::WriteFile(path, GroupedMemoryCapture());
-  const EventStatFilter memory = EventStatsFor(SummaryPart::kMemory, {});
-  const std::string kept = SummaryBytes(path, SummaryPart::kMemory, memory, {});
-  CHECK(kept == SummaryBytes(path, SummaryPart::kMemory, EventStatFilter(), {}));
+  const std::string kept = MemorySummaryReadBothWays(path);
   // Teeth: the peak is in step 2, named by its root event; without the
   // left-out ops' group 9 the steps would differ, and without the line
   // whose events are all left out, time 0.
@@ -429,15 +453,10 @@ TEST_CASE("The memory profile of a capture grouped when taken is the same with i
   CHECK(run.hosts[0].memory.time_zero_ps == -500'000);     // The first line (1,000 ns) sets the origin.
   CHECK(profiles[0].peak_time_ps == 6'011'000 + 500'000);  // Since the first thread's start, 500 ns before.
   CHECK(run.hosts[0].memory.step_names == std::map<int64_t, std::string>{{1, "train 1"}, {2, "train 2"}, {9, "9"}});
-  // And the ops were left out.
-  RunReadOptions read;
-  read.read.event_stats = memory;
-  uint64_t left_out = 0;
-  read.visit = [&](const Host& host) { left_out += host.planes[0].EventsLeftOut(); };
-  SummaryOptions options;
-  options.parts = SummaryPart::kMemory;
-  CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
-  CHECK(left_out == 4);
+  // And the ops were left out, their groups 1, 2 and 9 kept aside.
+  const LeftOutForMemory left_out = LeftOutReadingForMemory(path);
+  CHECK(left_out.events == 4);
+  CHECK(left_out.group_ids == 3);
 }
 
 // The same allocations in a capture whose names give no step (no group
@@ -459,12 +478,9 @@ std::string UngroupedMemoryCapture() {
 
 TEST_CASE("The memory profile of a capture that can have no step is the same with its other events left out",
           "[filter][summary]") {
-  const std::string dir = testing::TempDir();
-  const std::string path = dir + "/ungrouped.xplane.pb";
+  const std::string path = testing::TempDir() + "/ungrouped.xplane.pb";
   testing::WriteFile(path, UngroupedMemoryCapture());
-  const EventStatFilter memory = EventStatsFor(SummaryPart::kMemory, {});
-  const std::string kept = SummaryBytes(path, SummaryPart::kMemory, memory, {});
-  CHECK(kept == SummaryBytes(path, SummaryPart::kMemory, EventStatFilter(), {}));
+  const std::string kept = MemorySummaryReadBothWays(path);
   // Teeth: no steps, and the time 0 of the thread none of whose events is
   // kept.
   const RunSummary run = RunSummaryFromBytes(kept, path);
@@ -478,17 +494,9 @@ TEST_CASE("The memory profile of a capture that can have no step is the same wit
   CHECK(profile.step_names.empty());
   CHECK_THAT(profile.no_steps_reason, Catch::Contains("no step markers"));
   // And the other three events were left out, their group ids not read.
-  RunReadOptions read;
-  read.read.event_stats = memory;
-  uint64_t left_out = 0;
-  read.visit = [&](const Host& host) {
-    left_out += host.planes[0].EventsLeftOut();
-    CHECK(host.planes[0].left_out_group_ids.empty());
-  };
-  SummaryOptions options;
-  options.parts = SummaryPart::kMemory;
-  CapturesToRunSummary(DiscoverInput(path, "", false), read, options);
-  CHECK(left_out == 3);
+  const LeftOutForMemory left_out = LeftOutReadingForMemory(path);
+  CHECK(left_out.events == 3);
+  CHECK(left_out.group_ids == 0);
 }
 
 TEST_CASE("Allocator events read without TensorFlow's pending step id, which no analysis reads there",
