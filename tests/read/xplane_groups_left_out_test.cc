@@ -422,3 +422,35 @@ TEST_CASE("Memory alone leaves out of a real capture grouped when taken exactly 
   CHECK(read->left_out_group_ids == ids);
   CHECK(allocator > 0);
 }
+
+TEST_CASE("Memory alone reads only the allocator events of a real JAX capture, which gives no step",
+          "[xplane][filter][corpus]") {
+  // JAX 0.8 on an MI300X: no group ids, roots or ProfilerStep#N. Counted on
+  // the whole model: every host event but the allocator events is left out.
+  const std::string path = tfprof::testing::CorpusPath("tracelens/mi300/jax08_attention/tw003.xplane.pb");
+  if (path.empty()) {
+    tfprof::testing::SkipTest("no corpus (set TFPROF_CORPUS)");
+    return;
+  }
+  Diagnostics diag;
+  const Host whole = ReadXSpaceFile(path, diag, ReadOptions());
+  const Plane* cpu = whole.FindPlane(schema::kHostThreadsPlane);
+  REQUIRE(cpu);
+  uint64_t allocator = 0;
+  for (const Line& line : cpu->lines)
+    for (const Event& e : line.events) allocator += schema::IsAllocatorEvent(whole.EventName(*cpu, e));
+  REQUIRE(allocator > 100);
+  REQUIRE(cpu->EventCount() > 2 * allocator);
+  ReadOptions memory_options;
+  memory_options.event_stats = MemoryAlone();
+  const Host memory = ReadXSpaceFile(path, diag, memory_options);
+  const Plane* read = memory.FindPlane(schema::kHostThreadsPlane);
+  REQUIRE(read);
+  CHECK(read->EventCount() == allocator);
+  CHECK(read->EventsLeftOut() == cpu->EventCount() - allocator);
+  CHECK(read->left_out_group_ids.empty());
+  CHECK(read->allocator_records_complete);
+  size_t records = 0;
+  for (const AllocatorRecordBlock& block : read->allocator_records) records += block.records.size();
+  CHECK(records == allocator);
+}
