@@ -88,15 +88,39 @@ struct EventStatFilter {
   // session.run line). Counted in Line::events_left_out. In
   // the T4 capture these are 60% of the host's events: `memory` 5% fewer
   // instructions, peak 104 -> 77 MiB at 103 MiB and 936 -> 668 MiB at 1 GB.
-  // On a host-threads plane without a group_id stat whose names give its
-  // host no step at all (schema::PlaneMayHaveSteps: no root-level stat, no
-  // root's name, no ProfilerStep#N; a JAX capture), where grouping finds
-  // no step in any event, every event but the allocator events is left
-  // out by its name, its stats unread, and no group id is kept; the host
-  // is read again whole when another plane's names may give it steps
-  // (schema::HostMayHaveSteps). JAX 114 MB, 7 alternated rounds: `memory`
-  // 0.28 -> 0.14 s, peak 173 -> 53 MiB.
+  // (On a plane whose names give the host no step, the memory profile
+  // alone reads only the allocator events: events_read_without_steps.)
   bool only_allocator_events_when_steps_allow = false;
+
+  // Without keep_all (set by lib/summary/events_read_without_steps.h for
+  // the command's analyses): what they read of a host-threads plane whose
+  // names give its host no step (schema::PlaneMayHaveSteps: no group_id or
+  // root-level stat, no root's name, no ProfilerStep#N: every JAX capture,
+  // whose Python tracer line is most of its host's events). Grouping
+  // finds no step there and builds no event forest, so an analysis reads
+  // such a plane's events only by their names or by a few stats; every
+  // other event is framed but left out of its line. Per event name (and
+  // display name): kRead, kUnread, or kWholePlane where an analysis reads
+  // the plane's every event (tf.data's nesting, an EagerExecute's forest):
+  // nothing is left out of that plane. Null: nothing is left out so.
+  enum class StepLessUse : uint8_t { kUnread, kRead, kWholePlane };
+  using StepLessUseOfName = StepLessUse (*)(uint32_t parts, std::string_view name, std::string_view display_name);
+  StepLessUseOfName use_without_steps = nullptr;
+  uint32_t use_parts = 0;  // The parts use_without_steps is asked for.
+  // An event of an unread name that carries one of these stats is read
+  // all the same (XLA:CPU ops' hlo_op, a launch's correlation_id, ...);
+  // so is one whose stats the pre-scan cannot tell apart as protobuf's
+  // writers put them (PlaneContext::OnlyGroupLeft). None: decided on the
+  // name alone, the stats unread. What the reader would say of an event
+  // left out goes unsaid, as for keep_allocator_events. Nothing is left
+  // out under --max-events, nor when the events are streamed. The host is
+  // read again whole when another plane's names may give it steps
+  // (schema::HostMayHaveSteps) or ask for a whole plane. Counted in
+  // Line::events_left_out and Host::events_left_out_without_steps.
+  std::vector<std::string_view> stats_read_without_steps;
+  StepLessUse UseWithoutSteps(std::string_view name, std::string_view display_name) const {
+    return use_without_steps ? use_without_steps(use_parts, name, display_name) : StepLessUse::kWholePlane;
+  }
 
   static EventStatFilter Only(std::vector<std::string_view> kept) { return {false, std::move(kept)}; }
   // Every event of every line decoded (whatever stats are kept): for
@@ -107,6 +131,7 @@ struct EventStatFilter {
     keep_device_events = true;
     keep_allocator_events = true;
     only_allocator_events_when_steps_allow = false;
+    use_without_steps = nullptr;
   }
   bool Keeps(std::string_view name) const {
     return keep_all || std::find(names.begin(), names.end(), name) != names.end();

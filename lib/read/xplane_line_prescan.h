@@ -340,9 +340,11 @@ class LinePrescan {
       kept_count = 0;
       for (size_t k : left_out.kept) kept_count += k;
       line.events_left_out = event_count - kept_count;
-      if (ctx.leaves_out_by_groups) {
+      if (ctx.without_steps) {
+        host_->events_left_out_without_steps += line.events_left_out;
+      } else if (ctx.leaves_out_by_groups) {
         KeepGroupIdsOfLine(left_out.group_ids, ctx.plane->left_out_group_ids);
-      } else if (!ctx.leaves_out_all_but_allocator) {
+      } else {
         host_->allocator_events_skipped += event_count - kept_count;
       }
     }

@@ -49,8 +49,9 @@ struct PlaneContext {
   // Per event metadata: 1 when the command leaves such events out of their
   // lines (ReadOptions::event_stats.keep_allocator_events: the allocator
   // events; only_allocator_events_when_steps_allow: the others, those that
-  // LeavesOutByGroups takes, or all of them where
-  // leaves_out_all_but_allocator). Empty: none.
+  // LeavesOutByGroups takes; use_without_steps: the names no analysis
+  // reads, all of them unless leaves_out_by_groups, else those
+  // LeavesOutByGroups takes). Empty: none.
   std::vector<uint8_t> skip_event;
   bool SkipsMetadataId(int64_t meta_id) const { return SkipsMetadata(event_map.Find(meta_id)); }
   // The same, by the metadata's index (event_map.Find), for a decoder that
@@ -124,11 +125,22 @@ struct PlaneContext {
   // the events it kept are (ChunkJob::kept_at, or left_out_bits).
   bool leaves_out_by_groups = false;
   uint32_t group_id_key = IdMap::kMissing, step_name_key = IdMap::kMissing;
-  // With skip_event set for the events that are not allocator events, on a
-  // plane whose names give its host no step (schema::PlaneMayHaveSteps):
-  // every such event is left out by its name (LeavesOut), nothing kept
-  // aside.
-  bool leaves_out_all_but_allocator = false;
+  // On a plane whose names give its host no step (EventStatFilter::
+  // use_without_steps), with skip_event set for the names no analysis
+  // reads: `without_steps`; and, where no stat could make an analysis read
+  // such an event (reads_event_with_stat empty), every one of them is left
+  // out by its name (LeavesOut), its stats unread; else the pre-scan
+  // decides as when leaving out by groups (leaves_out_by_groups), with no
+  // group id to keep.
+  bool without_steps = false;
+  // Per StatKey: 1 for a stat that makes an analysis read the event
+  // carrying it whatever its name (EventStatFilter::
+  // stats_read_without_steps): OnlyGroupLeft refuses such an event, as it
+  // does one naming a step. Empty: none.
+  std::vector<uint8_t> reads_event_with_stat;
+  bool ReadsEventWith(uint32_t key) const {
+    return key == step_name_key || (key < reads_event_with_stat.size() && reads_event_with_stat[key]);
+  }
 
   // The one rule the pre-scan and the decoder share, so that they agree on
   // every line's count: an event is left out when its first field is its
@@ -154,8 +166,8 @@ struct PlaneContext {
   // the memory profile reads but one group id: offsets and durations, and
   // stats each written as protobuf writes them (a metadata id, then one
   // value field ending with the stat; a reference naming a defined stat)
-  // that are neither step_name nor a second group_id or one not stored as
-  // an integer. `group`: that group id (Stat::AsInt), where *has_group.
+  // that are neither step_name (nor a stat ReadsEventWith) nor a second
+  // group_id or one not stored as an integer. `group`: that group id (Stat::AsInt), where *has_group.
   // Never throws: an event it does not take is decoded as usual, which
   // says what is wrong with it. kShortStats: common stats read by
   // ShortStat (false only to test it against the general reading).
@@ -190,7 +202,7 @@ struct PlaneContext {
           !OneValue(s, stat_end, &value_tag, &value))
         return false;
       const uint32_t key = stat_map.Find(static_cast<int64_t>(id));
-      if (key == IdMap::kMissing || key == step_name_key) return false;
+      if (key == IdMap::kMissing || ReadsEventWith(key)) return false;
       if (key != group_id_key) {
         if (value_tag == ((kStatRef << 3) | kVarint) && stat_map.Find(static_cast<int64_t>(value)) == IdMap::kMissing)
           return false;
@@ -251,7 +263,7 @@ struct PlaneContext {
       return Verdict::kRefused;
     }
     const uint32_t key = stat_map.Find(static_cast<int64_t>(id));
-    if (key == IdMap::kMissing || key == step_name_key) return Verdict::kRefused;
+    if (key == IdMap::kMissing || ReadsEventWith(key)) return Verdict::kRefused;
     if (key == group_id_key) {
       if (*has_group || (tag != kInt && tag != kUint)) return Verdict::kRefused;
       *has_group = true;

@@ -207,11 +207,12 @@ class XSpaceReader {
     }
     budget_.Release(Growth::kEventNames, event_metadata_charged * sizeof(WireDecoder) + ctx.event_map.MemoryBytes() +
                                              event_ids.capacity() * sizeof(int64_t));
-    budget_.Release(Growth::kStatNames,
-                    stat_ids_charged * sizeof(int64_t) + stat_names_charged * sizeof(std::string_view) +
-                        ctx.stat_map.MemoryBytes() + ctx.drop_event_stat.capacity() + ctx.skip_event.capacity() +
-                        ctx.allocator_event.capacity() + ctx.drop_allocator_event_stat.capacity() +
-                        ctx.allocator_field.capacity() + ctx.record_lane.capacity() * sizeof(PlaneContext::RecordLane));
+    budget_.Release(Growth::kStatNames, stat_ids_charged * sizeof(int64_t) +
+                                            stat_names_charged * sizeof(std::string_view) + ctx.stat_map.MemoryBytes() +
+                                            ctx.drop_event_stat.capacity() + ctx.skip_event.capacity() +
+                                            ctx.reads_event_with_stat.capacity() + ctx.allocator_event.capacity() +
+                                            ctx.drop_allocator_event_stat.capacity() + ctx.allocator_field.capacity() +
+                                            ctx.record_lane.capacity() * sizeof(PlaneContext::RecordLane));
     budget_.Release(Growth::kStats, stats_charged * sizeof(WireDecoder));
   }
 
@@ -229,16 +230,18 @@ class XSpaceReader {
   }
 
   // Which of the plane's event names the command leaves out of its lines
-  // (ReadOptions::event_stats.keep_allocator_events): the host's allocator
-  // events; or, for the memory profile alone, every other event
-  // (MarkEventsLeftOutForMemory). None marked: every event is decoded (or,
-  // for a command that reads no host-thread event, none: nothing to tell
-  // apart).
+  // (ReadOptions::event_stats): on a plane whose names give its host no
+  // step, those no analysis reads (MarkEventsLeftOutWithoutSteps); else the
+  // host's allocator events (keep_allocator_events), or, for the memory
+  // profile alone, every other event (MarkEventsLeftOutByGroups). None
+  // marked: every event is decoded (or, for a command that reads no
+  // host-thread event, none: nothing to tell apart).
   void MarkSkippedEvents(PlaneContext& ctx, const Plane& plane) {
     const EventStatFilter& kept = options_.event_stats;
     if (!kept.keep_host_thread_events || host_->PlaneName(plane) != schema::kHostThreadsPlane) return;
+    if (!kept.keep_all && MarkEventsLeftOutWithoutSteps(ctx, plane)) return;
     if (kept.keep_allocator_events) {
-      if (!kept.keep_all) MarkEventsLeftOutForMemory(ctx, plane);
+      if (!kept.keep_all) MarkEventsLeftOutByGroups(ctx, plane);
       return;
     }
     std::vector<uint8_t> skip = AllocatorEventNames(plane);
@@ -247,45 +250,63 @@ class XSpaceReader {
     budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
   }
 
-  // The same, the other way round, for the memory profile alone
-  // (EventStatFilter::only_allocator_events_when_steps_allow): on a plane with
-  // allocator events and a group_id stat, every other event may be left
-  // out (PlaneContext::OnlyGroupLeft decides); on one whose names give no
-  // step, every other event is (MarkEventsLeftOutWithoutSteps).
-  void MarkEventsLeftOutForMemory(PlaneContext& ctx, const Plane& plane) {
+  // For the memory profile alone (EventStatFilter::
+  // only_allocator_events_when_steps_allow): on a plane with allocator
+  // events and a group_id stat, every other event may be left out
+  // (PlaneContext::OnlyGroupLeft decides), its group id kept aside.
+  void MarkEventsLeftOutByGroups(PlaneContext& ctx, const Plane& plane) {
     if (!options_.event_stats.only_allocator_events_when_steps_allow || options_.max_events != 0) return;
     const std::optional<StatKey> group_id = plane.FindStatKey(host_->strings, "group_id");
-    if (!group_id) {
-      MarkEventsLeftOutWithoutSteps(ctx, plane);
-      return;
-    }
-    if (*group_id > kMaxStatKey || !SkipAllButAllocatorEvents(ctx, plane)) return;
+    if (!group_id || *group_id > kMaxStatKey) return;
+    std::vector<uint8_t> skip = AllocatorEventNames(plane);
+    if (skip.empty()) return;
+    for (uint8_t& s : skip) s = !s;
+    ctx.skip_event = std::move(skip);
+    budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
     ctx.leaves_out_by_groups = true;
     ctx.group_id_key = *group_id;
     if (const std::optional<StatKey> step_name = plane.FindStatKey(host_->strings, "step_name"))
       ctx.step_name_key = *step_name;
   }
 
-  // A host-threads plane whose names give its host no step (no group id,
-  // root or ProfilerStep#N: schema::PlaneMayHaveSteps), as a JAX capture's:
-  // grouping finds no step in its events, so the memory profile needs only
-  // its allocator events, and every other event is left out by its name
-  // alone, its stats unread. Another plane's names may still give the host
-  // steps: the capture is then read again whole (LeftOutCouldRegroup).
-  void MarkEventsLeftOutWithoutSteps(PlaneContext& ctx, const Plane& plane) {
-    if (schema::PlaneMayHaveSteps(*host_, plane) || !SkipAllButAllocatorEvents(ctx, plane)) return;
-    ctx.leaves_out_all_but_allocator = true;
-  }
-
-  // Marks every event name of the plane but the allocator events' skipped
-  // (PlaneContext::skip_event); false, marking none, when it has no
-  // allocator event (nothing for the memory profile to read there).
-  bool SkipAllButAllocatorEvents(PlaneContext& ctx, const Plane& plane) {
-    std::vector<uint8_t> skip = AllocatorEventNames(plane);
-    if (skip.empty()) return false;
-    for (uint8_t& s : skip) s = !s;
+  // A host-threads plane whose names give its host no step
+  // (schema::PlaneMayHaveSteps), as a JAX capture's: grouping finds no step
+  // in its events and builds no forest, so the command's analyses read
+  // its events by their names, or by a few stats (EventStatFilter::
+  // use_without_steps, stats_read_without_steps); the other events are
+  // left out. By name alone where the plane defines none of those stats,
+  // else as the pre-scan decides (OnlyGroupLeft, refusing an event with
+  // such a stat). Nothing is left out of a plane where an analysis reads
+  // every event (a name of kWholePlane), nor when the events are streamed
+  // or --max-events counts them. Another plane's names may still give the
+  // host steps: the capture is then read again whole (LeftOutCouldRegroup).
+  // False when it leaves nothing out.
+  bool MarkEventsLeftOutWithoutSteps(PlaneContext& ctx, const Plane& plane) {
+    using Use = EventStatFilter::StepLessUse;
+    const EventStatFilter& kept = options_.event_stats;
+    if (!kept.use_without_steps || options_.max_events != 0 || sink_ || schema::PlaneMayHaveSteps(*host_, plane))
+      return false;
+    std::vector<uint8_t> skip(plane.event_metadata.size());
+    bool any = false;
+    for (size_t m = 0; m < skip.size(); ++m) {
+      const EventMetadata& md = plane.event_metadata[m];
+      const Use use = kept.UseWithoutSteps(host_->Str(md.name), host_->Str(md.display_name));
+      if (use == Use::kWholePlane) return false;
+      skip[m] = use == Use::kUnread;
+      any = any || skip[m];
+    }
+    if (!any) return false;
+    std::vector<uint8_t> reads(plane.stat_metadata.size());
+    bool any_stat = false;
+    for (std::string_view name : kept.stats_read_without_steps)
+      if (const std::optional<StatKey> key = plane.FindStatKey(host_->strings, name)) reads[*key] = any_stat = true;
     ctx.skip_event = std::move(skip);
-    budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
+    ctx.without_steps = true;
+    if (any_stat) {
+      ctx.reads_event_with_stat = std::move(reads);
+      ctx.leaves_out_by_groups = true;
+    }
+    budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity() + ctx.reads_event_with_stat.capacity(), 0);
     return true;
   }
 
@@ -297,7 +318,7 @@ class XSpaceReader {
     const EventStatFilter& kept = options_.event_stats;
     const bool records = kept.allocator_records && !sink_;
     if (kept.keep_all || (kept.not_on_allocator_events.empty() && !records) ||
-        (!ctx.skip_event.empty() && !ctx.leaves_out_by_groups && !ctx.leaves_out_all_but_allocator) ||
+        (!ctx.skip_event.empty() && !ctx.leaves_out_by_groups && !ctx.without_steps) ||
         host_->PlaneName(plane) != schema::kHostThreadsPlane)
       return;
     std::vector<uint8_t> allocator = AllocatorEventNames(plane);
@@ -637,34 +658,51 @@ Host ReadOnce(std::string_view bytes, const std::string& path, Diagnostics& diag
   return host;
 }
 
-// Whether the events left out for the memory profile could have grouped
-// the steps otherwise (EventStatFilter::only_allocator_events_when_steps_allow):
-// when none of them had a group id, grouping may find no group in what was
-// kept and build its forest instead, unless no plane's names give the host
-// a step (schema::HostMayHaveSteps: the events of a host-threads plane
-// without such names are left out for that reason, and a plane read after
-// it may still have some); a TF1 session.run line makes the steps of its
-// events (its id is a derived line's, which `memory` leaves unread either
-// way; checked for a caller that reads derived lines).
-bool LeftOutCouldRegroup(const Host& host) {
-  bool left_out = false, ids = false;
+// Whether some plane's names ask an analysis of the command to read a
+// whole plane (EventStatFilter::StepLessUse::kWholePlane).
+bool NamesAskForWholePlane(const Host& host, const EventStatFilter& kept) {
+  for (const Plane& p : host.planes)
+    for (const EventMetadata& m : p.event_metadata)
+      if (kept.UseWithoutSteps(host.Str(m.name), host.Str(m.display_name)) == EventStatFilter::StepLessUse::kWholePlane)
+        return true;
+  return false;
+}
+
+// Whether the events left out could have changed what the analyses find.
+// Those left out where no step could be found (EventStatFilter::
+// use_without_steps): when another plane's names may give the host steps
+// (schema::HostMayHaveSteps, or a TF1 session.run line), or ask for a
+// whole plane. Those left out by groups for the memory profile alone
+// (only_allocator_events_when_steps_allow): when none of them had a group
+// id, grouping may find no group in what was kept and build its forest
+// instead, unless no plane's names give the host a step; a TF1
+// session.run line makes the steps of its events (its id is a derived
+// line's, which `memory` leaves unread either way; checked for a caller
+// that reads derived lines).
+bool LeftOutCouldRegroup(const Host& host, const EventStatFilter& kept) {
+  if (host.events_left_out_without_steps > 0 && (schema::HostMayHaveSteps(host) || NamesAskForWholePlane(host, kept)))
+    return true;
+  if (!kept.only_allocator_events_when_steps_allow) return false;
+  uint64_t left_out = 0;
+  bool ids = false;
   for (const Plane& p : host.planes) {
-    left_out = left_out || p.EventsLeftOut() > 0;
+    left_out += p.EventsLeftOut();
     ids = ids || !p.left_out_group_ids.empty();
   }
-  if (!left_out) return false;
+  if (left_out == host.events_left_out_without_steps) return false;
   return ids ? Tf1SessionRunLine(host) != nullptr : schema::HostMayHaveSteps(host);
 }
 
 Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics& diagnostics,
                     const ReadOptions& options, const ReleaseFn& release, MemoryBudget& budget,
                     XSpaceEventSink* sink = nullptr) {
-  if (!options.event_stats.only_allocator_events_when_steps_allow || sink)
+  const EventStatFilter& kept = options.event_stats;
+  if ((!kept.only_allocator_events_when_steps_allow && !kept.use_without_steps) || sink)
     return ReadOnce(bytes, path, diagnostics, options, release, budget, sink);
   const MemoryBudget before = budget;
   Diagnostics first;
   Host host = ReadOnce(bytes, path, first, options, release, budget, sink);
-  if (!LeftOutCouldRegroup(host)) {
+  if (!LeftOutCouldRegroup(host, kept)) {
     diagnostics.Merge(first);
     return host;
   }
@@ -675,6 +713,7 @@ Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics
   budget = before;
   ReadOptions every = options;
   every.event_stats.only_allocator_events_when_steps_allow = false;
+  every.event_stats.use_without_steps = nullptr;
   return ReadOnce(bytes, path, diagnostics, every, release, budget, sink);
 }
 

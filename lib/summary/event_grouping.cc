@@ -166,10 +166,12 @@ std::vector<std::pair<uint32_t, uint32_t>> DeviceEventsInStartOrder(const Plane&
   return order;
 }
 
+bool IsEagerExecuteName(std::string_view name) { return KindOfName(name) == Kind::kEagerExecute; }
+
 bool HasEagerExecute(const Host& host) {
   for (const Plane& plane : host.planes)
     for (const EventMetadata& m : plane.event_metadata)
-      if (KindOfName(host.Str(m.name)) == Kind::kEagerExecute) return true;
+      if (IsEagerExecuteName(host.Str(m.name))) return true;
   return false;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -162,5 +163,7 @@ EventBits MarkEagerEvents(const Host& host, bool even_if_grouped = false, size_t
 // MarkEagerEvents makes is empty (PyTorch traces, TF2 graphs whose
 // "EagerExecute: <op>" events are another name).
 bool HasEagerExecute(const Host& host);
+// Whether an event of this name is an EagerExecute (HasEagerExecute).
+bool IsEagerExecuteName(std::string_view name);
 
 }  // namespace tfprof

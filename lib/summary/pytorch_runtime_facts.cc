@@ -30,6 +30,8 @@ Fact FactOf(std::string_view name) {
 
 }  // namespace
 
+bool IsPyTorchRuntimeFactName(std::string_view name) { return FactOf(name) != Fact::kNone; }
+
 PyTorchRuntimeFacts CollectPyTorchRuntimeFacts(const Host& host) {
   PyTorchRuntimeFacts f;
   if (host.framework != Framework::kPyTorch) return f;

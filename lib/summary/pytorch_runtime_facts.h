@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "lib/model/model.h"
 
@@ -32,6 +33,9 @@ struct PyTorchRuntimeFacts {
 
 // The facts of one host; all zero for a capture that is not PyTorch's.
 PyTorchRuntimeFacts CollectPyTorchRuntimeFacts(const Host& host);
+// Whether events of this name (the display name where the event has one)
+// count towards the facts.
+bool IsPyTorchRuntimeFactName(std::string_view name);
 // Sums `other` (another host of the run) into `into`.
 void AddPyTorchRuntimeFacts(PyTorchRuntimeFacts& into, const PyTorchRuntimeFacts& other);
 

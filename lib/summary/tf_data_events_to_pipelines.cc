@@ -330,6 +330,11 @@ Forest BuildForest(const Host& host, const Plane& plane, const TfDataOptions& op
 
 }  // namespace
 
+bool IsTfDataEventName(std::string_view name) {
+  const NameInfo info = ClassifyName(name);
+  return info.role != EventRole::kOther || info.tf_data;
+}
+
 TfDataHost SummarizeTfData(const Host& host, const TfDataOptions& options, Diagnostics& diagnostics) {
   TfDataHost out;
   out.source = host.name;

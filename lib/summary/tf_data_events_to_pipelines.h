@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lib/model/diagnostics.h"
@@ -113,6 +114,11 @@ struct TfDataHost {
 // Analyses one host's /host:CPU plane. Never throws for odd data: events
 // without the stats the analysis needs are skipped and counted.
 TfDataHost SummarizeTfData(const Host& host, const TfDataOptions& options, Diagnostics& diagnostics);
+// Whether SummarizeTfData gives events of this name a role (an iterator, a
+// device generator, a producer or consumer of elements). Where a plane has
+// one, every event of it matters: an event's parent is the nearest event
+// containing it, whatever that one is.
+bool IsTfDataEventName(std::string_view name);
 
 struct TfDataBottleneck {
   std::string host;

@@ -1,0 +1,50 @@
+#include "lib/summary/events_read_without_steps.h"
+
+#include "lib/model/xplane_schema.h"
+#include "lib/summary/event_grouping.h"
+#include "lib/summary/pytorch_runtime_facts.h"
+#include "lib/summary/tf_data_events_to_pipelines.h"
+#include "lib/summary/tf_op_name.h"
+
+namespace tfprof {
+
+EventStatFilter::StepLessUse UseOfHostEventWithoutSteps(uint32_t bits, std::string_view name,
+                                                        std::string_view display_name) {
+  using Use = EventStatFilter::StepLessUse;
+  SummaryParts parts;
+  parts.bits = bits;
+  // Whatever the parts: the op metrics' eager marks, and grouping with
+  // them, build the event forest from an EagerExecute.
+  if (IsEagerExecuteName(name)) return Use::kWholePlane;
+  if (parts.Has(SummaryPart::kTfData) && IsTfDataEventName(name)) return Use::kWholePlane;
+  if (parts.Has(SummaryPart::kMemory) && schema::IsAllocatorEvent(name)) return Use::kRead;
+  if (parts.Has(SummaryPart::kHostOps) && ParseTfOpFullname(name).category != OpCategory::kUnknown) return Use::kRead;
+  // The PyTorch facts are summed with either half of the op summary.
+  if ((parts.Has(SummaryPart::kHostOps) || parts.Has(SummaryPart::kKernels)) &&
+      IsPyTorchRuntimeFactName(display_name.empty() ? name : display_name))
+    return Use::kRead;
+  return Use::kUnread;
+}
+
+std::vector<std::string_view> StatsReadWithoutSteps(SummaryParts parts) {
+  // HostPlaneToOpMetrics: an XLA:CPU op (hlo_op) or an XLA:GPU launch
+  // (hlo_op with correlation_id), an op the capture types (tf_op_type), a
+  // runtime call inside one (correlation_id), an input-pipeline stage
+  // (_ipl_stage_id), an op named by a tf_op stat.
+  if (parts.Has(SummaryPart::kHostOps)) return {"hlo_op", "correlation_id", "tf_op_type", "_ipl_stage_id", "tf_op"};
+  return {};
+}
+
+void LeaveOutWhatNoStepsLeaveUnread(EventStatFilter& filter, SummaryParts parts, const AnalysisOptions& analysis) {
+  filter.use_without_steps = nullptr;
+  filter.stats_read_without_steps.clear();
+  if (filter.keep_all || parts.bits == 0 || analysis.whole_trace || !analysis.step_marker.empty() ||
+      !analysis.steps_between.empty())
+    return;
+  if (analysis.compat != Compat::kDefault && parts.Has(SummaryPart::kHostOps)) return;
+  filter.use_without_steps = &UseOfHostEventWithoutSteps;
+  filter.use_parts = parts.bits;
+  filter.stats_read_without_steps = StatsReadWithoutSteps(parts);
+}
+
+}  // namespace tfprof
