@@ -302,6 +302,12 @@ class XSpaceReader {
       if (const std::optional<StatKey> key = plane.FindStatKey(host_->strings, name)) reads[*key] = any_stat = true;
     ctx.skip_event = std::move(skip);
     ctx.without_steps = true;
+    // Where an event's stats may make it read, it is decided per event as
+    // when leaving out by groups (with no group id): one whose stats are not
+    // as protobuf's writers put them, or name undefined metadata, is kept,
+    // and its decoding says what is wrong. Else by its name alone, its
+    // bytes unread (memory alone on JAX's 114 MB: 0.15 s, 0.20 s decided
+    // per event).
     if (any_stat) {
       ctx.reads_event_with_stat = std::move(reads);
       ctx.leaves_out_by_groups = true;

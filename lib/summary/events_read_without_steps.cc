@@ -27,11 +27,12 @@ EventStatFilter::StepLessUse UseOfHostEventWithoutSteps(uint32_t bits, std::stri
 }
 
 std::vector<std::string_view> StatsReadWithoutSteps(SummaryParts parts) {
-  // HostPlaneToOpMetrics: an XLA:CPU op (hlo_op) or an XLA:GPU launch
-  // (hlo_op with correlation_id), an op the capture types (tf_op_type), a
-  // runtime call inside one (correlation_id), an input-pipeline stage
-  // (_ipl_stage_id), an op named by a tf_op stat.
-  if (parts.Has(SummaryPart::kHostOps)) return {"hlo_op", "correlation_id", "tf_op_type", "_ipl_stage_id", "tf_op"};
+  // HostPlaneToOpMetrics: an XLA:CPU op (hlo_op; an XLA:GPU launch too,
+  // with its correlation_id), a runtime call inside an op the capture types
+  // (correlation_id), an input-pipeline stage (_ipl_stage_id), an op named
+  // by its tf_op (an op the capture types has one too: its tf_op_type
+  // alone makes no op).
+  if (parts.Has(SummaryPart::kHostOps)) return {"hlo_op", "correlation_id", "_ipl_stage_id", "tf_op"};
   return {};
 }
 
