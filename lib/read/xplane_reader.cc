@@ -265,8 +265,10 @@ class XSpaceReader {
     budget_.Charge(Growth::kStatNames, ctx.skip_event.capacity(), 0);
     ctx.leaves_out_by_groups = true;
     ctx.group_id_key = *group_id;
+    ctx.reads_event_with_stat.assign(plane.stat_metadata.size(), 0);
     if (const std::optional<StatKey> step_name = plane.FindStatKey(host_->strings, "step_name"))
-      ctx.step_name_key = *step_name;
+      ctx.RefuseEventsWith(*step_name, plane.stat_metadata.size());
+    budget_.Charge(Growth::kStatNames, ctx.reads_event_with_stat.capacity(), 0);
   }
 
   // A host-threads plane whose names give its host no step

@@ -110,7 +110,7 @@ TEST_CASE("OnlyGroupLeft decides every stat layout as its general reading does",
   xplane_wire::PlaneContext ctx;
   ctx.stat_map.Build(kDefined);
   ctx.group_id_key = kGroupIdKey;
-  ctx.step_name_key = kStepNameKey;
+  ctx.RefuseEventsWith(kStepNameKey, kDefined.size());
   std::mt19937_64 rng(20261130);
   size_t taken = 0, with_group = 0, differ = 0;
   std::string first_differing;
@@ -154,6 +154,38 @@ TEST_CASE("OnlyGroupLeft decides every stat layout as its general reading does",
   CHECK(taken > 20'000);
   CHECK(taken < 180'000);
   CHECK(with_group > 2'000);
+}
+
+TEST_CASE("OnlyGroupLeft on a plane without steps refuses the stats of its table as its general reading does",
+          "[xplane][filter]") {
+  // As the reader sets it there: no group id to keep, and the stats that
+  // make an analysis read an event (EventStatFilter::
+  // stats_read_without_steps) refused; here the keys of ids 3 and 300.
+  xplane_wire::PlaneContext ctx;
+  ctx.stat_map.Build(kDefined);
+  ctx.without_steps = true;
+  ctx.reads_event_with_stat = {0, 0, 1, 0, 1, 0, 0};  // One per key of kDefined.
+  std::mt19937_64 rng(20261201);
+  size_t taken = 0, differ = 0, refused = 0;
+  for (int i = 0; i < 200'000; ++i) {
+    const std::string event = RandomEvent(rng);
+    const std::vector<uint8_t> bytes(event.begin(), event.end());
+    const uint8_t* const end = bytes.data() + bytes.size();
+    bool short_group = false, general_group = false;
+    int64_t short_id = -1, general_id = -1;
+    const bool short_verdict = ctx.OnlyGroupLeft<true>(bytes.data(), end, &short_group, &short_id);
+    const bool general_verdict = ctx.OnlyGroupLeft<false>(bytes.data(), end, &general_group, &general_id);
+    differ += short_verdict != general_verdict || short_group || general_group;
+    taken += general_verdict;
+    // Those the same scan would take but for a refused stat.
+    xplane_wire::PlaneContext open = ctx;
+    open.reads_event_with_stat.assign(kDefined.size(), 0);
+    refused += !general_verdict && open.OnlyGroupLeft<false>(bytes.data(), end, &general_group, &general_id);
+  }
+  INFO("taken " << taken << ", refused for a stat " << refused);
+  CHECK(differ == 0);
+  CHECK(taken > 20'000);
+  CHECK(refused > 2'000);
 }
 
 TEST_CASE("An allocator event's int64 stats go into its record as Set puts them, those dropped stay out",
