@@ -4,9 +4,10 @@
 // TF1 loop iterations and PyTorch's ProfilerStep#N. Grouping
 // (lib/summary/event_grouping.cc: MayHaveTensorFlowRoots, HasProfilerSteps)
 // finds no step in a host without any of them and builds no event forest;
-// the reader (lib/read/xplane_reader.cc) then leaves out of the memory
-// profile's read every host event but the allocator events, deciding on
-// metadata alone before any event is read. The forest's own kinds
+// the reader (lib/read/xplane_reader.cc) then leaves out every host event
+// no analysis of the command reads (lib/summary/events_read_without_steps.h),
+// deciding by the metadata and, where an op's stat may make an event read,
+// by its stats. The forest's own kinds
 // (KindOfName) name the same roots: tests/analyze/steps_test.cc checks
 // that they agree.
 #pragma once

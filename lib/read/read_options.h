@@ -88,8 +88,9 @@ struct EventStatFilter {
   // session.run line). Counted in Line::events_left_out. In
   // the T4 capture these are 60% of the host's events: `memory` 5% fewer
   // instructions, peak 104 -> 77 MiB at 103 MiB and 936 -> 668 MiB at 1 GB.
-  // (On a plane whose names give the host no step, the memory profile
-  // alone reads only the allocator events: events_read_without_steps.)
+  // (On a plane whose names give the host no step, what is left out is
+  // use_without_steps's: for the memory profile alone, every event but the
+  // allocator events.)
   bool only_allocator_events_when_steps_allow = false;
 
   // Without keep_all (set by lib/summary/events_read_without_steps.h for

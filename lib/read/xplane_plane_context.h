@@ -120,9 +120,11 @@ struct PlaneContext {
   }
   // With skip_event set for the events that are not allocator events
   // (EventStatFilter::only_allocator_events_when_steps_allow): such an event
-  // is left out only when OnlyGroupLeft says so, its group id kept aside.
-  // The pre-scan decides (LeavesOutByGroups) and tells the decoders where
-  // the events it kept are (ChunkJob::kept_at, or left_out_bits).
+  // is left out only when OnlyGroupLeft says so, its group id kept aside;
+  // or, on a plane without steps (`without_steps`), for the names no
+  // analysis reads, with no group id to keep (group_id_key kMissing). The
+  // pre-scan decides (LeavesOutByGroups) and tells the decoders where the
+  // events it kept are (ChunkJob::kept_at, or left_out_bits).
   bool leaves_out_by_groups = false;
   uint32_t group_id_key = IdMap::kMissing;
   // On a plane whose names give its host no step (EventStatFilter::
@@ -171,12 +173,12 @@ struct PlaneContext {
   }
 
   // Whether an event's fields after its metadata id, [p, end), hold nothing
-  // the memory profile reads but one group id: offsets and durations, and
-  // stats each written as protobuf writes them (a metadata id, then one
-  // value field ending with the stat; a reference naming a defined stat)
-  // that are neither step_name (nor, on a plane without steps, a stat of
-  // reads_event_with_stat) nor a second
-  // group_id or one not stored as an integer. `group`: that group id (Stat::AsInt), where *has_group.
+  // an analysis reads but one group id (none on a plane without steps):
+  // offsets and durations, and stats each written as protobuf writes them
+  // (a metadata id, then one value field ending with the stat; a reference
+  // naming a defined stat) that are neither refused (reads_event_with_stat:
+  // step_name, or the op stats) nor a second group_id or one not stored as
+  // an integer. `group`: that group id (Stat::AsInt), where *has_group.
   // Never throws: an event it does not take is decoded as usual, which
   // says what is wrong with it. kShortStats: common stats read by
   // ShortStat (false only to test it against the general reading).

@@ -715,8 +715,9 @@ Host ReadWithReader(std::string_view bytes, const std::string& path, Diagnostics
     return host;
   }
   // Read again with every event (the file's pages come back from the page
-  // cache). TensorFlow's captures never get here: their ops carry group
-  // ids. Kept events with group ids could spare this read; it is rare.
+  // cache). Rare: TensorFlow's ops carry group ids or roots on the plane
+  // whose events are left out, and JAX's and PyTorch's planes give no step
+  // but on that plane. Kept events with group ids could spare this read.
   host = Host();
   budget = before;
   ReadOptions every = options;

@@ -13,9 +13,9 @@ EventStatFilter::StepLessUse UseOfHostEventWithoutSteps(uint32_t bits, std::stri
   using Use = EventStatFilter::StepLessUse;
   SummaryParts parts;
   parts.bits = bits;
-  // Whatever the parts: the op metrics' eager marks, and grouping with
-  // them, build the event forest from an EagerExecute.
-  if (IsEagerExecuteName(name)) return Use::kWholePlane;
+  // The op metrics' eager marks, and grouping with them, build the event
+  // forest from an EagerExecute (host_to_run_summary.cc: only for them).
+  if (parts.Has(SummaryPart::kEagerMarks) && IsEagerExecuteName(name)) return Use::kWholePlane;
   if (parts.Has(SummaryPart::kTfData) && IsTfDataEventName(name)) return Use::kWholePlane;
   if (parts.Has(SummaryPart::kMemory) && schema::IsAllocatorEvent(name)) return Use::kRead;
   if (parts.Has(SummaryPart::kHostOps) && ParseTfOpFullname(name).category != OpCategory::kUnknown) return Use::kRead;

@@ -19,9 +19,13 @@
 //   tf.data          every event of a plane with an iterator's, producer's
 //                    or consumer's name: an event's parent there is the
 //                    nearest event containing it, whatever its name;
-//   eager marks      every event of a plane with an EagerExecute (its
-//                    forest is built for the marks);
+//   eager marks      every event of a plane with an EagerExecute (the
+//                    forest is built for the marks, by the op metrics or
+//                    by grouping beside them);
 //   steps, kernels   nothing more (no step; kernels are the devices').
+// What the reader would say of an event left out goes unsaid (a negative
+// duration, a line out of order only by it, and, where it is left out by
+// its name, a dangling stat id: docs/robustness.md).
 // An analysis that starts reading other host events must say so here:
 // tests/summary/event_stat_filter_summary_test.cc compares every part's
 // summary read this way and read whole, on every test and corpus capture.

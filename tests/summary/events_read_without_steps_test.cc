@@ -111,6 +111,9 @@ TEST_CASE("A step-less host is read whole where a name or option needs every eve
     XSpaceBuilder space;
     StepLessHost(space).Event("EagerExecute", 600, 10);
     CHECK(left_out(space.Serialize(), EventStatsFor(kOverview, {})) == 0);
+    // Only for the marks: memory and steps alone make none.
+    CHECK(left_out(space.Serialize(), EventStatsFor(SummaryPart::kMemory, {})) == 6);
+    CHECK(left_out(space.Serialize(), EventStatsFor(SummaryPart::kSteps, {})) == 7);
   }
   {
     // A tf.data name, for tf.data: an iterator's parent is the nearest
