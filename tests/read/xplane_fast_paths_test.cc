@@ -106,6 +106,22 @@ std::string RandomEvent(std::mt19937_64& rng) {
 
 }  // namespace
 
+// An event read by OnlyGroupLeft with ShortStat's shortcut and by its
+// general reading alone. The bytes are exactly the event's, so that a read
+// past its end is one a sanitizer build reports.
+struct BothReadings {
+  bool short_verdict = false, general_verdict = false;
+  bool short_group = false, general_group = false;
+  int64_t short_id = -1, general_id = -1;
+};
+BothReadings ReadBothWays(const xplane_wire::PlaneContext& ctx, const std::vector<uint8_t>& bytes) {
+  BothReadings r;
+  const uint8_t* const end = bytes.data() + bytes.size();
+  r.short_verdict = ctx.OnlyGroupLeft<true>(bytes.data(), end, &r.short_group, &r.short_id);
+  r.general_verdict = ctx.OnlyGroupLeft<false>(bytes.data(), end, &r.general_group, &r.general_id);
+  return r;
+}
+
 TEST_CASE("OnlyGroupLeft decides every stat layout as its general reading does", "[xplane][filter]") {
   xplane_wire::PlaneContext ctx;
   ctx.stat_map.Build(kDefined);
@@ -116,14 +132,9 @@ TEST_CASE("OnlyGroupLeft decides every stat layout as its general reading does",
   std::string first_differing;
   for (int i = 0; i < 200'000; ++i) {
     const std::string event = RandomEvent(rng);
-    // Exactly its size, so that a read past the event's end is one a
-    // sanitizer build reports.
     const std::vector<uint8_t> bytes(event.begin(), event.end());
-    const uint8_t* const end = bytes.data() + bytes.size();
-    bool short_group = false, general_group = false;
-    int64_t short_id = -1, general_id = -1;
-    const bool short_verdict = ctx.OnlyGroupLeft<true>(bytes.data(), end, &short_group, &short_id);
-    const bool general_verdict = ctx.OnlyGroupLeft<false>(bytes.data(), end, &general_group, &general_id);
+    const auto [short_verdict, general_verdict, short_group, general_group, short_id, general_id] =
+        ReadBothWays(ctx, bytes);
     const bool same = short_verdict == general_verdict &&
                       (!short_verdict || (short_group == general_group && (!short_group || short_id == general_id)));
     if (!same && differ++ == 0) {
@@ -165,22 +176,18 @@ TEST_CASE("OnlyGroupLeft on a plane without steps refuses the stats of its table
   ctx.stat_map.Build(kDefined);
   ctx.without_steps = true;
   ctx.reads_event_with_stat = {0, 0, 1, 0, 1, 0, 0};  // One per key of kDefined.
+  // The same scan refusing none: what it takes that ctx refuses.
+  xplane_wire::PlaneContext open = ctx;
+  open.reads_event_with_stat.assign(kDefined.size(), 0);
   std::mt19937_64 rng(20261201);
   size_t taken = 0, differ = 0, refused = 0;
   for (int i = 0; i < 200'000; ++i) {
     const std::string event = RandomEvent(rng);
     const std::vector<uint8_t> bytes(event.begin(), event.end());
-    const uint8_t* const end = bytes.data() + bytes.size();
-    bool short_group = false, general_group = false;
-    int64_t short_id = -1, general_id = -1;
-    const bool short_verdict = ctx.OnlyGroupLeft<true>(bytes.data(), end, &short_group, &short_id);
-    const bool general_verdict = ctx.OnlyGroupLeft<false>(bytes.data(), end, &general_group, &general_id);
-    differ += short_verdict != general_verdict || short_group || general_group;
-    taken += general_verdict;
-    // Those the same scan would take but for a refused stat.
-    xplane_wire::PlaneContext open = ctx;
-    open.reads_event_with_stat.assign(kDefined.size(), 0);
-    refused += !general_verdict && open.OnlyGroupLeft<false>(bytes.data(), end, &general_group, &general_id);
+    const BothReadings r = ReadBothWays(ctx, bytes);
+    differ += r.short_verdict != r.general_verdict || r.short_group || r.general_group;
+    taken += r.general_verdict;
+    refused += !r.general_verdict && ReadBothWays(open, bytes).general_verdict;
   }
   INFO("taken " << taken << ", refused for a stat " << refused);
   CHECK(differ == 0);
