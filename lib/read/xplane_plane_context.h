@@ -145,7 +145,6 @@ struct PlaneContext {
   // big_20 `memory` 0.55% more instructions, two loops for the two uses
   // 1.8%).
   std::vector<uint8_t> reads_event_with_stat;
-  bool ReadsEventWith(uint32_t key) const { return reads_event_with_stat[key]; }
   // Sized for the plane's `stat_count` keys, none refused yet.
   void RefuseEventsWith(uint32_t key, size_t stat_count) {
     reads_event_with_stat.resize(stat_count);
