@@ -36,6 +36,14 @@ EventStatFilter MemoryAlone() {
   return kept;
 }
 
+// A capture file as `memory` alone reads it.
+Host ReadFileAsMemoryAlone(const std::string& path) {
+  ReadOptions options;
+  options.event_stats = MemoryAlone();
+  Diagnostics diag;
+  return ReadXSpaceFile(path, diag, options);
+}
+
 Host Read(const std::string& bytes, const EventStatFilter& kept, size_t chunk_events = 0, size_t threads = 0,
           bool by_offsets = true) {
   ReadOptions options;
@@ -415,9 +423,7 @@ TEST_CASE("Memory alone leaves out of a real capture grouped when taken exactly 
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   REQUIRE(expected > 100);
-  ReadOptions memory_options;
-  memory_options.event_stats = MemoryAlone();
-  const Host memory = ReadXSpaceFile(path, diag, memory_options);
+  const Host memory = ReadFileAsMemoryAlone(path);
   const Plane* read = memory.FindPlane(schema::kHostThreadsPlane);
   REQUIRE(read);
   CHECK(read->EventsLeftOut() == expected);
@@ -444,9 +450,7 @@ TEST_CASE("Memory alone reads only the allocator events of a real JAX capture, w
     for (const Event& e : line.events) allocator += schema::IsAllocatorEvent(whole.EventName(*cpu, e));
   REQUIRE(allocator > 100);
   REQUIRE(cpu->EventCount() > 2 * allocator);
-  ReadOptions memory_options;
-  memory_options.event_stats = MemoryAlone();
-  const Host memory = ReadXSpaceFile(path, diag, memory_options);
+  const Host memory = ReadFileAsMemoryAlone(path);
   const Plane* read = memory.FindPlane(schema::kHostThreadsPlane);
   REQUIRE(read);
   CHECK(read->EventCount() == allocator);

@@ -136,6 +136,17 @@ TEST_CASE("A step-less host is read whole where a name or option needs every eve
   }
 }
 
+// The summary of `parts` of the capture `bytes` (written to `name`), read
+// whole; the command reading it for those parts must make the same.
+std::string SummaryReadBothWays(const std::string& bytes, const std::string& name, SummaryParts parts,
+                                std::string* path) {
+  *path = testing::TempDir() + "/" + name;
+  testing::WriteFile(*path, bytes);
+  const std::string whole = testing::SummariseKeeping(*path, parts, EventStatFilter(), {}).bytes;
+  CHECK(testing::SummariseKeeping(*path, parts, EventStatsFor(parts, {}), {}).bytes == whole);
+  return whole;
+}
+
 // tf.data's pipeline of a step-less host: Root holds Foo, which holds Map.
 std::string NestedIterators() {
   XSpaceBuilder space;
@@ -148,11 +159,9 @@ std::string NestedIterators() {
 }
 
 TEST_CASE("tf.data on a step-less host needs the events between its iterators", "[filter][stepless][summary]") {
-  const std::string path = testing::TempDir() + "/nested_iterators.xplane.pb";
-  testing::WriteFile(path, NestedIterators());
   const SummaryParts tf_data = SummaryPart::kTfData;
-  const std::string whole = testing::SummariseKeeping(path, tf_data, EventStatFilter(), {}).bytes;
-  CHECK(testing::SummariseKeeping(path, tf_data, EventStatsFor(tf_data, {}), {}).bytes == whole);
+  std::string path;
+  const std::string whole = SummaryReadBothWays(NestedIterators(), "nested_iterators.xplane.pb", tf_data, &path);
   // Teeth: read by the iterators' names alone, Foo is left out and Map
   // becomes Root's child, which changes the pipeline.
   EventStatFilter by_name = EventStatsFor(tf_data, {});
@@ -181,14 +190,12 @@ std::string OpsByStats() {
 }
 
 TEST_CASE("Host op metrics on a step-less host need the events an op's stat names", "[filter][stepless][summary]") {
-  const std::string path = testing::TempDir() + "/ops_by_stats.xplane.pb";
-  testing::WriteFile(path, OpsByStats());
   const SummaryParts ops = SummaryPart::kOps;
-  const std::string whole = testing::SummariseKeeping(path, ops, EventStatFilter(), {}).bytes;
+  std::string path;
+  const std::string whole = SummaryReadBothWays(OpsByStats(), "ops_by_stats.xplane.pb", ops, &path);
   const EventStatFilter kept = EventStatsFor(ops, {});
-  CHECK(testing::SummariseKeeping(path, ops, kept, {}).bytes == whole);
   // The Python frame alone was left out.
-  CHECK(Read(testing::Slurp(path), kept).events_left_out_without_steps == 1);
+  CHECK(Read(OpsByStats(), kept).events_left_out_without_steps == 1);
   // Teeth: without any one of the stats, its events are left out and the
   // op metrics change.
   for (std::string_view stat : kept.stats_read_without_steps) {
