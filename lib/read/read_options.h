@@ -119,6 +119,13 @@ struct EventStatFilter {
   // (schema::HostMayHaveSteps) or ask for a whole plane. Counted in
   // Line::events_left_out and Host::events_left_out_without_steps.
   std::vector<std::string_view> stats_read_without_steps;
+  // Whether an analysis of the command groups events into steps (the step
+  // analysis, eager marks, the memory profile's steps). Where none does,
+  // no analysis follows an event's nesting or links on any host, so
+  // use_without_steps's rule applies to every host-threads plane, whatever
+  // its names say of steps (placement, tf-data), and steps found elsewhere
+  // ask for no second read.
+  bool analyses_group = true;
   StepLessUse UseWithoutSteps(std::string_view name, std::string_view display_name) const {
     return use_without_steps ? use_without_steps(use_parts, name, display_name) : StepLessUse::kWholePlane;
   }

@@ -51,8 +51,13 @@ struct PlaneContext {
   // events; only_allocator_events_when_steps_allow: the others, those that
   // LeavesOutByGroups takes; use_without_steps: the names no analysis
   // reads, all of them unless leaves_out_by_groups, else those
-  // LeavesOutByGroups takes). Empty: none.
+  // LeavesOutByGroups takes, but kByName's, left out by their name even
+  // then). Empty: none.
   std::vector<uint8_t> skip_event;
+  // A skip_event value: left out by the name alone, whatever the event's
+  // stats (the allocator events of a command that reads none: as
+  // EventStatFilter::keep_allocator_events leaves them out).
+  static constexpr uint8_t kByName = 2;
   bool SkipsMetadataId(int64_t meta_id) const { return SkipsMetadata(event_map.Find(meta_id)); }
   // The same, by the metadata's index (event_map.Find), for a decoder that
   // has it already.
@@ -165,9 +170,14 @@ struct PlaneContext {
     const uint8_t* p = event.cursor();
     const uint8_t* const end = event.message_end();
     uint64_t meta_id = 0;
-    if (p == end || *p != ((kEventMetadataId << 3) | kVarint) || !(p = WireDecoder::TryVarint(p + 1, end, &meta_id)) ||
-        !SkipsMetadataId(static_cast<int64_t>(meta_id)))
+    if (p == end || *p != ((kEventMetadataId << 3) | kVarint) || !(p = WireDecoder::TryVarint(p + 1, end, &meta_id)))
       return false;
+    const uint32_t m = event_map.Find(static_cast<int64_t>(meta_id));
+    if (!SkipsMetadata(m)) return false;
+    if (skip_event[m] == kByName) {
+      *has_group = false;
+      return true;
+    }
     return OnlyGroupLeft(p, end, has_group, group);
   }
 

@@ -286,7 +286,8 @@ class XSpaceReader {
   bool MarkEventsLeftOutWithoutSteps(PlaneContext& ctx, const Plane& plane) {
     using Use = EventStatFilter::StepLessUse;
     const EventStatFilter& kept = options_.event_stats;
-    if (!kept.use_without_steps || options_.max_events != 0 || sink_ || schema::PlaneMayHaveSteps(*host_, plane))
+    if (!kept.use_without_steps || options_.max_events != 0 || sink_ ||
+        (kept.analyses_group && schema::PlaneMayHaveSteps(*host_, plane)))
       return false;
     std::vector<uint8_t> skip(plane.event_metadata.size());
     bool any = false;
@@ -294,7 +295,12 @@ class XSpaceReader {
       const EventMetadata& md = plane.event_metadata[m];
       const Use use = kept.UseWithoutSteps(host_->Str(md.name), host_->Str(md.display_name));
       if (use == Use::kWholePlane) return false;
-      skip[m] = use == Use::kUnread;
+      if (use == Use::kUnread)
+        // A command that reads no allocator event leaves them out by name
+        // wherever it reads them not (keep_allocator_events): their tf_op
+        // stat (TensorFlow writes one on each) makes no op.
+        skip[m] =
+            !kept.keep_allocator_events && schema::IsAllocatorEvent(host_->Str(md.name)) ? PlaneContext::kByName : 1;
       any = any || skip[m];
     }
     if (!any) return false;
@@ -688,7 +694,8 @@ bool NamesAskForWholePlane(const Host& host, const EventStatFilter& kept) {
 // line's, which `memory` leaves unread either way; checked for a caller
 // that reads derived lines).
 bool LeftOutCouldRegroup(const Host& host, const EventStatFilter& kept) {
-  if (host.events_left_out_without_steps > 0 && (schema::HostMayHaveSteps(host) || NamesAskForWholePlane(host, kept)))
+  if (host.events_left_out_without_steps > 0 &&
+      ((kept.analyses_group && schema::HostMayHaveSteps(host)) || NamesAskForWholePlane(host, kept)))
     return true;
   if (!kept.only_allocator_events_when_steps_allow) return false;
   uint64_t left_out = 0;

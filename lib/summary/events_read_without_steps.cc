@@ -38,6 +38,7 @@ std::vector<std::string_view> StatsReadWithoutSteps(SummaryParts parts) {
 
 void LeaveOutWhatNoStepsLeaveUnread(EventStatFilter& filter, SummaryParts parts, const AnalysisOptions& analysis) {
   filter.use_without_steps = nullptr;
+  filter.analyses_group = true;
   filter.stats_read_without_steps.clear();
   if (filter.keep_all || parts.bits == 0 || analysis.whole_trace || !analysis.step_marker.empty() ||
       !analysis.steps_between.empty())
@@ -45,6 +46,8 @@ void LeaveOutWhatNoStepsLeaveUnread(EventStatFilter& filter, SummaryParts parts,
   if (analysis.compat != Compat::kDefault && parts.Has(SummaryPart::kHostOps)) return;
   filter.use_without_steps = &UseOfHostEventWithoutSteps;
   filter.use_parts = parts.bits;
+  filter.analyses_group =
+      parts.Has(SummaryPart::kSteps) || parts.Has(SummaryPart::kEagerMarks) || parts.Has(SummaryPart::kMemory);
   filter.stats_read_without_steps = StatsReadWithoutSteps(parts);
 }
 

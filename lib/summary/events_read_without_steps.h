@@ -10,6 +10,14 @@
 // capture's Python tracer line is most of its host's events and no
 // analysis reads it (114 MB: `overview` 0.31 -> 0.20 s, peak 137 -> 33
 // MiB).
+// The same holds of any host for a command none of whose analyses groups
+// events (no step analysis, eager marks or memory profile: placement,
+// tf-data; EventStatFilter::analyses_group): nothing builds a forest, so
+// the rule applies whatever the host's names say of steps (a current-TF
+// CPU capture, 113 MB: `placement` peak 86 -> 20 MiB). A command that
+// groups needs every event of a host that may have steps: grouping follows
+// nesting, and which EagerExecute or ancestor is nearest depends on how
+// many events lie between.
 //
 // Each part's rule is the analysis's own test of a name, called from here:
 //   memory profile   its allocator events (schema::IsAllocatorEvent);
@@ -23,6 +31,9 @@
 //                    forest is built for the marks, by the op metrics or
 //                    by grouping beside them);
 //   steps, kernels   nothing more (no step; kernels are the devices').
+// An allocator event is left out by its name alone for a command that
+// reads none (EventStatFilter::keep_allocator_events), whatever stats it
+// carries: TensorFlow's tf_op on it makes no op.
 // What the reader would say of an event left out goes unsaid (a negative
 // duration, a line out of order only by it, and, where it is left out by
 // its name, a dangling stat id: docs/robustness.md).

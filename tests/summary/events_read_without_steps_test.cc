@@ -136,6 +136,52 @@ TEST_CASE("A step-less host is read whole where a name or option needs every eve
   }
 }
 
+// A TensorFlow-like host with steps: a root (`_r`) around a TF op, which
+// runs an allocation (its tf_op stat names the op), and a producer event
+// (`_p`, a link for grouping) beside a Python frame.
+testing::LineBuilder HostWithSteps(XSpaceBuilder& space) {
+  return space.Plane("/host:CPU", 0)
+      .Line(1, "python", 1'000)
+      .Event("train", 0, 5'000, {{"_r", int64_t{1}}, {"step_num", int64_t{0}}})
+      .Event("MatMul:MatMul", 100, 2'000)
+      .Event("MemoryAllocation", 300, 0, {{"bytes_allocated", int64_t{1}}, {"tf_op", Ref{"MatMul"}}})
+      .Event("$ train.py:12 step", 2'500, 50)
+      .Event("FunctionRun", 3'000, 30, {{"_p", int64_t{3}}, {"_pt", int64_t{1}}});
+}
+
+TEST_CASE("A host with steps is read with only the events a command that groups none reads", "[filter][stepless]") {
+  XSpaceBuilder space;
+  HostWithSteps(space);
+  const std::string bytes = space.Serialize();
+  // placement (the op metrics, no eager marks) and tf-data build no
+  // forest: neither follows nesting or links, so steps change nothing of
+  // what they read. placement reads the TF op; the allocation's tf_op
+  // makes no op (its name leaves it out, its stats unread).
+  const Host placement = Read(bytes, EventStatsFor(SummaryPart::kOps, {}));
+  CHECK_FALSE(EventStatsFor(SummaryPart::kOps, {}).analyses_group);
+  CHECK(Names(placement, placement.planes[0].lines[0]) == std::vector<std::string>{"MatMul:MatMul"});
+  CHECK(placement.events_left_out_without_steps == 4);
+  CHECK(Read(bytes, EventStatsFor(SummaryPart::kTfData, {})).planes[0].lines[0].events.empty());
+  // Every command that groups reads the host whole (but the allocation,
+  // for those that build no memory profile).
+  for (SummaryParts grouping : {kOverview, SummaryPart::kOps | SummaryPart::kEagerMarks,
+                                SummaryParts(SummaryPart::kSteps), SummaryParts(SummaryPart::kMemory)}) {
+    INFO("parts " << grouping.bits);
+    CHECK(EventStatsFor(grouping, {}).analyses_group);
+    const Host h = Read(bytes, EventStatsFor(grouping, {}));
+    CHECK(h.events_left_out_without_steps == 0);
+    CHECK(h.planes[0].lines[0].events.size() + h.allocator_events_skipped == 5);
+  }
+  // The allocation, read by the memory profile, stays in whatever its
+  // stats: by its name it is left out only for a command reading no
+  // allocator event. With an op's stat and no name that command reads, it
+  // is decided by that stat, as any event (a TF op named by tf_op alone).
+  XSpaceBuilder named_by_stat;
+  HostWithSteps(named_by_stat).Event("ProcessOp", 3'500, 40, {{"tf_op", Ref{"Conv2D:Conv2D"}}});
+  const Host h = Read(named_by_stat.Serialize(), EventStatsFor(SummaryPart::kOps, {}));
+  CHECK(Names(h, h.planes[0].lines[0]) == std::vector<std::string>{"MatMul:MatMul", "ProcessOp"});
+}
+
 // The summary of `parts` of the capture `bytes` (written to `name`), read
 // whole; the command reading it for those parts must make the same.
 std::string SummaryReadBothWays(const std::string& bytes, const std::string& name, SummaryParts parts,
