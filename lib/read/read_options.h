@@ -120,11 +120,12 @@ struct EventStatFilter {
   // Line::events_left_out and Host::events_left_out_without_steps.
   std::vector<std::string_view> stats_read_without_steps;
   // Whether an analysis of the command groups events into steps (the step
-  // analysis, eager marks, the memory profile's steps). Where none does,
-  // no analysis follows an event's nesting or links on any host, so
+  // analysis, the memory profile's steps). Where none does, no analysis
+  // follows an event's nesting or links on any host (the eager marks do,
+  // but only from an EagerExecute, whose name keeps its plane whole), so
   // use_without_steps's rule applies to every host-threads plane, whatever
-  // its names say of steps (placement, tf-data), and steps found elsewhere
-  // ask for no second read.
+  // its names say of steps (placement, tf-data, op-stats), and steps found
+  // elsewhere ask for no second read.
   bool analyses_group = true;
   StepLessUse UseWithoutSteps(std::string_view name, std::string_view display_name) const {
     return use_without_steps ? use_without_steps(use_parts, name, display_name) : StepLessUse::kWholePlane;

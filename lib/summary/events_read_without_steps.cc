@@ -46,8 +46,10 @@ void LeaveOutWhatNoStepsLeaveUnread(EventStatFilter& filter, SummaryParts parts,
   if (analysis.compat != Compat::kDefault && parts.Has(SummaryPart::kHostOps)) return;
   filter.use_without_steps = &UseOfHostEventWithoutSteps;
   filter.use_parts = parts.bits;
-  filter.analyses_group =
-      parts.Has(SummaryPart::kSteps) || parts.Has(SummaryPart::kEagerMarks) || parts.Has(SummaryPart::kMemory);
+  // The eager marks group nothing without an EagerExecute, whose name
+  // keeps its plane whole (UseOfHostEventWithoutSteps) or has the host
+  // read again (another plane's).
+  filter.analyses_group = parts.Has(SummaryPart::kSteps) || parts.Has(SummaryPart::kMemory);
   filter.stats_read_without_steps = StatsReadWithoutSteps(parts);
 }
 

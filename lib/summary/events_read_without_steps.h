@@ -11,13 +11,14 @@
 // analysis reads it (114 MB: `overview` 0.31 -> 0.20 s, peak 137 -> 33
 // MiB).
 // The same holds of any host for a command none of whose analyses groups
-// events (no step analysis, eager marks or memory profile: placement,
-// tf-data; EventStatFilter::analyses_group): nothing builds a forest, so
-// the rule applies whatever the host's names say of steps (a current-TF
-// CPU capture, 113 MB: `placement` peak 86 -> 20 MiB). A command that
-// groups needs every event of a host that may have steps: grouping follows
-// nesting, and which EagerExecute or ancestor is nearest depends on how
-// many events lie between.
+// events (no step analysis or memory profile: placement, tf-data, and
+// op-stats where no EagerExecute calls for its eager marks, which keeps
+// the plane whole as above; EventStatFilter::analyses_group): nothing
+// builds a forest, so the rule applies whatever the host's names say of
+// steps (a current-TF CPU capture, 113 MB: `placement` peak 86 -> 20
+// MiB). A command that groups needs every event of a host that may have
+// steps: grouping follows nesting, and which EagerExecute or ancestor is
+// nearest depends on how many events lie between.
 //
 // Each part's rule is the analysis's own test of a name, called from here:
 //   memory profile   its allocator events (schema::IsAllocatorEvent);

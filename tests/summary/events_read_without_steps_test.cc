@@ -153,18 +153,29 @@ TEST_CASE("A host with steps is read with only the events a command that groups 
   XSpaceBuilder space;
   HostWithSteps(space);
   const std::string bytes = space.Serialize();
-  // placement (the op metrics, no eager marks) and tf-data build no
-  // forest: neither follows nesting or links, so steps change nothing of
-  // what they read. placement reads the TF op; the allocation's tf_op
-  // makes no op (its name leaves it out, its stats unread).
-  const Host placement = Read(bytes, EventStatsFor(SummaryPart::kOps, {}));
-  CHECK_FALSE(EventStatsFor(SummaryPart::kOps, {}).analyses_group);
-  CHECK(Names(placement, placement.planes[0].lines[0]) == std::vector<std::string>{"MatMul:MatMul"});
-  CHECK(placement.events_left_out_without_steps == 4);
+  // placement (the op metrics, no eager marks), op-stats on a host with no
+  // EagerExecute (no mark to make) and tf-data build no forest: none
+  // follows nesting or links, so steps change nothing of what they read.
+  // The op metrics read the TF op; the allocation's tf_op makes no op (its
+  // name leaves it out, its stats unread).
+  const SummaryParts op_stats = SummaryPart::kOps | SummaryPart::kEagerMarks;
+  for (SummaryParts ops : {SummaryParts(SummaryPart::kOps), op_stats}) {
+    INFO("parts " << ops.bits);
+    const Host h = Read(bytes, EventStatsFor(ops, {}));
+    CHECK_FALSE(EventStatsFor(ops, {}).analyses_group);
+    CHECK(Names(h, h.planes[0].lines[0]) == std::vector<std::string>{"MatMul:MatMul"});
+    CHECK(h.events_left_out_without_steps == 4);
+  }
   CHECK(Read(bytes, EventStatsFor(SummaryPart::kTfData, {})).planes[0].lines[0].events.empty());
+  // With an EagerExecute, op-stats builds the forest for its marks and
+  // reads the plane whole; placement makes none and leaves it out.
+  XSpaceBuilder eager;
+  HostWithSteps(eager).Event("EagerExecute", 4'000, 10);
+  CHECK(Read(eager.Serialize(), EventStatsFor(op_stats, {})).events_left_out_without_steps == 0);
+  CHECK(Read(eager.Serialize(), EventStatsFor(SummaryPart::kOps, {})).events_left_out_without_steps == 5);
   // Every command that groups reads the host whole (but the allocation,
   // for those that build no memory profile).
-  for (SummaryParts grouping : {kOverview, SummaryPart::kOps | SummaryPart::kEagerMarks,
+  for (SummaryParts grouping : {kOverview, SummaryPart::kHostOps | SummaryPart::kEagerMarks | SummaryPart::kSteps,
                                 SummaryParts(SummaryPart::kSteps), SummaryParts(SummaryPart::kMemory)}) {
     INFO("parts " << grouping.bits);
     CHECK(EventStatsFor(grouping, {}).analyses_group);
