@@ -181,9 +181,11 @@ struct Host {
   // Allocator events (MemoryAllocation/MemoryDeallocation) the reader
   // framed but left out of their lines (keep_allocator_events).
   uint64_t allocator_events_skipped = 0;
-  // Events of a host-threads plane whose names give the host no step that
-  // the reader framed but left out because no analysis of the command
-  // reads them (ReadOptions::event_stats.use_without_steps).
+  // Events of a host-threads plane whose names give the host no step (or of
+  // any, for a command that groups nothing) that the reader framed but
+  // left out because no analysis of the command reads them
+  // (ReadOptions::event_stats.use_without_steps), allocator events among
+  // them (then not in allocator_events_skipped).
   uint64_t events_left_out_without_steps = 0;
 
   std::string_view Str(StringId id) const { return strings.Get(id); }

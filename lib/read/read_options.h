@@ -47,7 +47,9 @@ struct EventStatFilter {
   // (a dozen stats each). An event is left out when its metadata id is its
   // first field, as every writer puts it (protobuf writes fields in
   // number order); one in another order is decoded and kept. A line cut by
-  // --max-events keeps them all. Counted in Host::allocator_events_skipped.
+  // --max-events keeps them all. Counted in Host::allocator_events_skipped
+  // (where use_without_steps's rule leaves a plane's events out, they are
+  // among its events, left out by name whatever their stats).
   bool keep_allocator_events = true;
 
   // Without keep_all: names kept on other events but left out of the
@@ -103,7 +105,9 @@ struct EventStatFilter {
   // other event is framed but left out of its line. Per event name (and
   // display name): kRead, kUnread, or kWholePlane where an analysis reads
   // the plane's every event (tf.data's nesting, an EagerExecute's forest):
-  // nothing is left out of that plane. Null: nothing is left out so.
+  // nothing is left out of that plane. Null: nothing is left out so. For a
+  // command none of whose analyses groups, the same on every host
+  // (analyses_group below).
   enum class StepLessUse : uint8_t { kUnread, kRead, kWholePlane };
   using StepLessUseOfName = StepLessUse (*)(uint32_t parts, std::string_view name, std::string_view display_name);
   StepLessUseOfName use_without_steps = nullptr;

@@ -126,15 +126,17 @@ struct PlaneContext {
   // With skip_event set for the events that are not allocator events
   // (EventStatFilter::only_allocator_events_when_steps_allow): such an event
   // is left out only when OnlyGroupLeft says so, its group id kept aside;
-  // or, on a plane without steps (`without_steps`), for the names no
-  // analysis reads, with no group id to keep (group_id_key kMissing). The
+  // or, leaving out what the analyses read not (`without_steps`), for the
+  // names no analysis reads, with no group id to keep (group_id_key
+  // kMissing; a kByName one is left out unread). The
   // pre-scan decides (LeavesOutByGroups) and tells the decoders where the
   // events it kept are (ChunkJob::kept_at, or left_out_bits).
   bool leaves_out_by_groups = false;
   uint32_t group_id_key = IdMap::kMissing;
-  // On a plane whose names give its host no step (EventStatFilter::
-  // use_without_steps), with skip_event set for the names no analysis
-  // reads: `without_steps`; and, where no stat could make an analysis read
+  // On a plane whose names give its host no step, or on any for a command
+  // that groups nothing (EventStatFilter::use_without_steps,
+  // analyses_group), with skip_event set for the names no analysis reads:
+  // `without_steps` (the name is the first case's); and, where no stat could make an analysis read
   // such an event (reads_event_with_stat empty), every one of them is left
   // out by its name (LeavesOut), its stats unread; else the pre-scan
   // decides as when leaving out by groups (leaves_out_by_groups), with no
@@ -142,7 +144,7 @@ struct PlaneContext {
   bool without_steps = false;
   // Per StatKey, where leaving out by groups: 1 for a stat that keeps the
   // event carrying it whatever its name, which OnlyGroupLeft refuses:
-  // step_name for the memory profile's steps; on a plane without steps, the
+  // step_name for the memory profile's steps; where `without_steps`, the
   // stats that make an analysis read an event (EventStatFilter::
   // stats_read_without_steps). One entry per key of stat_map, so that a
   // key found there is looked up unchecked: one load a stat, as cheap as
@@ -182,7 +184,7 @@ struct PlaneContext {
   }
 
   // Whether an event's fields after its metadata id, [p, end), hold nothing
-  // an analysis reads but one group id (none on a plane without steps):
+  // an analysis reads but one group id (none where `without_steps`):
   // offsets and durations, and stats each written as protobuf writes them
   // (a metadata id, then one value field ending with the stat; a reference
   // naming a defined stat) that are neither refused (reads_event_with_stat:

@@ -231,7 +231,8 @@ class XSpaceReader {
 
   // Which of the plane's event names the command leaves out of its lines
   // (ReadOptions::event_stats): on a plane whose names give its host no
-  // step, those no analysis reads (MarkEventsLeftOutWithoutSteps); else the
+  // step, or on any for a command that groups nothing, those no analysis
+  // reads (MarkEventsLeftOutWithoutSteps); else the
   // host's allocator events (keep_allocator_events), or, for the memory
   // profile alone, every other event (MarkEventsLeftOutByGroups). None
   // marked: every event is decoded (or, for a command that reads no
@@ -272,17 +273,21 @@ class XSpaceReader {
   }
 
   // A host-threads plane whose names give its host no step
-  // (schema::PlaneMayHaveSteps), as a JAX capture's: grouping finds no step
-  // in its events and builds no forest, so the command's analyses read
-  // its events by their names, or by a few stats (EventStatFilter::
+  // (schema::PlaneMayHaveSteps), as a JAX capture's, or any host-threads
+  // plane for a command none of whose analyses groups (EventStatFilter::
+  // analyses_group false: placement, tf-data, op-stats without eager
+  // marks): no forest is built over its events, so the command's analyses
+  // read them by their names, or by a few stats (EventStatFilter::
   // use_without_steps, stats_read_without_steps); the other events are
   // left out. By name alone where the plane defines none of those stats,
   // else as the pre-scan decides (OnlyGroupLeft, refusing an event with
-  // such a stat). Nothing is left out of a plane where an analysis reads
-  // every event (a name of kWholePlane), nor when the events are streamed
-  // or --max-events counts them. Another plane's names may still give the
-  // host steps: the capture is then read again whole (LeftOutCouldRegroup).
-  // False when it leaves nothing out.
+  // such a stat), but for the allocator events of a command reading none,
+  // left out by name all the same (PlaneContext::kByName). Nothing is left
+  // out of a plane where an analysis reads every event (a name of
+  // kWholePlane), nor when the events are streamed or --max-events counts
+  // them. Another plane's names may still give the host steps that a
+  // command groups, or ask for a whole plane: the capture is then read
+  // again whole (LeftOutCouldRegroup). False when it leaves nothing out.
   bool MarkEventsLeftOutWithoutSteps(PlaneContext& ctx, const Plane& plane) {
     using Use = EventStatFilter::StepLessUse;
     const EventStatFilter& kept = options_.event_stats;
@@ -683,10 +688,11 @@ bool NamesAskForWholePlane(const Host& host, const EventStatFilter& kept) {
 }
 
 // Whether the events left out could have changed what the analyses find.
-// Those left out where no step could be found (EventStatFilter::
-// use_without_steps): when another plane's names may give the host steps
-// (schema::HostMayHaveSteps, or a TF1 session.run line), or ask for a
-// whole plane. Those left out by groups for the memory profile alone
+// Those left out by what the analyses read (EventStatFilter::
+// use_without_steps): for a command that groups, when another plane's
+// names may give the host steps (schema::HostMayHaveSteps, or a TF1
+// session.run line); for any, when some plane's names ask for a whole
+// plane. Those left out by groups for the memory profile alone
 // (only_allocator_events_when_steps_allow): when none of them had a group
 // id, grouping may find no group in what was kept and build its forest
 // instead, unless no plane's names give the host a step; a TF1

@@ -105,8 +105,9 @@ EventStatFilter EventStatsFor(SummaryParts parts, const AnalysisOptions& analysi
   filter.only_allocator_events_when_steps_allow = parts == SummaryParts(SummaryPart::kMemory) &&
                                                   !analysis.whole_trace && analysis.step_marker.empty() &&
                                                   analysis.steps_between.empty();
-  // Where the host's names give it no step, only what the parts read by
-  // name or by an op's stat (lib/summary/events_read_without_steps.h).
+  // Where the host's names give it no step, or the parts group nothing,
+  // only what the parts read by name or by an op's stat
+  // (lib/summary/events_read_without_steps.h).
   LeaveOutWhatNoStepsLeaveUnread(filter, parts, analysis);
   return filter;
 }

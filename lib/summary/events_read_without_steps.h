@@ -54,14 +54,15 @@
 namespace tfprof {
 
 // What an event of this name (and display name, empty when none) is to the
-// analyses of `parts` (SummaryParts::bits) on such a plane.
+// analyses of `parts` (SummaryParts::bits) on such a plane (or any, where
+// they group nothing).
 EventStatFilter::StepLessUse UseOfHostEventWithoutSteps(uint32_t parts, std::string_view name,
                                                         std::string_view display_name);
 // The stats whose presence makes the analyses of `parts` read an event of
 // any name there.
 std::vector<std::string_view> StatsReadWithoutSteps(SummaryParts parts);
 // Sets `filter` to leave out what the analyses of `parts` do not read of
-// such planes, where the options let the capture's own names decide the
+// such planes (of any, where they group nothing), where the options let the capture's own names decide the
 // steps (no --whole-trace, --step-marker or --steps-between) and, for the
 // host op metrics, which events are ops (no --compat: xprof counts
 // allocator events as ops, tf1 parses names otherwise).
