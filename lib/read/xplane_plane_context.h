@@ -126,21 +126,21 @@ struct PlaneContext {
   // With skip_event set for the events that are not allocator events
   // (EventStatFilter::only_allocator_events_when_steps_allow): such an event
   // is left out only when OnlyGroupLeft says so, its group id kept aside;
-  // or, leaving out what the analyses read not (`without_steps`), for the
-  // names no analysis reads, with no group id to keep (group_id_key
-  // kMissing; a kByName one is left out unread). The
-  // pre-scan decides (LeavesOutByGroups) and tells the decoders where the
-  // events it kept are (ChunkJob::kept_at, or left_out_bits).
+  // or, leaving out what the analyses do not read (`without_steps`), for
+  // the names no analysis reads, with no group id to keep (group_id_key
+  // kMissing; a kByName one is left out unread). The pre-scan decides
+  // (LeavesOutByGroups) and tells the decoders where the events it kept
+  // are (ChunkJob::kept_at, or left_out_bits).
   bool leaves_out_by_groups = false;
   uint32_t group_id_key = IdMap::kMissing;
   // On a plane whose names give its host no step, or on any for a command
   // that groups nothing (EventStatFilter::use_without_steps,
   // analyses_group), with skip_event set for the names no analysis reads:
-  // `without_steps` (the name is the first case's); and, where no stat could make an analysis read
-  // such an event (reads_event_with_stat empty), every one of them is left
-  // out by its name (LeavesOut), its stats unread; else the pre-scan
-  // decides as when leaving out by groups (leaves_out_by_groups), with no
-  // group id to keep.
+  // `without_steps` (named for the first case); and, where no stat could
+  // make an analysis read such an event (reads_event_with_stat empty),
+  // every one of them is left out by its name (LeavesOut), its stats
+  // unread; else the pre-scan decides as when leaving out by groups
+  // (leaves_out_by_groups), with no group id to keep.
   bool without_steps = false;
   // Per StatKey, where leaving out by groups: 1 for a stat that keeps the
   // event carrying it whatever its name, which OnlyGroupLeft refuses:

@@ -232,9 +232,9 @@ class XSpaceReader {
   // Which of the plane's event names the command leaves out of its lines
   // (ReadOptions::event_stats): on a plane whose names give its host no
   // step, or on any for a command that groups nothing, those no analysis
-  // reads (MarkEventsLeftOutWithoutSteps); else the
-  // host's allocator events (keep_allocator_events), or, for the memory
-  // profile alone, every other event (MarkEventsLeftOutByGroups). None
+  // reads (MarkEventsLeftOutWithoutSteps); else the host's allocator events
+  // (keep_allocator_events), or, for the memory profile alone, every other
+  // event (MarkEventsLeftOutByGroups). None
   // marked: every event is decoded (or, for a command that reads no
   // host-thread event, none: nothing to tell apart).
   void MarkSkippedEvents(PlaneContext& ctx, const Plane& plane) {
@@ -301,9 +301,9 @@ class XSpaceReader {
       const Use use = kept.UseWithoutSteps(host_->Str(md.name), host_->Str(md.display_name));
       if (use == Use::kWholePlane) return false;
       if (use == Use::kUnread)
-        // A command that reads no allocator event leaves them out by name
-        // wherever it reads them not (keep_allocator_events): their tf_op
-        // stat (TensorFlow writes one on each) makes no op.
+        // A command that reads no allocator event leaves them out by name,
+        // as keep_allocator_events does elsewhere: their tf_op stat
+        // (TensorFlow writes one on each) makes no op.
         skip[m] =
             !kept.keep_allocator_events && schema::IsAllocatorEvent(host_->Str(md.name)) ? PlaneContext::kByName : 1;
       any = any || skip[m];

@@ -62,10 +62,11 @@ EventStatFilter::StepLessUse UseOfHostEventWithoutSteps(uint32_t parts, std::str
 // any name there.
 std::vector<std::string_view> StatsReadWithoutSteps(SummaryParts parts);
 // Sets `filter` to leave out what the analyses of `parts` do not read of
-// such planes (of any, where they group nothing), where the options let the capture's own names decide the
-// steps (no --whole-trace, --step-marker or --steps-between) and, for the
-// host op metrics, which events are ops (no --compat: xprof counts
-// allocator events as ops, tf1 parses names otherwise).
+// such planes (of any, where they group nothing), where the options let
+// the capture's own names decide the steps (no --whole-trace,
+// --step-marker or --steps-between) and, for the host op metrics, which
+// events are ops (no --compat: xprof counts allocator events as ops, tf1
+// parses names otherwise).
 void LeaveOutWhatNoStepsLeaveUnread(EventStatFilter& filter, SummaryParts parts, const AnalysisOptions& analysis);
 
 }  // namespace tfprof

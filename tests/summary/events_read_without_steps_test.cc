@@ -183,10 +183,8 @@ TEST_CASE("A host with steps is read with only the events a command that groups 
     CHECK(h.events_left_out_without_steps == 0);
     CHECK(h.planes[0].lines[0].events.size() + h.allocator_events_skipped == 5);
   }
-  // The allocation, read by the memory profile, stays in whatever its
-  // stats: by its name it is left out only for a command reading no
-  // allocator event. With an op's stat and no name that command reads, it
-  // is decided by that stat, as any event (a TF op named by tf_op alone).
+  // The tf_op stat that left the allocation out unread (by its name) keeps
+  // an event of any other name: a TF op named by its tf_op alone.
   XSpaceBuilder named_by_stat;
   HostWithSteps(named_by_stat).Event("ProcessOp", 3'500, 40, {{"tf_op", Ref{"Conv2D:Conv2D"}}});
   const Host h = Read(named_by_stat.Serialize(), EventStatsFor(SummaryPart::kOps, {}));
@@ -263,42 +261,84 @@ TEST_CASE("Host op metrics on a step-less host need the events an op's stat name
   }
 }
 
-TEST_CASE("A real JAX GPU capture's host is read with only its events overview reads", "[filter][stepless][corpus]") {
-  const std::string path = testing::CorpusPath("tracelens/mi300/jax08_attention/tw003.xplane.pb");
-  if (path.empty()) {
-    testing::SkipTest("no corpus (set TFPROF_CORPUS)");
-    return;
-  }
-  // Counted on the whole model: the events of a name overview does not
-  // read that carry none of the stats that make an op.
+// The host-thread events of `whole` (read with every event) that the
+// analyses of `parts` leave out, counted on the model: those of a name
+// they do not read that carry none of the stats that make an op, and the
+// allocator events of a command reading none, whatever their stats.
+// `python`: how many of them are on the Python tracer's line ("python",
+// "python3").
+uint64_t LeftOutOnWholeModel(const Host& whole, const Plane& cpu, SummaryParts parts, uint64_t* python) {
+  const EventStatFilter kept = EventStatsFor(parts, {});
+  std::vector<StatFinder> op_stats;
+  for (std::string_view s : kept.stats_read_without_steps) op_stats.emplace_back(whole, cpu, std::string(s));
+  uint64_t unread = 0;
+  *python = 0;
+  for (const Line& line : cpu.lines)
+    for (size_t e = 0; e < line.events.size(); ++e) {
+      const EventMetadata& m = cpu.event_metadata[line.events[e].metadata];
+      if (UseOfHostEventWithoutSteps(parts.bits, whole.Str(m.name), whole.Str(m.display_name)) != Use::kUnread)
+        continue;
+      bool op = false;
+      for (const StatFinder& f : op_stats) op = op || f.In(line.EventStats(e)).has_value();
+      if (op && (kept.keep_allocator_events || !schema::IsAllocatorEvent(whole.Str(m.name)))) continue;
+      ++unread;
+      *python += whole.LineName(line).starts_with("python");
+    }
+  return unread;
+}
+
+// Checks that `parts` read of the corpus capture `path` leaves out of its
+// host what LeftOutOnWholeModel counts; returns that count, and the host's
+// events in `host_events`.
+uint64_t CheckLeftOutOfRealHost(const std::string& path, SummaryParts parts, uint64_t* python, uint64_t* host_events) {
   Diagnostics diag;
   const Host whole = ReadXSpaceFile(path, diag, ReadOptions());
   const Plane* cpu = whole.FindPlane(schema::kHostThreadsPlane);
   REQUIRE(cpu);
-  std::vector<StatFinder> op_stats;
-  for (std::string_view s : StatsReadWithoutSteps(kOverview)) op_stats.emplace_back(whole, *cpu, std::string(s));
-  uint64_t unread = 0, python = 0;
-  for (const Line& line : cpu->lines)
-    for (size_t e = 0; e < line.events.size(); ++e) {
-      const EventMetadata& m = cpu->event_metadata[line.events[e].metadata];
-      if (UseOfHostEventWithoutSteps(kOverview.bits, whole.Str(m.name), whole.Str(m.display_name)) != Use::kUnread)
-        continue;
-      bool op = false;
-      for (const StatFinder& f : op_stats) op = op || f.In(line.EventStats(e)).has_value();
-      if (op) continue;
-      ++unread;
-      python += whole.LineName(line) == "python";
-    }
-  REQUIRE(unread > cpu->EventCount() / 2);
-  CHECK(python > unread / 2);  // The Python tracer's line is most of them.
+  const uint64_t unread = LeftOutOnWholeModel(whole, *cpu, parts, python);
+  *host_events = cpu->EventCount();
   ReadOptions options;
-  options.event_stats = EventStatsFor(kOverview, {});
+  options.event_stats = EventStatsFor(parts, {});
   const Host read = ReadXSpaceFile(path, diag, options);
   const Plane* kept = read.FindPlane(schema::kHostThreadsPlane);
   REQUIRE(kept);
   CHECK(kept->EventsLeftOut() == unread);
   CHECK(kept->EventCount() + unread == cpu->EventCount());
   CHECK(read.events_left_out_without_steps == unread);
+  REQUIRE(unread > 0);
+  return unread;
+}
+
+TEST_CASE("A real JAX GPU capture's host is read with only its events overview reads", "[filter][stepless][corpus]") {
+  const std::string path = testing::CorpusPath("tracelens/mi300/jax08_attention/tw003.xplane.pb");
+  if (path.empty()) {
+    testing::SkipTest("no corpus (set TFPROF_CORPUS)");
+    return;
+  }
+  uint64_t python = 0, host_events = 0;
+  const uint64_t unread = CheckLeftOutOfRealHost(path, kOverview, &python, &host_events);
+  REQUIRE(unread > host_events / 2);
+  CHECK(python > unread / 2);  // The Python tracer's line is most of them.
+}
+
+TEST_CASE("A real T4 capture's host, with steps, is read with only its events op-stats reads",
+          "[filter][stepless][corpus]") {
+  const std::string path = testing::CorpusPath(
+      "e4040-2023fall-assign2-hd2551/logs/fit/20231107-184716/train/plugins/profile/2023_11_07_18_47_18/"
+      "instance-2.xplane.pb");
+  if (path.empty()) {
+    testing::SkipTest("no corpus (set TFPROF_CORPUS)");
+    return;
+  }
+  // Grouped when taken and without an EagerExecute: op-stats makes no eager
+  // marks, so it groups nothing. Its allocator events (a tf_op on each) and
+  // its Python tracer's events are among those it leaves out.
+  const SummaryParts op_stats = SummaryPart::kOps | SummaryPart::kEagerMarks;
+  CHECK_FALSE(EventStatsFor(op_stats, {}).analyses_group);
+  uint64_t python = 0, host_events = 0;
+  const uint64_t unread = CheckLeftOutOfRealHost(path, op_stats, &python, &host_events);
+  CHECK(python > 0);
+  CHECK(unread < host_events);  // Its TF ops are read.
 }
 
 }  // namespace
