@@ -28,13 +28,16 @@ absl::flat_hash_map<std::string, double> TensorCoreUtilizationByOp(const KernelS
 }
 
 // `total_ps` is the denominator of the fractions. `drop_idle` leaves the
-// IDLE row out after the top `limit` were taken (so the host side without
-// idle has one row fewer, as in the reference).
-void AppendSide(const OpMetricsDb& db, uint64_t total_ps, bool drop_idle, bool on_device, size_t limit, int64_t& rank,
-                const absl::flat_hash_map<std::string, double>& tc, std::vector<TfStatsRecord>& out) {
+// IDLE row out: after the top `limit` were taken when `idle_counts`, so
+// that the host side without idle has one row fewer, as in the reference
+// (its 500 rows a side); before, for a limit the user set (--top N: at
+// most N rows a side, docs/op-stats.md).
+void AppendSide(const OpMetricsDb& db, uint64_t total_ps, bool drop_idle, bool idle_counts, bool on_device,
+                size_t limit, int64_t& rank, const absl::flat_hash_map<std::string, double>& tc,
+                std::vector<TfStatsRecord>& out) {
   const double total_us = static_cast<double>(total_ps) / 1e6;
   double cumulative = 0;
-  for (const OpMetrics* m : db.Sorted(limit)) {
+  for (const OpMetrics* m : db.Sorted(limit, /*with_idle=*/!drop_idle || idle_counts)) {
     if (drop_idle && m->is_idle()) continue;
     TfStatsRecord r;
     r.rank = ++rank;
@@ -106,14 +109,15 @@ std::vector<TfStatsRecord> BuildTfStatsRecords(const HostSummary& summary, const
   if (options.side != "host") {
     OpMetricsDb tf_ops = DeviceOpsToTfOps(summary.device_ops, options.with_idle, options.analysis);
     if (summary.env.has_device())
-      AppendSide(tf_ops, tf_ops.total_time_ps, false, true, options.by_type ? 0 : limit, rank, tc, records);
+      AppendSide(tf_ops, tf_ops.total_time_ps, false, true, true, options.by_type ? 0 : limit, rank, tc, records);
   }
   if (options.side != "device") {
     // Without idle the host total is its ops' own time.
     const OpMetricsDb& host = summary.host_ops;
     const uint64_t total = options.with_idle ? host.total_time_ps : host.total_op_time_ps;
     if (summary.has_host_plane)
-      AppendSide(host, total, !options.with_idle, false, options.by_type ? 0 : limit, rank, tc, records);
+      AppendSide(host, total, !options.with_idle, /*idle_counts=*/options.top == 0, false, options.by_type ? 0 : limit,
+                 rank, tc, records);
   }
   if (options.by_type) {
     records = ByType(records);

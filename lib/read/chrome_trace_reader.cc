@@ -127,6 +127,20 @@ class TraceSink final : public TopLevelValueSink {
   bool exported_ = false;  // Written by `tfprof-analyze trace`: already in the XPlane's conventions.
 };
 
+// What a JSON value is, by its first character (the decoder keeps only
+// the start of an array's text).
+std::string JsonValueKind(std::string_view token) {
+  if (token.empty()) return "empty";
+  switch (token[0]) {
+    case '[': return "an array";
+    case '"': return "a string";
+    case 't':
+    case 'f': return "a boolean";
+    case 'n': return "null";
+    default: return "the number " + std::string(token.substr(0, 40));
+  }
+}
+
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -152,6 +166,25 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
   TraceScanResult result = ReadTraceEvents(path, input, sink, builder);
   events_phase.Stop();
   if (result.unterminated_array) builder.Count(TraceDiag::kUnterminatedArray);
+  // A bare array none of whose values is an object is some other JSON (a
+  // list of numbers, HTA's memory timeline), not a trace with bad events:
+  // refused as its format (exit 3), not read as an empty trace. A document
+  // with a traceEvents key says it is a trace: its bad events are counted.
+  if (result.bare_array && builder.objects_met() == 0 && builder.Counted(TraceDiag::kNonObjectEvent) > 0) {
+    const uint64_t others = builder.Counted(TraceDiag::kNonObjectEvent);
+    const std::string first = JsonValueKind(builder.FirstExample(TraceDiag::kNonObjectEvent));
+    // Rows of arrays are what torch.profiler's export_memory_timeline
+    // writes (HTA's memory_timeline.raw.gz): said, since that is the file
+    // users mistake for a trace.
+    const bool rows = first == "an array" && others > 1;
+    throw InputError(path, "JSON but not a Chrome trace: an array with no event object, only " +
+                               (others == 1 ? "one other value: " + first
+                                            : std::to_string(others) + " other values (the first: " + first + ")") +
+                               (rows ? "; rows such as torch.profiler's export_memory_timeline writes are not a "
+                                       "trace: give the trace itself (recorded with profile_memory=True for a "
+                                       "memory profile)"
+                                     : ""));
+  }
   sink.ApplyTopLevel(host);
   PhaseTimer finish_phase("read trace: finish lines");
   builder.Finish();

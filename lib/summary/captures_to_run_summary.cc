@@ -92,8 +92,16 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
 }
 
 InputError NoHostNamed(const DiscoveredInput& input, const std::string& host) {
+  // Each file's host name; a PyTorch trace's rank first, as the reports
+  // name it (its file's name answers --host too), when its head says it.
   std::string hosts;
-  for (const CaptureFile& f : input.selected.files) hosts += (hosts.empty() ? "" : ", ") + f.host;
+  for (const CaptureFile& f : input.selected.files) {
+    std::string name = f.host;
+    if (f.format == CaptureFormat::kChromeTrace)
+      if (const PeekedRank peeked = PeekRank(f.path); peeked.state == PeekedRank::kRank)
+        name = RankHostName(peeked.rank) + " (" + f.host + ")";
+    hosts += (hosts.empty() ? "" : ", ") + name;
+  }
   return InputError(input.input_path,
                     "no host named '" + host + "' in run " + input.selected.name + " (hosts: " + hosts +
                         (IsRankHostName(host) ? "; no trace of that PyTorch rank either" : "") + ")",

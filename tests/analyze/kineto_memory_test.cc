@@ -17,8 +17,10 @@
 #include "lib/summary/kineto_memory_events_to_profile.h"
 #include "lib/summary/memory_events_to_profile.h"
 #include "tests/support/corpus.h"
+#include "tests/support/files.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/skip.h"
+#include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
 using tfprof::testing::RunTool;
@@ -397,10 +399,19 @@ TEST_CASE("metrics of a PyTorch trace with [memory] events", "[memory][kineto][m
 
 TEST_CASE("memory on torch's export_memory_timeline output says it is not a trace", "[memory][kineto][cli]") {
   // HTA's memory_analysis data: [[time, action, bytes, category], ...] rows,
-  // which read as JSON without any trace event.
+  // a bare array without any event object: refused by the reader as no
+  // trace (exit 3), with what the file is and what to give instead.
   REQUIRE_CORPUS(path, "hta/memory_analysis/memory_timeline.raw.gz");
   auto r = RunTool("memory '" + path + "'");
-  CHECK(r.exit_code == 4);
-  CHECK_THAT(r.err, Catch::Contains("no memory profile: the file holds no trace events"));
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.err, Catch::Contains("memory_timeline.raw.gz: JSON but not a Chrome trace: an array with no event "
+                                    "object, only 16845 other values (the first: an array); rows such as "
+                                    "torch.profiler's export_memory_timeline writes are not a trace"));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  // A trace with no events at all still gets the memory profile's reason.
+  const std::string empty = tfprof::testing::TempDir() + "/empty.trace.json";
+  tfprof::testing::WriteFile(empty, R"({"traceEvents": []})");
+  auto e = RunTool("memory '" + empty + "'");
+  CHECK(e.exit_code == 4);
+  CHECK_THAT(e.err, Catch::Contains("no memory profile: the file holds no trace events"));
 }

@@ -109,6 +109,8 @@ TEST_CASE("Option host takes a PyTorch rank (rank<N>) or the file's host name", 
   auto none = RunTool("steps '" + run + "' --host rank7");
   CHECK(none.exit_code == 2);
   CHECK_THAT(none.err, Catch::Contains("no host named 'rank7'"));
+  // The hosts are listed as the reports name them, each file's name beside.
+  CHECK_THAT(none.err, Catch::Contains("(hosts: rank0 (sampled_rank-0), rank1 (sampled_rank-1);"));
 
   // distributedInfo at the end of the file (rank 0): found by reading it.
   REQUIRE_CORPUS(tail, "hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");

@@ -123,6 +123,41 @@ TEST_CASE("Device op metrics per (TF op, kernel), TF-op level takes the most lau
   CHECK(OpRow(xp, "d/Relu/relu") == nullptr);
 }
 
+TEST_CASE("TensorFlow Stats: a --top N without IDLE keeps N host ops; the default limit drops IDLE after taking it",
+          "[opstats]") {
+  // One thread: A 10 us, B 5 us, IDLE the other 70 us of its 85 us span.
+  XSpaceBuilder b;
+  b.Plane("/host:CPU").Line(1, "t").Event("h/A:A", 0, 10 * kUs).Event("h/B:B", 80 * kUs, 5 * kUs);
+  Host h = ReadBuilt(b);
+  Diagnostics d;
+  HostSummary s = SummarizeHostOps(h, d);
+  TfStatsOptions top2;
+  top2.top = 2;
+  top2.with_idle = false;
+  // A user's --top 2: two ops, IDLE left out before the limit.
+  std::vector<TfStatsRecord> rows = BuildTfStatsRecords(s, top2);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].op_name == "h/A");
+  CHECK(rows[0].host_self_fraction == Approx(10.0 / 15.0));  // Of the ops' own time.
+  CHECK(rows[1].op_name == "h/B");
+  CHECK(rows[1].rank == 2);
+  CHECK(rows[1].host_cumulative_fraction == Approx(1.0));
+  // With IDLE the limit takes it first.
+  top2.with_idle = true;
+  rows = BuildTfStatsRecords(s, top2);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].op_name == "IDLE");
+  CHECK(rows[0].host_self_fraction == Approx(70.0 / 85.0));
+  CHECK(rows[1].op_name == "h/A");
+  // The reference's own limit (500 a side, the default) counts IDLE before
+  // leaving it out; with three rows that changes nothing.
+  TfStatsOptions reference;
+  reference.with_idle = false;
+  rows = BuildTfStatsRecords(s, reference);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1].op_name == "h/B");
+}
+
 TEST_CASE("TensorFlow Stats rows: device first, then host, fractions of each side's total", "[opstats]") {
   XSpaceBuilder b;
   b.Plane("/host:CPU").Line(1, "t").Event("h/Op:HostOp", 0, 30 * kUs).Event("h/Op:HostOp", 70 * kUs, 20 * kUs);

@@ -118,6 +118,35 @@ TEST_CASE("A byte order mark and an empty event array are fine", "[json]") {
   CHECK(diag.empty());
 }
 
+TEST_CASE("A bare array with no event object is not a trace; one with a traceEvents key is", "[json]") {
+  // Some other JSON (a list of numbers, HTA's memory timeline): exit 3.
+  CHECK(ReadError("[1, 2.5]") ==
+        "mem.trace.json: JSON but not a Chrome trace: an array with no event object, only 2 "
+        "other values (the first: the number 1)");
+  CHECK(ReadError(R"([["a", 1]])") ==
+        "mem.trace.json: JSON but not a Chrome trace: an array with no event object, only one other value: an array");
+  Diagnostics d;
+  try {
+    ReadText(R"([null, "x", true])", d);
+    FAIL("read as a trace");
+  } catch (const InputError& e) {
+    CHECK(e.code() == kExitBadInput);
+    CHECK(std::string(e.what()).find("only 3 other values (the first: null)") != std::string::npos);
+  }
+  // Empty, or with one event object among them: a trace.
+  Diagnostics empty_diag;
+  CHECK(ReadText("[]", empty_diag).planes.empty());
+  CHECK(empty_diag.empty());
+  Diagnostics mixed_diag;
+  Host mixed = ReadText(R"([7, {"ph":"X","pid":1,"tid":1,"ts":1,"dur":2,"name":"a"}])", mixed_diag);
+  CHECK(mixed.planes.at(0).EventCount() == 1);
+  CHECK(mixed_diag.Count("json.non_object_event") == 1);
+  // A traceEvents key says it is a trace: its values are counted, not refused.
+  Diagnostics keyed_diag;
+  CHECK(ReadText(R"({"traceEvents": [1, 2]})", keyed_diag).planes.empty());
+  CHECK(keyed_diag.Count("json.non_object_event") == 2);
+}
+
 TEST_CASE("Timestamps convert to exact picoseconds", "[json]") {
   Diagnostics diag;
   Host h = ReadText(R"([
