@@ -338,7 +338,6 @@ uint32_t ChromeTraceBuilder::Push(PlaneState& plane, LineState& line, const RawT
 }
 
 void ChromeTraceBuilder::Add(const RawTraceEvent& event) {
-  ++objects_met_;
   if (event.ph.size() != 1) {
     if (event.ph.empty()) Count(TraceDiag::kMissingPhase, event.name);
     else Count(TraceDiag::kUnknownPhase, event.ph);

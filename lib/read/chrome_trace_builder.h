@@ -140,9 +140,11 @@ class ChromeTraceBuilder {
   void Finish();
 
   uint64_t events_added() const { return events_added_; }
-  // Event objects met (Add calls), whatever became of them; and how many of
-  // a diagnostic were counted so far.
-  uint64_t objects_met() const { return objects_met_; }
+  // Whether any element of the event arrays was an object, whatever became
+  // of it (TraceEventSink::ObjectElement); and how many of a diagnostic
+  // were counted so far.
+  void ObjectElementsMet() { objects_met_ = true; }
+  bool objects_met() const { return objects_met_; }
   uint64_t Counted(TraceDiag kind) const { return diag_counts_[static_cast<size_t>(kind)].count; }
   const std::string& FirstExample(TraceDiag kind) const { return diag_counts_[static_cast<size_t>(kind)].example; }
   // The args the parsers keep (chrome_trace_arg_filter.h); null: all.
@@ -220,7 +222,7 @@ class ChromeTraceBuilder {
   bool origin_set_ = false;
   int64_t origin_us_ = 0;
   uint64_t events_added_ = 0;
-  uint64_t objects_met_ = 0;
+  bool objects_met_ = false;
   uint64_t first_seen_ = 0;
 
   struct DiagCount {

@@ -96,6 +96,7 @@ struct ParsedRun final : TraceEventSink {
     size_t events_before;  // Where the parser counted it among the events.
   };
   std::vector<Note> notes;
+  bool any_object = false;  // ObjectElement was called.
   std::exception_ptr error;
   bool parsed = false;
 
@@ -105,6 +106,7 @@ struct ParsedRun final : TraceEventSink {
     return events[used];
   }
   void Commit() override { ++used; }
+  void ObjectElement() override { any_object = true; }
   void Count(TraceDiag kind, std::string_view example, uint64_t n) override {
     notes.push_back({kind, std::string(example), n, used});
   }
@@ -135,6 +137,7 @@ struct ParsedRun final : TraceEventSink {
     json[size + 1] = ']';
     std::memset(json + size + 2, ' ', simdjson::SIMDJSON_PADDING);
     used = 0;
+    any_object = false;
     notes.clear();
     strings.clear();
     error = nullptr;
@@ -143,6 +146,7 @@ struct ParsedRun final : TraceEventSink {
 
   // What the parser made, in its order; then the error that stopped it.
   void Replay(ChromeTraceBuilder& builder) const {
+    if (any_object) builder.ObjectElementsMet();
     size_t e = 0;
     for (const Note& note : notes) {
       for (; e < note.events_before; ++e) builder.Add(events[e]);

@@ -127,18 +127,34 @@ class TraceSink final : public TopLevelValueSink {
   bool exported_ = false;  // Written by `tfprof-analyze trace`: already in the XPlane's conventions.
 };
 
-// What a JSON value is, by its first character (the decoder keeps only
-// the start of an array's text).
+// What a value of the event array is, from the start of its text (the
+// decoder keeps an array's first character, a scalar's first 40): the
+// decoder does not check a value that is no object, so one that is not
+// JSON (`abc`, `12abc`, `tru`) is said to be so.
 std::string JsonValueKind(std::string_view token) {
-  if (token.empty()) return "empty";
-  switch (token[0]) {
-    case '[': return "an array";
-    case '"': return "a string";
-    case 't':
-    case 'f': return "a boolean";
-    case 'n': return "null";
-    default: return "the number " + std::string(token.substr(0, 40));
+  if (token.empty()) return "an empty value";
+  if (token[0] == '[') return "an array";
+  if (token[0] == '"') return "a string";
+  if (token == "true" || token == "false") return "a boolean";
+  if (token == "null") return "null";
+  // A number: -?digits[.digits][(e|E)[+-]digits], checked as far as kept.
+  const bool cut = token.size() >= 40;  // The rest of its text was not kept.
+  size_t i = token[0] == '-' ? 1 : 0;
+  auto digits = [&] {
+    const size_t from = i;
+    while (i < token.size() && token[i] >= '0' && token[i] <= '9') ++i;
+    return i > from;
+  };
+  bool number = digits();
+  if (number && i < token.size() && token[i] == '.') ++i, number = digits() || (cut && i == token.size());
+  if (number && i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
+    ++i;
+    if (i < token.size() && (token[i] == '+' || token[i] == '-')) ++i;
+    number = digits() || (cut && i == token.size());
   }
+  const std::string text(token.substr(0, 40));
+  if (number && i == token.size()) return "the number " + text;
+  return "'" + text + "', which is not a JSON value";
 }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -170,14 +186,16 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
   // list of numbers, HTA's memory timeline), not a trace with bad events:
   // refused as its format (exit 3), not read as an empty trace. A document
   // with a traceEvents key says it is a trace: its bad events are counted.
-  if (result.bare_array && builder.objects_met() == 0 && builder.Counted(TraceDiag::kNonObjectEvent) > 0) {
+  if (result.bare_array && !builder.objects_met() && builder.Counted(TraceDiag::kNonObjectEvent) > 0) {
     const uint64_t others = builder.Counted(TraceDiag::kNonObjectEvent);
     const std::string first = JsonValueKind(builder.FirstExample(TraceDiag::kNonObjectEvent));
     // Rows of arrays are what torch.profiler's export_memory_timeline
     // writes (HTA's memory_timeline.raw.gz): said, since that is the file
     // users mistake for a trace.
     const bool rows = first == "an array" && others > 1;
-    throw InputError(path, "JSON but not a Chrome trace: an array with no event object, only " +
+    const bool json = first.find("not a JSON value") == std::string::npos;
+    throw InputError(path, std::string(json ? "JSON but not a Chrome trace" : "not a Chrome trace, nor valid JSON") +
+                               ": an array with no event object, only " +
                                (others == 1 ? "one other value: " + first
                                             : std::to_string(others) + " other values (the first: " + first + ")") +
                                (rows ? "; rows such as torch.profiler's export_memory_timeline writes are not a "

@@ -43,6 +43,7 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     run.input_diagnostics.Add(diag_kind::kInputSkippedFile, skipped);
   bool matched = r.host.empty();
   std::set<std::string> names;
+  std::map<std::string, std::string> read_names;  // Files read for a rank and not it: their host names.
   const std::vector<CaptureFile>& files = input.selected.files;
   for (const CaptureFile& file : files) {
     // --host names a file's host, or a PyTorch rank ("rank1"), which only
@@ -53,7 +54,10 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     PhaseTimer read_phase("read capture");
     Host host = LoadCapture(file, read_diagnostics, r.read);
     read_phase.Stop();
-    if (!by_file && host.name != r.host) continue;
+    if (!by_file && host.name != r.host) {
+      read_names[file.path] = host.name;
+      continue;
+    }
     // Two traces of one rank in a run (copies, or two jobs' files mixed):
     // the later keeps its file's name, so hosts stay apart.
     if (!names.insert(host.name).second) {
@@ -87,20 +91,28 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     PhaseTimer release_phase("release host");
     const Host released = std::move(host);
   }
-  if (!matched) throw NoHostNamed(input, r.host);
+  if (!matched) throw NoHostNamed(input, r.host, &read_names);
   return run;
 }
 
-InputError NoHostNamed(const DiscoveredInput& input, const std::string& host) {
-  // Each file's host name; a PyTorch trace's rank first, as the reports
-  // name it (its file's name answers --host too), when its head says it.
+InputError NoHostNamed(const DiscoveredInput& input, const std::string& host,
+                       const std::map<std::string, std::string>* read) {
+  // Each file's host name as the reports give it: a PyTorch trace's rank
+  // (its file's name answers --host too), from the trace when it was read,
+  // else from its head; a rank met a second time keeps the file's name, as
+  // when the run is read.
   std::string hosts;
+  std::set<std::string> used;
   for (const CaptureFile& f : input.selected.files) {
     std::string name = f.host;
-    if (f.format == CaptureFormat::kChromeTrace)
+    if (auto it = read ? read->find(f.path) : decltype(read->end()){}; read && it != read->end()) {
+      name = it->second;
+    } else if (f.format == CaptureFormat::kChromeTrace) {
       if (const PeekedRank peeked = PeekRank(f.path); peeked.state == PeekedRank::kRank)
-        name = RankHostName(peeked.rank) + " (" + f.host + ")";
-    hosts += (hosts.empty() ? "" : ", ") + name;
+        name = RankHostName(peeked.rank);
+    }
+    if (!used.insert(name).second) name = f.host;
+    hosts += (hosts.empty() ? "" : ", ") + (name == f.host ? name : name + " (" + f.host + ")");
   }
   return InputError(input.input_path,
                     "no host named '" + host + "' in run " + input.selected.name + " (hosts: " + hosts +

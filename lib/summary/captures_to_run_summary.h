@@ -5,6 +5,8 @@
 // and the fuzz target all come through here.
 #pragma once
 
+#include <map>
+
 #include <functional>
 #include <string>
 
@@ -38,7 +40,10 @@ struct RunReadOptions {
 // no host of the run, and what reading and summarising throw.
 // The error for --host naming no host of the selected run (exit 2): the
 // run's name and its hosts.
-InputError NoHostNamed(const DiscoveredInput& input, const std::string& host);
+// `read`: the host names of the files read on the way (by path), as the
+// reports name them; the others are named from their heads.
+InputError NoHostNamed(const DiscoveredInput& input, const std::string& host,
+                       const std::map<std::string, std::string>* read = nullptr);
 
 RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptions& read,
                                 const SummaryOptions& options);

@@ -24,6 +24,7 @@
 #include "tests/support/corpus.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/skip.h"
+#include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
 namespace fs = std::filesystem;
@@ -114,6 +115,18 @@ TEST_CASE("Option host takes a PyTorch rank (rank<N>) or the file's host name", 
 
   // distributedInfo at the end of the file (rank 0): found by reading it.
   REQUIRE_CORPUS(tail, "hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
+  {
+    // A run of it and rank 1's trace (links in a temporary folder): the
+    // error names it as the reports do, rank0, from the read that looked
+    // for rank 7 in it; rank 1 from its file's head.
+    const std::string dir = tfprof::testing::TempDir();
+    fs::create_symlink(tail, fs::path(dir) / fs::path(tail).filename());
+    fs::create_symlink(rank1, fs::path(dir) / fs::path(rank1).filename());
+    auto missing = RunTool("steps '" + dir + "' --host rank7");
+    CHECK(missing.exit_code == 2);
+    CHECK_THAT(missing.err, Catch::Contains("(hosts: rank0 (benchmark_result_924719_1679055439_trace), rank1 "
+                                            "(sampled_rank-1); no trace of that PyTorch rank either)"));
+  }
   CHECK(PeekRank(tail).state == PeekedRank::kUnknown);
   auto late = RunTool("info '" + tail + "' --host rank0 -f csv --table hosts");
   CHECK(late.exit_code == 0);

@@ -133,7 +133,21 @@ TEST_CASE("A bare array with no event object is not a trace; one with a traceEve
     CHECK(e.code() == kExitBadInput);
     CHECK(std::string(e.what()).find("only 3 other values (the first: null)") != std::string::npos);
   }
-  // Empty, or with one event object among them: a trace.
+  // A value that is no JSON is said to be so (the parser checks objects only).
+  CHECK(ReadError("[abc, 1]") ==
+        "mem.trace.json: not a Chrome trace, nor valid JSON: an array with no event object, "
+        "only 2 other values (the first: 'abc', which is not a JSON value)");
+  CHECK(ReadError("[1.]") ==
+        "mem.trace.json: not a Chrome trace, nor valid JSON: an array with no event object, only "
+        "one other value: '1.', which is not a JSON value");
+  CHECK(ReadError("[-1.5E+3]") ==
+        "mem.trace.json: JSON but not a Chrome trace: an array with no event object, only "
+        "one other value: the number -1.5E+3");
+  // Empty, or with one object among them (an empty one too, as TensorFlow
+  // ends its array): a trace.
+  Diagnostics braces_diag;
+  CHECK(ReadText("[{}, 1]", braces_diag).planes.empty());
+  CHECK(braces_diag.Count("json.non_object_event") == 1);
   Diagnostics empty_diag;
   CHECK(ReadText("[]", empty_diag).planes.empty());
   CHECK(empty_diag.empty());
