@@ -105,8 +105,8 @@ InputError NoHostNamed(const DiscoveredInput& input, const std::string& host,
   std::set<std::string> used;
   for (const CaptureFile& f : input.selected.files) {
     std::string name = f.host;
-    if (auto it = read ? read->find(f.path) : decltype(read->end()){}; read && it != read->end()) {
-      name = it->second;
+    if (read && read->count(f.path)) {
+      name = read->at(f.path);
     } else if (f.format == CaptureFormat::kChromeTrace) {
       if (const PeekedRank peeked = PeekRank(f.path); peeked.state == PeekedRank::kRank)
         name = RankHostName(peeked.rank);

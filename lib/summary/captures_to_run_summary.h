@@ -5,9 +5,8 @@
 // and the fuzz target all come through here.
 #pragma once
 
-#include <map>
-
 #include <functional>
+#include <map>
 #include <string>
 
 #include "lib/model/errors.h"
