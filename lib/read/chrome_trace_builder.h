@@ -141,7 +141,7 @@ class ChromeTraceBuilder {
 
   uint64_t events_added() const { return events_added_; }
   // Whether any element of the event arrays was an object, whatever became
-  // of it (TraceEventSink::ObjectElement); and how many of a diagnostic
+  // of it (ParsedRun::any_object); and how many of a diagnostic
   // were counted so far.
   void ObjectElementsMet() { objects_met_ = true; }
   bool objects_met() const { return objects_met_; }

@@ -201,7 +201,6 @@ error_code TraceEventParser::DecodeElement(od_value& value) {
     sink_->Count(TraceDiag::kNonObjectEvent, TrimRight(token).substr(0, 40));
     return SUCCESS;
   }
-  sink_->ObjectElement();
   od::object object;
   SIMDJSON_TRY(value.get_object().get(object));
   event_ = &sink_->NextEvent();

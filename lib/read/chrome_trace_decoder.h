@@ -28,9 +28,6 @@ class TraceEventSink {
   virtual RawTraceEvent& NextEvent() = 0;
   virtual void Commit() = 0;
   virtual void Count(TraceDiag kind, std::string_view example = {}, uint64_t n = 1) = 0;
-  // An element that is an object, whatever becomes of it (an empty one, one
-  // nested too deep): a bare array with none is not a trace.
-  virtual void ObjectElement() = 0;
   // Where text the events' views point into is kept (strings with escapes,
   // unescaped): as long as the events themselves.
   virtual std::deque<std::string>& Strings() = 0;

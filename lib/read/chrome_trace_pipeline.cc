@@ -96,17 +96,20 @@ struct ParsedRun final : TraceEventSink {
     size_t events_before;  // Where the parser counted it among the events.
   };
   std::vector<Note> notes;
-  bool any_object = false;  // ObjectElement was called.
+  // An element was an object, whatever became of it (an empty one too): a
+  // bare array with none is not a trace. Noted where the parser takes a
+  // slot for it, so that the parser's loop pays nothing more.
+  bool any_object = false;
   std::exception_ptr error;
   bool parsed = false;
 
   // Slots are reused run after run, with their vectors' capacity.
   RawTraceEvent& NextEvent() override {
+    any_object = true;
     if (used == events.size()) events.emplace_back();
     return events[used];
   }
   void Commit() override { ++used; }
-  void ObjectElement() override { any_object = true; }
   void Count(TraceDiag kind, std::string_view example, uint64_t n) override {
     notes.push_back({kind, std::string(example), n, used});
   }
@@ -177,6 +180,9 @@ void ParseAlone(const std::string& path, TraceEventParser& parser, ParsedRun& ru
   if (error == simdjson::SUCCESS) return;
   if (error == simdjson::DEPTH_ERROR) {
     run.Count(TraceDiag::kTooDeep, element.substr(0, 60), 1);
+    // An object too deep to read is still an object (ParsedRun::any_object).
+    const size_t first = element.find_first_not_of(" \t\r\n");
+    if (first != element.npos && element[first] == '{') run.any_object = true;
     return;
   }
   size_t leading = element.find_first_not_of(" \t\r\n");

@@ -127,34 +127,47 @@ class TraceSink final : public TopLevelValueSink {
   bool exported_ = false;  // Written by `tfprof-analyze trace`: already in the XPlane's conventions.
 };
 
-// What a value of the event array is, from the start of its text (the
-// decoder keeps an array's first character, a scalar's first 40): the
-// decoder does not check a value that is no object, so one that is not
-// JSON (`abc`, `12abc`, `tru`) is said to be so.
-std::string JsonValueKind(std::string_view token) {
-  if (token.empty()) return "an empty value";
-  if (token[0] == '[') return "an array";
-  if (token[0] == '"') return "a string";
-  if (token == "true" || token == "false") return "a boolean";
-  if (token == "null") return "null";
-  // A number: -?digits[.digits][(e|E)[+-]digits], checked as far as kept.
-  const bool cut = token.size() >= 40;  // The rest of its text was not kept.
-  size_t i = token[0] == '-' ? 1 : 0;
-  auto digits = [&] {
-    const size_t from = i;
-    while (i < token.size() && token[i] >= '0' && token[i] <= '9') ++i;
-    return i > from;
-  };
-  bool number = digits();
-  if (number && i < token.size() && token[i] == '.') ++i, number = digits() || (cut && i == token.size());
-  if (number && i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
-    ++i;
-    if (i < token.size() && (token[i] == '+' || token[i] == '-')) ++i;
-    number = digits() || (cut && i == token.size());
+// What a value of the event array that is no object is, from the start of
+// its text the decoder kept (an array's first character, a scalar's first
+// 40), and whether it is JSON at all: the decoder does not check such a
+// value, so `abc` or `1.` get this far. simdjson reads a scalar kept whole.
+struct OtherValue {
+  std::string said;
+  bool json = true;
+  bool array = false;
+};
+OtherValue OtherValueOf(std::string_view token) {
+  if (token.empty()) return {"an empty value", false};
+  if (token[0] == '[') return {"an array", true, true};
+  if (token[0] == '"') return {"a string"};  // The scanner framed it.
+  const std::string text(token);
+  if (token.size() >= 40) return {"a value starting " + text};  // Cut: not checked.
+  simdjson::dom::parser parser;
+  simdjson::dom::element value;
+  if (parser.parse(simdjson::padded_string(token)).get(value) != simdjson::SUCCESS)
+    return {"'" + text + "', which is not a JSON value", false};
+  switch (value.type()) {
+    case simdjson::dom::element_type::BOOL: return {"a boolean"};
+    case simdjson::dom::element_type::NULL_VALUE: return {"null"};
+    default: return {"the number " + text};
   }
-  const std::string text(token.substr(0, 40));
-  if (number && i == token.size()) return "the number " + text;
-  return "'" + text + "', which is not a JSON value";
+}
+
+// The error for a bare array none of whose `others` values is an object.
+InputError NoEventObject(const std::string& path, uint64_t others, std::string_view first_token) {
+  const OtherValue first = OtherValueOf(first_token);
+  // Rows of arrays are what torch.profiler's export_memory_timeline writes
+  // (HTA's memory_timeline.raw.gz): said, since users take it for a trace.
+  const bool rows = first.array && others > 1;
+  return InputError(path,
+                    std::string(first.json ? "JSON but not a Chrome trace" : "not a Chrome trace, nor valid JSON") +
+                        ": an array with no event object, only " +
+                        (others == 1 ? "one other value: " + first.said
+                                     : std::to_string(others) + " other values (the first: " + first.said + ")") +
+                        (rows ? "; rows such as torch.profiler's export_memory_timeline writes are not a "
+                                "trace: give the trace itself (recorded with profile_memory=True for a memory "
+                                "profile)"
+                              : ""));
 }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -186,23 +199,9 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
   // list of numbers, HTA's memory timeline), not a trace with bad events:
   // refused as its format (exit 3), not read as an empty trace. A document
   // with a traceEvents key says it is a trace: its bad events are counted.
-  if (result.bare_array && !builder.objects_met() && builder.Counted(TraceDiag::kNonObjectEvent) > 0) {
-    const uint64_t others = builder.Counted(TraceDiag::kNonObjectEvent);
-    const std::string first = JsonValueKind(builder.FirstExample(TraceDiag::kNonObjectEvent));
-    // Rows of arrays are what torch.profiler's export_memory_timeline
-    // writes (HTA's memory_timeline.raw.gz): said, since that is the file
-    // users mistake for a trace.
-    const bool rows = first == "an array" && others > 1;
-    const bool json = first.find("not a JSON value") == std::string::npos;
-    throw InputError(path, std::string(json ? "JSON but not a Chrome trace" : "not a Chrome trace, nor valid JSON") +
-                               ": an array with no event object, only " +
-                               (others == 1 ? "one other value: " + first
-                                            : std::to_string(others) + " other values (the first: " + first + ")") +
-                               (rows ? "; rows such as torch.profiler's export_memory_timeline writes are not a "
-                                       "trace: give the trace itself (recorded with profile_memory=True for a "
-                                       "memory profile)"
-                                     : ""));
-  }
+  if (result.bare_array && !builder.objects_met() && builder.Counted(TraceDiag::kNonObjectEvent) > 0)
+    throw NoEventObject(path, builder.Counted(TraceDiag::kNonObjectEvent),
+                        builder.FirstExample(TraceDiag::kNonObjectEvent));
   sink.ApplyTopLevel(host);
   PhaseTimer finish_phase("read trace: finish lines");
   builder.Finish();

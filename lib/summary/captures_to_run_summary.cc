@@ -105,8 +105,9 @@ InputError NoHostNamed(const DiscoveredInput& input, const std::string& host,
   std::set<std::string> used;
   for (const CaptureFile& f : input.selected.files) {
     std::string name = f.host;
-    if (read && read->count(f.path)) {
-      name = read->at(f.path);
+    const auto known = read ? read->find(f.path) : std::map<std::string, std::string>::const_iterator();
+    if (read && known != read->end()) {
+      name = known->second;
     } else if (f.format == CaptureFormat::kChromeTrace) {
       if (const PeekedRank peeked = PeekRank(f.path); peeked.state == PeekedRank::kRank)
         name = RankHostName(peeked.rank);

@@ -1,6 +1,10 @@
 // Op metrics on small captures built in code, every number checked by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include "fmt/format.h"
+
 #include "lib/analyze/tf_stats_report.h"
 #include "lib/read/xplane_reader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
@@ -149,13 +153,33 @@ TEST_CASE("TensorFlow Stats: a --top N without IDLE keeps N host ops; the defaul
   CHECK(rows[0].op_name == "IDLE");
   CHECK(rows[0].host_self_fraction == Approx(70.0 / 85.0));
   CHECK(rows[1].op_name == "h/A");
-  // The reference's own limit (500 a side, the default) counts IDLE before
-  // leaving it out; with three rows that changes nothing.
+  // Below the reference's own limit (500 a side, the default) nothing is
+  // cut either way.
   TfStatsOptions reference;
   reference.with_idle = false;
   rows = BuildTfStatsRecords(s, reference);
   REQUIRE(rows.size() == 2);
   CHECK(rows[1].op_name == "h/B");
+
+  // 600 ops of 1 us, 9 us apart: IDLE (the thread's 5,392 us less 600 us)
+  // is the largest row. The default limit counts it among its 500 and then
+  // leaves it out (499 ops, as the reference); --top 500 keeps 500 ops.
+  XSpaceBuilder many;
+  auto line = many.Plane("/host:CPU").Line(1, "t");
+  for (int i = 0; i < 600; ++i) line.Event(fmt::format("h/Op{}:T", i), i * 9 * kUs, kUs);
+  Host mh = ReadBuilt(many);
+  HostSummary ms = SummarizeHostOps(mh, d);
+  rows = BuildTfStatsRecords(ms, reference);
+  CHECK(rows.size() == 499);
+  CHECK(std::none_of(rows.begin(), rows.end(), [](const TfStatsRecord& r) { return r.op_name == "IDLE"; }));
+  TfStatsOptions top500 = reference;
+  top500.top = 500;
+  CHECK(BuildTfStatsRecords(ms, top500).size() == 500);
+  reference.with_idle = true;
+  rows = BuildTfStatsRecords(ms, reference);
+  REQUIRE(rows.size() == 500);
+  CHECK(rows[0].op_name == "IDLE");
+  CHECK(rows[0].total_self_time_us == Approx(5392.0 - 600.0));
 }
 
 TEST_CASE("TensorFlow Stats rows: device first, then host, fractions of each side's total", "[opstats]") {
