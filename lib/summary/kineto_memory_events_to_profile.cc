@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
@@ -95,10 +96,37 @@ void FillMissingSteps(std::vector<MemorySnapshot>& timeline) {
   }
 }
 
+// The step a PyTorch profile names: the number `steps` gives it
+// (ProfilerStep#12 is step 12), not grouping's id, which counts the
+// captured steps from 0. TensorFlow's profile keeps the group id, as the
+// reference does. Grouping numbers its groups in time order, so the id
+// after the last group (the events after the last step) is the step after
+// the last one; with two groups of one number, the ids stay.
+class StepNumbers {
+ public:
+  explicit StepNumbers(const EventGroups& groups) {
+    std::set<int64_t> seen;
+    for (const StepGroup& g : groups.groups) {
+      number_of_[g.id] = g.step_number;
+      if (!seen.insert(g.step_number).second) number_of_.clear();
+      if (number_of_.empty()) return;
+    }
+  }
+  int64_t Of(int64_t id) const {
+    if (auto it = number_of_.find(id); it != number_of_.end()) return it->second;
+    if (auto it = number_of_.find(id - 1); id != kNoGroup && it != number_of_.end())
+      return SaturatingAdd(it->second, int64_t{1});
+    return id;
+  }
+
+ private:
+  std::map<int64_t, int64_t> number_of_;  // Group id -> step number.
+};
+
 // The device's events in time order become its timeline; then the peak,
 // the peak reserved, and what was alive at the peak.
-AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemoryEvent>& events, HostMemoryProfile& out,
-                                     Diagnostics& diag) {
+AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemoryEvent>& events,
+                                     const StepNumbers& steps, HostMemoryProfile& out, Diagnostics& diag) {
   std::stable_sort(events.begin(), events.end(), [](const RawMemoryEvent& a, const RawMemoryEvent& b) {
     return a.time_ps != b.time_ps ? a.time_ps < b.time_ps : a.order < b.order;
   });
@@ -141,6 +169,7 @@ AllocatorMemoryProfile ProfileDevice(std::string memory_id, std::vector<RawMemor
     p.timeline.push_back(s);
   }
   FillMissingSteps(p.timeline);
+  for (MemorySnapshot& s : p.timeline) s.step = steps.Of(s.step);
 
   // Allocations matched with their frees by address. A free takes its
   // allocation's op (as TensorFlow's frees do); what is live just after the
@@ -244,7 +273,8 @@ HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag, 
   const EventGroups own = source ? EventGroups{} : GroupEvents(host, diag, {}, GroupingRun{.eager = false});
   const EventGroups& groups = source ? source() : own;
   if (groups.groups.empty()) out.no_steps_reason = groups.no_groups_reason;
-  for (const StepGroup& g : groups.groups) out.step_names[g.id] = g.name;
+  const StepNumbers step_numbers(groups);
+  for (const StepGroup& g : groups.groups) out.step_names[step_numbers.Of(g.id)] = g.name;
   const StepByTime step_by_time(host, groups);
 
   const StatFinder bytes(host, *plane, "Bytes"), addr(host, *plane, "Addr"),
@@ -312,7 +342,7 @@ HostMemoryProfile BuildKinetoMemoryProfile(const Host& host, Diagnostics& diag, 
     diag.AddWithMessage(diag_kind::kMemoryMissingStats,
                         "PyTorch [memory] events without a numeric Bytes or Device Type arg (left out of the profile)",
                         "", missing);
-  for (auto& [id, events] : by_device) out.allocators.push_back(ProfileDevice(id, events, out, diag));
+  for (auto& [id, events] : by_device) out.allocators.push_back(ProfileDevice(id, events, step_numbers, out, diag));
   if (out.allocators.empty()) out.no_profile_reason = "the trace's PyTorch [memory] events lack Bytes or Device Type";
   return out;
 }

@@ -125,6 +125,7 @@ TEST_CASE("PyTorch [memory] events: peak, reserved, frees matched by address, op
   CHECK(gpu.peak_bytes == 7040 * kKiB);
   CHECK(gpu.peak_time_ps == 60 * kUs);
   CHECK(p.step_names.at(gpu.peak_step) == "ProfilerStep#3");  // The autograd thread's step, by time.
+  CHECK(gpu.peak_step == 3);                                  // Its number, as `steps` gives it, not its group id (0).
   CHECK(gpu.capacity_bytes == 12288 * kKiB);                  // Reserved at the peak.
   CHECK(gpu.pytorch.peak_reserved_bytes == 12288 * kKiB);
   CHECK(gpu.pytorch.peak_reserved_time_ps == 60 * kUs);
@@ -153,6 +154,8 @@ TEST_CASE("PyTorch [memory] events: peak, reserved, frees matched by address, op
   CHECK(p.step_names.at(gpu.timeline[0].step) == "ProfilerStep#3");
   CHECK(p.step_names.at(gpu.timeline[6].step) == "ProfilerStep#4");
   CHECK(p.step_names.at(gpu.timeline[8].step) == "ProfilerStep#4");  // Thread 2 at 230 us.
+  CHECK(gpu.timeline[0].step == 3);
+  CHECK(gpu.timeline[8].step == 4);
 
   const AllocatorMemoryProfile& cpu = Device(p, "cpu");
   CHECK(cpu.allocations == 1);
@@ -214,6 +217,44 @@ TEST_CASE("PyTorch device names as torch.device prints them", "[memory][kineto]"
   CHECK(PyTorchDeviceName(6, 0) == "hip:0");
   CHECK(PyTorchDeviceName(12, 1) == "xpu:1");
   CHECK(PyTorchDeviceName(99, 0) == "device_type_99:0");
+}
+
+TEST_CASE("PyTorch memory steps: shown by their number; outside the steps, the next one", "[memory][kineto]") {
+  // ProfilerStep#7 100..200 us and #8 200..300; allocations at 50 (before
+  // any step), 150, 250 and 350 (after the last step).
+  auto trace = [](const std::string& second_step) {
+    const std::vector<std::string> e = {
+        Op("user_annotation", "ProfilerStep#7", 1, 100, 100),
+        Op("user_annotation", second_step, 1, 200, 100),
+        Mem(1, 50, 64, 0x1000, 64, 1024),
+        Mem(1, 150, 64, 0x2000, 128, 1024),
+        Mem(1, 250, 64, 0x3000, 192, 1024),
+        Mem(1, 350, 64, 0x4000, 256, 1024),
+    };
+    std::string json = "{\"schemaVersion\":1,\"traceEvents\":[";
+    for (size_t i = 0; i < e.size(); ++i) json += (i ? "," : "") + e[i];
+    return json + "]}";
+  };
+  auto steps_of = [](const HostMemoryProfile& p) {
+    std::vector<int64_t> steps;
+    for (const MemorySnapshot& s : p.allocators.at(0).timeline) steps.push_back(s.step);
+    return steps;
+  };
+  Diagnostics diag;
+  Host host = ReadChromeTraceText(trace("ProfilerStep#8"), "rank0.pt.trace.json", diag);
+  HostMemoryProfile p = BuildMemoryProfile(host, MemoryProfileOptionsFor(Compat::kDefault), diag);
+  REQUIRE(p.allocators.size() == 1);
+  CHECK(steps_of(p) == std::vector<int64_t>{7, 7, 8, 9});  // Before the first: #7; after the last: the next, 9.
+  CHECK(p.allocators[0].peak_step == 9);
+  CHECK(p.step_names == std::map<int64_t, std::string>{{7, "ProfilerStep#7"}, {8, "ProfilerStep#8"}});
+
+  // Two steps of one number: grouping's ids (0, 1) stay, so that each
+  // names one step.
+  Host twice = ReadChromeTraceText(trace("ProfilerStep#7"), "rank0.pt.trace.json", diag);
+  HostMemoryProfile q = BuildMemoryProfile(twice, MemoryProfileOptionsFor(Compat::kDefault), diag);
+  REQUIRE(q.allocators.size() == 1);
+  CHECK(steps_of(q) == std::vector<int64_t>{0, 0, 1, 2});
+  CHECK(q.step_names == std::map<int64_t, std::string>{{0, "ProfilerStep#7"}, {1, "ProfilerStep#7"}});
 }
 
 namespace {
