@@ -201,7 +201,15 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
                     "self time",
                     o.host_eager_percent, o.device_eager_percent));
   }
-  if (o.env.has_device() && o.env.pytorch())
+  // No share to give: no device compute in the steps (none found, or their
+  // kernels ran outside them), rather than two zeros.
+  const bool no_compute = o.compute_8bit_percent + o.compute_16bit_percent + o.compute_32bit_percent +
+                              o.compute_unknown_precision_percent ==
+                          0;
+  if (o.env.has_device() && no_compute)
+    r.lines.push_back(o.steps.rows.empty() ? "device compute precision: n/a (no steps)"
+                                           : "device compute precision: n/a (no device compute in the steps)");
+  else if (o.env.has_device() && o.env.pytorch())
     r.lines.push_back(fmt::format(
         "device compute precision: {:.1f}% 8-bit · {:.1f}% 16-bit · {:.1f}% 32-bit · {:.1f}% "
         "unknown",

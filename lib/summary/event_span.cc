@@ -167,18 +167,26 @@ EventType ClassifyHostEvent(std::string_view name, bool has_device, bool has_cor
   return EventType::kHostCompute;
 }
 
-EventType ClassifyDeviceEvent(std::string_view name, std::string_view shape) {
+EventType ClassifyDeviceEvent(std::string_view name, std::string_view shape, DevicePrecisionRule rule,
+                              bool name_is_narrow) {
   TfOp op = ParseTfOpFullname(name);
   if (op.category == OpCategory::kMemcpyHToD) return EventType::kHostToDevice;
   if (op.category == OpCategory::kMemcpyDToH) return EventType::kDeviceToHost;
   if (op.category == OpCategory::kMemcpyDToD) return EventType::kDeviceToDevice;
   if (StartsWithNoCase(name, "nccl")) return EventType::kDeviceCollectives;
+  const bool names = rule == DevicePrecisionRule::kTypeNames;
   if (shape.empty()) {
-    return name.find("half") != std::string_view::npos || name.find("fp16") != std::string_view::npos
+    return name.find("half") != std::string_view::npos || name.find("fp16") != std::string_view::npos ||
+                   (names && name_is_narrow)
                ? EventType::kDeviceCompute16
                : EventType::kDeviceCompute32;
   }
-  return shape.find("half") != std::string_view::npos ? EventType::kDeviceCompute16 : EventType::kDeviceCompute32;
+  // TensorFlow's DataType names in the shapes: `half`, `bfloat16`,
+  // `float8_e4m3fn` and the like.
+  return shape.find("half") != std::string_view::npos || (names && (shape.find("bfloat16") != std::string_view::npos ||
+                                                                    shape.find("float8") != std::string_view::npos))
+             ? EventType::kDeviceCompute16
+             : EventType::kDeviceCompute32;
 }
 
 std::string_view CategoryName(Category c) {

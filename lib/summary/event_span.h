@@ -50,8 +50,23 @@ std::vector<TypedSpan> ToNonOverlapped(std::span<const TypedSpan> spans, std::sp
 
 // A host event of a step. `has_device`: the host has a GPU.
 EventType ClassifyHostEvent(std::string_view name, bool has_device, bool has_correlation_id);
+// How a device event's precision is told (16-bit compute or 32-bit).
+enum class DevicePrecisionRule : uint8_t {
+  // The reference's: 16-bit when the shapes say `half` or, with no shape,
+  // the name says `half` or `fp16`; so bfloat16 work counts as 32-bit
+  // (--compat xprof / tf-legacy).
+  kReference,
+  // Also when the shapes say `bfloat16` or an 8-bit float, or the name
+  // names a 16- or 8-bit type as cuBLAS, cuDNN, CUTLASS, Tensile and
+  // composable kernel names do (PrecisionNamedIn: `bf16`, `h884`,
+  // `bfloat16_t`, `_BBS_`): the default.
+  kTypeNames,
+};
 // A device event of a step, by its name and `shape` stat (empty if none).
-EventType ClassifyDeviceEvent(std::string_view name, std::string_view shape);
+// With `name_is_narrow` (kTypeNames: the name names a type of 16 bits or
+// fewer, PrecisionNamedIn, worked out once per name by the caller).
+EventType ClassifyDeviceEvent(std::string_view name, std::string_view shape,
+                              DevicePrecisionRule rule = DevicePrecisionRule::kReference, bool name_is_narrow = false);
 
 // The overview's categories and how the event types map onto them.
 enum class Category : uint8_t {

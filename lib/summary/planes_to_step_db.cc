@@ -14,6 +14,7 @@
 #include "lib/model/stat_finder.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/summary/pytorch_kernel_rules.h"
 #include "lib/summary/time_span.h"
 
 namespace tfprof {
@@ -143,18 +144,21 @@ bool IsRealCpuCompute(std::string_view name) {
            StartsWith(name, "EagerKernelExecute") || StartsWith(name, "FunctionRun") || IsExplicitHostMarker(name));
 }
 
+bool IsNarrow(ComputePrecision p) { return p == ComputePrecision::k16Bit || p == ComputePrecision::k8Bit; }
+
 // Which of a plane's events count in their step's breakdown, and as what.
 // What an event name implies is worked out once per name (metadata), while
 // the steps are collected (one thread per plane); afterwards the object is
 // only read, by the two threads that summarise the steps.
 class PlaneEventTypes {
  public:
-  PlaneEventTypes(const Host& host, size_t p, bool host_plane, bool has_device)
+  PlaneEventTypes(const Host& host, size_t p, bool host_plane, bool has_device, DevicePrecisionRule precision)
       : host_(host),
         plane_(host.planes[p]),
         p_(static_cast<uint32_t>(p)),
         host_plane_(host_plane),
         has_device_(has_device),
+        precision_(precision),
         tf1_(!host_plane && IsTf1TimelinePlane(host, plane_)),
         corr_(host, plane_, "correlation_id"),
         shape_(host, plane_, "shape"),
@@ -168,6 +172,9 @@ class PlaneEventTypes {
     // Host: the type with and without a correlation id. Device: the type
     // of an event without a shape stat.
     EventType with_correlation = EventType::kUnknown, without_correlation = EventType::kUnknown;
+    // Device, DevicePrecisionRule::kTypeNames: the name names a type of 16
+    // bits or fewer.
+    bool name_is_narrow = false;
   };
 
   // Works out (once) what the event's name implies; returns it.
@@ -182,7 +189,8 @@ class PlaneEventTypes {
       f.with_correlation = ClassifyHostEvent(name, has_device_, true);
       f.without_correlation = ClassifyHostEvent(name, has_device_, false);
     } else {
-      f.without_correlation = ClassifyDeviceEvent(name, "");
+      f.name_is_narrow = precision_ == DevicePrecisionRule::kTypeNames && IsNarrow(PrecisionNamedIn(name));
+      f.without_correlation = ClassifyDeviceEvent(name, "", precision_, f.name_is_narrow);
     }
     f.known = true;
     return f;
@@ -222,14 +230,17 @@ class PlaneEventTypes {
     const auto sh = shape_.In(stats);
     const std::string_view shape = sh ? host_.Str(sh->AsString()) : "";
     if (shape.empty()) return f.without_correlation;
-    return ClassifyDeviceEvent(host_.Str(plane_.event_metadata[line.events[e].metadata].name), shape);
+    return ClassifyDeviceEvent(host_.Str(plane_.event_metadata[line.events[e].metadata].name), shape, precision_,
+                               f.name_is_narrow);
   }
 
  private:
   const Host& host_;
   const Plane& plane_;
   const uint32_t p_;
-  const bool host_plane_, has_device_, tf1_;
+  const bool host_plane_, has_device_;
+  const DevicePrecisionRule precision_;
+  const bool tf1_;
   const StatFinder corr_, shape_, step_name_;
   std::vector<NameFacts> facts_;
 };
@@ -539,8 +550,13 @@ StepDb BuildStepDb(const Host& host, const EventGroups& groups, const AnalysisOp
   // const host: the devices' on a second thread when there are both.
   const bool has_host_plane = host_plane < host.planes.size();
   PlaneTypesByIndex types(host.planes.size());
-  if (has_host_plane) types[host_plane] = std::make_unique<PlaneEventTypes>(host, host_plane, true, db.has_device);
-  for (size_t p : gpu_planes) types[p] = std::make_unique<PlaneEventTypes>(host, p, false, db.has_device);
+  // Precision as the reference tells it under --compat, else from every
+  // type a name or shape names (docs/parity.md).
+  const DevicePrecisionRule precision =
+      options.compat == Compat::kDefault ? DevicePrecisionRule::kTypeNames : DevicePrecisionRule::kReference;
+  if (has_host_plane)
+    types[host_plane] = std::make_unique<PlaneEventTypes>(host, host_plane, true, db.has_device, precision);
+  for (size_t p : gpu_planes) types[p] = std::make_unique<PlaneEventTypes>(host, p, false, db.has_device, precision);
   RunBoth(
       has_host_plane && !gpu_planes.empty(),
       [&] {

@@ -112,3 +112,26 @@ TEST_CASE("ToNonOverlapped equals a brute force on spans that come line by line 
     CHECK(Same(ToNonOverlapped(a, b), BruteForce(all)));
   }
 }
+
+TEST_CASE("ClassifyDeviceEvent: the reference's half/fp16 rule, and every type a name or shape names", "[steps]") {
+  using R = DevicePrecisionRule;
+  constexpr auto k16 = EventType::kDeviceCompute16, k32 = EventType::kDeviceCompute32;
+  // The reference's rule, under either: the name without shapes, else the shapes.
+  for (R rule : {R::kReference, R::kTypeNames}) {
+    CHECK(ClassifyDeviceEvent("volta_fp16_s884gemm_fp16_128x128", "", rule) == k16);
+    CHECK(ClassifyDeviceEvent("Eigen::half kernel", "", rule) == k16);
+    CHECK(ClassifyDeviceEvent("volta_sgemm_128x64_nn", "", rule) == k32);
+    CHECK(ClassifyDeviceEvent("fp16_named_kernel", "(float[32,10])", rule) == k32);  // The shapes decide.
+    CHECK(ClassifyDeviceEvent("k", "(half[32,10],half[10])", rule) == k16);
+  }
+  // bfloat16 in the shapes, an 8-bit float, or a name that names a narrow
+  // type (the caller's PrecisionNamedIn, once per name): 32-bit for the
+  // reference, 16-bit by default.
+  CHECK(ClassifyDeviceEvent("k", "(bfloat16[8,8])", R::kReference) == k32);
+  CHECK(ClassifyDeviceEvent("k", "(bfloat16[8,8])", R::kTypeNames) == k16);
+  CHECK(ClassifyDeviceEvent("k", "(float8_e4m3fn[8,8])", R::kTypeNames) == k16);
+  CHECK(ClassifyDeviceEvent("k", "(float[8,8])", R::kTypeNames) == k32);
+  CHECK(ClassifyDeviceEvent("ck_tile::FmhaFwdKernel<bfloat16_t>", "", R::kReference, true) == k32);
+  CHECK(ClassifyDeviceEvent("ck_tile::FmhaFwdKernel<bfloat16_t>", "", R::kTypeNames, true) == k16);
+  CHECK(ClassifyDeviceEvent("gemm_fusion_dot", "", R::kTypeNames, false) == k32);  // Names no type: as the reference.
+}
