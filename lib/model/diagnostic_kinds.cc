@@ -70,6 +70,10 @@ const DiagnosticKind kJsonKinetoHostPlane{
     "json.kineto_host_plane", Severity::kInfo,
     "Kineto CPU processes read as (merged into) the host plane /host:CPU, their threads kept apart; the plane stat "
     "process_name keeps their names"};
+const DiagnosticKind kJsonKinetoHostPidShared{
+    "json.kineto_host_pid_shared", Severity::kInfo,
+    "a host process labelled CPU has the pid Kineto gives GPU <n>'s process (pid n; a process in a container is "
+    "pid 1): its later label \"GPU <n>\" was not read, so it stays the host"};
 const DiagnosticKind kJsonKinetoIdleGpu{
     "json.kineto_idle_gpu", Severity::kInfo,
     "Kineto GPU processes without a single event (GPUs of the machine the program did not use) are not devices: "
@@ -270,6 +274,7 @@ std::span<const DiagnosticKind* const> DiagnosticCatalogue() {
                                                    &kJsonKinetoDeviceOpsByOwnName,
                                                    &kJsonKinetoFrameworkOps,
                                                    &kJsonKinetoGpuPlane,
+                                                   &kJsonKinetoHostPidShared,
                                                    &kJsonKinetoHostPlane,
                                                    &kJsonKinetoIdleGpu,
                                                    &kJsonKinetoLaunchDims,

@@ -43,6 +43,7 @@ extern const DiagnosticKind kJsonKinetoDeviceOpsByOwnName;        // json.kineto
 extern const DiagnosticKind kJsonKinetoFrameworkOps;              // json.kineto_framework_ops
 extern const DiagnosticKind kJsonKinetoGpuPlane;                  // json.kineto_gpu_plane
 extern const DiagnosticKind kJsonKinetoHostPlane;                 // json.kineto_host_plane
+extern const DiagnosticKind kJsonKinetoHostPidShared;             // json.kineto_host_pid_shared
 extern const DiagnosticKind kJsonKinetoIdleGpu;                   // json.kineto_idle_gpu
 extern const DiagnosticKind kJsonKinetoLaunchDims;                // json.kineto_launch_dims
 extern const DiagnosticKind kJsonKinetoMemcpyNames;               // json.kineto_memcpy_names

@@ -555,6 +555,14 @@ void ChromeTraceBuilder::AddMetadata(const RawTraceEvent& event) {
     }
   } else if (name == "process_labels") {
     if (auto s = string_arg("labels")) {
+      // Kineto labels a process "GPU <n>" with pid n for every GPU of the
+      // machine; a host process whose own pid is n (pid 1 in a container)
+      // then gets both labels, its own "CPU" first. It stays the host.
+      const std::string_view label = host_.strings.Get(*s);
+      if (host_.strings.Get(plane.labels) == "CPU" && label.substr(0, 4) == "GPU ") {
+        Count(TraceDiag::kHostPidShared, "pid " + std::to_string(plane.plane.id) + ": " + std::string(label));
+        return;
+      }
       plane.labels = *s;
       if (auto key = Key(plane, "labels")) {
         auto& stats = plane.plane.plane_stats;

@@ -122,6 +122,7 @@ enum class TraceDiag : uint8_t {
   kLineTooLarge,
   kMaxEventsReached,
   kNumberOutOfRange,
+  kHostPidShared,
   kCount
 };
 

@@ -108,6 +108,34 @@ TEST_CASE("Kineto: the CPU process is the host plane, GPU processes are device p
   CHECK(EventStat(h, gpu, *stream, 1, "grid"));
 }
 
+TEST_CASE("Kineto: a host process with pid 1 stays the host though Kineto labels pid 1 GPU 1", "[json][kineto]") {
+  // In a container the Python process is pid 1, the pid Kineto gives GPU
+  // 1's process (an MI300X resnet18 trace from AMD-AGI/TraceLens: its
+  // runtime calls were read as a second GPU, its [memory] events lost).
+  std::string trace = kKinetoTrace;
+  for (size_t at = trace.find("\"pid\":300"); at != std::string::npos; at = trace.find("\"pid\":300", at))
+    trace.replace(at, 9, "\"pid\":1");
+  // Kineto writes the host's labels first, the GPU processes' after.
+  const std::string host_first =
+      "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_labels\",\"args\":{\"labels\":\"CPU\"}}";
+  REQUIRE(trace.find(host_first) < trace.find("\"labels\":\"GPU 1\""));
+  // deviceProperties lists every GPU of the machine, GPU 1 too.
+  trace.replace(trace.rfind("]}"), 2,
+                "], \"deviceProperties\": [{\"id\": 0, \"name\": \"AMD Instinct MI300X\", \"computeMajor\": 9}, "
+                "{\"id\": 1, \"name\": \"AMD Instinct MI300X\", \"computeMajor\": 9}]}");
+  Diagnostics diag;
+  Host h = ReadText(trace, diag);
+  const Plane& cpu = PlaneNamed(h, schema::kHostThreadsPlane);
+  CHECK(cpu.id == 1);
+  CHECK(cpu.device.name.empty());  // No deviceProperties entry of GPU 1 attached either.
+  CHECK(diag.Count("json.kineto_host_pid_shared") == 1);
+  CHECK(h.FindPlane("/device:GPU:0") != nullptr);
+  CHECK(h.FindPlane("/device:GPU:1") == nullptr);
+  size_t gpus = 0;
+  for (const Plane& p : h.planes) gpus += schema::IsGpuPlane(h.PlaneName(p));
+  CHECK(gpus == 1);
+}
+
 TEST_CASE("Kineto: ProfilerStep#N are the steps by default and kernels join their launch's step",
           "[json][kineto][steps]") {
   Diagnostics diag;
