@@ -149,8 +149,13 @@ class KernelRowReader {
         block_(host, plane, "block"),
         regs_(host, plane, "registers per thread"),
         shmem_(host, plane, "shared memory"),
-        occupancy_(host, plane, "est. achieved occupancy %") {
-    kineto_ = !details_.exists() && grid_.exists() && block_.exists();
+        occupancy_(host, plane, "est. achieved occupancy %"),
+        cat_(host, plane, "cat"),
+        kernel_cat_(host.strings.Find("kernel")) {
+    // Kineto's kernels are its `cat: kernel` events; older traces without
+    // that category told them by their launch dimensions alone.
+    kineto_ = !details_.exists() &&
+              ((grid_.exists() && block_.exists()) || (cat_.exists() && kernel_cat_ != StringPool::kNotFound));
     // A TF1 timeline records neither kernel names nor launch parameters: its
     // kernels are the stream events that are not copies, named by op type.
     tf1_ = !details_.exists() && IsTf1TimelinePlane(host, plane);
@@ -159,12 +164,15 @@ class KernelRowReader {
   }
   // Whether the plane has kernels at all.
   bool any() const { return details_.exists() || kineto_ || tf1_; }
-  // Kineto and XSpace kernels that took no time are not counted; a TF1
-  // timeline's (whole microseconds) are.
-  bool counts_zero_durations() const { return tf1_; }
+  // XSpace kernels that took no time are not counted, as the reference
+  // does; a TF1 timeline's and Kineto's are: times in whole microseconds
+  // (TF1, Kineto before 2022) read 0 for a kernel under 1 us, which still
+  // ran (a count of the trace's kernel events, as HolisticTraceAnalysis
+  // makes, counts it).
+  bool counts_zero_durations() const { return tf1_ || kineto_; }
   // The stats Row reads (XlaOpNamer reads hlo_op, hlo_module, hlo_category
   // and tf_op): equal values give an equal row.
-  static constexpr std::array<std::string_view, 14> kInputStats = {"kernel_details",
+  static constexpr std::array<std::string_view, 15> kInputStats = {"kernel_details",
                                                                    "tf_op",
                                                                    "level 0",
                                                                    "equation",
@@ -177,7 +185,8 @@ class KernelRowReader {
                                                                    "est. achieved occupancy %",
                                                                    "hlo_op",
                                                                    "hlo_module",
-                                                                   "hlo_category"};
+                                                                   "hlo_category",
+                                                                   "cat"};
 
   // The event's row with no occurrence counted; none when it is no kernel.
   std::optional<KernelReport> Row(const Event& e, std::span<const Stat> stats);
@@ -187,7 +196,8 @@ class KernelRowReader {
   const Plane& plane_;
   const AnalysisOptions& options_;
   const StatFinder details_, tf_op_, level0_, equation_, tf_op_type_, input_types_;
-  const StatFinder grid_, block_, regs_, shmem_, occupancy_;
+  const StatFinder grid_, block_, regs_, shmem_, occupancy_, cat_;
+  const StringId kernel_cat_;  // "kernel" in the host's pool, or kNotFound.
   bool kineto_ = false, tf1_ = false;
   std::optional<XlaOpNamer> xla_;
 };
@@ -201,9 +211,16 @@ std::optional<KernelReport> KernelRowReader::Row(const Event& e, std::span<const
     r.params.block = r.params.grid = {0, 0, 0};  // Not recorded.
   } else if (kineto_) {
     auto g = grid_.In(stats), b = block_.In(stats);
-    if (!g || !b) return std::nullopt;
-    r.params.grid = KinetoDims(host, *g);
-    r.params.block = KinetoDims(host, *b);
+    if (g && b) {
+      r.params.grid = KinetoDims(host, *g);
+      r.params.block = KinetoDims(host, *b);
+    } else {
+      // A kernel replayed from a CUDA/HIP graph has no launch of its own,
+      // so no dimensions (ROCm: none on the kernel or its hipGraphLaunch).
+      auto cat = cat_.In(stats);
+      if (!cat || cat->type() != StatType::kString || cat->AsString() != kernel_cat_) return std::nullopt;
+      r.params.block = r.params.grid = {0, 0, 0};  // Not recorded.
+    }
     if (auto x = regs_.In(stats)) r.params.registers_per_thread = static_cast<uint32_t>(x->AsInt());
     if (auto x = shmem_.In(stats)) r.params.static_shmem_bytes = static_cast<uint32_t>(x->AsInt());
     if (auto x = occupancy_.In(stats)) r.params.occupancy_pct = x->AsDouble();
@@ -258,7 +275,7 @@ std::optional<KernelReport> KernelRowReader::Row(const Event& e, std::span<const
 struct KernelInputs {
   // words[0]: metadata id; words[1]: 4 bits per input stat (0: absent, else
   // the stat's type + 1); then the present stats' values, in order.
-  static constexpr size_t kMaxStats = 14;
+  static constexpr size_t kMaxStats = 15;  // 4 bits each in words[1].
   std::array<uint64_t, 2 + kMaxStats> words{};
   uint8_t size = 2;
   friend bool operator==(const KernelInputs& a, const KernelInputs& b) {

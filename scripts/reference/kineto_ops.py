@@ -17,8 +17,10 @@ not from our code:
     3. else the innermost `gpu_user_annotation` (not ProfilerStep#N) of its
        GPU (pid) open when the device event starts;
     4. else its own name;
-  * kernel stats rows: kernel name, launch parameters (ROCm: from the launch
-    when the kernel lacks them), op and precision;
+  * kernel stats rows: every `kernel` event, whatever its duration; key:
+    kernel name, launch parameters (ROCm: from the launch when the kernel
+    lacks them; none, 0s, for a kernel replayed from a graph), op and
+    precision;
   * precision of a kernel: the narrowest type its name or (rule 1) its op's
     `Input type` names; NCCL kernels are collectives, not compute;
   * Tensor Cores: kernel and op name rules; "eligible unused" = kernel time of
@@ -272,7 +274,11 @@ def main(path, top):
         grid, block = a.get("grid"), a.get("block")
         if grid is None and a.get("correlation") in launch_dims:
             grid, block = launch_dims[a["correlation"]]
-        if e.get("cat") in KERNEL and ps(e["dur"]) > 0 and grid is not None and block is not None:
+        if e.get("cat") in KERNEL:
+            # A kernel replayed from a graph has no launch dimensions: 0s.
+            # One of 0 us (whole-microsecond traces) still ran: counted.
+            if grid is None or block is None:
+                grid, block = [0, 0, 0], [0, 0, 0]
             prec = narrower(precision(e["name"]), precision(types) if types else UNKNOWN)
             # Kernel stats' row key: kernel, launch parameters, op, precision.
             k = kernels[(e["name"], json.dumps(grid), json.dumps(block), a.get("registers per thread", 0),

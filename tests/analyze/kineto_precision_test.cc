@@ -335,12 +335,14 @@ TEST_CASE("PyTorch MI300X trace: Matrix Core kernels, checkpointing's autograd F
   // kineto_ops.py: device_events=3653 with_op=2685 by_own_name=968;
   // device_rows=79 device_row_ps=100230072000.
   CheckDeviceOps(x, {{"json.kineto_device_ops", 2685}, {"json.kineto_device_ops_by_own_name", 968}}, 79, 100230072000);
-  // precision_ns 16bit=18770659 unknown=463435 compute=19234094 (the RCCL
-  // kernels are collectives); tensor_core_ns total=66434404 tc=4617330
-  // eligible_unused=5500797 (8.3%: under the statement's 10%).
-  CheckPrecision(a.overview, {.bit16 = 18770659, .unknown = 463435, .compute = 19234094});
-  CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(Pct(4617330, 66434404)));
-  CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(Pct(5500797, 66434404)));
+  // precision_ns 16bit=24044082 32bit=79746 unknown=1615475 compute=25739303
+  // (the RCCL kernels are collectives); tensor_core_ns total=97255826
+  // tc=6190997 eligible_unused=5500797 (5.7%: under the statement's 10%).
+  // Its kernels without launch dimensions count (until session 45 they were
+  // left out: 66434404 ns of kernel time).
+  CheckPrecision(a.overview, {.bit16 = 24044082, .bit32 = 79746, .unknown = 1615475, .compute = 25739303});
+  CHECK(a.Find("kernels.tensor_core_time_percent")->value == Approx(Pct(6190997, 97255826)));
+  CHECK(a.overview.tensor_core_eligible_unused_percent == Approx(Pct(5500797, 97255826)));
   CHECK(a.overview.tensor_core_statement.empty());
   // placement_candidates=2: aten::unflatten_dense_tensors (128880000 ps),
   // aten::clone (38850000 ps); not _NoopSaveInputs, the Python forward of
