@@ -13,7 +13,10 @@ namespace {
 
 // GPU memory, not the host's: TensorFlow's GPU_<n>_bfc (not gpu_host_bfc),
 // PyTorch's cuda_<n>.
-bool IsDeviceAllocator(std::string_view memory_id) {
+bool IsDeviceAllocator(std::string_view memory_id, MemorySource source) {
+  // PyTorch names a device as torch.device prints it: every one but the
+  // host's ("cpu") is an accelerator's (cuda:0, hip:0 on ROCm, xpu:0, ...).
+  if (source == MemorySource::kPyTorch) return memory_id != "cpu";
   const std::string id = absl::AsciiStrToLower(absl::string_view(memory_id.data(), memory_id.size()));
   return (id.rfind("gpu_", 0) == 0 && id.find("host") == std::string::npos) || id.rfind("cuda", 0) == 0;
 }
@@ -196,7 +199,7 @@ void MemoryNearCapacityRule(RuleSink& sink) {
   for (const HostPartials& h : in.run.hosts) {
     if (!h.memory.no_profile_reason.empty() && no_profile.empty()) no_profile = h.memory.no_profile_reason;
     for (const AllocatorMemoryProfile& a : h.memory.allocators) {
-      if (!IsDeviceAllocator(a.memory_id)) continue;
+      if (!IsDeviceAllocator(a.memory_id, h.memory.source)) continue;
       double peak = static_cast<double>(a.peak_bytes), capacity = static_cast<double>(a.capacity_bytes);
       std::string capacity_is = "the allocator's limit at the peak (in use + free)";
       if (h.memory.source == MemorySource::kPyTorch) {

@@ -74,6 +74,10 @@ const DiagnosticKind kJsonKinetoHostPidShared{
     "json.kineto_host_pid_shared", Severity::kInfo,
     "a host process labelled CPU has the pid Kineto gives GPU <n>'s process (pid n; a process in a container is "
     "pid 1): its later label \"GPU <n>\" was not read, so it stays the host"};
+const DiagnosticKind kJsonKinetoUnlistedGpu{
+    "json.kineto_unlisted_gpu", Severity::kInfo,
+    "GPUs deviceProperties does not list under their number (inside a container Kineto lists the visible devices "
+    "from 0, kernels name the machine's number) described as the listed ones, all one model"};
 const DiagnosticKind kJsonKinetoIdleGpu{
     "json.kineto_idle_gpu", Severity::kInfo,
     "Kineto GPU processes without a single event (GPUs of the machine the program did not use) are not devices: "
@@ -280,6 +284,7 @@ std::span<const DiagnosticKind* const> DiagnosticCatalogue() {
                                                    &kJsonKinetoLaunchDims,
                                                    &kJsonKinetoMemcpyNames,
                                                    &kJsonKinetoOpInputTypes,
+                                                   &kJsonKinetoUnlistedGpu,
                                                    &kJsonLineTooLarge,
                                                    &kJsonMissingDuration,
                                                    &kJsonMissingPhase,

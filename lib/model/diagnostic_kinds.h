@@ -44,6 +44,7 @@ extern const DiagnosticKind kJsonKinetoFrameworkOps;              // json.kineto
 extern const DiagnosticKind kJsonKinetoGpuPlane;                  // json.kineto_gpu_plane
 extern const DiagnosticKind kJsonKinetoHostPlane;                 // json.kineto_host_plane
 extern const DiagnosticKind kJsonKinetoHostPidShared;             // json.kineto_host_pid_shared
+extern const DiagnosticKind kJsonKinetoUnlistedGpu;               // json.kineto_unlisted_gpu
 extern const DiagnosticKind kJsonKinetoIdleGpu;                   // json.kineto_idle_gpu
 extern const DiagnosticKind kJsonKinetoLaunchDims;                // json.kineto_launch_dims
 extern const DiagnosticKind kJsonKinetoMemcpyNames;               // json.kineto_memcpy_names

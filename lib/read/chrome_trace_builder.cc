@@ -103,6 +103,17 @@ void ChromeTraceBuilder::AddDeviceProperties(int64_t device_id, DeviceProperties
   devices_.emplace_back(device_id, std::move(properties));
 }
 
+std::optional<DeviceProperties> ChromeTraceBuilder::MachineModel() const {
+  if (devices_.empty()) return std::nullopt;
+  const DeviceProperties& first = devices_.front().second;
+  for (const auto& [id, d] : devices_)
+    if (d.name != first.name || d.vendor != first.vendor || d.compute_cap_major != first.compute_cap_major ||
+        d.compute_cap_minor != first.compute_cap_minor || d.core_count != first.core_count ||
+        d.memory_bytes != first.memory_bytes)
+      return std::nullopt;
+  return first;
+}
+
 int64_t ChromeTraceBuilder::ResolveId(const TraceId& id, bool is_pid) {
   switch (id.kind) {
     case TraceId::kNumber: return id.number;

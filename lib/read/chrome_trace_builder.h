@@ -135,6 +135,10 @@ class ChromeTraceBuilder {
   // Device properties from a Kineto "deviceProperties" entry, matched to the
   // GPU plane whose pid is `device_id` at Finish().
   void AddDeviceProperties(int64_t device_id, DeviceProperties properties);
+  // The one model every deviceProperties entry describes (name, vendor,
+  // compute capability, cores, memory); none without entries or with
+  // several models.
+  std::optional<DeviceProperties> MachineModel() const;
   void Count(TraceDiag kind, std::string_view example = {}, uint64_t n = 1);
   // Closes what is still open, sorts and names everything, and moves the
   // planes into the host. Call once.

@@ -456,23 +456,41 @@ void AddKinetoOpDiagnostics(const KinetoOpCounts& ops, Diagnostics& diag) {
 
 // Kineto names a process for every GPU of the machine ("python3", labels
 // "GPU <n>") and lists them all in deviceProperties, used or not. A GPU
-// process with no event is a device the program never ran on: it keeps its
-// plane (the trace has it) but not the device description, so it is not
-// listed or counted as a device. Returns how many were so idle.
-uint64_t ForgetIdleGpuProcesses(Host& host) {
+// process with no event, or only host events (a Python tracer's, with pid
+// 0), is a device the program never ran on: it keeps its plane (the trace
+// has it) but not the device description, so it is not listed or counted
+// as a device. `census`: per plane. Returns how many were so idle.
+uint64_t ForgetIdleGpuProcesses(Host& host, const std::vector<PlaneCensus>& census) {
   uint64_t idle = 0;
-  for (Plane& plane : host.planes) {
+  for (size_t p = 0; p < host.planes.size(); ++p) {
+    Plane& plane = host.planes[p];
     if (plane.device.empty() || schema::IsGpuPlane(host.PlaneName(plane))) continue;
-    const bool has_events =
-        std::any_of(plane.lines.begin(), plane.lines.end(), [](const Line& l) { return !l.events.empty(); });
-    if (has_events) continue;
+    // Every event one of a host category (a `cat` stat each at most).
+    if (plane.EventCount() != census[p].host) continue;
     plane.device = DeviceProperties();
     ++idle;
   }
   return idle;
 }
 
-void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
+// A GPU that deviceProperties does not list under its number: inside a
+// container (HIP/CUDA_VISIBLE_DEVICES) Kineto lists the visible devices
+// from 0 while the kernels name the machine's number (an MI300X trace:
+// deviceProperties id 0, kernels on device 2). When every listed device is
+// one model (`model`), that is this one's too. Returns how many were so
+// described.
+uint64_t DescribeUnlistedGpus(Host& host, const std::optional<DeviceProperties>& model) {
+  if (!model) return 0;
+  uint64_t n = 0;
+  for (Plane& plane : host.planes)
+    if (plane.device.empty() && schema::IsGpuPlane(host.PlaneName(plane))) {
+      plane.device = *model;
+      ++n;
+    }
+  return n;
+}
+
+void ApplyKinetoConventions(Host& host, Diagnostics& diag, const std::optional<DeviceProperties>& machine_model) {
   PhaseTimer census_phase("conventions: census");
   std::vector<PlaneCensus> census;
   bool kineto = false;
@@ -521,7 +539,8 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
   }
   gpu_phase.Stop();
   diag.Add(diag_kind::kJsonKinetoGpuPlane, gpu_example, gpu.size());
-  diag.Add(diag_kind::kJsonKinetoIdleGpu, "", ForgetIdleGpuProcesses(host));
+  diag.Add(diag_kind::kJsonKinetoUnlistedGpu, "", DescribeUnlistedGpus(host, machine_model));
+  diag.Add(diag_kind::kJsonKinetoIdleGpu, "", ForgetIdleGpuProcesses(host, census));
   diag.Add(diag_kind::kJsonKinetoDeviceAnnotations, "", moved);
   diag.Add(diag_kind::kJsonKinetoMemcpyNames, "", copies);
 
@@ -576,7 +595,8 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag) {
 
 }  // namespace
 
-void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics) {
+void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics,
+                                 const std::optional<DeviceProperties>& machine_model) {
   // TensorFlow 1 timelines name processes after TF devices and views of
   // them, and have conventions of their own.
   if (IsTf1Timeline(host)) {
@@ -592,7 +612,7 @@ void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics) {
   diagnostics.Add(diag_kind::kJsonTfLongName, "", long_names);
   diagnostics.Add(diag_kind::kJsonTfStringInts, "", ints);
   diagnostics.Add(diag_kind::kJsonTfLevel0FromAnnotation, "", levels);
-  ApplyKinetoConventions(host, diagnostics);
+  ApplyKinetoConventions(host, diagnostics, machine_model);
 }
 
 }  // namespace tfprof

@@ -39,6 +39,7 @@
 //     memory` args, which kernel stats read (IsKinetoGpuPlane).
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "lib/model/diagnostics.h"
@@ -77,6 +78,9 @@ inline constexpr std::string_view kTfStringIntegerArgs[] = {
 // in the block of ids xprof gives derived lines (schema::IsDerivedLineId).
 inline constexpr int64_t kKinetoAnnotationLineId = int64_t{0xdeadbeef} + 2;
 
-void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics);
+// `machine_model`: the one model every Kineto deviceProperties entry
+// describes (none: no entry, or several models).
+void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics,
+                                 const std::optional<DeviceProperties>& machine_model = std::nullopt);
 
 }  // namespace tfprof

@@ -210,7 +210,7 @@ Host Read(ChunkReader& input, const std::string& path, Diagnostics& diagnostics,
   // export follows them already (applied twice, Kineto's would merge planes again).
   PhaseTimer conventions_phase("read trace: conventions");
   if (sink.exported_) diagnostics.Add(diag_kind::kJsonTfprofExport, path);
-  else ApplyChromeTraceConventions(host, diagnostics);
+  else ApplyChromeTraceConventions(host, diagnostics, builder.MachineModel());
   return host;
 }
 

@@ -1,6 +1,7 @@
 #include "lib/summary/host_summary.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "lib/model/xplane_schema.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
@@ -40,8 +41,23 @@ void AddDevice(HostSummary& s, const Plane& plane) {
 }  // namespace
 
 std::string GpuModelName(const DeviceProperties& d) {
-  // As the reference: the architecture name only for an Nvidia device that
-  // says so (older captures record no vendor: plain "GPU").
+  // As the reference: the architecture for an Nvidia or AMD device that
+  // says so (older captures record no vendor: plain "GPU"). AMD's: the GCN
+  // architecture when the device name starts with it ("gfx942:sramecc+:
+  // xnack-" is gfx942), else the family of its major version.
+  if (d.vendor == "AMD") {
+    std::string_view gfx(d.name);
+    gfx = gfx.substr(0, gfx.find(':'));
+    if (gfx.size() > 3 && gfx.substr(0, 3) == "gfx" &&
+        std::all_of(gfx.begin() + 3, gfx.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+      return "AMD GPU - " + std::string(gfx);
+    switch (d.compute_cap_major) {
+      case 9: return "AMD GPU - gfx-9XX series";
+      case 10: return "AMD GPU - gfx-10XX series";
+      case 11: return "AMD GPU - gfx-11XX series";
+      default: return "AMD GPU";
+    }
+  }
   if (d.vendor != "Nvidia") return "GPU";
   const int major = d.compute_cap_major, minor = d.compute_cap_minor;
   const char* arch = nullptr;

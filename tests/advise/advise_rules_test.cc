@@ -307,6 +307,20 @@ TEST_CASE("advise: amp, tf32, memory_near_capacity fire on the near-capacity H10
   CHECK(high.order.front() == "memory_near_capacity");
 }
 
+TEST_CASE("advise: memory_near_capacity reads a ROCm device's allocator (hip:0)", "[advise][cli][corpus]") {
+  // An MI300X VF trace: PyTorch names its memory hip:0, which the rule
+  // left out as no GPU's ("undecided") until session 45. Peak reserved 2.36
+  // GiB (memory: hip:0 peak reserved 2.36 GiB, 2.53 GB) of 205571227648
+  // bytes (deviceProperties' totalGlobalMem, listed as device 0 while the
+  // kernels run on device 2: json.kineto_unlisted_gpu).
+  REQUIRE_CORPUS(path, "tracelens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+  const AdviceResult a = Advise(path);
+  REQUIRE(a.exit_code == 0);
+  CHECK(a.status.at("memory_near_capacity") == "passed");
+  CHECK(a.detail.at("memory_near_capacity").find("peak 2.53 GB of 205.57 GB on") == 0);
+  CHECK(a.detail.at("memory_near_capacity").find("hip:0 (1.2%; fires from 85.0%)") != std::string::npos);
+}
+
 TEST_CASE("advise: multi_gpu_imbalance fires on the DDP run with a straggler, not on two even hosts", "[advise][cli]") {
   const AdviceResult a = Advise(Capture("torch_gpu_ddp"));
   REQUIRE(a.exit_code == 0);

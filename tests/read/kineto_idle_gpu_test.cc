@@ -53,3 +53,40 @@ TEST_CASE("An idle GPU process keeps no device description", "[json][kineto]") {
   CHECK(host.FindPlane("/device:GPU:1") == nullptr);
   CHECK(diag.Count("json.kineto_idle_gpu") == 1);
 }
+
+TEST_CASE("A GPU deviceProperties lists under another number takes the machine's one model", "[json][kineto]") {
+  // Inside a container Kineto lists the visible GPU as id 0 while the
+  // kernels name the machine's device 2 (the corpus's MI300X VF Qwen trace);
+  // pid 0, "GPU 0", holds only stray Python events: no device.
+  auto trace = [](const std::string& properties) {
+    return R"({"deviceProperties": [)" + properties + R"(],
+    "traceEvents": [
+    {"ph":"M","name":"process_labels","pid":23232,"tid":0,"args":{"labels":"CPU"}},
+    {"ph":"M","name":"process_labels","pid":0,"tid":0,"args":{"labels":"GPU 0"}},
+    {"ph":"M","name":"process_labels","pid":2,"tid":0,"args":{"labels":"GPU 2"}},
+    {"ph":"X","cat":"python_function","name":"f","pid":0,"tid":5,"ts":1,"dur":1},
+    {"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":23232,"tid":7,"ts":1,"dur":1,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"k","pid":2,"tid":0,"ts":3,"dur":2,"args":{"correlation":1,"device":2,"stream":0}}
+  ]})";
+  };
+  const std::string mi300 = R"({"id": 0, "name": "AMD Instinct MI300X VF", "computeMajor": 9, "computeMinor": 4,
+      "totalGlobalMem": 205571227648, "numSms": 304})";
+  Diagnostics diag;
+  Host host = ReadChromeTraceText(trace(mi300), "rank0.json", diag);
+  std::vector<std::string> with_device;
+  for (const Plane& p : host.planes)
+    if (!p.device.empty()) with_device.push_back(std::string(host.PlaneName(p)));
+  CHECK(with_device == std::vector<std::string>{"/device:GPU:2"});
+  CHECK(host.FindPlane("/device:GPU:2")->device.memory_bytes == 205571227648);
+  CHECK(diag.Count("json.kineto_unlisted_gpu") == 1);
+  CHECK(diag.Count("json.kineto_idle_gpu") == 1);  // Pid 0: Python events, no kernel.
+
+  // Two models listed: which one ran is unknown, so none is taken.
+  Diagnostics two;
+  Host mixed = ReadChromeTraceText(
+      trace(mi300 + R"(, {"id": 1, "name": "AMD Instinct MI210", "computeMajor": 9, "computeMinor": 0})"), "rank0.json",
+      two);
+  REQUIRE(mixed.FindPlane("/device:GPU:2"));
+  CHECK(mixed.FindPlane("/device:GPU:2")->device.empty());
+  CHECK(two.Count("json.kineto_unlisted_gpu") == 0);
+}
