@@ -167,7 +167,7 @@ void HostOpsOnGpuRunRule(RuleSink& sink) {
   f.evidence.push_back({"host compute, % of the step time", Percent(pct), "overview"});
   std::vector<const OpMetrics*> ops;
   for (const OpMetrics& m : in.ops.host_ops.rows())
-    if (!m.is_idle()) ops.push_back(&m);
+    if (!m.is_idle() && m.device_launching_occurrences == 0) ops.push_back(&m);  // Not a GPU op's launch.
   std::stable_sort(ops.begin(), ops.end(),
                    [](const OpMetrics* a, const OpMetrics* b) { return a->self_time_ps > b->self_time_ps; });
   for (size_t i = 0; i < ops.size() && i < 3; ++i)

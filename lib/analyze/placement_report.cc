@@ -87,9 +87,10 @@ Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSu
       if (m->self_time_ps == 0) break;
       // tf.data iterators run on the host by design; they are not candidates.
       if (m->category == "Dataset") continue;
-      // A PyTorch op that launched device work already runs there (its
-      // host time is the dispatch); bookkeeping has nothing to move.
-      if (pytorch && (m->device_launching_occurrences > 0 || IsTorchBookkeepingOp(m->name))) continue;
+      // An op that launched device work already runs there (its host time
+      // is the dispatch: PyTorch's ops, a TF1 GPU executor's); PyTorch's
+      // bookkeeping has nothing to move.
+      if (m->device_launching_occurrences > 0 || (pytorch && IsTorchBookkeepingOp(m->name))) continue;
       c.AddRow()
           .Set("rank", ++rank)
           .Set("op_type", m->category)

@@ -28,6 +28,22 @@ inline bool IsTf1TimelinePlane(const Host& host, const Plane& plane) {
   return plane.FindStatKey(host.strings, kTf1TimelinePlaneStat).has_value();
 }
 
+// Whether a host-plane line of a TF1 timeline holds a GPU's executor ops
+// (`/job:localhost/replica:0/task:0/device:GPU:0 Compute/0`; older
+// `.../gpu:0`, XLA's `.../device:XLA_GPU:0`): ops placed on the GPU, whose
+// executor time is their launch.
+inline bool IsTf1GpuExecutorLine(std::string_view line_name) {
+  const std::string_view device = line_name.substr(0, line_name.find(' '));
+  for (size_t at = device.find(':'); at != std::string_view::npos; at = device.find(':', at + 1))
+    if (at >= 3) {
+      const std::string_view before = device.substr(at - 3, 3);
+      if ((before[0] == 'g' || before[0] == 'G') && (before[1] == 'p' || before[1] == 'P') &&
+          (before[2] == 'u' || before[2] == 'U'))
+        return true;
+    }
+  return false;
+}
+
 // The host plane's session.run line, or null when the host is not a TF1
 // timeline.
 inline const Line* Tf1SessionRunLine(const Host& host) {

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/stat_finder.h"
+#include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/summary/tf_op_name.h"
 #include "lib/summary/time_span.h"
@@ -165,6 +166,7 @@ bool InStartOrder(const Line& line) {
 struct TypedOp {
   int64_t start_ps, end_ps;
   const OpIdentity* op;
+  bool launches = false;  // It launched device work itself (a TF1 GPU executor's op).
 };
 
 // Ops the capture types (PyTorch's, from Kineto traces) nest by containment:
@@ -207,7 +209,7 @@ void ProcessTypedOps(const std::vector<TypedOp>& ops, OpMetricsDb& db) {
       continue;
     }
     if (!stack.empty()) stack.back().children_ps += static_cast<uint64_t>(op.end_ps - op.start_ps);
-    stack.push_back({&op});
+    stack.push_back({&op, 0, op.launches});
   }
   while (!stack.empty()) pop();
 }
@@ -260,9 +262,12 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
   // tf_op stat values parsed once per distinct value, not per event.
   absl::flat_hash_map<StringId, const OpIdentity*> ops_by_tf_op;
   std::vector<TypedOp> typed;
+  const bool tf1 = IsTf1TimelinePlane(host, plane);
   for (size_t l = 0; l < plane.lines.size(); ++l) {
     const Line& line = plane.lines[l];
     if (schema::IsDerivedLineId(line.id)) continue;
+    // A TF1 GPU executor's ops run on the GPU: their host time launched it.
+    const bool launch_line = tf1 && IsTf1GpuExecutorLine(host.LineName(line));
     const std::vector<bool>* marks = eager_marks ? &(*eager_marks)[l] : nullptr;
     typed.clear();
     OpMetricsDb line_db;
@@ -294,7 +299,7 @@ OpMetricsDb HostPlaneToOpMetrics(const Host& host, const Plane& plane, Diagnosti
             extra.push_back(std::make_unique<OpIdentity>(OpIdentity{parsed.name, parsed.type, 0}));
             it->second = extra.back().get();
           }
-          typed.push_back({e.start_ps, e.end_ps(), it->second});
+          typed.push_back({e.start_ps, e.end_ps(), it->second, launch_line});
           continue;
         }
       }

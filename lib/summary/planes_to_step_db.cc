@@ -163,7 +163,16 @@ class PlaneEventTypes {
         corr_(host, plane_, "correlation_id"),
         shape_(host, plane_, "shape"),
         step_name_(host, plane_, "step_name"),
-        facts_(plane_.event_metadata.size()) {}
+        facts_(plane_.event_metadata.size()) {
+    // A TF1 timeline's GPU executor lines: their ops are the GPU's, and
+    // their time on the host is the launch (as a TF2 op with a correlation
+    // id), not host compute.
+    if (host_plane_ && IsTf1TimelinePlane(host, plane_)) {
+      launch_lines_.resize(plane_.lines.size());
+      for (size_t l = 0; l < plane_.lines.size(); ++l)
+        launch_lines_[l] = IsTf1GpuExecutorLine(host.LineName(plane_.lines[l]));
+    }
+  }
 
   struct NameFacts {
     bool known = false;
@@ -222,7 +231,9 @@ class PlaneEventTypes {
     if (host_plane_) {
       // Runs hold no step marker (AddHostPlane closes a run at each).
       if (!f.real_cpu_compute) return std::nullopt;
-      return corr_.In(stats) ? f.with_correlation : f.without_correlation;
+      const size_t l = static_cast<size_t>(&line - plane_.lines.data());
+      const bool launches = l < launch_lines_.size() && launch_lines_[l];
+      return launches || corr_.In(stats) ? f.with_correlation : f.without_correlation;
     }
     // Device activity is what CUPTI recorded (it has a correlation id); a
     // TF1 timeline's streams hold nothing else and have no ids.
@@ -243,6 +254,7 @@ class PlaneEventTypes {
   const bool tf1_;
   const StatFinder corr_, shape_, step_name_;
   std::vector<NameFacts> facts_;
+  std::vector<bool> launch_lines_;  // Per line of a TF1 host plane: a GPU executor's.
 };
 
 // The plane's PlaneEventTypes, by plane index (none for planes that hold no

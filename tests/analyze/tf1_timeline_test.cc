@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "lib/analyze/tf_stats_report.h"
+#include "lib/model/tf1_timeline.h"
 #include "lib/read/capture_discovery.h"
 #include "lib/read/capture_loader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
@@ -208,4 +209,13 @@ TEST_CASE("Every file of a long TF1 timeline series is a step: none is cut by a 
   CHECK(steps.steps.front().name == "timeline_1");
   CHECK(steps.steps.back().name == "timeline_7");
   for (const StepRecord& s : steps.steps) CHECK(s.duration_ps == 10 * kPsPerUs);
+}
+
+TEST_CASE("IsTf1GpuExecutorLine: a TF1 timeline's GPU executor lines", "[tf1]") {
+  CHECK(IsTf1GpuExecutorLine("/job:localhost/replica:0/task:0/device:GPU:0 Compute/0"));
+  CHECK(IsTf1GpuExecutorLine("/job:localhost/replica:0/task:0/gpu:0 Compute/1"));  // Older naming.
+  CHECK(IsTf1GpuExecutorLine("/job:localhost/replica:0/task:0/device:XLA_GPU:0 Compute/0"));
+  CHECK_FALSE(IsTf1GpuExecutorLine("/job:localhost/replica:0/task:0/device:CPU:0 Compute/0"));
+  CHECK_FALSE(IsTf1GpuExecutorLine("/job:localhost/replica:0/task:0/device:XLA_CPU:0 Compute/0"));
+  CHECK_FALSE(IsTf1GpuExecutorLine("/job:localhost/replica:0/task:0/cpu:0 Compute/0 gpu:"));  // Only the device part.
 }
