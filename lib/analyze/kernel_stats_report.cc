@@ -102,6 +102,11 @@ Table OpTable(const std::vector<KernelReport>& reports, size_t top) {
 
 std::string NoKernelsReason(const HostSummary& summary) {
   if (!summary.kernels.empty()) return "";
+  if (!summary.env.has_device() && summary.env.tpu_count > 0)
+    return fmt::format(
+        "no GPU kernels: the capture's devices are {} TPU{} (/device:TPU:<n> planes), which "
+        "tfprof-analyze does not analyse",
+        summary.env.tpu_count, summary.env.tpu_count == 1 ? "" : "s");
   if (!summary.env.has_device())
     return "no GPU kernels: the capture has no GPU device plane (a CPU-only run, or the GPU was not traced)";
   if (summary.device_events == 0)

@@ -15,18 +15,19 @@ constexpr Category kShown[] = {Category::kDeviceCompute, Category::kDeviceToDevi
 std::string Headline(const Overview& o, const std::string& run) {
   std::string hosts;
   for (const std::string& h : o.env.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
-  std::string device = o.env.has_device()
-                           ? fmt::format("{} GPU{} ({}{})", o.env.device_core_count,
-                                         o.env.device_core_count == 1 ? "" : "s", o.env.device_type,
-                                         // CUDA's sm_XY; another vendor's compute capability
-                                         // (AMD: gfx9.4 is no sm_94).
-                                         !o.env.first_device.compute_cap_major ? ""
-                                         : o.env.first_device.vendor == "Nvidia" || o.env.first_device.vendor.empty()
-                                             ? fmt::format(", sm_{}{}", o.env.first_device.compute_cap_major,
-                                                           o.env.first_device.compute_cap_minor)
-                                             : fmt::format(", cc {}.{}", o.env.first_device.compute_cap_major,
-                                                           o.env.first_device.compute_cap_minor))
-                           : "CPU only";
+  std::string device =
+      o.env.has_device()    ? fmt::format("{} GPU{} ({}{})", o.env.device_core_count,
+                                       o.env.device_core_count == 1 ? "" : "s", o.env.device_type,
+                                          // CUDA's sm_XY; another vendor's compute capability
+                                          // (AMD: gfx9.4 is no sm_94).
+                                       !o.env.first_device.compute_cap_major ? ""
+                                          : o.env.first_device.vendor == "Nvidia" || o.env.first_device.vendor.empty()
+                                              ? fmt::format(", sm_{}{}", o.env.first_device.compute_cap_major,
+                                                            o.env.first_device.compute_cap_minor)
+                                              : fmt::format(", cc {}.{}", o.env.first_device.compute_cap_major,
+                                                            o.env.first_device.compute_cap_minor))
+         : o.env.tpu_count > 0 ? fmt::format("{} TPU{} (not analysed)", o.env.tpu_count, o.env.tpu_count == 1 ? "" : "s")
+                            : "CPU only";
   return fmt::format("run {} · {} host{} ({}) · {} · {} step{} profiled", run, o.env.hosts.size(),
                      o.env.hosts.size() == 1 ? "" : "s", hosts, device, o.steps.rows.size(),
                      o.steps.rows.size() == 1 ? "" : "s");

@@ -218,7 +218,9 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
   Report report;
   report.command = "op-stats";
   report.tables.push_back(std::move(t));
-  if (!gpu) report.notes.push_back("no GPU device plane in this capture: host ops only");
+  if (!gpu && summary.env.tpu_count > 0)
+    report.notes.push_back("the capture's devices are TPUs, which tfprof-analyze does not analyse: host ops only");
+  else if (!gpu) report.notes.push_back("no GPU device plane in this capture: host ops only");
   if (!options.with_idle) report.notes.push_back("IDLE excluded: fractions are of the ops' own time");
   return report;
 }

@@ -24,6 +24,7 @@ HostSummary HostEnvironment(const Host& host) {
   s.env.hosts.push_back(host.name);
   s.env.hostnames = host.hostnames.empty() ? std::vector<std::string>{host.name} : host.hostnames;
   s.env.framework = host.framework;
+  for (const Plane& plane : host.planes) s.env.tpu_count += schema::IsTpuPlane(host.PlaneName(plane)) ? 1 : 0;
   return s;
 }
 
@@ -136,6 +137,7 @@ void CombineHostSummaries(HostSummary& into, const HostSummary& other) {
     into.env.device_type = other.env.device_type;
   }
   into.env.device_core_count += other.env.device_core_count;
+  into.env.tpu_count += other.env.tpu_count;
   if (into.env.framework == Framework::kUnknown) into.env.framework = other.env.framework;
   into.host_ops.Combine(other.host_ops, /*count_cores=*/false);
   into.device_ops.Combine(other.device_ops, /*count_cores=*/true);

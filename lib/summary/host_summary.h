@@ -27,6 +27,9 @@ struct RunEnvironment {
   DeviceProperties first_device;              // Properties of the first GPU plane.
   int device_core_count = 0;                  // GPU planes (devices) over all hosts.
   Framework framework = Framework::kUnknown;  // The first host's that says (Host::framework).
+  // TPU planes (/device:TPU:<n>) over all hosts: no analysis reads them, so
+  // reports say so rather than call the run CPU-only.
+  int tpu_count = 0;
   bool pytorch() const { return framework == Framework::kPyTorch; }
   bool has_device() const { return device_core_count > 0; }
 };

@@ -429,6 +429,7 @@ void ToProto(const RunEnvironment& in, summary::RunEnvironment* out) {
   ToProto(in.first_device, out->mutable_first_device());
   out->set_device_core_count(in.device_core_count);
   out->set_framework(static_cast<summary::Framework>(in.framework));
+  out->set_tpu_count(in.tpu_count);
 }
 
 RunEnvironment FromProto(const summary::RunEnvironment& in) {
@@ -439,6 +440,7 @@ RunEnvironment FromProto(const summary::RunEnvironment& in) {
   out.first_device = FromProto(in.first_device());
   out.device_core_count = in.device_core_count();
   out.framework = CheckedEnum(in.framework(), Framework::kPyTorch, "framework");
+  out.tpu_count = in.tpu_count();
   return out;
 }
 

@@ -21,7 +21,9 @@
 #include "lib/summary/xla_ops_to_op_metrics.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/corpus.h"
+#include "tests/support/run_tool.h"
 #include "tests/support/skip.h"
+#include "tests/support/xspace_builder.h"
 
 using namespace tfprof;
 using tfprof::testing::SourcePath;
@@ -416,4 +418,26 @@ TEST_CASE("JAX ROCm capture: per-HLO-op device time equals TraceLens' third-part
   // JAX 0.8 on ROCm: the host's launch calls carry hlo_op and XLA's tf_op
   // placeholder; neither makes a host op.
   for (const OpMetrics& m : s.host_ops.rows()) CHECK(m.is_idle());
+}
+
+TEST_CASE("A TPU capture is not called CPU-only: its TPU planes are said not to be analysed", "[jax][overview]") {
+  // A JAX TPU capture's devices are /device:TPU:<n> planes, which no
+  // analysis reads; until session 45 the overview said "CPU only" and
+  // kernel-stats "a CPU-only run".
+  tfprof::testing::XSpaceBuilder space;
+  space.Plane("/host:CPU").Line(1, "python3", 1000).Event("PjitFunction(matmul)", 0, 5 * tfprof::testing::kUs);
+  space.Plane("/device:TPU:0", 1).Line(1, "XLA Ops", 1000).Event("fusion.1", 0, 2 * tfprof::testing::kUs);
+  space.Plane("/device:TPU:1", 2).Line(1, "XLA Ops", 1000).Event("fusion.1", 0, 2 * tfprof::testing::kUs);
+  const std::string path = space.WriteTemp("tpu.xplane.pb");
+  const auto overview = tfprof::testing::RunTool("overview " + path);
+  REQUIRE(overview.exit_code == 0);
+  CHECK_THAT(overview.out, Catch::Contains("· 2 TPUs (not analysed) ·"));
+  CHECK_THAT(overview.out, !Catch::Contains("CPU only"));
+  const auto kernels = tfprof::testing::RunTool("kernel-stats " + path);
+  CHECK(kernels.exit_code == 4);
+  CHECK_THAT(kernels.err, Catch::Contains("the capture's devices are 2 TPUs (/device:TPU:<n> planes)"));
+  // Through a stored run summary too (RunEnvironment.tpu_count).
+  const std::string stored = path + ".tfsum";
+  REQUIRE(tfprof::testing::RunTool("summarize " + path + " -o " + stored).exit_code == 0);
+  CHECK_THAT(tfprof::testing::RunTool("overview " + stored).out, Catch::Contains("· 2 TPUs (not analysed) ·"));
 }
