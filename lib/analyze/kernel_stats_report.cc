@@ -116,15 +116,24 @@ std::string NoKernelsReason(const HostSummary& summary) {
 }
 
 Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptions& options) {
-  std::vector<KernelReport> all = summary.kernels.Sorted();
+  // Every row, then the 1000 longest as the reference keeps (Sorted's
+  // default): the headline gives both when the cut leaves some out.
+  const bool cut = summary.kernels.size() > 1000;
+  std::vector<KernelReport> all = summary.kernels.Sorted(0);
   std::vector<KernelReport> kept;
   std::optional<NameRegex> op_re, kernel_re;
   if (!options.op_regex.empty()) op_re.emplace(options.op_regex, "--op");
   if (!options.kernel_regex.empty()) kernel_re.emplace(options.kernel_regex, "--kernel");
-  for (KernelReport& r : all) {
+  uint64_t every_total = 0, every_launches = 0;
+  size_t every_rows = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    KernelReport& r = all[i];
     if (op_re && !op_re->Matches(r.op_name)) continue;
     if (kernel_re && !kernel_re->Matches(r.name)) continue;
-    kept.push_back(std::move(r));
+    ++every_rows;
+    every_total += r.total_ns;
+    every_launches += r.occurrences;
+    if (i < 1000 || !cut) kept.push_back(std::move(r));
   }
   Report report;
   report.command = "kernel-stats";
@@ -134,9 +143,17 @@ Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptio
     launches += r.occurrences;
     if (r.uses_tensor_core) tc += r.total_ns;
   }
-  report.lines.push_back(fmt::format(
-      "{} kernel rows · {} launches · {:.3f} ms of kernel time · {:.1f}% on Tensor Cores", kept.size(), launches,
-      static_cast<double>(total) / 1e6, total ? 100.0 * static_cast<double>(tc) / static_cast<double>(total) : 0.0));
+  const double tc_pct = total ? 100.0 * static_cast<double>(tc) / static_cast<double>(total) : 0.0;
+  if (every_rows > kept.size())
+    report.lines.push_back(fmt::format(
+        "{} of {} kernel rows (the longest) · {} of {} launches · {:.3f} of {:.3f} ms of kernel time · {:.1f}% on "
+        "Tensor Cores",
+        kept.size(), every_rows, launches, every_launches, static_cast<double>(total) / 1e6,
+        static_cast<double>(every_total) / 1e6, tc_pct));
+  else
+    report.lines.push_back(
+        fmt::format("{} kernel rows · {} launches · {:.3f} ms of kernel time · {:.1f}% on Tensor Cores", kept.size(),
+                    launches, static_cast<double>(total) / 1e6, tc_pct));
   if (options.by_op) {
     report.tables.push_back(OpTable(kept, options.top));
   } else {

@@ -58,9 +58,9 @@ class KernelStatsDb {
   // rows (the same kernel on GPU 0 and GPU 1 is one row).
   // With xprof compatibility: op names from `tf_op` only, `shm:` ignored.
   // Reads TensorFlow/JAX captures (`kernel_details`) and PyTorch/Kineto
-  // Chrome traces (kernel events with `grid`, `block`, `registers per
-  // thread`, `shared memory` args; their Tensor Core use, op eligibility
-  // and precision from pytorch_kernel_rules.h).
+  // Chrome traces (`cat: kernel` events, their `grid`, `block`, `registers
+  // per thread`, `shared memory` args when present; their Tensor Core use,
+  // op eligibility and precision from pytorch_kernel_rules.h).
   void AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options = {});
   // Appends another host's rows unmerged, as the reference combines hosts.
   void AppendHost(const KernelStatsDb& other);

@@ -147,3 +147,36 @@ TEST_CASE("Kernel rows are reused per distinct inputs, launches interleaved over
   CHECK(r[2].total_ns == 1);
   CHECK(s.kernels.kernel_events == 8);
 }
+
+TEST_CASE("Kernel stats past the reference's 1000 rows: the headline gives the kept rows and all of them",
+          "[kernels]") {
+  // 1002 rows of 1..1002 us, one launch each: the 1000 longest are kept
+  // (3..1002 us); the two shortest (1 and 2 us) are not. An 8-rank DLRM
+  // trace read "1000 kernel rows · 1832 launches" as if that were all.
+  HostSummary s;
+  for (uint64_t i = 1; i <= 1002; ++i) {
+    KernelReport r;
+    r.name = "k" + std::to_string(i);
+    r.op_name = i % 2 ? "odd" : "even";
+    r.occurrences = 1;
+    r.total_ns = r.min_ns = r.max_ns = i * 1000;
+    s.kernels.AppendReport(r);
+  }
+  Report all = BuildKernelStatsReport(s, {});
+  REQUIRE_FALSE(all.lines.empty());
+  // Kept: 3..1002 us, 502,500 - 3 us; all: 502,503 us.
+  CHECK(all.lines[0] ==
+        "1000 of 1002 kernel rows (the longest) · 1000 of 1002 launches · 502.500 of 502.503 ms of "
+        "kernel time · 0.0% on Tensor Cores");
+  // Filtered by op: of the 501 odd rows, 1 us is past the cut.
+  KernelStatsOptions odd;
+  odd.op_regex = "^odd$";
+  CHECK(BuildKernelStatsReport(s, odd).lines[0] ==
+        "500 of 501 kernel rows (the longest) · 500 of 501 launches · 251.000 of 251.001 ms of kernel time · 0.0% on "
+        "Tensor Cores");
+  // Filtered by name: k4 (4 us) is kept, k2 (2 us) is past the cut.
+  KernelStatsOptions even;
+  even.kernel_regex = "^k(2|4)$";
+  CHECK(BuildKernelStatsReport(s, even).lines[0] ==
+        "1 of 2 kernel rows (the longest) · 1 of 2 launches · 0.004 of 0.006 ms of kernel time · 0.0% on Tensor Cores");
+}
