@@ -24,6 +24,27 @@ void KernelLaunchRule(RuleSink& sink, std::string_view id) {
   const double pct = in.overview.bottleneck.kernel_launch_percent, ms = in.CategoryMs(Category::kKernelLaunch);
   const double min = sink.Threshold("kernel_launch.min_percent");
   if (pct < min) return sink.PassBelow(id, "kernel launch", pct, " of the step time", min);
+  // A launch takes microseconds; launch time of a tenth of a millisecond or
+  // more per kernel is other host work inside the GPU ops: first-run setup
+  // (cuDNN autotuning, cuBLAS/cuRAND handles) or synchronous ops (a TF1
+  // timeline of one session.run: 688 ms for 7 launches).
+  constexpr double kSetupMsPerLaunch = 0.1;
+  const double launches = in.device_steps ? static_cast<double>(in.kernels.launches) / in.device_steps : 0;
+  if (launches > 0 && ms / launches >= kSetupMsPerLaunch) {
+    Finding& f = sink.Fire(
+        id, ms,
+        fmt::format("The GPU waits {} of the step time ({} per step) while the host runs its ops, {} per kernel "
+                    "launched: far more than launching takes, so it is setup or synchronous work, not launch "
+                    "overhead.",
+                    Percent(pct), Millis(ms), Millis(ms / launches)));
+    f.evidence.push_back({"kernel launch time, % of the step time", Percent(pct), "overview"});
+    f.evidence.push_back({"kernel launches per step and GPU", fmt::format("{:.0f}", launches), "kernel-stats"});
+    f.advice =
+        "Profile a step after warm-up: the first run of an op autotunes (cuDNN) and creates library handles "
+        "(cuBLAS, cuRAND). If it persists, look for ops that wait for the GPU (copies to the host, .numpy(), "
+        "print of tensors) in the step.";
+    return;
+  }
   Finding& f = sink.Fire(
       id, ms,
       fmt::format("The GPU waits for kernel launches {} of the step time ({} per step).", Percent(pct), Millis(ms)));

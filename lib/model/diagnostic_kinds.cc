@@ -73,7 +73,7 @@ const DiagnosticKind kJsonKinetoHostPlane{
 const DiagnosticKind kJsonKinetoHostPidShared{
     "json.kineto_host_pid_shared", Severity::kInfo,
     "a host process labelled CPU has the pid Kineto gives GPU <n>'s process (pid n; a process in a container is "
-    "pid 1): its later label \"GPU <n>\" was not read, so it stays the host"};
+    "pid 1): it stays the host, and the events of GPU <n> it holds, if any, are that GPU's plane"};
 const DiagnosticKind kJsonKinetoUnlistedGpu{
     "json.kineto_unlisted_gpu", Severity::kInfo,
     "GPUs deviceProperties does not list under their number (inside a container Kineto lists the visible devices "

@@ -568,10 +568,14 @@ void ChromeTraceBuilder::AddMetadata(const RawTraceEvent& event) {
     if (auto s = string_arg("labels")) {
       // Kineto labels a process "GPU <n>" with pid n for every GPU of the
       // machine; a host process whose own pid is n (pid 1 in a container)
-      // then gets both labels, its own "CPU" first. It stays the host.
+      // then gets both labels, its own "CPU" first. It stays the host; the
+      // GPU label is kept aside (kSharedGpuLabelStat) for the GPU's events,
+      // should it hold any (the conventions move them to a plane of their
+      // own).
       const std::string_view label = host_.strings.Get(*s);
       if (host_.strings.Get(plane.labels) == "CPU" && label.substr(0, 4) == "GPU ") {
         Count(TraceDiag::kHostPidShared, "pid " + std::to_string(plane.plane.id) + ": " + std::string(label));
+        if (auto key = Key(plane, kSharedGpuLabelStat)) plane.plane.plane_stats.push_back(Stat::String(*key, *s));
         return;
       }
       plane.labels = *s;

@@ -490,7 +490,47 @@ uint64_t DescribeUnlistedGpus(Host& host, const std::optional<DeviceProperties>&
   return n;
 }
 
+// A host process that shares its pid with a GPU's (kSharedGpuLabelStat)
+// and holds that GPU's events too (a container's pid 1 running on GPU 1):
+// the lines of device events move to a plane of their own, labelled as the
+// GPU, which the conventions then make /device:GPU:<n>. The new plane
+// shares the host plane's tables (metadata ids stay valid). Returns how
+// many planes were so split.
+uint64_t SplitSharedGpuProcesses(Host& host) {
+  const size_t planes = host.planes.size();
+  uint64_t split = 0;
+  for (size_t p = 0; p < planes; ++p) {
+    const std::string gpu_label(PlaneStatString(host, host.planes[p], kSharedGpuLabelStat));
+    if (gpu_label.empty()) continue;
+    const auto cat = host.planes[p].FindStatKey(host.strings, "cat");
+    if (!cat) continue;
+    Plane gpu;
+    std::vector<Line> kept;
+    for (Line& line : host.planes[p].lines) {
+      uint64_t device = 0, other = 0;
+      for (const Stat& s : line.stats)
+        if (s.key() == *cat && s.type() == StatType::kString)
+          (KindOfCat(host.Str(s.AsString())) == CatKind::kHost ? other : device) += 1;
+      (device > other ? gpu.lines : kept).push_back(std::move(line));
+    }
+    Plane& cpu = host.planes[p];
+    cpu.lines = std::move(kept);
+    if (gpu.lines.empty()) continue;
+    gpu.id = cpu.id;
+    gpu.name = cpu.name;
+    gpu.event_metadata = cpu.event_metadata;
+    gpu.stat_metadata = cpu.stat_metadata;
+    gpu.metadata_stats = cpu.metadata_stats;
+    gpu.plane_stats = cpu.plane_stats;
+    host.planes.push_back(std::move(gpu));
+    SetPlaneStatString(host, host.planes.back(), "labels", gpu_label);
+    ++split;
+  }
+  return split;
+}
+
 void ApplyKinetoConventions(Host& host, Diagnostics& diag, const std::optional<DeviceProperties>& machine_model) {
+  SplitSharedGpuProcesses(host);
   PhaseTimer census_phase("conventions: census");
   std::vector<PlaneCensus> census;
   bool kineto = false;

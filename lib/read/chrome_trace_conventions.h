@@ -74,6 +74,10 @@ inline constexpr std::string_view kTfStringIntegerArgs[] = {
     "group_id", "correlation_id", "id",   "parent_id", "iter_num", "step_num", "_r", "_a", "_p", "_c", "_pt", "_ct",
     "is_eager", "_ipl_stage_id",  "_pid", "step_id"};
 
+// Plane stat of a Kineto host process whose pid Kineto also labelled as a
+// GPU's ("GPU 1" on pid 1): that label (ChromeTraceBuilder).
+inline constexpr std::string_view kSharedGpuLabelStat = "kineto_shared_gpu_label";
+
 // Line id of the derived line that holds a Kineto GPU plane's annotations:
 // in the block of ids xprof gives derived lines (schema::IsDerivedLineId).
 inline constexpr int64_t kKinetoAnnotationLineId = int64_t{0xdeadbeef} + 2;

@@ -430,6 +430,17 @@ TEST_CASE("advise: TensorFlow GPU rules on corpus captures", "[advise][cli][corp
   REQUIRE(m.findings.count("kernel_launch_bound"));
   CHECK(m.findings.at("kernel_launch_bound")["step_percent"].get<double>() ==
         Approx(100.0 * 0.888 / 1.856).epsilon(1e-3));
+  // 27 launches a step: 33 us each, launch overhead.
+  CHECK(m.findings.at("kernel_launch_bound")["summary"].get<std::string>().find("The GPU waits for kernel launches") ==
+        0);
+  // One session.run whose GPU ops spent 688 ms on the host for 7 launches
+  // (cuRAND and cuBLAS set up on first use): not launch overhead.
+  REQUIRE_CORPUS(setup, "tf1_timelines/blackbox-attacks/timeline_01.json");
+  const AdviceResult b = Advise(setup);
+  REQUIRE(b.findings.count("kernel_launch_bound"));
+  CHECK(b.findings.at("kernel_launch_bound")["summary"].get<std::string>().find(
+            "per kernel launched: far more than launching takes") != std::string::npos);
+  CHECK(b.status.at("host_ops_on_gpu_run") == "passed");
 }
 
 TEST_CASE("advise: PyTorch rules on corpus traces", "[advise][cli][corpus]") {

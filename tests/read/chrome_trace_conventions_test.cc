@@ -219,3 +219,27 @@ TEST_CASE("TensorFlow trace viewer JSON: long_name names the op, string integers
   CHECK(diag.Count("json.tf_string_ints") == 3);
   CHECK(diag.Count("json.kineto_host_plane") == 0);  // Not Kineto.
 }
+
+TEST_CASE("Kineto: a host process with pid 1 that ran on GPU 1 keeps its kernels as GPU 1's", "[json][kineto]") {
+  // One container per rank, all GPUs visible: rank 1's Python is pid 1 and
+  // runs on cuda:1, so Kineto writes GPU 1's kernels under pid 1 too.
+  const std::string trace = R"json({"traceEvents": [
+    {"ph":"M","pid":1,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+    {"ph":"M","pid":0,"tid":0,"name":"process_labels","args":{"labels":"GPU 0"}},
+    {"ph":"M","pid":1,"tid":0,"name":"process_labels","args":{"labels":"GPU 1"}},
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":110,"dur":50},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":120,"dur":10,"args":{"correlation":1}},
+    {"ph":"X","cat":"kernel","name":"sgemm","pid":1,"tid":7,"ts":140,"dur":40,"args":{"correlation":1,"device":1,"stream":7}},
+    {"ph":"X","cat":"kernel","name":"sgemm","pid":1,"tid":7,"ts":240,"dur":40,"args":{"correlation":2,"device":1,"stream":7}}
+  ]})json";
+  Diagnostics diag;
+  Host h = ReadText(trace, diag);
+  const Plane& cpu = PlaneNamed(h, schema::kHostThreadsPlane);
+  CHECK(cpu.id == 1);
+  CHECK(cpu.EventCount() == 2);
+  const Plane* gpu = h.FindPlane("/device:GPU:1");
+  REQUIRE(gpu);
+  CHECK(gpu->EventCount() == 2);
+  CHECK(h.FindPlane("/device:GPU:0") == nullptr);
+  CHECK(diag.Count("json.kineto_host_pid_shared") == 1);
+}
