@@ -73,6 +73,10 @@ void Tf32Rule(RuleSink& sink) {
   if (NoGpu(sink, kId)) return;
   const AdviseInputs& in = sink.in;
   const DeviceProperties& d = in.ops.env.first_device;
+  // TF32 is an Nvidia format (Ampere on); AMD's compute capability counts
+  // another way (an MI300X's 9.4).
+  if (!d.vendor.empty() && d.vendor != "Nvidia")
+    return sink.NotApplicable(kId, fmt::format("the GPU is {}'s: TF32 is Nvidia's (Ampere or later)", d.vendor));
   if (d.compute_cap_major == 0)
     return sink.Undecided(kId, "the capture does not record the GPU's compute capability (TF32 needs 8.0 or later)");
   if (d.compute_cap_major < 8)

@@ -100,7 +100,9 @@ std::string NoStepsReason(const AdviseInputs& in) {
 
 bool NoGpu(RuleSink& sink, std::string_view id) {
   if (sink.in.ops.env.has_device()) return false;
-  sink.NotApplicable(id, "no GPU in the capture (no device plane)");
+  sink.NotApplicable(id, sink.in.ops.env.tpu_count > 0
+                             ? "no GPU in the capture: its devices are TPUs, which no rule reads"
+                             : "no GPU in the capture (no device plane)");
   return true;
 }
 

@@ -14,9 +14,16 @@ namespace {
 // GPU memory, not the host's: TensorFlow's GPU_<n>_bfc (not gpu_host_bfc),
 // PyTorch's cuda_<n>.
 bool IsDeviceAllocator(std::string_view memory_id, MemorySource source) {
-  // PyTorch names a device as torch.device prints it: every one but the
-  // host's ("cpu") is an accelerator's (cuda:0, hip:0 on ROCm, xpu:0, ...).
-  if (source == MemorySource::kPyTorch) return memory_id != "cpu";
+  // PyTorch names a device as torch.device prints it (PyTorchDeviceName):
+  // the accelerators' (cuda:0, hip:0 on ROCm, xpu:0, ...), not the host
+  // memory kinds (cpu, mkldnn, ideep, meta, ...).
+  if (source == MemorySource::kPyTorch) {
+    static constexpr std::string_view kAccelerators[] = {
+        "cuda:", "hip:", "xpu:", "mps:", "mtia:", "hpu:", "xla:", "maia:", "ipu:", "privateuseone:"};
+    for (std::string_view a : kAccelerators)
+      if (memory_id.substr(0, a.size()) == a) return true;
+    return false;
+  }
   const std::string id = absl::AsciiStrToLower(absl::string_view(memory_id.data(), memory_id.size()));
   return (id.rfind("gpu_", 0) == 0 && id.find("host") == std::string::npos) || id.rfind("cuda", 0) == 0;
 }

@@ -105,13 +105,15 @@ void Headline(const std::vector<MetricDelta>& deltas, const std::string& metric,
 std::string RunLine(const std::string& side, const RunAnalysis& run, const std::string& label) {
   const Metric* steps = run.Find("overview.steps");
   const Metric* step = run.Find("overview.step_time_ms.avg");
-  return fmt::format("{}: {} · run {} · {} host{} · {}{}", side, label, run.run, run.ops.env.hosts.size(),
-                     run.ops.env.hosts.size() == 1 ? "" : "s",
-                     run.ops.env.has_device()
-                         ? fmt::format("{} × {}", run.ops.env.device_core_count, run.ops.env.device_type)
-                         : std::string("CPU only"),
-                     steps && step ? fmt::format(" · {:.0f} step{}", steps->value, steps->value == 1 ? "" : "s")
-                                   : std::string(" · no steps"));
+  return fmt::format(
+      "{}: {} · run {} · {} host{} · {}{}", side, label, run.run, run.ops.env.hosts.size(),
+      run.ops.env.hosts.size() == 1 ? "" : "s",
+      run.ops.env.has_device() ? fmt::format("{} × {}", run.ops.env.device_core_count, run.ops.env.device_type)
+      : run.ops.env.tpu_count > 0
+          ? fmt::format("{} TPU{} (not analysed)", run.ops.env.tpu_count, run.ops.env.tpu_count == 1 ? "" : "s")
+          : std::string("CPU only"),
+      steps && step ? fmt::format(" · {:.0f} step{}", steps->value, steps->value == 1 ? "" : "s")
+                    : std::string(" · no steps"));
 }
 
 }  // namespace

@@ -131,8 +131,8 @@ void AddEnvironment(const Overview& o, Report& r) {
   const DeviceProperties& d = o.env.first_device;
   t.AddRow()
       .Set("host_count", static_cast<int64_t>(o.env.hosts.size()))
-      .Set("device_type", o.env.device_type)
-      .Set("device_core_count", static_cast<int64_t>(o.env.device_core_count))
+      .Set("device_type", !o.env.has_device() && o.env.tpu_count > 0 ? "TPU (not analysed)" : o.env.device_type)
+      .Set("device_core_count", static_cast<int64_t>(o.env.has_device() ? o.env.device_core_count : o.env.tpu_count))
       .Set("device_name", d.name)
       .Set("compute_capability",
            d.compute_cap_major ? fmt::format("{}.{}", d.compute_cap_major, d.compute_cap_minor) : std::string());
@@ -206,14 +206,16 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
                     "self time",
                     o.host_eager_percent, o.device_eager_percent));
   }
-  // No share to give: no device compute in the steps (none found, or their
-  // kernels ran outside them), rather than two zeros.
+  // No share to give, rather than zeros: TensorFlow's shares are of the
+  // steps' device compute (no steps, or their kernels ran outside them);
+  // PyTorch's of every kernel but collectives.
   const bool no_compute = o.compute_8bit_percent + o.compute_16bit_percent + o.compute_32bit_percent +
                               o.compute_unknown_precision_percent ==
                           0;
   if (o.env.has_device() && no_compute)
-    r.lines.push_back(o.steps.rows.empty() ? "device compute precision: n/a (no steps)"
-                                           : "device compute precision: n/a (no device compute in the steps)");
+    r.lines.push_back(o.env.pytorch()        ? "device compute precision: n/a (no kernels but collectives)"
+                      : o.steps.rows.empty() ? "device compute precision: n/a (no steps)"
+                                             : "device compute precision: n/a (no device compute in the steps)");
   else if (o.env.has_device() && o.env.pytorch())
     r.lines.push_back(fmt::format(
         "device compute precision: {:.1f}% 8-bit · {:.1f}% 16-bit · {:.1f}% 32-bit · {:.1f}% "

@@ -104,6 +104,8 @@ Report BuildPlacementReport(const std::vector<Placement>& per_host, const HostSu
           "PyTorch candidates: host ops that never launched device work (no kernel, copy or memset "
           "from them or the ops inside them), leaving out tensor allocation and views, the autograd "
           "engine and backward nodes, and record_function scopes");
+  } else if (combined.env.tpu_count > 0) {
+    r.notes.push_back("the capture's devices are TPUs, which tfprof-analyze does not analyse: host ops only");
   } else {
     r.notes.push_back("no GPU device plane: every op ran on the host, so there are no candidates to move");
   }

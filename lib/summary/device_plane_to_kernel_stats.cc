@@ -151,11 +151,12 @@ class KernelRowReader {
         shmem_(host, plane, "shared memory"),
         occupancy_(host, plane, "est. achieved occupancy %"),
         cat_(host, plane, "cat"),
-        kernel_cat_(host.strings.Find("kernel")) {
-    // Kineto's kernels are its `cat: kernel` events; older traces without
-    // that category told them by their launch dimensions alone.
+        kernel_cat_(host.strings.Find("kernel")),
+        old_kernel_cat_(host.strings.Find("Kernel")) {
+    // Kineto's kernels are its `cat: kernel` events (2021: `Kernel`).
     kineto_ = !details_.exists() &&
-              ((grid_.exists() && block_.exists()) || (cat_.exists() && kernel_cat_ != StringPool::kNotFound));
+              ((grid_.exists() && block_.exists()) ||
+               (cat_.exists() && (kernel_cat_ != StringPool::kNotFound || old_kernel_cat_ != StringPool::kNotFound)));
     // A TF1 timeline records neither kernel names nor launch parameters: its
     // kernels are the stream events that are not copies, named by op type.
     tf1_ = !details_.exists() && IsTf1TimelinePlane(host, plane);
@@ -197,7 +198,8 @@ class KernelRowReader {
   const AnalysisOptions& options_;
   const StatFinder details_, tf_op_, level0_, equation_, tf_op_type_, input_types_;
   const StatFinder grid_, block_, regs_, shmem_, occupancy_, cat_;
-  const StringId kernel_cat_;  // "kernel" in the host's pool, or kNotFound.
+  // "kernel" (2021 builds: "Kernel") in the host's pool, or kNotFound.
+  const StringId kernel_cat_, old_kernel_cat_;
   bool kineto_ = false, tf1_ = false;
   std::optional<XlaOpNamer> xla_;
 };
@@ -218,7 +220,9 @@ std::optional<KernelReport> KernelRowReader::Row(const Event& e, std::span<const
       // A kernel replayed from a CUDA/HIP graph has no launch of its own,
       // so no dimensions (ROCm: none on the kernel or its hipGraphLaunch).
       auto cat = cat_.In(stats);
-      if (!cat || cat->type() != StatType::kString || cat->AsString() != kernel_cat_) return std::nullopt;
+      if (!cat || cat->type() != StatType::kString ||
+          (cat->AsString() != kernel_cat_ && cat->AsString() != old_kernel_cat_))
+        return std::nullopt;
       r.params.block = r.params.grid = {0, 0, 0};  // Not recorded.
     }
     if (auto x = regs_.In(stats)) r.params.registers_per_thread = static_cast<uint32_t>(x->AsInt());

@@ -1,7 +1,6 @@
 #include "lib/summary/host_summary.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "lib/model/xplane_schema.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
@@ -43,15 +42,16 @@ void AddDevice(HostSummary& s, const Plane& plane) {
 
 std::string GpuModelName(const DeviceProperties& d) {
   // As the reference: the architecture for an Nvidia or AMD device that
-  // says so (older captures record no vendor: plain "GPU"). AMD's: the GCN
-  // architecture when the device name starts with it ("gfx942:sramecc+:
-  // xnack-" is gfx942), else the family of its major version.
+  // says so (older captures record no vendor: plain "GPU"). AMD's: the
+  // device name up to its feature flags (ROCm names the processor:
+  // "gfx942:sramecc+:xnack-" is gfx942; Kineto the product), else the one
+  // architecture of its compute capability (9.4 is gfx942, 9.5 gfx950; 9.0
+  // is gfx908 or gfx90a), else the family of its major version.
   if (d.vendor == "AMD") {
-    std::string_view gfx(d.name);
-    gfx = gfx.substr(0, gfx.find(':'));
-    if (gfx.size() > 3 && gfx.substr(0, 3) == "gfx" &&
-        std::all_of(gfx.begin() + 3, gfx.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
-      return "AMD GPU - " + std::string(gfx);
+    const std::string_view name = std::string_view(d.name).substr(0, d.name.find(':'));
+    if (!name.empty()) return "AMD GPU - " + std::string(name);
+    if (d.compute_cap_major == 9 && d.compute_cap_minor == 4) return "AMD GPU - gfx942";
+    if (d.compute_cap_major == 9 && d.compute_cap_minor == 5) return "AMD GPU - gfx950";
     switch (d.compute_cap_major) {
       case 9: return "AMD GPU - gfx-9XX series";
       case 10: return "AMD GPU - gfx-10XX series";

@@ -5,7 +5,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
@@ -99,28 +98,33 @@ void FillMissingSteps(std::vector<MemorySnapshot>& timeline) {
 // The step a PyTorch profile names: the number `steps` gives it
 // (ProfilerStep#12 is step 12), not grouping's id, which counts the
 // captured steps from 0. TensorFlow's profile keeps the group id, as the
-// reference does. Grouping numbers its groups in time order, so the id
-// after the last group (the events after the last step) is the step after
-// the last one; with two groups of one number, the ids stay.
+// reference does. Grouping numbers its groups 0, 1, ... in time order, so
+// the id after the last group (the events after the last step) is the step
+// after the last one. Only when every step is numbered by its marker's
+// name, the numbers rise with the ids and the one after the last is free;
+// else the ids stay (two steps of one number, markers without numbers).
 class StepNumbers {
  public:
   explicit StepNumbers(const EventGroups& groups) {
-    std::set<int64_t> seen;
-    for (const StepGroup& g : groups.groups) {
-      number_of_[g.id] = g.step_number;
-      if (!seen.insert(g.step_number).second) number_of_.clear();
-      if (number_of_.empty()) return;
+    for (size_t i = 0; i < groups.groups.size(); ++i) {
+      const StepGroup& g = groups.groups[i];
+      if (g.id != static_cast<int64_t>(i) || !g.numbered_by_name || (i > 0 && g.step_number <= number_of_.back()) ||
+          g.step_number == std::numeric_limits<int64_t>::max()) {
+        number_of_.clear();
+        return;
+      }
+      number_of_.push_back(g.step_number);
     }
   }
   int64_t Of(int64_t id) const {
-    if (auto it = number_of_.find(id); it != number_of_.end()) return it->second;
-    if (auto it = number_of_.find(id - 1); id != kNoGroup && it != number_of_.end())
-      return SaturatingAdd(it->second, int64_t{1});
+    if (number_of_.empty() || id < 0) return id;
+    if (static_cast<size_t>(id) < number_of_.size()) return number_of_[static_cast<size_t>(id)];
+    if (static_cast<size_t>(id) == number_of_.size()) return number_of_.back() + 1;
     return id;
   }
 
  private:
-  std::map<int64_t, int64_t> number_of_;  // Group id -> step number.
+  std::vector<int64_t> number_of_;  // By group id (0, 1, ...): its step number.
 };
 
 // The device's events in time order become its timeline; then the peak,

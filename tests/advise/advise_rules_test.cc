@@ -319,6 +319,8 @@ TEST_CASE("advise: memory_near_capacity reads a ROCm device's allocator (hip:0)"
   CHECK(a.status.at("memory_near_capacity") == "passed");
   CHECK(a.detail.at("memory_near_capacity").find("peak 2.53 GB of 205.57 GB on") == 0);
   CHECK(a.detail.at("memory_near_capacity").find("hip:0 (1.2%; fires from 85.0%)") != std::string::npos);
+  // TF32 is Nvidia's: an MI300X's compute capability 9.4 is no Ampere.
+  CHECK(a.status.at("tf32") == "not applicable");
 }
 
 TEST_CASE("advise: multi_gpu_imbalance fires on the DDP run with a straggler, not on two even hosts", "[advise][cli]") {

@@ -436,6 +436,10 @@ TEST_CASE("A TPU capture is not called CPU-only: its TPU planes are said not to 
   const auto kernels = tfprof::testing::RunTool("kernel-stats " + path);
   CHECK(kernels.exit_code == 4);
   CHECK_THAT(kernels.err, Catch::Contains("the capture's devices are 2 TPUs (/device:TPU:<n> planes)"));
+  CHECK_THAT(tfprof::testing::RunTool("placement " + path).out,
+             Catch::Contains("the capture's devices are TPUs, which tfprof-analyze does not analyse"));
+  CHECK_THAT(tfprof::testing::RunTool("advise " + path).out,
+             Catch::Contains("no GPU in the capture: its devices are TPUs"));
   // Through a stored run summary too (RunEnvironment.tpu_count).
   const std::string stored = path + ".tfsum";
   REQUIRE(tfprof::testing::RunTool("summarize " + path + " -o " + stored).exit_code == 0);

@@ -26,10 +26,12 @@ bool LegacyEmptyDeviceIdle(const legacy::TfStatsRecord& theirs) {
 void CompareRecord(Tally& t, const std::string& where, const TfStatsRecord& ours, const legacy::TfStatsRecord& theirs,
                    bool compare_tensor_core) {
   if (LegacyEmptyDeviceIdle(theirs)) {
+    t.Count(where + " rank", ours.rank, static_cast<int64_t>(theirs.rank()));
+    t.Text(where + " host_or_device", ours.on_device ? "Device" : "Host", theirs.host_or_device());
     t.Text(where + " op_type", ours.op_type, theirs.op_type());
     t.Number(where + " total_time (TF legacy: INT64_MAX ps; current xprof: 0)", ours.total_time_us, 0, kUs);
     t.Number(where + " self_time (TF legacy: INT64_MAX ps; current xprof: 0)", ours.total_self_time_us, 0, kUs);
-    t.Skip(11);
+    t.Skip(compare_tensor_core ? 10 : 9);  // The other fields CompareRecord compares below.
     return;
   }
   t.Count(where + " rank", ours.rank, static_cast<int64_t>(theirs.rank()));

@@ -51,7 +51,7 @@ Tally CompareOverviewWithLegacy(const std::string& folder, const std::string& pb
     t.Text("parse " + pb_path, "ok", "failed");
     return t;
   }
-  Overview o = RunOverview(folder, {});
+  Overview o = RunOverview(folder, AnalysisOptions{Compat::kTfLegacy});
   const auto& a = ref.analysis();
   t.Number("host_tf_op_percent", o.placement.host_percent(), a.host_tf_op_percent(), 0.05);
   t.Number("device_tf_op_percent", o.placement.device_percent(), a.device_tf_op_percent(), 0.05);
