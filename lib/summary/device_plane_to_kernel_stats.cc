@@ -173,7 +173,7 @@ class KernelRowReader {
   bool counts_zero_durations() const { return tf1_ || kineto_; }
   // The stats Row reads (XlaOpNamer reads hlo_op, hlo_module, hlo_category
   // and tf_op): equal values give an equal row.
-  static constexpr std::array<std::string_view, 15> kInputStats = {"kernel_details",
+  static constexpr std::array<std::string_view, 14> kInputStats = {"kernel_details",
                                                                    "tf_op",
                                                                    "level 0",
                                                                    "equation",
@@ -186,8 +186,28 @@ class KernelRowReader {
                                                                    "est. achieved occupancy %",
                                                                    "hlo_op",
                                                                    "hlo_module",
-                                                                   "hlo_category",
-                                                                   "cat"};
+                                                                   "hlo_category"};
+  // A Kineto plane's: its `cat` (a kernel without launch dimensions is one
+  // by its category) where the others have kernel_details, which Kineto
+  // planes never have (kineto_).
+  static constexpr std::array<std::string_view, 14> kKinetoInputStats = {"cat",
+                                                                         "tf_op",
+                                                                         "level 0",
+                                                                         "equation",
+                                                                         "tf_op_type",
+                                                                         "op_input_types",
+                                                                         "grid",
+                                                                         "block",
+                                                                         "registers per thread",
+                                                                         "shared memory",
+                                                                         "est. achieved occupancy %",
+                                                                         "hlo_op",
+                                                                         "hlo_module",
+                                                                         "hlo_category"};
+  std::span<const std::string_view> InputStats() const {
+    return kineto_ ? std::span<const std::string_view>(kKinetoInputStats)
+                   : std::span<const std::string_view>(kInputStats);
+  }
 
   // The event's row with no occurrence counted; none when it is no kernel.
   std::optional<KernelReport> Row(const Event& e, std::span<const Stat> stats);
@@ -279,7 +299,7 @@ std::optional<KernelReport> KernelRowReader::Row(const Event& e, std::span<const
 struct KernelInputs {
   // words[0]: metadata id; words[1]: 4 bits per input stat (0: absent, else
   // the stat's type + 1); then the present stats' values, in order.
-  static constexpr size_t kMaxStats = 15;  // 4 bits each in words[1].
+  static constexpr size_t kMaxStats = 14;
   std::array<uint64_t, 2 + kMaxStats> words{};
   uint8_t size = 2;
   friend bool operator==(const KernelInputs& a, const KernelInputs& b) {
@@ -296,7 +316,8 @@ struct KernelInputs {
 class KernelInputReader {
  public:
   KernelInputReader(const Host& host, const Plane& plane, std::span<const std::string_view> names) {
-    static_assert(KernelRowReader::kInputStats.size() <= KernelInputs::kMaxStats);
+    static_assert(KernelRowReader::kInputStats.size() <= KernelInputs::kMaxStats &&
+                  KernelRowReader::kKinetoInputStats.size() <= KernelInputs::kMaxStats);
     position_of_key_.assign(plane.stat_metadata.size(), -1);
     int8_t position = 0;
     for (std::string_view name : names) {
@@ -332,7 +353,7 @@ class KernelInputReader {
 void KernelStatsDb::AddPlane(const Host& host, const Plane& plane, const AnalysisOptions& options) {
   KernelRowReader rows(host, plane, options);
   if (!rows.any()) return;
-  const KernelInputReader inputs(host, plane, KernelRowReader::kInputStats);
+  const KernelInputReader inputs(host, plane, rows.InputStats());
   // Rows by key, to find the row of a new input (several inputs can share a
   // row: kernel details that differ only in ignored parts).
   absl::flat_hash_map<std::string, std::vector<size_t>> by_name;

@@ -56,7 +56,7 @@ enum class DevicePrecisionRule : uint8_t {
   // the name says `half` or `fp16`; so bfloat16 work counts as 32-bit
   // (--compat xprof / tf-legacy).
   kReference,
-  // Also when the shapes say `bfloat16` or an 8-bit float, or the name
+  // Also when the shapes say `bfloat16`, or the name
   // names a 16- or 8-bit type as cuBLAS, cuDNN, CUTLASS, Tensile and
   // composable kernel names do (PrecisionNamedIn: `bf16`, `h884`,
   // `bfloat16_t`, `_BBS_`): the default.

@@ -189,8 +189,13 @@ class PlaneEventTypes {
   // Works out (once) what the event's name implies; returns it.
   const NameFacts& Learn(const Event& ev) { return Learn(ev.metadata); }
   const NameFacts& Learn(EventMetadataId m) {
+    const NameFacts& f = facts_[m];
+    return f.known ? f : LearnName(m);
+  }
+  // A name met for the first time: out of line, so that Learn, once per
+  // event, stays small.
+  __attribute__((noinline)) const NameFacts& LearnName(EventMetadataId m) {
     NameFacts& f = facts_[m];
-    if (f.known) return f;
     const std::string_view name = host_.Str(plane_.event_metadata[m].name);
     if (host_plane_) {
       f.explicit_marker = IsExplicitHostMarker(name);

@@ -124,12 +124,11 @@ TEST_CASE("ClassifyDeviceEvent: the reference's half/fp16 rule, and every type a
     CHECK(ClassifyDeviceEvent("fp16_named_kernel", "(float[32,10])", rule) == k32);  // The shapes decide.
     CHECK(ClassifyDeviceEvent("k", "(half[32,10],half[10])", rule) == k16);
   }
-  // bfloat16 in the shapes, an 8-bit float, or a name that names a narrow
+  // bfloat16 in the shapes, or a name that names a narrow
   // type (the caller's PrecisionNamedIn, once per name): 32-bit for the
   // reference, 16-bit by default.
   CHECK(ClassifyDeviceEvent("k", "(bfloat16[8,8])", R::kReference) == k32);
   CHECK(ClassifyDeviceEvent("k", "(bfloat16[8,8])", R::kTypeNames) == k16);
-  CHECK(ClassifyDeviceEvent("k", "(float8_e4m3fn[8,8])", R::kTypeNames) == k16);
   CHECK(ClassifyDeviceEvent("k", "(float[8,8])", R::kTypeNames) == k32);
   CHECK(ClassifyDeviceEvent("ck_tile::FmhaFwdKernel<bfloat16_t>", "", R::kReference, true) == k32);
   CHECK(ClassifyDeviceEvent("ck_tile::FmhaFwdKernel<bfloat16_t>", "", R::kTypeNames, true) == k16);
