@@ -190,20 +190,11 @@ class KernelRowReader {
   // A Kineto plane's: its `cat` (a kernel without launch dimensions is one
   // by its category) where the others have kernel_details, which Kineto
   // planes never have (kineto_).
-  static constexpr std::array<std::string_view, 14> kKinetoInputStats = {"cat",
-                                                                         "tf_op",
-                                                                         "level 0",
-                                                                         "equation",
-                                                                         "tf_op_type",
-                                                                         "op_input_types",
-                                                                         "grid",
-                                                                         "block",
-                                                                         "registers per thread",
-                                                                         "shared memory",
-                                                                         "est. achieved occupancy %",
-                                                                         "hlo_op",
-                                                                         "hlo_module",
-                                                                         "hlo_category"};
+  static constexpr std::array<std::string_view, 14> kKinetoInputStats = [] {
+    std::array<std::string_view, 14> names = kInputStats;
+    names[0] = "cat";
+    return names;
+  }();
   std::span<const std::string_view> InputStats() const {
     return kineto_ ? std::span<const std::string_view>(kKinetoInputStats)
                    : std::span<const std::string_view>(kInputStats);
