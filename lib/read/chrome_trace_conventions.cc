@@ -494,8 +494,8 @@ uint64_t DescribeUnlistedGpus(Host& host, const std::optional<DeviceProperties>&
 // and holds that GPU's events too (a container's pid 1 running on GPU 1):
 // the lines of device events move to a plane of their own, labelled as the
 // GPU, which the conventions then make /device:GPU:<n>. The new plane
-// shares the host plane's tables (metadata ids stay valid). Returns how
-// many planes were so split.
+// gets a copy of the host plane's tables, so its lines' metadata ids stay
+// valid. Returns how many planes were so split.
 uint64_t SplitSharedGpuProcesses(Host& host) {
   const size_t planes = host.planes.size();
   uint64_t split = 0;
