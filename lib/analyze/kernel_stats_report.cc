@@ -118,7 +118,6 @@ std::string NoKernelsReason(const HostSummary& summary) {
 Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptions& options) {
   // Every row, then the 1000 longest as the reference keeps (Sorted's
   // default): the headline gives both when the cut leaves some out.
-  const bool cut = summary.kernels.size() > 1000;
   std::vector<KernelReport> all = summary.kernels.Sorted(0);
   std::vector<KernelReport> kept;
   std::optional<NameRegex> op_re, kernel_re;
@@ -133,7 +132,7 @@ Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptio
     ++every_rows;
     every_total += r.total_ns;
     every_launches += r.occurrences;
-    if (i < 1000 || !cut) kept.push_back(std::move(r));
+    if (i < 1000) kept.push_back(std::move(r));
   }
   Report report;
   report.command = "kernel-stats";

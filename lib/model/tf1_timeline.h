@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "lib/model/model.h"
 #include "lib/model/xplane_schema.h"
 
@@ -34,14 +36,7 @@ inline bool IsTf1TimelinePlane(const Host& host, const Plane& plane) {
 // executor time is their launch.
 inline bool IsTf1GpuExecutorLine(std::string_view line_name) {
   const std::string_view device = line_name.substr(0, line_name.find(' '));
-  for (size_t at = device.find(':'); at != std::string_view::npos; at = device.find(':', at + 1))
-    if (at >= 3) {
-      const std::string_view before = device.substr(at - 3, 3);
-      if ((before[0] == 'g' || before[0] == 'G') && (before[1] == 'p' || before[1] == 'P') &&
-          (before[2] == 'u' || before[2] == 'U'))
-        return true;
-    }
-  return false;
+  return absl::StrContains(absl::AsciiStrToLower(absl::string_view(device.data(), device.size())), "gpu:");
 }
 
 // The host plane's session.run line, or null when the host is not a TF1

@@ -495,10 +495,9 @@ uint64_t DescribeUnlistedGpus(Host& host, const std::optional<DeviceProperties>&
 // the lines of device events move to a plane of their own, labelled as the
 // GPU, which the conventions then make /device:GPU:<n>. The new plane
 // gets a copy of the host plane's tables, so its lines' metadata ids stay
-// valid. Returns how many planes were so split.
-uint64_t SplitSharedGpuProcesses(Host& host) {
+// valid.
+void SplitSharedGpuProcesses(Host& host) {
   const size_t planes = host.planes.size();
-  uint64_t split = 0;
   for (size_t p = 0; p < planes; ++p) {
     const std::string gpu_label(PlaneStatString(host, host.planes[p], kSharedGpuLabelStat));
     if (gpu_label.empty()) continue;
@@ -507,11 +506,14 @@ uint64_t SplitSharedGpuProcesses(Host& host) {
     Plane gpu;
     std::vector<Line> kept;
     for (Line& line : host.planes[p].lines) {
-      uint64_t device = 0, other = 0;
-      for (const Stat& s : line.stats)
-        if (s.key() == *cat && s.type() == StatType::kString)
-          (KindOfCat(host.Str(s.AsString())) == CatKind::kHost ? other : device) += 1;
-      (device > other ? gpu.lines : kept).push_back(std::move(line));
+      uint64_t device = 0, on_host = 0;
+      for (const Stat& s : line.stats) {
+        if (s.key() != *cat || s.type() != StatType::kString) continue;
+        const CatKind kind = KindOfCat(host.Str(s.AsString()));
+        if (kind == CatKind::kHost) ++on_host;
+        else if (kind != CatKind::kOther) ++device;
+      }
+      (device > on_host ? gpu.lines : kept).push_back(std::move(line));
     }
     Plane& cpu = host.planes[p];
     cpu.lines = std::move(kept);
@@ -524,9 +526,7 @@ uint64_t SplitSharedGpuProcesses(Host& host) {
     gpu.plane_stats = cpu.plane_stats;
     host.planes.push_back(std::move(gpu));
     SetPlaneStatString(host, host.planes.back(), "labels", gpu_label);
-    ++split;
   }
-  return split;
 }
 
 void ApplyKinetoConventions(Host& host, Diagnostics& diag, const std::optional<DeviceProperties>& machine_model) {
