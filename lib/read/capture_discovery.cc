@@ -269,11 +269,19 @@ void DropDuplicateHosts(ProfileRun& run, DiscoveryWork& work) {
 }
 
 // Every <...>/plugins/profile folder under `root`, up to 4 levels down
-// (users point at logs/, logs/fit/ or logs/fit/<date>/train/ alike).
+// (users point at logs/, logs/fit/ or logs/fit/<date>/train/ alike), or
+// `root` itself when it is one (or its plugins/ folder).
 // Breadth first, and each real folder (device and inode) once: a logdir
 // holding k symlinks to itself used to cost k^4 listings and list each run
 // k^4 times under as many names.
 std::vector<fs::path> FindProfileFolders(const fs::path& root, DiscoveryWork& work) {
+  // The folder of the runs itself, or the plugins/ folder above it, is as
+  // natural a thing to point at as the logdir (tab completion stops there).
+  std::error_code ec;
+  fs::path named = fs::absolute(root, ec).lexically_normal();
+  if (!named.has_filename()) named = named.parent_path();  // A trailing '/'.
+  if (named.filename() == "profile" && named.parent_path().filename() == "plugins") return {root};
+  if (named.filename() == "plugins" && IsDir(root / "profile")) return {root / "profile"};
   constexpr int kMaxDepth = 4;
   absl::flat_hash_set<std::pair<dev_t, ino_t>> seen;
   auto first_visit = [&seen](const fs::path& p) {

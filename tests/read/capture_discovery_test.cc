@@ -57,6 +57,26 @@ TEST_CASE("A logdir's newest run is chosen, --run picks another", "[discovery]")
   CHECK(CodeOf([&] { DiscoverInput(root.string(), "nope"); }) == kExitUsage);
 }
 
+TEST_CASE("The plugins/profile folder, or plugins/, reads as its logdir", "[discovery]") {
+  fs::path root = testing::TempDir();
+  WriteFile(root / "train/plugins/profile/2024_01_01_10_00_00/a.xplane.pb", Capture("old"));
+  WriteFile(root / "train/plugins/profile/2024_01_02_09_00_00/b.xplane.pb", Capture("new"));
+  for (const std::string& path : {(root / "train/plugins/profile").string(), (root / "train/plugins/profile/").string(),
+                                  (root / "train/plugins").string(), (root / "train/plugins/").string()}) {
+    INFO(path);
+    DiscoveredInput d = DiscoverInput(path);
+    CHECK(d.kind == InputKind::kLogdir);
+    REQUIRE(d.runs.size() == 2);
+    CHECK(d.runs[0].name == "2024_01_01_10_00_00");
+    CHECK(d.selected.name == "2024_01_02_09_00_00");
+    CHECK(Hosts(d.selected) == std::vector<std::string>{"b"});
+    CHECK(Hosts(DiscoverInput(path, "2024_01_01_10_00_00").selected) == std::vector<std::string>{"a"});
+  }
+  // A folder merely named `profile` is no logdir.
+  WriteFile(root / "other/profile/2024_01_01_10_00_00/a.xplane.pb", Capture("x"));
+  CHECK(CodeOf([&] { DiscoverInput((root / "other/profile").string()); }) != kExitOk);
+}
+
 TEST_CASE("A logdir with several TensorBoard runs names runs by their tb run", "[discovery]") {
   fs::path root = testing::TempDir();
   WriteFile(root / "fit/20231107-181856/train/plugins/profile/2023_11_07_18_18_59/h.xplane.pb", Capture("x"));
