@@ -203,8 +203,10 @@ void MemoryNearCapacityRule(RuleSink& sink) {
     std::string capacity_is;
   } worst;
   std::string no_profile;
+  bool tf1 = false;
   for (const HostPartials& h : in.run.hosts) {
     if (!h.memory.no_profile_reason.empty() && no_profile.empty()) no_profile = h.memory.no_profile_reason;
+    tf1 = tf1 || (h.memory.source == MemorySource::kTf1Timeline && !h.memory.allocators.empty());
     for (const AllocatorMemoryProfile& a : h.memory.allocators) {
       if (!IsDeviceAllocator(a.memory_id, h.memory.source)) continue;
       double peak = static_cast<double>(a.peak_bytes), capacity = static_cast<double>(a.capacity_bytes);
@@ -223,8 +225,9 @@ void MemoryNearCapacityRule(RuleSink& sink) {
     }
   }
   if (worst.pct < 0)
-    return sink.Undecided(kId, no_profile.empty() ? "no GPU allocator with a known capacity in the memory profile"
-                                                  : "no GPU memory profile: " + no_profile);
+    return sink.Undecided(kId, tf1 ? "a TensorFlow 1 timeline records the tensors alive, not the GPU's memory limit"
+                               : no_profile.empty() ? "no GPU allocator with a known capacity in the memory profile"
+                                                    : "no GPU memory profile: " + no_profile);
   const double min = sink.Threshold("memory_near_capacity.min_percent");
   if (worst.pct < min)
     return sink.Pass(kId,

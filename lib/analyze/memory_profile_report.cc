@@ -1,5 +1,6 @@
 #include "lib/analyze/memory_profile_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -61,6 +62,11 @@ std::string StepName(const HostMemoryProfile& h, int64_t step) {
 }
 
 double Ms(int64_t ps) { return static_cast<double>(ps) / 1e9; }
+
+// A TensorFlow 1 timeline's profile counts tensors, not the allocator: what
+// the allocator held (stack, free, fragmentation, its limit and lifetime
+// peak) is not in it, so those cells stay empty.
+bool Tf1(const HostMemoryProfile& h) { return h.source == MemorySource::kTf1Timeline; }
 
 std::vector<size_t> TimelinePoints(const AllocatorMemoryProfile& a, const MemoryReportOptions& o) {
   return AllocatorTimelinePoints(a, o.all_points ? 0 : o.max_points, o.compat == Compat::kTfLegacy);
@@ -129,21 +135,22 @@ Table SummaryTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRepo
       for (size_t i : AllocatorTimelinePoints(a, o.max_points, /*legacy=*/false))
         ++(a.timeline[i].activity == MemoryActivity::kAllocation ? allocs : deallocs);
     }
+    const bool tf1 = Tf1(h);
     t.AddRow()
         .Set("host", h.host)
         .Set("memory_id", ShownId(a.memory_id))
         .Set("allocations", allocs)
         .Set("deallocations", deallocs)
-        .Set(f.Key("capacity"), f.Value(a.capacity_bytes))
-        .Set(f.Key("lifetime_peak_heap"), f.Value(a.lifetime_peak_bytes))
+        .Set(f.Key("capacity"), tf1 ? Cell{} : f.Value(a.capacity_bytes))
+        .Set(f.Key("lifetime_peak_heap"), tf1 ? Cell{} : f.Value(a.lifetime_peak_bytes))
         .Set(f.Key("peak_usage"), f.Value(a.peak_bytes))
         .Set("peak_time_ms", Ms(a.peak_time_ps))
         .Set("peak_step", a.peak_step)
         .Set("peak_step_name", StepName(h, a.peak_step))
-        .Set(f.Key("stack_at_peak"), f.Value(a.peak.stack_bytes))
+        .Set(f.Key("stack_at_peak"), tf1 ? Cell{} : f.Value(a.peak.stack_bytes))
         .Set(f.Key("heap_at_peak"), f.Value(a.peak.heap_bytes))
-        .Set(f.Key("free_at_peak"), f.Value(a.peak.free_bytes))
-        .Set("fragmentation_at_peak_pct", a.peak.fragmentation * 100.0);
+        .Set(f.Key("free_at_peak"), tf1 ? Cell{} : f.Value(a.peak.free_bytes))
+        .Set("fragmentation_at_peak_pct", tf1 ? Cell{} : Cell{a.peak.fragmentation * 100.0});
   });
   return t;
 }
@@ -168,10 +175,11 @@ Table TimelineTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRep
   AddTimelineRows(
       t, hosts, o,
       [&](Table::RowWriter& row, const HostMemoryProfile& h, const AllocatorMemoryProfile&, const MemorySnapshot& s) {
-        row.Set(f.Key("stack"), f.Value(s.stack_bytes))
+        const bool tf1 = Tf1(h);
+        row.Set(f.Key("stack"), tf1 ? Cell{} : f.Value(s.stack_bytes))
             .Set(f.Key("heap"), f.Value(s.heap_bytes))
-            .Set(f.Key("free"), f.Value(s.free_bytes))
-            .Set("fragmentation_pct", s.fragmentation * 100.0)
+            .Set(f.Key("free"), tf1 ? Cell{} : f.Value(s.free_bytes))
+            .Set("fragmentation_pct", tf1 ? Cell{} : Cell{s.fragmentation * 100.0})
             .Set(f.Key("requested"), f.Value(s.requested_bytes))
             .Set(f.Key("allocation"), f.Value(s.allocation_bytes))
             .Set("region_type", std::string(h.Str(s.region_type)))
@@ -219,12 +227,16 @@ Table BreakdownTable(const std::vector<HostMemoryProfile>& hosts, const MemoryRe
 // The UI's summary card, one line per allocator.
 std::string Headline(const HostMemoryProfile& h, const AllocatorMemoryProfile& a, size_t hosts) {
   std::string who = (hosts > 1 ? h.host + " " : "") + ShownId(a.memory_id);
+  const std::string step = StepName(h, a.peak_step).empty()
+                               ? std::to_string(a.peak_step)
+                               : fmt::format("{}, {}", a.peak_step, StepName(h, a.peak_step));
+  if (Tf1(h))
+    return fmt::format("{}: peak of tensors alive {} at {:.1f} ms (step {}) · {} tensors allocated, {} freed", who,
+                       HumanBytes(a.peak_bytes), Ms(a.peak_time_ps), step, a.allocations, a.deallocations);
   return fmt::format(
       "{}: window peak {} of {} at {:.1f} ms (step {}): stack {}, heap {}, free {}, fragmentation {:.2f}% · "
       "lifetime peak heap {} · {} allocations, {} deallocations",
-      who, HumanBytes(a.peak_bytes), HumanBytes(a.capacity_bytes), Ms(a.peak_time_ps),
-      StepName(h, a.peak_step).empty() ? std::to_string(a.peak_step)
-                                       : fmt::format("{}, {}", a.peak_step, StepName(h, a.peak_step)),
+      who, HumanBytes(a.peak_bytes), HumanBytes(a.capacity_bytes), Ms(a.peak_time_ps), step,
       HumanBytes(a.peak.stack_bytes), HumanBytes(a.peak.heap_bytes), HumanBytes(a.peak.free_bytes),
       a.peak.fragmentation * 100.0, HumanBytes(a.lifetime_peak_bytes), a.allocations, a.deallocations);
 }
@@ -432,11 +444,18 @@ Report BuildMemoryReport(const std::vector<HostMemoryProfile>& hosts, const Memo
   if (o.timeline) report.tables.push_back(TimelineTable(hosts, o, f));
   if (o.breakdown) report.tables.push_back(BreakdownTable(hosts, o, f, hidden));
 
-  report.notes.push_back(fmt::format(
-      "Sizes in {} (base 1024). The window peak is the most stack + heap after any allocator event in the capture; "
-      "the lifetime peak heap is the allocator's own high-water mark since the program started and may lie outside "
-      "the profile window.",
-      f.label));
+  const bool all_tf1 = std::all_of(hosts.begin(), hosts.end(), [](const HostMemoryProfile& h) { return Tf1(h); });
+  report.notes.push_back(
+      all_tf1 ? fmt::format("Sizes in {} (base 1024). TensorFlow 1 timeline (show_memory=True): heap is the bytes of "
+                            "the tensors alive (requested bytes, as timeline.py's Memory counters), each from its "
+                            "op's start to the end of its last reader; the peak is the first time the most is alive "
+                            "(timeline.py's AllocationMaximum). What the allocator itself held (stack, free, "
+                            "fragmentation, its limit and lifetime peak) is not in a timeline.",
+                            f.label)
+              : fmt::format("Sizes in {} (base 1024). The window peak is the most stack + heap after any allocator "
+                            "event in the capture; the lifetime peak heap is the allocator's own high-water mark "
+                            "since the program started and may lie outside the profile window.",
+                            f.label));
   if (o.timeline) {
     if (AnyTimelineSampled(hosts, o))
       report.notes.push_back(

@@ -203,6 +203,7 @@ struct AllocatorPeak {
   int64_t peak_usage = 0, heap_at_peak = 0, lifetime_peak = 0, capacity = 0, allocations = 0;
   double fragmentation = 0;
   bool pytorch = false;  // PyTorch reports no lifetime peak or fragmentation.
+  bool tf1 = false;      // Nor a TF1 timeline, nor the allocator's capacity.
 };
 
 std::vector<AllocatorPeak> AllocatorPeaks(const RunSummary& run, std::string& no_memory_reason) {
@@ -218,7 +219,8 @@ std::vector<AllocatorPeak> AllocatorPeaks(const RunSummary& run, std::string& no
                       a.capacity_bytes,
                       a.allocations,
                       a.peak.fragmentation * 100.0,
-                      memory.source == MemorySource::kPyTorch};
+                      memory.source == MemorySource::kPyTorch,
+                      memory.source == MemorySource::kTf1Timeline};
       auto it =
           std::find_if(peaks.begin(), peaks.end(), [&](const AllocatorPeak& x) { return x.memory_id == p.memory_id; });
       if (it == peaks.end()) peaks.push_back(p);
@@ -287,9 +289,10 @@ RunAnalysis RunSummaryToMetrics(const RunSummary& run) {
     const std::string base = "memory." + p.memory_id;
     m.Add(base + ".peak_usage_bytes", static_cast<double>(p.peak_usage));
     m.Add(base + ".peak_heap_bytes", static_cast<double>(p.heap_at_peak));
-    if (!p.pytorch) m.Add(base + ".lifetime_peak_heap_bytes", static_cast<double>(p.lifetime_peak));
-    m.Add(base + ".capacity_bytes", static_cast<double>(p.capacity));
-    if (!p.pytorch) m.Add(base + ".fragmentation_at_peak_percent", p.fragmentation);
+    const bool allocator_state = !p.pytorch && !p.tf1;
+    if (allocator_state) m.Add(base + ".lifetime_peak_heap_bytes", static_cast<double>(p.lifetime_peak));
+    if (!p.tf1) m.Add(base + ".capacity_bytes", static_cast<double>(p.capacity));
+    if (allocator_state) m.Add(base + ".fragmentation_at_peak_percent", p.fragmentation);
     m.Add(base + ".allocations", static_cast<double>(p.allocations));
   }
   if (memory.empty())

@@ -112,8 +112,9 @@ const DiagnosticKind kJsonNumberOutOfRange{
     "json.number_out_of_range", Severity::kWarning,
     "numbers beyond a double's range (such as 1e400) were read as the largest double of their sign (a pid or tid: "
     "as its text)"};
-const DiagnosticKind kJsonObjectEvents{"json.object_events", Severity::kInfo,
-                                       "object events (ph N/O/D) were counted, not read"};
+const DiagnosticKind kJsonObjectEvents{
+    "json.object_events", Severity::kInfo,
+    "object events (ph N/O/D) were counted, not read (but a TF1 timeline's tensors)"};
 const DiagnosticKind kJsonOtherMetadata{
     "json.other_metadata", Severity::kInfo,
     "metadata (ph M) events other than process/thread names and sort indexes were not read"};
@@ -125,11 +126,19 @@ const DiagnosticKind kJsonTf1OpCopies{
     "json.tf1_op_copies", Severity::kInfo,
     "copies issued by an op itself have no direction in the timeline: named MEMCPY (display name: the op type) "
     "and counted as device compute"};
+const DiagnosticKind kJsonTf1TensorLifetimes{
+    "json.tf1_tensor_lifetimes", Severity::kInfo,
+    "TensorFlow 1 tensor lifetimes (show_memory=True) read as MemoryAllocation/MemoryDeallocation events on a "
+    "derived line of /host:CPU, in use = the bytes of the tensors alive, as timeline.py's Memory counters"};
+const DiagnosticKind kJsonTf1IncompleteTensors{
+    "json.tf1_incomplete_tensors", Severity::kWarning,
+    "TensorFlow 1 tensor objects without a creation, a deletion, an id or a readable tensor_description: left "
+    "out of the memory profile"};
 const DiagnosticKind kJsonTf1Timeline{
     "json.tf1_timeline", Severity::kInfo,
     "TensorFlow 1 timeline: each device's executor ops read as lines of the host plane /host:CPU, the GPU tracer's "
     "streams as device planes /device:GPU:<n> (one line per stream), ops' name and op args as tf_op and tf_op_type "
-    "stats, the timeline as one session.run step; its 'Tensors' processes (tensor lifetimes) are not read"};
+    "stats, the timeline as one session.run step; its 'Tensors' processes as allocator events (show_memory=True)"};
 const DiagnosticKind kJsonTfLevel0FromAnnotation{
     "json.tf_level0_from_annotation", Severity::kInfo,
     "GPU events given the \"level 0\" stat (the op that launched them) from their annotation arg, as the XPlane "
@@ -298,7 +307,9 @@ std::span<const DiagnosticKind* const> DiagnosticCatalogue() {
                                                    &kJsonObjectEvents,
                                                    &kJsonOtherMetadata,
                                                    &kJsonTf1DuplicateEvents,
+                                                   &kJsonTf1IncompleteTensors,
                                                    &kJsonTf1OpCopies,
+                                                   &kJsonTf1TensorLifetimes,
                                                    &kJsonTf1Timeline,
                                                    &kJsonTfLevel0FromAnnotation,
                                                    &kJsonTfLongName,

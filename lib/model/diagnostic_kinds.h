@@ -63,6 +63,8 @@ extern const DiagnosticKind kJsonObjectEvents;                    // json.object
 extern const DiagnosticKind kJsonOtherMetadata;                   // json.other_metadata
 extern const DiagnosticKind kJsonTf1DuplicateEvents;              // json.tf1_duplicate_events
 extern const DiagnosticKind kJsonTf1OpCopies;                     // json.tf1_op_copies
+extern const DiagnosticKind kJsonTf1TensorLifetimes;              // json.tf1_tensor_lifetimes
+extern const DiagnosticKind kJsonTf1IncompleteTensors;            // json.tf1_incomplete_tensors
 extern const DiagnosticKind kJsonTf1Timeline;                     // json.tf1_timeline
 extern const DiagnosticKind kJsonTfLevel0FromAnnotation;          // json.tf_level0_from_annotation
 extern const DiagnosticKind kJsonTfLongName;                      // json.tf_long_name

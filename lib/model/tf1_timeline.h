@@ -23,6 +23,11 @@ inline constexpr std::string_view kTf1TimelinePlaneStat = "tf1_timeline_processe
 // uses, so analyses that skip derived lines skip it.
 inline constexpr int64_t kTf1SessionRunLineId = int64_t{0xdeadbeef} + 280;
 inline constexpr std::string_view kTf1SessionRunName = "session.run";
+// The host plane's derived line of allocator events made from the tensor
+// lifetimes of a timeline written with show_memory=True
+// (lib/read/chrome_trace_tf1_memory.h): derived, so that only the memory
+// profile reads them, not the host's ops.
+inline constexpr int64_t kTf1TensorLifetimesLineId = kTf1SessionRunLineId + 1;
 // Stat of a session.run event: the timeline file it came from.
 inline constexpr std::string_view kTf1TimelineFileStat = "timeline_file";
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "lib/read/chrome_trace_builder_state.h"
+#include "lib/read/chrome_trace_tf1_timeline.h"
 #include "lib/read/stat_edit.h"
 
 namespace tfprof {
@@ -370,7 +371,7 @@ void ChromeTraceBuilder::Add(const RawTraceEvent& event) {
     case 'f': Count(TraceDiag::kFlowEvents, event.name); break;
     case 'N':
     case 'O':
-    case 'D': Count(TraceDiag::kObjectEvents, event.name); break;
+    case 'D': AddObject(event); break;
     // Samples, marks, clock syncs, memory dumps, contexts, and the
     // deprecated async step phases.
     case 'P':
@@ -483,6 +484,26 @@ void ChromeTraceBuilder::AddCounter(const RawTraceEvent& event) {
   if (!StartPs(event.ts, &start)) return;
   LineState& line = SpecialLine(plane, "_counters_");
   Push(plane, line, event, start, 0, event.name, event.args);
+}
+
+void ChromeTraceBuilder::AddObject(const RawTraceEvent& event) {
+  // Only TF1's tensor lifetimes are read (chrome_trace_tf1_timeline.h).
+  if (event.cat != "Tensor") {
+    Count(TraceDiag::kObjectEvents, event.name);
+    return;
+  }
+  if (event.ts.kind != TraceField::kValid) {
+    Count(event.ts.kind == TraceField::kMissing ? TraceDiag::kMissingTs : TraceDiag::kBadFieldType, event.name);
+    return;
+  }
+  if (!Room()) return;
+  int64_t start;
+  if (!StartPs(event.ts, &start)) return;
+  PlaneState& plane = GetPlane(event.pid);
+  const std::string_view line = event.ph[0] == 'N'   ? kTensorCreatedLine
+                                : event.ph[0] == 'O' ? kTensorSnapshotLine
+                                                     : kTensorDeletedLine;
+  Push(plane, SpecialLine(plane, line), event, start, 0, event.name, event.args);
 }
 
 void ChromeTraceBuilder::AddAsync(const RawTraceEvent& event) {

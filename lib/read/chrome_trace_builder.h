@@ -192,6 +192,7 @@ class ChromeTraceBuilder {
   void AddEnd(const RawTraceEvent& event);
   void AddCounter(const RawTraceEvent& event);
   void AddAsync(const RawTraceEvent& event);
+  void AddObject(const RawTraceEvent& event);
 
   // Moves a line's events and stats from its blocks into its Line, sorted,
   // without the B/b events still open; true when they were out of order.

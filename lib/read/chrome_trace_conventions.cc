@@ -643,6 +643,8 @@ void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics,
     ApplyTf1TimelineConventions(host, diagnostics);
     return;
   }
+  // Object events of cat "Tensor" outside a TF1 timeline: not read.
+  diagnostics.Add(diag_kind::kJsonObjectEvents, "", DropTensorObjectLines(host));
   uint64_t long_names = 0, ints = 0, levels = 0;
   for (Plane& plane : host.planes) {
     long_names += NameByLongName(host, plane);

@@ -61,6 +61,7 @@ inline constexpr std::string_view kChromeTraceConventionArgs[] = {
     "name",         // TF1 timeline: becomes tf_op.
     "op",           // TF1 timeline: becomes tf_op_type.
     "kernel",       // TF1 timeline: the kernel of a stream event.
+    "snapshot",     // TF1 timeline: a tensor's description (show_memory=True).
     "cat",          // The category, wherever it comes from.
     // Read as guards: a plane that has them already is not given them
     // (level 0 from annotations, Kineto's op attribution).

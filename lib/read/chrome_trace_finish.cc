@@ -8,6 +8,7 @@
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/read/chrome_trace_builder.h"
 #include "lib/read/chrome_trace_builder_state.h"
+#include "lib/read/chrome_trace_tf1_timeline.h"
 #include "lib/read/stat_edit.h"
 #include "lib/util/parallel_for.h"
 
@@ -197,7 +198,10 @@ void ChromeTraceBuilder::Finish() {
   std::atomic<uint64_t> unsorted{0};
   ParallelFor(order.size(), ThreadsForEvents(events), [&](size_t i) {
     LineState& line = *lines[order[i]];
-    if (Materialize(line)) unsorted.fetch_add(1, std::memory_order_relaxed);
+    // TF1's tensor objects come out of time order (deletions last): no
+    // line of the trace, so not counted.
+    if (Materialize(line) && !IsTensorObjectLine(host_.strings.Get(line.line.name)))
+      unsorted.fetch_add(1, std::memory_order_relaxed);
     Line& l = line.line;
     if (!l.events.empty()) {
       int64_t first = l.events.front().start_ps, last = first;

@@ -14,6 +14,7 @@
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
+#include "lib/read/chrome_trace_tf1_memory.h"
 #include "lib/read/event_copy.h"
 #include "lib/read/stat_edit.h"
 
@@ -231,6 +232,23 @@ void AddSessionRun(Host& host, Plane& cpu, const std::vector<std::pair<int64_t, 
 
 }  // namespace
 
+bool IsTensorObjectLine(std::string_view line_name) {
+  return line_name == kTensorCreatedLine || line_name == kTensorSnapshotLine || line_name == kTensorDeletedLine;
+}
+
+uint64_t DropTensorObjectLines(Host& host) {
+  uint64_t dropped = 0;
+  for (Plane& plane : host.planes) {
+    auto kept = std::remove_if(plane.lines.begin(), plane.lines.end(), [&](const Line& l) {
+      if (!IsTensorObjectLine(host.Str(l.name))) return false;
+      dropped += l.events.size();
+      return true;
+    });
+    plane.lines.erase(kept, plane.lines.end());
+  }
+  return dropped;
+}
+
 bool IsTf1Timeline(const Host& host) {
   for (const Plane& p : host.planes)
     if (auto proc = ParseProcess(host.PlaneName(p)); proc && proc->compute) return true;
@@ -295,6 +313,10 @@ void ApplyTf1TimelineConventions(Host& host, Diagnostics& diagnostics) {
     for (const auto* v : {&d.streams, &d.all, &d.memcpy}) used_planes.insert(used_planes.end(), v->begin(), v->end());
   }
   std::sort(built.begin(), built.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<size_t> tensor_planes;
+  for (size_t p = 0; p < host.planes.size(); ++p)
+    if (procs[p] && !procs[p]->compute) tensor_planes.push_back(p);
+  const Tf1TensorEvents lifetimes = AddTf1TensorLifetimes(host, tensor_planes, cpu);
   AddSessionRun(host, cpu, built);
   SetLineSpans(host, cpu, /*shared_start=*/false);
 
@@ -319,8 +341,10 @@ void ApplyTf1TimelineConventions(Host& host, Diagnostics& diagnostics) {
       "TensorFlow 1 timeline: each device's executor ops read as lines of the host plane /host:CPU, the "
       "GPU tracer's streams as device planes /device:GPU:<n> (one line per stream), ops' name and op args "
       "as tf_op and tf_op_type stats, the timeline as one session.run step; its " +
-          std::to_string(tensors) + " 'Tensors' processes (tensor lifetimes) are not read",
+          std::to_string(tensors) + " 'Tensors' processes as allocator events (show_memory=True)",
       example, counts.mapped);
+  diagnostics.Add(diag_kind::kJsonTf1TensorLifetimes, "", lifetimes.tensors);
+  diagnostics.Add(diag_kind::kJsonTf1IncompleteTensors, lifetimes.example, lifetimes.incomplete);
   diagnostics.Add(diag_kind::kJsonTf1DuplicateEvents, "", counts.duplicates);
   diagnostics.Add(diag_kind::kJsonTf1OpCopies, "", counts.op_copies);
 }

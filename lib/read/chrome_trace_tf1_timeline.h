@@ -32,7 +32,9 @@
 //     timeline and is named MEMCPY, its op type kept as display name
 //     ("json.tf1_op_copies"). A kernel is named by its op type (TF1 writes no
 //     kernel names, except ROCm builds' `kernel` arg, which names it then).
-//   * The "Tensors" processes are dropped (object events are not read);
+//   * The "Tensors" processes' tensor lifetimes (show_memory=True) become
+//     allocator events on a derived line of /host:CPU
+//     (chrome_trace_tf1_memory.h); the processes themselves are dropped.
 //     "Allocators" and anything else stay as they are.
 //   * The host plane gets a derived line (kTf1SessionRunLineId) with one
 //     event, "session.run", from the first to the last event of the
@@ -46,6 +48,19 @@
 #include "lib/model/model.h"
 
 namespace tfprof {
+
+// Object events of `cat` "Tensor" (timeline.py's tensor lifetimes, written
+// with show_memory=True) are kept by the reader as instant events on these
+// lines of their process, one line per phase (N, O, D), with their args and
+// id; the TF1 conventions turn them into allocator events, and any other
+// trace's are dropped and counted (json.object_events).
+inline constexpr std::string_view kTensorCreatedLine = "_tensor_created_";
+inline constexpr std::string_view kTensorSnapshotLine = "_tensor_snapshot_";
+inline constexpr std::string_view kTensorDeletedLine = "_tensor_deleted_";
+bool IsTensorObjectLine(std::string_view line_name);
+// Removes the tensor object lines of a trace that is no TF1 timeline;
+// returns how many events they held.
+uint64_t DropTensorObjectLines(Host& host);
 
 // True when a process is named "<TF device> Compute": the trace is a TF1
 // timeline.

@@ -96,7 +96,7 @@ class PieceCollector {
                       fmt::format("{} {} at {} ps", allocator.id,
                                   host.Str(ctx_.plane.event_metadata[event.metadata].name), event.start_ps));
     const AllocatorEvent r{s.time_ps, line_place, event_place};
-    allocator.peaks.Add(s, r, ctx_.options.last_event_lifetime_peak);
+    allocator.peaks.Add(s, r, ctx_.options.last_event_lifetime_peak, ctx_.options.first_peak);
     if (!allocator.events.empty() && r.time_ps < allocator.events.back().time_ps)
       allocator.run_starts.push_back(static_cast<uint32_t>(allocator.events.size()));
     allocator.events.push_back(r);
@@ -414,7 +414,8 @@ std::map<std::string, Collecting> CollectInCaptureOrder(const Host& host, const 
   }
   for (Piece& piece : pieces) {
     diag.Merge(piece.diag);
-    for (Piece::Allocator& a : piece.allocators) by_id[a.id].peaks.Join(a.peaks, options.last_event_lifetime_peak);
+    for (Piece::Allocator& a : piece.allocators)
+      by_id[a.id].peaks.Join(a.peaks, options.last_event_lifetime_peak, options.first_peak);
   }
   return by_id;
 }

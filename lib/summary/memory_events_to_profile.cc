@@ -1,14 +1,13 @@
 #include "lib/summary/memory_events_to_profile.h"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <map>
 #include <optional>
 
-#include "fmt/format.h"
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/errors.h"
+#include "lib/model/tf1_timeline.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/kineto_memory_events_to_profile.h"
@@ -57,17 +56,23 @@ bool MemoryProfileGroups(const Host& host) {
   return false;
 }
 
-HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& options, Diagnostics& diag,
+HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOptions& asked, Diagnostics& diag,
                                      const EventGroupsSource& source) {
   // A Chrome trace holds no TensorFlow allocator events (its exporters drop
   // them), but a PyTorch trace may hold PyTorch's own.
-  if (host.format == CaptureFormat::kChromeTrace) {
+  const bool tf1 = Tf1SessionRunLine(host) != nullptr;
+  if (host.format == CaptureFormat::kChromeTrace && !tf1) {
     HostMemoryProfile kineto = BuildKinetoMemoryProfile(host, diag, source);
-    KeepSampledTimelines(kineto, options.timeline_points);
+    KeepSampledTimelines(kineto, asked.timeline_points);
     return kineto;
   }
   HostMemoryProfile out;
   out.host = host.name;
+  MemoryProfileOptions options = asked;
+  if (tf1) {
+    out.source = MemorySource::kTf1Timeline;
+    options.first_peak = true;
+  }
   const size_t plane_index = AllocatorEventsPlane(host);
   if (plane_index == host.planes.size()) {
     out.no_profile_reason = "the capture has no host plane (/host:CPU), where TensorFlow records allocator events";
@@ -87,6 +92,13 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     if (name == schema::kMemoryAllocationEvent) kind[m] = 0;
     else if (name == schema::kMemoryDeallocationEvent) kind[m] = 1;
     any = any || kind[m] >= 0;
+  }
+  if (!any && tf1) {
+    out.no_profile_reason =
+        "this TensorFlow 1 timeline has no tensor lifetimes: write it with "
+        "timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format(show_memory=True) for a memory "
+        "profile of the tensors of each session.run";
+    return out;
   }
   if (!any) {
     out.no_profile_reason =
@@ -135,45 +147,11 @@ HostMemoryProfile BuildMemoryProfile(const Host& host, const MemoryProfileOption
     memory_internal::AllocatorEvents().swap(c.events);
     out.allocators.push_back(std::move(c.profile));
   }
+  // A timeline holds the tensors, not the allocator: no limit, so no
+  // capacity (stack + heap + free would read as the peak itself).
+  if (tf1)
+    for (AllocatorMemoryProfile& a : out.allocators) a.capacity_bytes = 0;
   return out;
-}
-
-std::string DataTypeName(int64_t dt) {
-  static constexpr std::array<std::string_view, 31> kNames = {"INVALID",
-                                                              "float",
-                                                              "double",
-                                                              "int32",
-                                                              "uint8",
-                                                              "int16",
-                                                              "int8",
-                                                              "string",
-                                                              "complex64",
-                                                              "int64",
-                                                              "bool",
-                                                              "qint8",
-                                                              "quint8",
-                                                              "qint32",
-                                                              "bfloat16",
-                                                              "qint16",
-                                                              "quint16",
-                                                              "uint16",
-                                                              "complex128",
-                                                              "half",
-                                                              "resource",
-                                                              "variant",
-                                                              "uint32",
-                                                              "uint64",
-                                                              "float8_e5m2",
-                                                              "float8_e4m3fn",
-                                                              "float8_e4m3fnuz",
-                                                              "float8_e4m3b11fnuz",
-                                                              "float8_e5m2fnuz",
-                                                              "int4",
-                                                              "uint4"};
-  if (dt >= 0 && dt < static_cast<int64_t>(kNames.size())) return std::string(kNames[dt]);
-  // Reference types are the base type + 100.
-  if (dt > 100 && dt - 100 < static_cast<int64_t>(kNames.size())) return std::string(kNames[dt - 100]) + "_ref";
-  return fmt::format("unknown dtype enum ({})", dt);
 }
 
 }  // namespace tfprof

@@ -19,6 +19,7 @@
 #include "lib/model/diagnostics.h"
 #include "lib/model/model.h"
 #include "lib/model/string_pool.h"
+#include "lib/model/tf_data_type.h"  // DataTypeName, for the reports.
 #include "lib/summary/analysis_options.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/time_span.h"
@@ -124,7 +125,12 @@ struct AllocatorMemoryProfile {
 // Where a host's profile comes from: TensorFlow's allocator events
 // (MemoryAllocation/MemoryDeallocation, xplane.pb) or PyTorch's `[memory]`
 // instant events (Kineto trace JSON recorded with profile_memory=True).
-enum class MemorySource : uint8_t { kTensorFlow, kPyTorch };
+// A TensorFlow 1 timeline's tensor lifetimes (show_memory=True) read as
+// allocator events (lib/read/chrome_trace_tf1_memory.h): TensorFlow's
+// profile, whose heap is the bytes of the tensors alive and whose
+// allocator state (reserved, free, fragmentation, limit, lifetime peak)
+// the timeline does not record.
+enum class MemorySource : uint8_t { kTensorFlow, kPyTorch, kTf1Timeline };
 
 struct HostMemoryProfile {
   std::string host;
@@ -159,6 +165,10 @@ struct MemoryProfileOptions {
   // the last event in capture order (threads one after another), not the
   // largest.
   bool last_event_lifetime_peak = false;
+  // Among equal window peaks the first in capture order, as TensorFlow 1's
+  // timeline.py takes its AllocationMaximum (set for TF1 timelines); else
+  // the last, as the reference does.
+  bool first_peak = false;
   // The name of the row for heap not explained by allocations in the window:
   // current xprof says "unused preallocated device memory", TensorFlow 2.x
   // wrote "preallocated/unknown".
@@ -236,8 +246,5 @@ std::vector<size_t> AllocatorTimelinePoints(const AllocatorMemoryProfile& a, siz
 inline uint64_t TimelineEvents(const AllocatorMemoryProfile& a) {
   return a.timeline_events ? a.timeline_events : a.timeline.size();
 }
-
-// TensorFlow's name for a DataType enum value ("float", "int64", "INVALID").
-std::string DataTypeName(int64_t data_type);
 
 }  // namespace tfprof

@@ -211,14 +211,16 @@ struct PeakTracker {
   int64_t capacity_bytes = 0;
   AllocatorEvent peak{};
 
-  void Add(const MemorySnapshot& s, const AllocatorEvent& r, bool last_lifetime) {
+  // `first_peak`: among equal peaks the first wins (MemoryProfileOptions).
+  void Add(const MemorySnapshot& s, const AllocatorEvent& r, bool last_lifetime, bool first_peak = false) {
     // The allocator's high-water mark only grows, so its largest value is
     // the lifetime peak; the reference keeps the last one, which can be
     // older than the window peak when threads are listed out of time order.
     lifetime = last_lifetime || !any ? s.peak_bytes_in_use : std::max(lifetime, s.peak_bytes_in_use);
     any = true;
     const int64_t in_use = s.in_use();
-    if (in_use >= peak_bytes) {  // >=: among equal peaks the later wins.
+    // >=: among equal peaks the later wins, unless the first is asked for.
+    if (first_peak ? in_use > peak_bytes || (!has_peak && in_use >= 0) : in_use >= peak_bytes) {
       has_peak = true;
       peak_bytes = in_use;
       capacity_bytes = SaturatingAdd(in_use, s.free_bytes);
@@ -227,7 +229,7 @@ struct PeakTracker {
   }
 
   // Adds the events `later` saw, all after these in capture order.
-  void Join(const PeakTracker& later, bool last_lifetime) {
+  void Join(const PeakTracker& later, bool last_lifetime, bool first_peak = false) {
     if (!later.any) return;
     if (!any) {
       *this = later;
@@ -236,7 +238,8 @@ struct PeakTracker {
     lifetime = last_lifetime ? later.lifetime : std::max(lifetime, later.lifetime);
     // Each started at 0 bytes: the later one's peak is what a single pass
     // would end with when it is at least ours.
-    if (later.has_peak && (!has_peak || later.peak_bytes >= peak_bytes)) {
+    if (later.has_peak &&
+        (!has_peak || (first_peak ? later.peak_bytes > peak_bytes : later.peak_bytes >= peak_bytes))) {
       has_peak = true;
       peak_bytes = later.peak_bytes;
       capacity_bytes = later.capacity_bytes;

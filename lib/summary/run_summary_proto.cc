@@ -29,6 +29,7 @@ static_assert(static_cast<int>(ComputePrecision::k32Bit) == summary::PRECISION_3
 static_assert(static_cast<int>(ComputePrecision::k8Bit) == summary::PRECISION_8_BIT);
 static_assert(static_cast<int>(MemoryActivity::kDeallocation) == summary::MEMORY_DEALLOCATION);
 static_assert(static_cast<int>(MemorySource::kPyTorch) == summary::MEMORY_SOURCE_PYTORCH);
+static_assert(static_cast<int>(MemorySource::kTf1Timeline) == summary::MEMORY_SOURCE_TF1_TIMELINE);
 static_assert(static_cast<int>(TfDataPipelineKind::kDevice) == summary::PIPELINE_DEVICE);
 static_assert(static_cast<int>(Severity::kError) == summary::SEVERITY_ERROR);
 // StepRecord.type_ps is indexed by EventType: a new type appended at the end
@@ -581,7 +582,7 @@ HostMemoryProfile FromProto(const summary::HostMemoryProfile& in) {
   HostMemoryProfile out;
   const StringTable str(in.strings(), out.strings);
   out.host = in.host();
-  out.source = CheckedEnum(in.source(), MemorySource::kPyTorch, "memory source");
+  out.source = CheckedEnum(in.source(), MemorySource::kTf1Timeline, "memory source");
   out.time_zero_ps = in.time_zero_ps();
   out.allocators.reserve(in.allocators_size());
   for (const auto& a : in.allocators()) out.allocators.push_back(FromProto(a, str));

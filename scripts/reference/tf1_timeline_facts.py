@@ -28,6 +28,13 @@ on its stream and on "memcpy".  Counted here:
   op type), or args.kernel where ROCm builds wrote one.
 * steps: per file, the first and last microsecond of its Compute events.
 * gpus: the tracer devices; devices: executor devices.
+* memory (files written with show_memory=True): per allocator, the peak of
+  its "Memory" counter series on the Allocators process (the first time in
+  the files' order that the most was in use), and the tensors alive then:
+  timeline.py's AllocationMaximum, recomputed from the "Tensor" object
+  events (N: created, O: snapshot with its tensor_description, D: last
+  unref) the way timeline.py computes it, (time, +/-requested bytes, name)
+  sorted; the recomputed running sum must equal the counters.
 
 Usage: tf1_timeline_facts.py FILE... [--json]
 """
@@ -61,6 +68,51 @@ def is_gpu(device):
     return re.fullmatch(r"(device:)?gpu:\d+", last) is not None
 
 
+def memory_facts(events, path, memory):
+    """Adds the file's counter peaks and tensors alive at them to `memory`."""
+    counters = collections.defaultdict(list)
+    for e in events:
+        if e.get("ph") == "C" and e.get("cat") == "Memory":
+            counters[e["name"]].append((e["ts"], e["args"][e["name"]]))
+    tensors = {}
+    for e in events:
+        if e.get("cat") != "Tensor" or e.get("ph") not in ("N", "O", "D"):
+            continue
+        t = tensors.setdefault((e["pid"], e["id"]), {"name": e["name"]})
+        if e["ph"] == "N":
+            t["created"] = e["ts"]
+        elif e["ph"] == "D":
+            t["deleted"] = e["ts"]
+        else:
+            desc = e["args"]["snapshot"]["tensor_description"]
+            alloc = desc.split("allocation_description {", 1)[-1]
+            m = re.search(r"^\s*requested_bytes: (\d+)$", alloc, re.M)
+            t["bytes"] = int(m.group(1)) if m else 0
+            m = re.search(r"^\s*allocator_name: (.*)$", alloc, re.M)
+            t["allocator"] = m.group(1).strip() if m else ""
+    changes = collections.defaultdict(list)
+    for t in tensors.values():
+        changes[t["allocator"]].append((t["created"], t["bytes"], t["name"]))
+        changes[t["allocator"]].append((t["deleted"], -t["bytes"], t["name"]))
+    for allocator, series in counters.items():
+        recomputed, alive, total, peak = [], {}, 0, (None, 0, {})
+        for ts, b, name in sorted(changes[allocator]):
+            total += b
+            if b < 0:
+                alive.pop(name, None)
+            else:
+                alive[name] = b
+            recomputed.append((ts, total))
+            if total > peak[1]:
+                peak = (ts, total, dict(alive))
+        assert recomputed == series, "%s: %s's counters are not timeline.py's sum" % (path, allocator)
+        m = memory.setdefault(allocator, {"peak_bytes": 0, "tensors": 0})
+        m["tensors"] += sum(1 for t in tensors.values() if t["allocator"] == allocator)
+        if peak[0] is not None and peak[1] > m["peak_bytes"]:
+            m.update(peak_bytes=peak[1], peak_ts_us=peak[0], peak_file=os.path.basename(path),
+                     alive_at_peak=dict(sorted(peak[2].items())))
+
+
 def facts(paths):
     host_types = collections.defaultdict(lambda: [0, 0])
     host_ops = collections.defaultdict(lambda: [0, 0])
@@ -72,9 +124,11 @@ def facts(paths):
     copies = 0
     steps = []
     gpus, executors = [], []
+    memory = {}
     for path in paths:
         with open(path) as f:
             events = json.load(f)["traceEvents"]
+        memory_facts(events, path, memory)
         names = {e["pid"]: e["args"]["name"] for e in events
                  if e.get("ph") == "M" and e.get("name") == "process_name"}
         by_pid = collections.defaultdict(list)
@@ -158,6 +212,7 @@ def facts(paths):
         "kernel_total_us": sum(v[1] for v in kernels.values()),
         "copies": copies,
         "steps": steps,
+        "memory": dict(sorted(memory.items())),
     }
 
 

@@ -2,8 +2,9 @@
 // environment and steps, against the independent counts of
 // scripts/reference/tf1_timeline_facts.py over the raw JSON (plain Python, no
 // code of ours), stored in testdata/reference/tf1_timeline/: every op row,
-// every op type, every kernel row and every step, exact to the microsecond
-// (TF1 writes whole microseconds).
+// every op type, every kernel row, every step and the memory peaks with the
+// tensors alive at them, exact to the microsecond and byte (TF1 writes
+// whole microseconds).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/event_grouping.h"
 #include "lib/summary/host_summary.h"
+#include "lib/summary/memory_events_to_profile.h"
 #include "lib/summary/planes_to_step_db.h"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
@@ -136,6 +138,52 @@ void CheckSteps(const Host& host, const json& facts) {
   }
 }
 
+// The memory profile of the tensor lifetimes (show_memory=True): per
+// allocator the peak of timeline.py's counters and the tensors alive then
+// (its AllocationMaximum); a timeline without them has no profile.
+void CheckMemory(const Host& host, const json& facts) {
+  Diagnostics d;
+  const HostMemoryProfile p = BuildMemoryProfile(host, {}, d);
+  const json& want = facts["memory"];
+  if (want.empty()) {
+    CHECK(p.allocators.empty());
+    CHECK_THAT(p.no_profile_reason, Catch::Contains("show_memory=True"));
+    return;
+  }
+  CHECK(p.source == MemorySource::kTf1Timeline);
+  REQUIRE(p.allocators.size() == want.size());
+  for (const AllocatorMemoryProfile& a : p.allocators) {
+    INFO("allocator " << a.memory_id);
+    REQUIRE(want.contains(a.memory_id));
+    const json& w = want[a.memory_id];
+    CHECK(a.allocations == w["tensors"].get<int64_t>());
+    CHECK(a.deallocations == w["tensors"].get<int64_t>());
+    CHECK(a.peak_bytes == w["peak_bytes"].get<int64_t>());
+    CHECK(a.peak.heap_bytes == w["peak_bytes"].get<int64_t>());
+    // Times are since the host's time zero; the facts' are the JSON's.
+    CHECK(host.time_origin_ns + (p.time_zero_ps + a.peak_time_ps) / 1000 == w["peak_ts_us"].get<int64_t>() * 1000);
+    const std::string file = w["peak_file"];
+    CHECK(p.step_names.at(a.peak_step) == file.substr(0, file.rfind(".json")));
+    // Nothing a timeline does not hold is made up.
+    CHECK(a.capacity_bytes == 0);
+    CHECK(a.lifetime_peak_bytes == 0);
+    // The breakdown: exactly the tensors alive, each with its bytes (rows
+    // merge equal allocations of one op).
+    std::multiset<std::pair<std::string, int64_t>> got, alive;
+    int64_t unexplained = 0;
+    for (const ActiveAllocation& r : a.active) {
+      if (r.special >= 0) unexplained += r.requested_bytes;
+      else
+        for (int64_t i = 0; i < r.occurrences; ++i) got.insert({std::string(p.Str(r.op_name)), r.requested_bytes});
+    }
+    for (const auto& [tensor, bytes] : w["alive_at_peak"].items())
+      alive.insert({tensor.substr(0, tensor.rfind(':') == std::string::npos ? tensor.size() : tensor.rfind(':')),
+                    bytes.get<int64_t>()});
+    CHECK(got == alive);
+    CHECK(unexplained == 0);
+  }
+}
+
 void CheckAgainstFacts(const Host& host, const json& facts) {
   Diagnostics d;
   HostSummary s = SummarizeHostOps(host, d);
@@ -148,6 +196,7 @@ void CheckAgainstFacts(const Host& host, const json& facts) {
   CheckTypes(s, facts);
   CheckKernels(s, facts);
   CheckSteps(host, facts);
+  CheckMemory(host, facts);
 }
 
 }  // namespace

@@ -150,7 +150,7 @@ TEST_CASE("run summary: every report is byte-identical after the protobuf round 
       {"tf_prefetch", 1, 0, false, true, true},            // TF2 xplane with tf.data pipelines.
       {"tf_two_hosts", 2, 0, false, true, true},           // Two hosts of one run.
       {"torch_gpu_amp", 1, 1578, true, true, false},       // PyTorch Kineto trace, GPU: 1578 [memory] events.
-      {"tf1_timeline", 1, 0, false, true, false},          // TF1 timelines, one host.
+      {"tf1_timeline", 1, 50, false, true, false},         // TF1 timelines: timeline_03's 25 tensors (show_memory).
       {"jax_gpu", 1, 97 * 2 + 28 * 2, true, true, false},  // JAX xplane with a GPU (expected_facts.json).
   };
   for (const Case& c : cases) {
