@@ -106,4 +106,42 @@ InputPipelineAnalysis AnalyzeInputPipeline(const OpMetricsDb& host_ops, const St
   return a;
 }
 
+InputPipelineAnalysis AnalyzePyTorchInput(const PyTorchRuntimeFacts& f) {
+  InputPipelineAnalysis a;
+  const struct {
+    const char* name;
+    uint64_t count, ps;
+    InputOpCategory category;
+  } rows[] = {
+      {"enumerate(DataLoader) in the training process (num_workers=0)", f.single_process_loader_calls,
+       f.single_process_loader_ps, InputOpCategory::kPreprocessing},
+      {"enumerate(DataLoader) waiting for worker processes", f.worker_loader_calls, f.worker_loader_ps,
+       InputOpCategory::kUnknown},
+      {"Memcpy HtoD (Pageable -> Device)", f.pageable_h2d_copies, f.pageable_h2d_ps, InputOpCategory::kEnqueue},
+      {"Memcpy HtoD (Pinned -> Device)", f.pinned_h2d_copies, f.pinned_h2d_ps, InputOpCategory::kEnqueue},
+  };
+  double total_ms = 0;
+  for (const auto& r : rows) {
+    if (r.count == 0) continue;
+    InputOp op;
+    op.name = r.name;
+    op.count = r.count;
+    op.time_ms = op.self_time_ms = static_cast<double>(r.ps) / 1e9;
+    op.category = r.category;
+    total_ms += op.time_ms;
+    a.ops.push_back(std::move(op));
+  }
+  std::stable_sort(a.ops.begin(), a.ops.end(),
+                   [](const InputOp& x, const InputOp& y) { return x.self_time_ms > y.self_time_ms; });
+  InputTimeBreakdown& b = a.breakdown;
+  for (InputOp& op : a.ops) {
+    op.time_fraction = op.self_time_fraction = total_ms > 0 ? op.time_ms / total_ms : 0;
+    const double us = op.time_ms * 1000;
+    if (op.category == InputOpCategory::kEnqueue) b.enqueue_us += us;
+    else if (op.category == InputOpCategory::kPreprocessing) b.preprocessing_us += us;
+    else b.unclassified_non_enqueue_us += us;
+  }
+  return a;
+}
+
 }  // namespace tfprof

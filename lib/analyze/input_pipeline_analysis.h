@@ -7,6 +7,7 @@
 
 #include "lib/analyze/step_summary.h"
 #include "lib/summary/op_metrics_db.h"
+#include "lib/summary/pytorch_runtime_facts.h"
 
 namespace tfprof {
 
@@ -33,5 +34,14 @@ struct InputPipelineAnalysis {
 };
 
 InputPipelineAnalysis AnalyzeInputPipeline(const OpMetricsDb& host_ops, const StepSummary& steps);
+
+// A PyTorch trace's host side, which has no tf.data ops: the DataLoader's
+// batches fetched in the training process (num_workers=0: loading and
+// preprocessing, category Preprocessing) or waited for from worker
+// processes (Unknown: what the workers did is not in the trace), and the
+// host-to-device copies from pageable and pinned memory (Enqueue); each
+// row's time is whole (an annotation's self time would leave out the ops
+// it runs), and the breakdown is their sums.
+InputPipelineAnalysis AnalyzePyTorchInput(const PyTorchRuntimeFacts& facts);
 
 }  // namespace tfprof

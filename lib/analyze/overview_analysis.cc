@@ -118,7 +118,7 @@ std::string EagerStatement(double host_percent, double device_percent) {
 Overview BuildOverview(const HostSummary& ops, StepSummary steps, const AnalysisOptions& options) {
   Overview o;
   o.env = ops.env;
-  o.input = AnalyzeInputPipeline(ops.host_ops, steps);
+  o.input = ops.env.pytorch() ? AnalyzePyTorchInput(ops.pytorch) : AnalyzeInputPipeline(ops.host_ops, steps);
   o.bottleneck = AnalyzeBottleneck(steps, o.input.tf_data_in_use);
   const double c16 = static_cast<double>(steps.compute_16bit_ps), c32 = static_cast<double>(steps.compute_32bit_ps);
   if (c16 + c32 > 0) {

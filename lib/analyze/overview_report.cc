@@ -297,8 +297,9 @@ Report BuildInputPipelineReport(const Overview& o, const std::string& run) {
   r.tables = {std::move(steps), std::move(ops), std::move(br)};
   if (o.env.pytorch())
     r.notes.push_back(PyTorchInputAdvice() +
-                      " (The host-side input tables need tf.data's iterator events: empty for "
-                      "PyTorch; the DataLoader's wait counts as input time above.)");
+                      " (PyTorch has no tf.data ops: the host-side tables show the DataLoader's fetches, in the "
+                      "training process or from its workers, and the host-to-device copies, each whole and over the "
+                      "whole trace.)");
   else
     r.notes.push_back(
         "Recommendations: enqueuing data on the host: use more host threads or a faster host; preprocessing: "

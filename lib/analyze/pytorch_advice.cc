@@ -40,8 +40,9 @@ void SetPrecision(const std::vector<KernelReport>& kernels, Overview& o) {
   if (known == 0) {
     o.precision_level = "unknown";
     o.precision_statement =
-        "The data type of the device computation is unknown: no kernel name names one, and the ops carry no input "
-        "types (profile with record_shapes=True to record them).";
+        "The data type of the device computation is unknown: neither the kernels' names nor their ops' input "
+        "types name a floating-point type (integer work, or ops without input types: those need "
+        "record_shapes=True).";
   } else if (Pct(low, known) < kLowPrecisionThreshold) {
     o.precision_level = "low_16bit";
     o.precision_statement = fmt::format(
