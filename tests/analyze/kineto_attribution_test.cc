@@ -225,3 +225,23 @@ TEST_CASE("Kineto launch after its op ended, inside an annotation that outlives 
   CHECK(OpRow(tf, "late")->self_time_ps == 4000000);
   CHECK(OpRow(tf, "aten::a") == nullptr);
 }
+
+TEST_CASE("Kineto precision unknown: integer inputs say so, not that record_shapes was off", "[kineto][overview]") {
+  // aten::fill_ on a long tensor (Input type recorded) launches
+  // FillFunctor<long>: no floating-point type anywhere.
+  constexpr const char* kFill = R"json({"traceEvents": [
+  {"ph":"M","pid":300,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+  {"ph":"M","pid":0,"tid":0,"name":"process_labels","args":{"labels":"GPU 0"}},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":300,"tid":300,"ts":0,"dur":100},
+  {"ph":"X","cat":"cpu_op","name":"aten::fill_","pid":300,"tid":300,"ts":10,"dur":20,"args":{"Input type":["long int","Scalar"]}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":300,"tid":300,"ts":12,"dur":4,"args":{"correlation":1}},
+  {"ph":"X","cat":"kernel","name":"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<long>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<long>, at::detail::Array<char*, 1>)","pid":0,"tid":7,"ts":20,"dur":5,"args":{"stream":7,"correlation":1,"grid":[1,1,1],"block":[128,1,1]}}
+]})json";
+  Diagnostics d;
+  Host host = ReadChromeTraceText(kFill, "fill.pt.trace.json", d);
+  RunAnalysis a = Metrics(host, d);
+  CHECK(a.overview.precision_level == "unknown");
+  CHECK(a.overview.compute_unknown_precision_percent == 100.0);
+  CHECK_THAT(a.overview.precision_statement, Catch::Contains("integer work"));
+  CHECK_THAT(a.overview.precision_statement, Catch::Contains("neither the kernels' names nor their ops' input types"));
+}
