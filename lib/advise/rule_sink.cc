@@ -100,8 +100,13 @@ std::string NoStepsReason(const AdviseInputs& in) {
 
 bool NoGpu(RuleSink& sink, std::string_view id) {
   if (sink.in.ops.env.has_device()) return false;
-  sink.NotApplicable(id, sink.in.ops.env.tpu_count > 0
-                             ? "no GPU in the capture: its devices are TPUs, which no rule reads"
+  const RunEnvironment& env = sink.in.ops.env;
+  sink.NotApplicable(id, env.tpu_count > 0 ? "no GPU in the capture: its devices are TPUs, which no rule reads"
+                         : env.untraced_gpus > 0
+                             ? fmt::format("no GPU activity in the trace, though it lists {} GPU{}: the program "
+                                           "ran on the CPU, or its GPU work was not traced (profile with "
+                                           "ProfilerActivity.CUDA among the activities)",
+                                           env.untraced_gpus, env.untraced_gpus == 1 ? "" : "s")
                              : "no GPU in the capture (no device plane)");
   return true;
 }

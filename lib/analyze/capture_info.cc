@@ -31,7 +31,9 @@ std::string Headline(const std::vector<HostInfo>& hosts) {
   uint64_t events = 0, devices = 0;
   std::string device_desc;
   int64_t first = kNoTime, last = kNoTime;
+  int listed_gpus = 0;
   for (const HostInfo& h : hosts) {
+    listed_gpus = std::max(listed_gpus, h.listed_gpus);
     names += (names.empty() ? "" : ", ") + h.name;
     for (const PlaneInfo& p : h.planes) {
       events += p.events;
@@ -53,6 +55,9 @@ std::string Headline(const std::vector<HostInfo>& hosts) {
   if (devices)
     out += fmt::format(" · {} device plane{}{}", devices, devices == 1 ? "" : "s",
                        device_desc.empty() ? "" : " (" + device_desc + ")");
+  else if (listed_gpus > 0)
+    out += fmt::format(" · no device plane (host only; the trace lists {} GPU{}, none traced)", listed_gpus,
+                       listed_gpus == 1 ? "" : "s");
   else out += " · no device plane (host only)";
   out += fmt::format(" · {} events", events);
   if (first != kNoTime) out += fmt::format(" over {:.3f} ms", SpanMs(first, last));
@@ -70,6 +75,7 @@ HostInfo SummarizeHost(const Host& host) {
   info.gzipped = host.gzipped;
   info.file_bytes = host.file_bytes;
   info.time_origin_ns = host.time_origin_ns;
+  info.listed_gpus = host.listed_gpus;
   info.errors = host.errors;
   info.warnings = host.warnings;
   for (const Plane& plane : host.planes) {

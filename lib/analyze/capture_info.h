@@ -36,6 +36,7 @@ struct HostInfo {
   bool gzipped = false;
   uint64_t file_bytes = 0;
   int64_t time_origin_ns = 0;
+  int listed_gpus = 0;  // Host::listed_gpus.
   std::vector<PlaneInfo> planes;
   std::vector<std::string> errors, warnings;
 };

@@ -111,6 +111,9 @@ std::string RunLine(const std::string& side, const RunAnalysis& run, const std::
       run.ops.env.has_device() ? fmt::format("{} × {}", run.ops.env.device_core_count, run.ops.env.device_type)
       : run.ops.env.tpu_count > 0
           ? fmt::format("{} TPU{} (not analysed)", run.ops.env.tpu_count, run.ops.env.tpu_count == 1 ? "" : "s")
+      : run.ops.env.untraced_gpus > 0
+          ? fmt::format("no GPU activity traced ({} GPU{} listed)", run.ops.env.untraced_gpus,
+                        run.ops.env.untraced_gpus == 1 ? "" : "s")
           : std::string("CPU only"),
       steps && step ? fmt::format(" · {:.0f} step{}", steps->value, steps->value == 1 ? "" : "s")
                     : std::string(" · no steps"));

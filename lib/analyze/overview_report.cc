@@ -27,7 +27,9 @@ std::string Headline(const Overview& o, const std::string& run) {
                                               : fmt::format(", cc {}.{}", o.env.first_device.compute_cap_major,
                                                             o.env.first_device.compute_cap_minor))
          : o.env.tpu_count > 0 ? fmt::format("{} TPU{} (not analysed)", o.env.tpu_count, o.env.tpu_count == 1 ? "" : "s")
-                            : "CPU only";
+      : o.env.untraced_gpus > 0 ? fmt::format("no GPU activity traced ({} GPU{} listed)", o.env.untraced_gpus,
+                                              o.env.untraced_gpus == 1 ? "" : "s")
+                                : "CPU only";
   return fmt::format("run {} · {} host{} ({}) · {} · {} step{} profiled", run, o.env.hosts.size(),
                      o.env.hosts.size() == 1 ? "" : "s", hosts, device, o.steps.rows.size(),
                      o.steps.rows.size() == 1 ? "" : "s");

@@ -163,8 +163,11 @@ struct Host {
   StringPool strings;
   std::vector<Plane> planes;
   std::vector<std::string> hostnames;  // As the capture names its host (XSpace.hostnames).
-  std::optional<int64_t> rank;         // PyTorch traces: the rank of a distributed job (distributedInfo.rank).
-  std::vector<std::string> errors;     // Reported by the profiler in the capture.
+  // Chrome traces: the GPUs the trace lists (Kineto's deviceProperties),
+  // traced or not (the reports say so when none was traced).
+  int listed_gpus = 0;
+  std::optional<int64_t> rank;      // PyTorch traces: the rank of a distributed job (distributedInfo.rank).
+  std::vector<std::string> errors;  // Reported by the profiler in the capture.
   std::vector<std::string> warnings;
   Framework framework = Framework::kUnknown;
   // Event stats the reader left out because the command reading the

@@ -102,6 +102,7 @@ void ChromeTraceBuilder::Count(TraceDiag kind, std::string_view example, uint64_
 
 void ChromeTraceBuilder::AddDeviceProperties(int64_t device_id, DeviceProperties properties) {
   devices_.emplace_back(device_id, std::move(properties));
+  host_.listed_gpus = static_cast<int>(devices_.size());
 }
 
 std::optional<DeviceProperties> ChromeTraceBuilder::MachineModel() const {

@@ -24,6 +24,9 @@ HostSummary HostEnvironment(const Host& host) {
   s.env.hostnames = host.hostnames.empty() ? std::vector<std::string>{host.name} : host.hostnames;
   s.env.framework = host.framework;
   for (const Plane& plane : host.planes) s.env.tpu_count += schema::IsTpuPlane(host.PlaneName(plane)) ? 1 : 0;
+  bool gpu_plane = false;
+  for (const Plane& plane : host.planes) gpu_plane = gpu_plane || IsDevicePlane(host, plane);
+  if (!gpu_plane) s.env.untraced_gpus = host.listed_gpus;
   return s;
 }
 
@@ -138,6 +141,7 @@ void CombineHostSummaries(HostSummary& into, const HostSummary& other) {
   }
   into.env.device_core_count += other.env.device_core_count;
   into.env.tpu_count += other.env.tpu_count;
+  into.env.untraced_gpus = std::max(into.env.untraced_gpus, other.env.untraced_gpus);
   if (into.env.framework == Framework::kUnknown) into.env.framework = other.env.framework;
   into.host_ops.Combine(other.host_ops, /*count_cores=*/false);
   into.device_ops.Combine(other.device_ops, /*count_cores=*/true);

@@ -30,6 +30,10 @@ struct RunEnvironment {
   // TPU planes (/device:TPU:<n>) over all hosts: no analysis reads them, so
   // reports say so rather than call the run CPU-only.
   int tpu_count = 0;
+  // GPUs a trace lists (Kineto's deviceProperties) on hosts with no GPU
+  // plane: the GPU activity was not traced (activities without CUDA), so
+  // reports say so rather than call the run CPU-only. The most of one host.
+  int untraced_gpus = 0;
   bool pytorch() const { return framework == Framework::kPyTorch; }
   bool has_device() const { return device_core_count > 0; }
 };

@@ -431,6 +431,7 @@ void ToProto(const RunEnvironment& in, summary::RunEnvironment* out) {
   out->set_device_core_count(in.device_core_count);
   out->set_framework(static_cast<summary::Framework>(in.framework));
   out->set_tpu_count(in.tpu_count);
+  out->set_untraced_gpus(in.untraced_gpus);
 }
 
 RunEnvironment FromProto(const summary::RunEnvironment& in) {
@@ -442,6 +443,7 @@ RunEnvironment FromProto(const summary::RunEnvironment& in) {
   out.device_core_count = in.device_core_count();
   out.framework = CheckedEnum(in.framework(), Framework::kPyTorch, "framework");
   out.tpu_count = in.tpu_count();
+  out.untraced_gpus = in.untraced_gpus();
   return out;
 }
 

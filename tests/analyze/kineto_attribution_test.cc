@@ -5,11 +5,13 @@
 
 #include <string>
 
+#include "lib/analyze/overview_report.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/run_summary_to_metrics.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/host_to_run_summary.h"
+#include "lib/summary/run_summary_file.h"
 #include "tests/support/op_rows.h"
 
 using namespace tfprof;
@@ -244,4 +246,36 @@ TEST_CASE("Kineto precision unknown: integer inputs say so, not that record_shap
   CHECK(a.overview.compute_unknown_precision_percent == 100.0);
   CHECK_THAT(a.overview.precision_statement, Catch::Contains("integer work"));
   CHECK_THAT(a.overview.precision_statement, Catch::Contains("neither the kernels' names nor their ops' input types"));
+}
+
+TEST_CASE("Kineto trace listing GPUs with no GPU activity: not called CPU-only", "[kineto][overview]") {
+  // Two GPUs in deviceProperties, launches on the CPU thread, but no GPU
+  // events: the profiler did not trace CUDA activity.
+  constexpr const char* kNoGpuEvents = R"json({"deviceProperties": [
+    {"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85100000000, "computeMajor": 8, "computeMinor": 0},
+    {"id": 1, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85100000000, "computeMajor": 8, "computeMinor": 0}],
+  "traceEvents": [
+  {"ph":"M","pid":300,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":300,"tid":300,"ts":0,"dur":100},
+  {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":300,"tid":300,"ts":10,"dur":20},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":300,"tid":300,"ts":12,"dur":4,"args":{"correlation":1}}
+]})json";
+  Diagnostics d;
+  Host host = ReadChromeTraceText(kNoGpuEvents, "nogpu.pt.trace.json", d);
+  CHECK(host.listed_gpus == 2);
+  SummaryOptions options;
+  options.parts = SummaryParts::All();
+  const RunSummary summary = RunSummaryFromBytes(RunSummaryToBytes(HostToRunSummary(host, options)), "mem");
+  const RunAnalysis a = RunSummaryToMetrics(summary);
+  CHECK(!a.ops.env.has_device());
+  CHECK(a.ops.env.untraced_gpus == 2);
+  const Report r = BuildOverviewReport(a.overview, "nogpu");
+  REQUIRE(!r.lines.empty());
+  CHECK_THAT(r.lines.front(), Catch::Contains("no GPU activity traced (2 GPUs listed)"));
+  CHECK_THAT(r.lines.front(), !Catch::Contains("CPU only"));
+
+  // With its GPU traced, nothing is untraced.
+  Diagnostics d2;
+  Host traced = ReadChromeTraceText(kTrace, "attribution.pt.trace.json", d2);
+  CHECK(Metrics(traced, d2).ops.env.untraced_gpus == 0);
 }
