@@ -21,7 +21,8 @@ class Memory final : public RunReportCommand {
       : RunReportCommand(
             "memory",
             "Memory profile: peak memory per allocator, when it happened and which ops held it (TensorFlow "
-            "BFC allocators from the .xplane.pb; PyTorch traces recorded with profile_memory=True)",
+            "BFC allocators from the .xplane.pb; PyTorch traces recorded with profile_memory=True; TensorFlow 1 "
+            "timelines written with show_memory=True)",
             SummaryPart::kMemory, /*finds_steps=*/false) {}
 
  private:

@@ -132,8 +132,8 @@ const DiagnosticKind kJsonTf1TensorLifetimes{
     "derived line of /host:CPU, in use = the bytes of the tensors alive, as timeline.py's Memory counters"};
 const DiagnosticKind kJsonTf1IncompleteTensors{
     "json.tf1_incomplete_tensors", Severity::kWarning,
-    "TensorFlow 1 tensor objects without a creation, a deletion, an id or a readable tensor_description: left "
-    "out of the memory profile"};
+    "TensorFlow 1 tensor objects without a creation, a deletion, an id or a readable tensor_description, or with "
+    "a size no allocator gives: left out of the memory profile"};
 const DiagnosticKind kJsonTf1Timeline{
     "json.tf1_timeline", Severity::kInfo,
     "TensorFlow 1 timeline: each device's executor ops read as lines of the host plane /host:CPU, the GPU tracer's "

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -37,10 +39,14 @@ std::string_view Strip(std::string_view s) {
   return {stripped.data(), stripped.size()};
 }
 
+// `out` is set only when all of `s` is the number.
 template <typename T>
 bool ParseNumber(std::string_view s, T* out) {
-  auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+  T value;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
+  *out = value;
+  return true;
 }
 
 // The text proto timeline.py writes (str() of the TensorDescription, its
@@ -93,9 +99,9 @@ TensorDescription ParseTensorDescription(std::string_view text) {
 }
 
 // The snapshot arg ({"tensor_description": "..."}, kept as its JSON text):
-// the description's text, or nullopt when it is not there.
-std::optional<std::string> DescriptionText(std::string_view snapshot_json) {
-  simdjson::dom::parser parser;
+// the description's text, or nullopt when it is not there. One parser for
+// all the tensors of a timeline.
+std::optional<std::string> DescriptionText(simdjson::dom::parser& parser, std::string_view snapshot_json) {
   simdjson::dom::element root;
   if (parser.parse(simdjson::padded_string(snapshot_json)).get(root) != simdjson::SUCCESS) return std::nullopt;
   std::string_view text;
@@ -126,7 +132,7 @@ struct Change {
   int64_t signed_bytes;
   std::string_view name;
   const Tensor* tensor;
-  uint64_t number;  // The tensor's, from 1: its allocator events' addr.
+  uint64_t addr;  // Its allocator events' addr: the tensor's number (see below).
   bool created;
   auto Key() const { return std::make_tuple(time_ps, signed_bytes, name); }
 };
@@ -135,8 +141,17 @@ struct Change {
 
 Tf1TensorEvents AddTf1TensorLifetimes(Host& host, const std::vector<size_t>& tensor_planes, Plane& cpu) {
   Tf1TensorEvents out;
-  // Objects by (plane, id): timeline.py numbers each tensor it tracks.
-  std::map<std::pair<size_t, int64_t>, Tensor> tensors;
+  auto left_out = [&](StringId name) {
+    ++out.incomplete;
+    if (out.example.empty()) out.example = std::string(host.Str(name));
+  };
+  // Objects by (plane, id, name). timeline.py numbers a tensor by how many
+  // names it tracks, so when a name comes again (an op in a while loop) the
+  // next new name gets the same id: the name tells them apart. A name that
+  // comes again replaces its tracker: only the last is counted (it alone
+  // gets a deletion), and on one key the later events win.
+  std::map<std::tuple<size_t, int64_t, StringId>, Tensor> tensors;
+  simdjson::dom::parser parser;
   for (size_t p : tensor_planes) {
     const Plane& plane = host.planes[p];
     const auto id_key = plane.FindStatKey(host.strings, "id");
@@ -145,42 +160,61 @@ Tf1TensorEvents AddTf1TensorLifetimes(Host& host, const std::vector<size_t>& ten
       const std::string_view kind = host.Str(line.name);
       if (!IsTensorObjectLine(kind)) continue;
       for (size_t i = 0; i < line.events.size(); ++i) {
-        const auto stats = line.EventStats(i);
-        const auto id = FindStatIn(stats, id_key);
+        const StringId name = plane.event_metadata[line.events[i].metadata].name;
+        const auto id = FindStatIn(line.EventStats(i), id_key);
         if (!id || !id->is_integer()) {
-          ++out.incomplete;
-          if (out.example.empty())
-            out.example = std::string(host.Str(plane.event_metadata[line.events[i].metadata].name));
+          left_out(name);
           continue;
         }
-        Tensor& t = tensors[{p, id->AsInt()}];
-        t.name = plane.event_metadata[line.events[i].metadata].name;
+        Tensor& t = tensors[{p, id->AsInt(), name}];
+        t.name = name;
         const int64_t at = line.events[i].start_ps;
         if (kind == kTensorCreatedLine) {
           t.created_ps = at;
         } else if (kind == kTensorDeletedLine) {
           t.deleted_ps = at;
-        } else if (auto s = FindStatIn(stats, snapshot_key); s && s->type() == StatType::kString) {
-          if (auto text = DescriptionText(host.Str(s->AsString()))) t.description = ParseTensorDescription(*text);
+        } else if (auto s = FindStatIn(line.EventStats(i), snapshot_key); s && s->type() == StatType::kString) {
+          if (auto text = DescriptionText(parser, host.Str(s->AsString())))
+            t.description = ParseTensorDescription(*text);
         }
       }
     }
   }
+  absl::flat_hash_set<StringId> deleted;  // Names with a tracker timeline.py counted.
+  for (const auto& [key, t] : tensors)
+    if (t.deleted_ps) deleted.insert(t.name);
 
   // Per allocator (byte order), its tensors' creations and deletions in
   // timeline.py's order.
   std::map<std::string, std::vector<Change>> by_allocator;
   for (const auto& [key, t] : tensors) {
-    if (!t.created_ps || !t.deleted_ps || !t.description) {
-      ++out.incomplete;
-      if (out.example.empty()) out.example = std::string(host.Str(t.name));
+    if (!t.deleted_ps && t.created_ps && deleted.contains(t.name)) {
+      ++out.replaced;  // An earlier tracker of a name that came again.
+      continue;
+    }
+    // A size no allocator gives (negative, or beyond 2^60) is no tensor's.
+    if (!t.created_ps || !t.deleted_ps || !t.description || t.description->requested_bytes < 0 ||
+        t.description->requested_bytes > (int64_t{1} << 60)) {
+      left_out(t.name);
+      continue;
+    }
+    // Created and deleted in one microsecond (an output nothing read, of
+    // an op under 1 us): timeline.py takes its bytes away before it adds
+    // them (its sort puts -bytes first), so no count changes; as events it
+    // would be a free before its allocation.
+    if (*t.deleted_ps == *t.created_ps) {
+      ++out.instant;
       continue;
     }
     ++out.tensors;
     const int64_t bytes = t.description->requested_bytes;
+    // The tensor's addr: its number, mixed with the timeline's time origin
+    // so that the files of a series (appended into one host) do not share
+    // numbers.
+    const uint64_t addr = static_cast<uint64_t>(host.time_origin_ns) * 0x9E3779B97F4A7C15ull + out.tensors;
     std::vector<Change>& changes = by_allocator[t.description->allocator];
-    changes.push_back({*t.created_ps, bytes, host.Str(t.name), &t, out.tensors, true});
-    changes.push_back({*t.deleted_ps, -bytes, host.Str(t.name), &t, out.tensors, false});
+    changes.push_back({*t.created_ps, bytes, host.Str(t.name), &t, addr, true});
+    changes.push_back({*t.deleted_ps, -bytes, host.Str(t.name), &t, addr, false});
   }
   if (by_allocator.empty()) return out;
 
@@ -208,14 +242,16 @@ Tf1TensorEvents AddTf1TensorLifetimes(Host& host, const std::vector<size_t>& ten
     int64_t in_use = 0;
     for (const Change& c : changes) {
       const TensorDescription& d = *c.tensor->description;
-      in_use += c.signed_bytes;
+      // Sizes are at most 2^60: the sum of a hostile file's many saturates.
+      if (__builtin_add_overflow(in_use, c.signed_bytes, &in_use))
+        in_use = c.signed_bytes > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
       line.stats.push_back(Stat::String(allocator_key, allocator_id));
       line.stats.push_back(Stat::Int(allocated_key, in_use));
       line.stats.push_back(Stat::Int(reserved_key, 0));
       line.stats.push_back(Stat::Int(available_key, 0));
       line.stats.push_back(Stat::Int(requested_key, d.requested_bytes));
       line.stats.push_back(Stat::Int(allocation_key, d.allocated_bytes.value_or(d.requested_bytes)));
-      line.stats.push_back(Stat::Uint(addr_key, c.number));
+      line.stats.push_back(Stat::Uint(addr_key, c.addr));
       line.stats.push_back(Stat::String(op_key, host.strings.Intern(OpOfTensor(c.name))));
       line.stats.push_back(Stat::String(region_key, output));
       line.stats.push_back(Stat::Int(type_key, d.data_type));

@@ -22,9 +22,14 @@
 // requested_bytes when not recorded), addr (ptr), tf_op (the tensor's op),
 // region_type "output", data_type and shape. bytes_reserved and
 // bytes_available are 0: a timeline does not say what the allocator holds.
-// addr is the tensor's number (from 1), not its buffer's ptr: tensors that
-// share a buffer (a Reshape's output and its input) are counted apart, as
-// timeline.py counts them, so a free must find its own tensor.
+// addr is the tensor's number (mixed with the file's time origin), not its
+// buffer's ptr: tensors that share a buffer (a Reshape's output and its
+// input) are counted apart, as timeline.py counts them, so a free must find
+// its own tensor. As timeline.py, only the last tracker of a name that comes
+// again (an op in a while loop) is counted. A tensor created and deleted in
+// the same microsecond is left out: timeline.py's counters take its bytes
+// away before adding them back, so no count changes, where events would be
+// a free before its allocation.
 #pragma once
 
 #include <cstdint>
@@ -37,8 +42,13 @@ namespace tfprof {
 
 struct Tf1TensorEvents {
   uint64_t tensors = 0;  // Tensors turned into allocator events.
-  // Tensor objects left out: no creation, deletion or readable snapshot.
+  // Tensor objects left out: no creation, deletion or readable snapshot,
+  // or a size no allocator gives.
   uint64_t incomplete = 0;
+  // Left out as timeline.py leaves them out: trackers replaced by a later
+  // one of the same name (an op in a loop), and tensors created and deleted
+  // in the same microsecond (no count changes).
+  uint64_t replaced = 0, instant = 0;
   std::string example;  // One left out, for the diagnostic.
 };
 

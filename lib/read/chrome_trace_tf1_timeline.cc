@@ -165,7 +165,8 @@ Plane BuildDevicePlane(Host& host, const Device& device, int64_t ordinal, Counts
       line_name = proc->stream >= 0 ? "Stream #" + std::to_string(proc->stream) : std::string(host.PlaneName(plane));
     }
     Line& out = LineWithId(dev, id, line_name, host);
-    for (const Line& l : plane.lines)
+    for (const Line& l : plane.lines) {
+      if (IsTensorObjectLine(host.Str(l.name))) continue;  // Not the stream's: dropped with the plane, counted.
       for (size_t i = 0; i < l.events.size(); ++i) {
         auto stats = l.EventStats(i);
         bool is_copy = proc->source == Source::kMemcpy;
@@ -192,6 +193,7 @@ Plane BuildDevicePlane(Host& host, const Device& device, int64_t ordinal, Counts
         copy.Copy(l, i, out, 0, name, display);
         ++counts.mapped;
       }
+    }
   }
   std::sort(dev.lines.begin(), dev.lines.end(), [](const Line& a, const Line& b) { return a.id < b.id; });
   for (Line& l : dev.lines) l.SortEvents();
@@ -274,6 +276,7 @@ void ApplyTf1TimelineConventions(Host& host, Diagnostics& diagnostics) {
     copy.RenameStat("name", "tf_op");
     copy.RenameStat("op", "tf_op_type");
     for (const Line& l : plane.lines) {
+      if (IsTensorObjectLine(host.Str(l.name))) continue;  // Not the executor's: dropped with the plane, counted.
       Line out;
       out.id = next_line_id++;
       // "<device> Compute/<lane>": the lane is the tid TF1 gave it.
@@ -334,7 +337,14 @@ void ApplyTf1TimelineConventions(Host& host, Diagnostics& diagnostics) {
     }
     planes.push_back(std::move(host.planes[p]));
   }
+  // Tensor objects anywhere but a Tensors process are no tensors timeline.py
+  // wrote: not read (and those of the processes read, dropped with them).
+  uint64_t objects = 0;
+  for (size_t p : used_planes)
+    for (const Line& l : host.planes[p].lines)
+      if (IsTensorObjectLine(host.Str(l.name))) objects += l.events.size();
   host.planes = std::move(planes);
+  objects += DropTensorObjectLines(host);
 
   diagnostics.AddWithMessage(
       diag_kind::kJsonTf1Timeline,
@@ -343,7 +353,14 @@ void ApplyTf1TimelineConventions(Host& host, Diagnostics& diagnostics) {
       "as tf_op and tf_op_type stats, the timeline as one session.run step; its " +
           std::to_string(tensors) + " 'Tensors' processes as allocator events (show_memory=True)",
       example, counts.mapped);
-  diagnostics.Add(diag_kind::kJsonTf1TensorLifetimes, "", lifetimes.tensors);
+  diagnostics.Add(diag_kind::kJsonTf1TensorLifetimes,
+                  lifetimes.replaced + lifetimes.instant == 0
+                      ? std::string()
+                      : std::to_string(lifetimes.replaced) + " trackers replaced by a later one of their name and " +
+                            std::to_string(lifetimes.instant) +
+                            " tensors created and deleted in one microsecond left out, as timeline.py counts them",
+                  lifetimes.tensors);
+  diagnostics.Add(diag_kind::kJsonObjectEvents, "", objects);
   diagnostics.Add(diag_kind::kJsonTf1IncompleteTensors, lifetimes.example, lifetimes.incomplete);
   diagnostics.Add(diag_kind::kJsonTf1DuplicateEvents, "", counts.duplicates);
   diagnostics.Add(diag_kind::kJsonTf1OpCopies, "", counts.op_copies);

@@ -182,6 +182,7 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const Memory
   } unmatched, reused;
   size_t index = 0;
   int64_t previous_step = 0;
+  bool peak_step_seen = false;
   VisitEvents(c.events, snapshot_of, options, [&](const SnapshotReader::WalkFields& w) {
     TimelinePoint point;
     point.in_use = w.in_use();
@@ -190,7 +191,12 @@ void WalkTimeline(Collecting& c, const SnapshotSource& snapshot_of, const Memory
     point.step = steps.Next(w.group);
     if (index == 0 || point.step != previous_step) c.step_starts.try_emplace(point.step, StepStart{index, state});
     previous_step = point.step;
-    if (point.in_use == p.peak_bytes) p.peak_step = point.step;
+    // The reference's peak step: the last event at the peak's size; with
+    // first_peak, the first (the peak event itself, in time order).
+    if (point.in_use == p.peak_bytes && !(options.first_peak && peak_step_seen)) {
+      p.peak_step = point.step;
+      peak_step_seen = true;
+    }
     if (w.deallocation) {
       ++p.deallocations;
       if (auto it = live.find(w.address); it != live.end()) {

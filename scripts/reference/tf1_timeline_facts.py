@@ -34,7 +34,10 @@ on its stream and on "memcpy".  Counted here:
   timeline.py's AllocationMaximum, recomputed from the "Tensor" object
   events (N: created, O: snapshot with its tensor_description, D: last
   unref) the way timeline.py computes it, (time, +/-requested bytes, name)
-  sorted; the recomputed running sum must equal the counters.
+  sorted, over its trackers (only the last of a name that comes again has a
+  deletion); the recomputed running sum must equal the counters.  Tensors
+  created and deleted in one microsecond are not counted as allocations nor
+  alive (timeline.py keeps them in its set for ever).
 
 Usage: tf1_timeline_facts.py FILE... [--json]
 """
@@ -74,11 +77,15 @@ def memory_facts(events, path, memory):
     for e in events:
         if e.get("ph") == "C" and e.get("cat") == "Memory":
             counters[e["name"]].append((e["ts"], e["args"][e["name"]]))
-    tensors = {}
+    # timeline.py's trackers: an object is (pid, id, name) (a name that
+    # comes again, in a while loop, shifts later ids onto reused ones), the
+    # later events of one key win, and only trackers with a deletion (the
+    # last one of each name) are counted.
+    objects = {}
     for e in events:
         if e.get("cat") != "Tensor" or e.get("ph") not in ("N", "O", "D"):
             continue
-        t = tensors.setdefault((e["pid"], e["id"]), {"name": e["name"]})
+        t = objects.setdefault((e["pid"], e["id"], e["name"]), {"name": e["name"]})
         if e["ph"] == "N":
             t["created"] = e["ts"]
         elif e["ph"] == "D":
@@ -90,24 +97,31 @@ def memory_facts(events, path, memory):
             t["bytes"] = int(m.group(1)) if m else 0
             m = re.search(r"^\s*allocator_name: (.*)$", alloc, re.M)
             t["allocator"] = m.group(1).strip() if m else ""
+    tensors = {k: t for k, t in objects.items() if "deleted" in t}
     changes = collections.defaultdict(list)
     for t in tensors.values():
         changes[t["allocator"]].append((t["created"], t["bytes"], t["name"]))
         changes[t["allocator"]].append((t["deleted"], -t["bytes"], t["name"]))
     for allocator, series in counters.items():
+        # Created and deleted in one microsecond: timeline.py's sort takes
+        # the bytes away before adding them, and then keeps the tensor in its
+        # set for ever; not alive here (docs/memory.md).
+        instant = {t["name"] for t in tensors.values()
+                   if t["allocator"] == allocator and t["created"] == t["deleted"]}
         recomputed, alive, total, peak = [], {}, 0, (None, 0, {})
         for ts, b, name in sorted(changes[allocator]):
             total += b
             if b < 0:
                 alive.pop(name, None)
-            else:
+            elif name not in instant:
                 alive[name] = b
             recomputed.append((ts, total))
             if total > peak[1]:
                 peak = (ts, total, dict(alive))
         assert recomputed == series, "%s: %s's counters are not timeline.py's sum" % (path, allocator)
         m = memory.setdefault(allocator, {"peak_bytes": 0, "tensors": 0})
-        m["tensors"] += sum(1 for t in tensors.values() if t["allocator"] == allocator)
+        m["tensors"] += sum(1 for t in tensors.values()
+                            if t["allocator"] == allocator and t["name"] not in instant)
         if peak[0] is not None and peak[1] > m["peak_bytes"]:
             m.update(peak_bytes=peak[1], peak_ts_us=peak[0], peak_file=os.path.basename(path),
                      alive_at_peak=dict(sorted(peak[2].items())))

@@ -268,3 +268,107 @@ TEST_CASE("IsTf1GpuExecutorLine: a TF1 timeline's GPU executor lines", "[tf1]") 
   CHECK_FALSE(IsTf1GpuExecutorLine("/job:localhost/replica:0/task:0/device:XLA_CPU:0 Compute/0"));
   CHECK_FALSE(IsTf1GpuExecutorLine("/job:localhost/replica:0/task:0/cpu:0 Compute/0 gpu:"));  // Only the device part.
 }
+
+namespace {
+
+// A timeline as timeline.py writes it with show_memory=True, of tensors
+// given by their lifetimes (us after `base`): object ids as timeline.py
+// gives them (how many names it tracks: a name that comes again takes the
+// count, so a later new name can get the same id), a deletion only for the
+// last tracker of each name, one op spanning them all.
+struct Lifetime {
+  std::string name;
+  int64_t created, deleted, bytes;
+  std::string allocator = "cpu";
+};
+std::string ShowMemoryTimeline(const std::vector<Lifetime>& tensors, int64_t base) {
+  std::string events =
+      R"({"ph":"M","pid":1,"name":"process_name","args":{"name":"/job:localhost/replica:0/task:0/device:CPU:0 Compute"}},)"
+      R"({"ph":"M","pid":2,"name":"process_name","args":{"name":"/job:localhost/replica:0/task:0/device:CPU:0 Tensors"}})";
+  std::map<std::string, size_t> last;  // Name -> index of its last tracker.
+  std::set<std::string> names;
+  std::vector<int64_t> ids;
+  int64_t end = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Lifetime& t = tensors[i];
+    ids.push_back(static_cast<int64_t>(names.size()));
+    names.insert(t.name);
+    last[t.name] = i;
+    end = std::max(end, t.deleted);
+    const std::string at = std::to_string(base + t.created);
+    events += R"(,{"ph":"N","cat":"Tensor","name":")" + t.name + R"(","pid":2,"tid":0,"ts":)" + at + R"(,"id":)" +
+              std::to_string(ids[i]) + "}";
+    events +=
+        R"(,{"ph":"O","cat":"Tensor","name":")" + t.name + R"(","pid":2,"tid":0,"ts":)" + at + R"(,"id":)" +
+        std::to_string(ids[i]) +
+        R"(,"args":{"snapshot":{"tensor_description":"dtype: DT_FLOAT\nshape {\n}\nallocation_description {\n  requested_bytes: )" +
+        std::to_string(t.bytes) + R"(\n  allocator_name: )" + t.allocator + R"(\n}\n"}}})";
+  }
+  for (const auto& [name, i] : last)
+    events += R"(,{"ph":"D","cat":"Tensor","name":")" + name + R"(","pid":2,"tid":0,"ts":)" +
+              std::to_string(base + tensors[i].deleted) + R"(,"id":)" + std::to_string(ids[i]) + "}";
+  events += R"(,{"ph":"X","cat":"Op","name":"Op","pid":1,"tid":0,"ts":)" + std::to_string(base) + R"(,"dur":)" +
+            std::to_string(end) + R"(,"args":{"name":"op","op":"Op"}})";
+  return R"({"traceEvents":[)" + events + "]}";
+}
+
+std::string WriteTimelines(const std::vector<std::pair<std::string, std::string>>& files) {
+  const std::string dir = testing::TempDir();
+  for (const auto& [name, text] : files) std::ofstream(std::filesystem::path(dir) / name) << text;
+  return dir;
+}
+
+constexpr int64_t kBase = 1'700'000'000'000'000;
+
+}  // namespace
+
+TEST_CASE("TF1 memory: a name that comes again (a while loop) counts its last tracker only", "[tf1][memory]") {
+  // w's first tracker is replaced; y gets the id of w's second one.
+  const std::string dir = WriteTimelines(
+      {{"timeline.json",
+        ShowMemoryTimeline(
+            {{"w", 0, 10, 100}, {"x", 5, 15, 1000}, {"w", 20, 30, 100}, {"y", 25, 60, 5000}, {"z", 60, 65, 10}},
+            kBase)}});
+  const json facts = {{"memory",
+                       {{"cpu",
+                         {{"tensors", 4},
+                          {"peak_bytes", 5100},
+                          {"peak_ts_us", kBase + 25},
+                          {"peak_file", "timeline.json"},
+                          {"alive_at_peak", {{"w", 100}, {"y", 5000}}}}}}}};
+  CheckMemory(Load(dir + "/timeline.json"), facts);
+}
+
+TEST_CASE("TF1 memory: a tensor created and deleted in one microsecond is left out", "[tf1][memory]") {
+  const std::string dir = WriteTimelines(
+      {{"timeline.json", ShowMemoryTimeline({{"a", 0, 10, 100}, {"k", 3, 3, 1000}, {"b", 20, 30, 300}}, kBase)}});
+  const json facts = {{"memory",
+                       {{"cpu",
+                         {{"tensors", 2},
+                          {"peak_bytes", 300},
+                          {"peak_ts_us", kBase + 20},
+                          {"peak_file", "timeline.json"},
+                          {"alive_at_peak", {{"b", 300}}}}}}}};
+  CheckMemory(Load(dir + "/timeline.json"), facts);
+}
+
+TEST_CASE("TF1 memory: a series of equal steps peaks in the first, broken down there", "[tf1][memory]") {
+  const std::vector<Lifetime> step = {
+      {"a", 0, 10, 100}, {"a:1", 0, 10, 50}, {"b", 5, 15, 1000}, {"g", 0, 10, 7, "GPU_0_bfc"}};
+  const std::string dir = WriteTimelines({{"timeline_1.json", ShowMemoryTimeline(step, kBase)},
+                                          {"timeline_2.json", ShowMemoryTimeline(step, kBase + 1000)}});
+  const json facts = {{"memory",
+                       {{"GPU_0_bfc",
+                         {{"tensors", 2},
+                          {"peak_bytes", 7},
+                          {"peak_ts_us", kBase},
+                          {"peak_file", "timeline_1.json"},
+                          {"alive_at_peak", {{"g", 7}}}}},
+                        {"cpu",
+                         {{"tensors", 6},
+                          {"peak_bytes", 1150},
+                          {"peak_ts_us", kBase + 5},
+                          {"peak_file", "timeline_1.json"},
+                          {"alive_at_peak", {{"a", 100}, {"a:1", 50}, {"b", 1000}}}}}}}};
+  CheckMemory(Load(dir), facts);
+}
