@@ -476,15 +476,18 @@ void ChromeTraceBuilder::AddCounter(const RawTraceEvent& event) {
     }
     return;
   }
-  if (event.ts.kind != TraceField::kValid) {
-    Count(event.ts.kind == TraceField::kMissing ? TraceDiag::kMissingTs : TraceDiag::kBadFieldType, event.name);
-    return;
-  }
-  if (!Room()) return;
   int64_t start;
-  if (!StartPs(event.ts, &start)) return;
+  if (!TimedStart(event, &start)) return;
   LineState& line = SpecialLine(plane, "_counters_");
   Push(plane, line, event, start, 0, event.name, event.args);
+}
+
+bool ChromeTraceBuilder::TimedStart(const RawTraceEvent& event, int64_t* start_ps) {
+  if (event.ts.kind != TraceField::kValid) {
+    Count(event.ts.kind == TraceField::kMissing ? TraceDiag::kMissingTs : TraceDiag::kBadFieldType, event.name);
+    return false;
+  }
+  return Room() && StartPs(event.ts, start_ps);
 }
 
 void ChromeTraceBuilder::AddObject(const RawTraceEvent& event) {
@@ -493,13 +496,8 @@ void ChromeTraceBuilder::AddObject(const RawTraceEvent& event) {
     Count(TraceDiag::kObjectEvents, event.name);
     return;
   }
-  if (event.ts.kind != TraceField::kValid) {
-    Count(event.ts.kind == TraceField::kMissing ? TraceDiag::kMissingTs : TraceDiag::kBadFieldType, event.name);
-    return;
-  }
-  if (!Room()) return;
   int64_t start;
-  if (!StartPs(event.ts, &start)) return;
+  if (!TimedStart(event, &start)) return;
   PlaneState& plane = GetPlane(event.pid);
   const std::string_view line = event.ph[0] == 'N'   ? kTensorCreatedLine
                                 : event.ph[0] == 'O' ? kTensorSnapshotLine

@@ -193,6 +193,9 @@ class ChromeTraceBuilder {
   void AddCounter(const RawTraceEvent& event);
   void AddAsync(const RawTraceEvent& event);
   void AddObject(const RawTraceEvent& event);
+  // An instant event's start: its ts read and in range, and room for it
+  // (what is wrong is counted); false: leave the event out.
+  bool TimedStart(const RawTraceEvent& event, int64_t* start_ps);
 
   // Moves a line's events and stats from its blocks into its Line, sorted,
   // without the B/b events still open; true when they were out of order.

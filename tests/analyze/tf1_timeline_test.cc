@@ -320,6 +320,16 @@ std::string WriteTimelines(const std::vector<std::pair<std::string, std::string>
 
 constexpr int64_t kBase = 1'700'000'000'000'000;
 
+// tf1_timeline_facts.py's memory entry of one allocator.
+json AllocatorFacts(int64_t tensors, int64_t peak_bytes, int64_t peak_ts_us, const std::string& file,
+                    const json& alive_at_peak) {
+  return {{"tensors", tensors},
+          {"peak_bytes", peak_bytes},
+          {"peak_ts_us", peak_ts_us},
+          {"peak_file", file},
+          {"alive_at_peak", alive_at_peak}};
+}
+
 }  // namespace
 
 TEST_CASE("TF1 memory: a name that comes again (a while loop) counts its last tracker only", "[tf1][memory]") {
@@ -329,26 +339,15 @@ TEST_CASE("TF1 memory: a name that comes again (a while loop) counts its last tr
         ShowMemoryTimeline(
             {{"w", 0, 10, 100}, {"x", 5, 15, 1000}, {"w", 20, 30, 100}, {"y", 25, 60, 5000}, {"z", 60, 65, 10}},
             kBase)}});
-  const json facts = {{"memory",
-                       {{"cpu",
-                         {{"tensors", 4},
-                          {"peak_bytes", 5100},
-                          {"peak_ts_us", kBase + 25},
-                          {"peak_file", "timeline.json"},
-                          {"alive_at_peak", {{"w", 100}, {"y", 5000}}}}}}}};
+  const json facts = {
+      {"memory", {{"cpu", AllocatorFacts(4, 5100, kBase + 25, "timeline.json", {{"w", 100}, {"y", 5000}})}}}};
   CheckMemory(Load(dir + "/timeline.json"), facts);
 }
 
 TEST_CASE("TF1 memory: a tensor created and deleted in one microsecond is left out", "[tf1][memory]") {
   const std::string dir = WriteTimelines(
       {{"timeline.json", ShowMemoryTimeline({{"a", 0, 10, 100}, {"k", 3, 3, 1000}, {"b", 20, 30, 300}}, kBase)}});
-  const json facts = {{"memory",
-                       {{"cpu",
-                         {{"tensors", 2},
-                          {"peak_bytes", 300},
-                          {"peak_ts_us", kBase + 20},
-                          {"peak_file", "timeline.json"},
-                          {"alive_at_peak", {{"b", 300}}}}}}}};
+  const json facts = {{"memory", {{"cpu", AllocatorFacts(2, 300, kBase + 20, "timeline.json", {{"b", 300}})}}}};
   CheckMemory(Load(dir + "/timeline.json"), facts);
 }
 
@@ -357,18 +356,9 @@ TEST_CASE("TF1 memory: a series of equal steps peaks in the first, broken down t
       {"a", 0, 10, 100}, {"a:1", 0, 10, 50}, {"b", 5, 15, 1000}, {"g", 0, 10, 7, "GPU_0_bfc"}};
   const std::string dir = WriteTimelines({{"timeline_1.json", ShowMemoryTimeline(step, kBase)},
                                           {"timeline_2.json", ShowMemoryTimeline(step, kBase + 1000)}});
-  const json facts = {{"memory",
-                       {{"GPU_0_bfc",
-                         {{"tensors", 2},
-                          {"peak_bytes", 7},
-                          {"peak_ts_us", kBase},
-                          {"peak_file", "timeline_1.json"},
-                          {"alive_at_peak", {{"g", 7}}}}},
-                        {"cpu",
-                         {{"tensors", 6},
-                          {"peak_bytes", 1150},
-                          {"peak_ts_us", kBase + 5},
-                          {"peak_file", "timeline_1.json"},
-                          {"alive_at_peak", {{"a", 100}, {"a:1", 50}, {"b", 1000}}}}}}}};
+  const json facts = {
+      {"memory",
+       {{"GPU_0_bfc", AllocatorFacts(2, 7, kBase, "timeline_1.json", {{"g", 7}})},
+        {"cpu", AllocatorFacts(6, 1150, kBase + 5, "timeline_1.json", {{"a", 100}, {"a:1", 50}, {"b", 1000}})}}}};
   CheckMemory(Load(dir), facts);
 }
