@@ -40,7 +40,7 @@ Table KernelTable(const std::vector<KernelReport>& reports, bool with_precision)
         .Set("shmem_bytes", static_cast<int64_t>(r.params.static_shmem_bytes) + r.params.dynamic_shmem_bytes)
         .Set("block_dim", Dims(r.params.block))
         .Set("grid_dim", Dims(r.params.grid))
-        .Set("occupancy_pct", r.params.occupancy_pct)
+        .Set("occupancy_pct", r.params.occupancy_unknown ? Cell{} : Cell{r.params.occupancy_pct})
         .Set("is_op_tensor_core_eligible", r.op_tensor_core_eligible)
         .Set("is_kernel_using_tensor_core", r.uses_tensor_core)
         .Set("op_name", r.op_name);

@@ -239,6 +239,7 @@ std::optional<KernelReport> KernelRowReader::Row(const Event& e, std::span<const
     if (auto x = regs_.In(stats)) r.params.registers_per_thread = static_cast<uint32_t>(x->AsInt());
     if (auto x = shmem_.In(stats)) r.params.static_shmem_bytes = static_cast<uint32_t>(x->AsInt());
     if (auto x = occupancy_.In(stats)) r.params.occupancy_pct = x->AsDouble();
+    else r.params.occupancy_unknown = true;
   } else {
     auto d = details_.In(stats);
     if (!d || host.Str(d->AsString()).empty()) return std::nullopt;

@@ -21,6 +21,10 @@ struct KernelLaunchParams {
   std::array<uint32_t, 3> block{1, 1, 1};
   std::array<uint32_t, 3> grid{1, 1, 1};
   double occupancy_pct = 0;  // 0 when the capture doesn't record it.
+  // A Kineto kernel without `est. achieved occupancy %` (ROCm, graph
+  // replays): shown empty, not 0. TensorFlow's kernel details without
+  // occ_pct read 0, as the reference shows them.
+  bool occupancy_unknown = false;
 };
 
 // "regs:N static_shared:N dynamic_shared:N grid:x,y,z block:x,y,z occ_pct:F";

@@ -104,6 +104,7 @@ void ToProto(const KernelReport& in, summary::KernelReport* out) {
   for (uint32_t v : in.params.block) out->add_block(v);
   for (uint32_t v : in.params.grid) out->add_grid(v);
   out->set_occupancy_pct(in.params.occupancy_pct);
+  out->set_occupancy_unknown(in.params.occupancy_unknown);
   out->set_uses_tensor_core(in.uses_tensor_core);
   out->set_op_tensor_core_eligible(in.op_tensor_core_eligible);
   out->set_op_name(in.op_name);
@@ -123,6 +124,7 @@ KernelReport FromProto(const summary::KernelReport& in) {
   out.params.block = Dim3FromProto(in.block(), "block");
   out.params.grid = Dim3FromProto(in.grid(), "grid");
   out.params.occupancy_pct = in.occupancy_pct();
+  out.params.occupancy_unknown = in.occupancy_unknown();
   out.uses_tensor_core = in.uses_tensor_core();
   out.op_tensor_core_eligible = in.op_tensor_core_eligible();
   out.op_name = in.op_name();

@@ -6,10 +6,13 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <variant>
 
+#include "lib/analyze/kernel_stats_report.h"
 #include "lib/read/byte_source.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/summary/host_summary.h"
+#include "lib/summary/run_summary_proto.h"
 #include "nlohmann/json.hpp"
 #include "tests/support/corpus.h"
 #include "tests/support/skip.h"
@@ -105,4 +108,42 @@ TEST_CASE("Kineto kernels without launch dimensions or duration are kernels", "[
   CHECK(got[1].occurrences == 2);
   CHECK(got[1].total_ns == 3000);
   CHECK(got[1].min_ns == 0);
+}
+
+TEST_CASE("A Kineto kernel without an occupancy arg shows none, not 0", "[kernels][kineto]") {
+  // CUDA writes `est. achieved occupancy %` (0 included); ROCm and graph
+  // replays write none.
+  const std::string trace = R"json({"traceEvents": [
+    {"ph":"M","pid":100,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+    {"ph":"M","pid":0,"tid":0,"name":"process_labels","args":{"labels":"GPU 0"}},
+    {"ph":"X","cat":"kernel","name":"with_occupancy","pid":0,"tid":7,"ts":10,"dur":5,"args":{"stream":7,"grid":[8,1,1],"block":[256,1,1],"est. achieved occupancy %":38}},
+    {"ph":"X","cat":"kernel","name":"zero_occupancy","pid":0,"tid":7,"ts":20,"dur":4,"args":{"stream":7,"grid":[8,1,1],"block":[256,1,1],"est. achieved occupancy %":0}},
+    {"ph":"X","cat":"kernel","name":"no_occupancy","pid":0,"tid":7,"ts":30,"dur":3,"args":{"stream":7,"grid":[8,1,1],"block":[256,1,1]}}
+  ]})json";
+  Diagnostics d;
+  Host host = ReadChromeTraceText(trace, "rank0.pt.trace.json", d);
+  HostSummary summary = SummarizeHostOps(host, d);
+  const std::vector<KernelReport> rows = summary.kernels.Sorted(0);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].name == "with_occupancy");
+  CHECK(rows[0].params.occupancy_pct == 38.0);
+  CHECK(!rows[0].params.occupancy_unknown);
+  CHECK(rows[1].name == "zero_occupancy");
+  CHECK(!rows[1].params.occupancy_unknown);
+  CHECK(rows[2].name == "no_occupancy");
+  CHECK(rows[2].params.occupancy_unknown);
+  // Kept by a run summary, and empty in the table.
+  summary::HostSummary stored;
+  ToProto(summary, &stored);
+  const HostSummary back = FromProto(stored);
+  REQUIRE(back.kernels.size() == 3);
+  CHECK(back.kernels.Sorted(0)[2].params.occupancy_unknown);
+  CHECK(!back.kernels.Sorted(0)[1].params.occupancy_unknown);
+  const Report r = BuildKernelStatsReport(back, {});
+  const Table* t = r.FindTable("kernel_stats");
+  REQUIRE(t);
+  const int occ = t->ColumnIndex("occupancy_pct");
+  REQUIRE(occ >= 0);
+  CHECK(std::holds_alternative<double>(t->rows[1][static_cast<size_t>(occ)]));
+  CHECK(std::holds_alternative<std::monostate>(t->rows[2][static_cast<size_t>(occ)]));
 }
