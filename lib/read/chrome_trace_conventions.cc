@@ -1,7 +1,6 @@
 #include "lib/read/chrome_trace_conventions.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -19,6 +18,7 @@
 #include "lib/read/chrome_trace_tf1_timeline.h"
 #include "lib/read/stat_edit.h"
 #include "lib/util/parallel_for.h"
+#include "lib/util/parse_number.h"
 #include "lib/util/phase_times.h"
 
 namespace tfprof {
@@ -38,12 +38,6 @@ void SetPlaneStatString(Host& host, Plane& plane, std::string_view name, std::st
       return;
     }
   plane.plane_stats.push_back(stat);
-}
-
-bool ParseInt(std::string_view s, int64_t* out) {
-  if (s.empty()) return false;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
 // --- TensorFlow trace viewer JSON --------------------------------------------
@@ -123,7 +117,7 @@ uint64_t IntegersFromStrings(Host& host, Plane& plane) {
     for (Stat& s : line.stats) {
       if (s.type() != StatType::kString || !integer[s.key()]) continue;
       int64_t v;
-      if (!ParseInt(host.Str(s.AsString()), &v)) continue;
+      if (!ParseWhole(host.Str(s.AsString()), &v)) continue;
       s = Stat::Int(s.key(), v);
       ++count;
     }
@@ -440,7 +434,7 @@ uint64_t LaunchDimsToKernels(Host& host, const Plane& cpu, Plane& gpu) {
 // its pid (Kineto's GPU pid is the device index).
 std::optional<int64_t> DeviceIndex(std::string_view labels, int64_t pid) {
   int64_t n;
-  if (labels.substr(0, 4) == "GPU " && ParseInt(labels.substr(4), &n) && n >= 0) return n;
+  if (labels.substr(0, 4) == "GPU " && ParseWhole(labels.substr(4), &n) && n >= 0) return n;
   if (pid >= 0 && pid < (int64_t{1} << 20)) return pid;
   return std::nullopt;
 }
@@ -556,7 +550,7 @@ void ApplyKinetoConventions(Host& host, Diagnostics& diag, const std::optional<D
   for (const Plane& p : host.planes)
     if (schema::IsGpuPlane(host.PlaneName(p))) {
       int64_t n;
-      if (ParseInt(host.PlaneName(p).substr(schema::kGpuPlanePrefix.size()), &n)) used.insert(n);
+      if (ParseWhole(host.PlaneName(p).substr(schema::kGpuPlanePrefix.size()), &n)) used.insert(n);
     }
   uint64_t moved = 0, copies = 0, correlated = 0;
   std::string gpu_example;

@@ -1,7 +1,6 @@
 #include "lib/read/chrome_trace_tf1_memory.h"
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 #include <map>
 #include <optional>
@@ -18,6 +17,7 @@
 #include "lib/model/xplane_schema.h"
 #include "lib/read/chrome_trace_tf1_timeline.h"
 #include "lib/read/stat_edit.h"
+#include "lib/util/parse_number.h"
 #include "simdjson.h"
 
 namespace tfprof {
@@ -39,20 +39,13 @@ std::string_view Strip(std::string_view s) {
   return {stripped.data(), stripped.size()};
 }
 
-// `out` is set only when all of `s` is the number.
-template <typename T>
-bool ParseNumber(std::string_view s, T* out) {
-  T value;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return false;
-  *out = value;
-  return true;
-}
-
 // The text proto timeline.py writes (str() of the TensorDescription, its
 // quotes removed): "key: value" lines in nested "name {" ... "}" blocks.
 // Only the fields the profile reads are looked at; anything else, and any
-// line it cannot read, is passed over.
+// line it cannot read, is passed over. Not protobuf's TextFormat: it needs
+// the full runtime and TensorFlow's descriptors, where the tool links the
+// lite runtime (start-up, performance-history.md session 29), and the
+// removed quotes make string fields no longer text format anyway.
 TensorDescription ParseTensorDescription(std::string_view text) {
   TensorDescription d;
   std::vector<std::string_view> blocks;
@@ -80,14 +73,14 @@ TensorDescription ParseTensorDescription(std::string_view text) {
       d.data_type = DataTypeFromEnumName(value).value_or(0);
     } else if (blocks.size() == 2 && blocks[0] == "shape" && block == "dim" && key == "size") {
       int64_t n;
-      if (ParseNumber(value, &n)) dims.push_back(n);
+      if (ParseWhole(value, &n)) dims.push_back(n);
     } else if (blocks.size() == 1 && block == "shape" && key == "unknown_rank") {
       unknown_rank = value == "true";
     } else if (blocks.size() == 1 && block == "allocation_description") {
-      if (key == "requested_bytes") ParseNumber(value, &d.requested_bytes);
+      if (key == "requested_bytes") ParseWhole(value, &d.requested_bytes);
       else if (key == "allocated_bytes") {
         int64_t n;
-        if (ParseNumber(value, &n)) d.allocated_bytes = n;
+        if (ParseWhole(value, &n)) d.allocated_bytes = n;
       } else if (key == "allocator_name") {
         d.allocator = std::string(value);
       }

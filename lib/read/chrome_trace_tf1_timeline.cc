@@ -1,7 +1,6 @@
 #include "lib/read/chrome_trace_tf1_timeline.h"
 
 #include <algorithm>
-#include <charconv>
 #include <climits>
 #include <optional>
 #include <string>
@@ -17,6 +16,7 @@
 #include "lib/read/chrome_trace_tf1_memory.h"
 #include "lib/read/event_copy.h"
 #include "lib/read/stat_edit.h"
+#include "lib/util/parse_number.h"
 
 namespace tfprof {
 namespace {
@@ -40,12 +40,6 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-bool ParseInt(std::string_view s, int64_t* out) {
-  if (s.empty()) return false;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
 // A TensorFlow device name as StepStats writes it: "/job:...", "/device:...",
 // or the old short forms "/gpu:0", "/cpu:0".
 bool IsTfDevice(std::string_view d) {
@@ -64,7 +58,7 @@ std::optional<Tf1Process> ParseProcess(std::string_view name) {
     std::string_view stream = device.substr(s + 8);
     p.device = device.substr(0, s);
     p.source = stream == "all" ? Source::kStreamAll : Source::kStream;
-    if (p.source == Source::kStream && (!ParseInt(stream, &p.stream) || p.stream < 0)) p.stream = -1;
+    if (p.source == Source::kStream && (!ParseWhole(stream, &p.stream) || p.stream < 0)) p.stream = -1;
   } else if (EndsWith(device, "/memcpy")) {
     p.device = device.substr(0, device.size() - 7);
     p.source = Source::kMemcpy;
@@ -84,7 +78,7 @@ std::optional<int64_t> GpuOrdinal(std::string_view device) {
   for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (kind != "gpu" && kind != "device:gpu") return std::nullopt;
   int64_t n;
-  if (!ParseInt(last.substr(colon + 1), &n) || n < 0) return std::nullopt;
+  if (!ParseWhole(last.substr(colon + 1), &n) || n < 0) return std::nullopt;
   return n;
 }
 

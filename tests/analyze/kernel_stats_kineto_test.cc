@@ -147,3 +147,33 @@ TEST_CASE("A Kineto kernel without an occupancy arg shows none, not 0", "[kernel
   CHECK(std::holds_alternative<double>(t->rows[1][static_cast<size_t>(occ)]));
   CHECK(std::holds_alternative<std::monostate>(t->rows[2][static_cast<size_t>(occ)]));
 }
+
+TEST_CASE("Kineto occupancy is known exactly where the trace records it (corpus)", "[kernels][kineto][corpus]") {
+  // Independent: the `cat: kernel` events with and without the arg.
+  struct Case {
+    const char* path;
+    bool recorded;  // Every kernel has the arg (CUDA), or none does (ROCm).
+  };
+  for (const Case c : {Case{"hta/timeline_analysis/sampled_rank-0.json.gz", true},
+                       Case{"hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz", false}}) {
+    SECTION(c.path) {
+      REQUIRE_CORPUS(path, c.path);
+      nlohmann::json doc = nlohmann::json::parse(ReadWholeFile(path, 1u << 30));
+      uint64_t kernels = 0, with_arg = 0;
+      for (const auto& e : doc["traceEvents"]) {
+        if (e.value("cat", "") != "kernel" || e.value("ph", "") != "X") continue;
+        ++kernels;
+        if (e.contains("args") && e["args"].contains("est. achieved occupancy %")) ++with_arg;
+      }
+      REQUIRE(kernels > 0);
+      CHECK(with_arg == (c.recorded ? kernels : 0));
+      Diagnostics d;
+      const std::vector<KernelReport> rows = SummarizeHostOps(ReadChromeTraceFile(path, d), d).kernels.Sorted(0);
+      REQUIRE(!rows.empty());
+      for (const KernelReport& r : rows) {
+        INFO(r.name);
+        CHECK(r.params.occupancy_unknown == !c.recorded);
+      }
+    }
+  }
+}

@@ -8,11 +8,15 @@
 #include "lib/analyze/overview_report.h"
 #include "lib/analyze/placement_report.h"
 #include "lib/analyze/run_summary_to_metrics.h"
+#include "lib/read/byte_source.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 #include "lib/summary/host_to_run_summary.h"
 #include "lib/summary/run_summary_file.h"
+#include "nlohmann/json.hpp"
+#include "tests/support/corpus.h"
 #include "tests/support/op_rows.h"
+#include "tests/support/skip.h"
 
 using namespace tfprof;
 using tfprof::testing::OpRow;
@@ -278,4 +282,24 @@ TEST_CASE("Kineto trace listing GPUs with no GPU activity: not called CPU-only",
   Diagnostics d2;
   Host traced = ReadChromeTraceText(kTrace, "attribution.pt.trace.json", d2);
   CHECK(Metrics(traced, d2).ops.env.untraced_gpus == 0);
+}
+
+TEST_CASE("A corpus trace listing 8 GPUs with no GPU activity (CUPTI profiler mode)", "[kineto][overview][corpus]") {
+  REQUIRE_CORPUS(path, "hta/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz");
+  // Independent: deviceProperties' entries, and no kernel, copy or memset.
+  const nlohmann::json doc = nlohmann::json::parse(ReadWholeFile(path, 1u << 30));
+  uint64_t device_events = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string cat = e.value("cat", "");
+    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") ++device_events;
+  }
+  REQUIRE(device_events == 0);
+  const int listed = static_cast<int>(doc["deviceProperties"].size());
+  REQUIRE(listed == 8);
+  Diagnostics d;
+  const Host host = ReadChromeTraceFile(path, d);
+  CHECK(host.listed_gpus == listed);
+  const RunAnalysis a = Metrics(host, d);
+  CHECK(!a.ops.env.has_device());
+  CHECK(a.ops.env.untraced_gpus == listed);
 }
