@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
 #include "lib/summary/device_plane_to_op_metrics.h"
 
 namespace tfprof {
@@ -32,11 +33,14 @@ absl::flat_hash_map<std::string, double> TensorCoreUtilizationByOp(const KernelS
 // that the host side without idle has one row fewer, as in the reference
 // (its 500 rows a side); before, for a limit the user set (--top N: at
 // most N rows a side, docs/op-stats.md).
-void AppendSide(const OpMetricsDb& db, uint64_t total_ps, bool drop_idle, bool idle_counts, bool on_device,
-                size_t limit, int64_t& rank, const absl::flat_hash_map<std::string, double>& tc,
-                std::vector<TfStatsRecord>& out) {
+// Returns how many rows the side has without the limit.
+size_t AppendSide(const OpMetricsDb& db, uint64_t total_ps, bool drop_idle, bool idle_counts, bool on_device,
+                  size_t limit, int64_t& rank, const absl::flat_hash_map<std::string, double>& tc,
+                  std::vector<TfStatsRecord>& out) {
   const double total_us = static_cast<double>(total_ps) / 1e6;
   double cumulative = 0;
+  size_t rows = 0;
+  for (const OpMetrics& m : db.rows()) rows += !(drop_idle && m.is_idle());
   for (const OpMetrics* m : db.Sorted(limit, /*with_idle=*/!drop_idle || idle_counts)) {
     if (drop_idle && m->is_idle()) continue;
     TfStatsRecord r;
@@ -60,6 +64,7 @@ void AppendSide(const OpMetricsDb& db, uint64_t total_ps, bool drop_idle, bool i
     r.is_eager = m->is_eager;
     out.push_back(std::move(r));
   }
+  return rows;
 }
 
 // One row per (side, op type); cumulative fractions follow the new order.
@@ -101,26 +106,31 @@ std::vector<TfStatsRecord> ByType(const std::vector<TfStatsRecord>& records) {
 
 }  // namespace
 
-std::vector<TfStatsRecord> BuildTfStatsRecords(const HostSummary& summary, const TfStatsOptions& options) {
+std::vector<TfStatsRecord> BuildTfStatsRecords(const HostSummary& summary, const TfStatsOptions& options,
+                                               TfStatsRowCounts* before_cut) {
   const size_t limit = options.top ? options.top : kReferenceRowsPerSide;
   auto tc = TensorCoreUtilizationByOp(summary.kernels);
   std::vector<TfStatsRecord> records;
+  TfStatsRowCounts counts;
   int64_t rank = 0;
   if (options.side != "host") {
     OpMetricsDb tf_ops = DeviceOpsToTfOps(summary.device_ops, options.with_idle, options.analysis);
     if (summary.env.has_device())
-      AppendSide(tf_ops, tf_ops.total_time_ps, false, true, true, options.by_type ? 0 : limit, rank, tc, records);
+      counts.device =
+          AppendSide(tf_ops, tf_ops.total_time_ps, false, true, true, options.by_type ? 0 : limit, rank, tc, records);
   }
   if (options.side != "device") {
     // Without idle the host total is its ops' own time.
     const OpMetricsDb& host = summary.host_ops;
     const uint64_t total = options.with_idle ? host.total_time_ps : host.total_op_time_ps;
     if (summary.has_host_plane)
-      AppendSide(host, total, !options.with_idle, /*idle_counts=*/options.top == 0, false, options.by_type ? 0 : limit,
-                 rank, tc, records);
+      counts.host = AppendSide(host, total, !options.with_idle, /*idle_counts=*/options.top == 0, false,
+                               options.by_type ? 0 : limit, rank, tc, records);
   }
   if (options.by_type) {
     records = ByType(records);
+    counts = {};
+    for (const TfStatsRecord& r : records) ++(r.on_device ? counts.device : counts.host);
     if (options.top) {
       std::vector<TfStatsRecord> kept;
       size_t dev = 0, host = 0;
@@ -131,11 +141,13 @@ std::vector<TfStatsRecord> BuildTfStatsRecords(const HostSummary& summary, const
       for (TfStatsRecord& r : records) r.rank = ++rank;
     }
   }
+  if (before_cut) *before_cut = counts;
   return records;
 }
 
 Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& options) {
-  std::vector<TfStatsRecord> records = BuildTfStatsRecords(summary, options);
+  TfStatsRowCounts before_cut;
+  std::vector<TfStatsRecord> records = BuildTfStatsRecords(summary, options, &before_cut);
   const bool gpu = summary.env.has_device();
   // PyTorch's ops have no eager/function mode (TensorFlow's tf.function
   // notion): no such column for them, and no TensorFlow title.
@@ -222,6 +234,17 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
     report.notes.push_back("the capture's devices are TPUs, which tfprof-analyze does not analyse: host ops only");
   else if (!gpu) report.notes.push_back("no GPU device plane in this capture: host ops only");
   if (!options.with_idle) report.notes.push_back("IDLE excluded: fractions are of the ops' own time");
+  // The cut is the reference's (500 a side), but a table that stops
+  // without saying so reads as every op of the run.
+  TfStatsRowCounts shown;
+  for (const TfStatsRecord& r : records) ++(r.on_device ? shown.device : shown.host);
+  auto note_cut = [&](const char* side, size_t kept, size_t all) {
+    if (kept < all)
+      report.notes.push_back(fmt::format("{} side: {} of {} {} shown, those with the most self time (--top N shows more)",
+                                         side, kept, all, options.by_type ? "op types" : "ops"));
+  };
+  note_cut("device", shown.device, before_cut.device);
+  note_cut("host", shown.host, before_cut.host);
   return report;
 }
 

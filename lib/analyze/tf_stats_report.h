@@ -31,7 +31,14 @@ struct TfStatsRecord {
   bool is_eager = false;
 };
 
-std::vector<TfStatsRecord> BuildTfStatsRecords(const HostSummary& summary, const TfStatsOptions& options);
+// How many rows each side had before the cut to `top` (or the reference's
+// 500), for the note that says rows were left out.
+struct TfStatsRowCounts {
+  size_t device = 0, host = 0;
+};
+
+std::vector<TfStatsRecord> BuildTfStatsRecords(const HostSummary& summary, const TfStatsOptions& options,
+                                               TfStatsRowCounts* before_cut = nullptr);
 
 // Throws std::invalid_argument for an unknown --sort column.
 Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& options);

@@ -157,6 +157,10 @@ EventType ClassifyHostEvent(std::string_view name, bool has_device, bool has_cor
   if (op.type.substr(0, 13) == "InfeedEnqueue" || op.category == OpCategory::kMemcpyHToD)
     return EventType::kHostToDevice;
   if (op.category == OpCategory::kMemcpyHToH) return EventType::kHostToHost;
+  // torch.compile times each phase of a compilation (tracing, lowering,
+  // code generation, Triton's autotuning) in a user annotation named
+  // "<phase> (dynamo_timed)": the step's compilation, not host compute.
+  if (name.ends_with(" (dynamo_timed)")) return EventType::kHostCompile;
   if (has_device && (has_correlation_id || StartsWithNoCase(name, "ExecutorState::Process")))
     return EventType::kHostPrepare;
   // tf.data's GetNext, and PyTorch's DataLoader.__next__ (the user

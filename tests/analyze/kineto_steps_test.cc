@@ -161,3 +161,32 @@ TEST_CASE("ROCm Kineto trace: kernels take grid and block from their launch", "[
   CHECK(diag.Count("json.kineto_launch_dims") == 14);
   CHECK(host.FindPlane("/device:GPU:2"));
 }
+
+TEST_CASE("PyTorch: torch.compile's (dynamo_timed) phases are the step's compilation", "[steps][kineto]") {
+  // One CPU step [0,100) us:
+  //   [10,60)  compile_fx_inner (dynamo_timed), holding
+  //   [20,30)  aten::empty (an op run while compiling) and
+  //   [40,50)  StaticAutotunerFuture.warm_precompile (dynamo_timed)
+  //   [70,90)  aten::add (the compiled code running)
+  // Compilation 50 us (the op inside it included: compile outranks host
+  // compute), host compute 20 us, the other 30 us all others.
+  constexpr const char* kTrace = R"json({"traceEvents": [
+    {"ph":"M","pid":300,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":300,"tid":300,"ts":0,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"compile_fx_inner (dynamo_timed)","pid":300,"tid":300,"ts":10,"dur":50},
+    {"ph":"X","cat":"cpu_op","name":"aten::empty","pid":300,"tid":300,"ts":20,"dur":10},
+    {"ph":"X","cat":"user_annotation","name":"StaticAutotunerFuture.warm_precompile (dynamo_timed)","pid":300,"tid":300,"ts":40,"dur":10},
+    {"ph":"X","cat":"cpu_op","name":"aten::add","pid":300,"tid":300,"ts":70,"dur":20}
+  ]})json";
+  Diagnostics d;
+  Host host = ReadChromeTraceText(kTrace, "compile.pt.trace.json", d);
+  EventGroups groups = GroupEvents(host, d);
+  std::vector<StepDb> dbs;
+  dbs.push_back(BuildStepDb(host, groups, AnalysisOptions{}, d));
+  const StepSummary s = SummarizeSteps(CombineHostSteps(std::move(dbs)));
+  REQUIRE(s.rows.size() == 1);
+  CHECK(s.rows[0].step_time_ms == Approx(0.1));
+  CHECK(CategoryMs(s.rows[0], Category::kCompilation) == Approx(0.05));
+  CHECK(CategoryMs(s.rows[0], Category::kHostCompute) == Approx(0.02));
+  CHECK(CategoryMs(s.rows[0], Category::kAllOthers) == Approx(0.03));
+}

@@ -180,6 +180,32 @@ TEST_CASE("TensorFlow Stats: a --top N without IDLE keeps N host ops; the defaul
   REQUIRE(rows.size() == 500);
   CHECK(rows[0].op_name == "IDLE");
   CHECK(rows[0].total_self_time_us == Approx(5392.0 - 600.0));
+
+  // The cut is said: how many rows the side had, and how to see more.
+  TfStatsRowCounts counts;
+  BuildTfStatsRecords(ms, top500, &counts);
+  CHECK(counts.host == 600);
+  CHECK(counts.device == 0);
+  auto notes = [&](const TfStatsOptions& o) {
+    std::string all;
+    for (const std::string& n : BuildTfStatsReport(ms, o).notes) all += n + "\n";
+    return all;
+  };
+  CHECK_THAT(notes(top500),
+             Catch::Contains("host side: 500 of 600 ops shown, those with the most self time (--top N shows more)"));
+  TfStatsOptions no_idle;
+  no_idle.with_idle = false;
+  CHECK_THAT(notes(no_idle), Catch::Contains("host side: 499 of 600 ops shown"));
+  reference.with_idle = true;  // IDLE is a row of its own.
+  CHECK_THAT(notes(reference), Catch::Contains("host side: 500 of 601 ops shown"));
+  TfStatsOptions all_rows;
+  all_rows.top = 600;  // With IDLE, 601 rows.
+  CHECK_THAT(notes(all_rows), Catch::Contains("host side: 600 of 601 ops shown"));
+  all_rows.top = 601;
+  CHECK_THAT(notes(all_rows), !Catch::Contains("shown"));
+  TfStatsOptions by_type = top500;
+  by_type.by_type = true;  // 600 ops of 1 type: nothing cut.
+  CHECK_THAT(notes(by_type), !Catch::Contains("shown"));
 }
 
 TEST_CASE("TensorFlow Stats rows: device first, then host, fractions of each side's total", "[opstats]") {
