@@ -27,6 +27,7 @@ cases=(
   "duplicate-host check|info @/hosts|100x% same-size hosts"
   "tf.data producer loop|tf-data @/tf_data.xplane.pb|100x% root calls"
   "self-symlink logdir|info --list-runs @/symlinks|6x% self-symlinks"
+  "one worker's spans|info --list-runs @/spans|2000x% span files"
 )
 printf "%-24s %6s %10s %8s  %s\n" case scale wall_s exit size
 for c in "${cases[@]}"; do

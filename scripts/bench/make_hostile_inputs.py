@@ -15,6 +15,9 @@ under OUT_DIR/<SCALE>x/:
                      visit limit): 100*SCALE root calls, 4 events in the cycle
   symlinks/          a logdir with 6*SCALE symlinks to itself (the folder
                      walk went through every one of them, 4 levels deep)
+  spans/             a folder of 2,000*SCALE one-span PyTorch trace files of
+                     one worker (tensorboard_trace_handler with a repeating
+                     schedule): each span's run copied the whole file list
 Nothing here is committed: scripts/bench/bench_quadratic.sh makes the files
 in a temporary folder and times the tool on them.
 """
@@ -111,6 +114,16 @@ def self_symlink_logdir(folder, links):
             os.symlink(".", link)
 
 
+def one_worker_spans(folder, spans):
+    os.makedirs(folder, exist_ok=True)
+    body = '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 5}]}'
+    for i in range(spans):
+        path = os.path.join(folder, f"node_1234.{1700000000000000000 + i}.pt.trace.json")
+        if not os.path.exists(path):
+            with open(path, "w") as f:
+                f.write(body)
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
@@ -123,6 +136,7 @@ def main():
     with open(os.path.join(out, "tf_data.xplane.pb"), "wb") as f:
         f.write(tf_data_cycle_capture(100 * scale, 4))
     self_symlink_logdir(os.path.join(out, "symlinks"), 6 * scale)
+    one_worker_spans(os.path.join(out, "spans"), 2_000 * scale)
 
 
 if __name__ == "__main__":
