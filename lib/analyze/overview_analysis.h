@@ -51,6 +51,9 @@ struct Overview {
   // rolled up to TF ops. The statement when either is over 10%.
   double host_eager_percent = 0, device_eager_percent = 0;
   std::string eager_statement;
+  // PyTorch: torch.compile compiling inside the profiled steps, when it is
+  // 10% of the step time or more (pytorch_advice.h).
+  std::string compilation_statement;
   Placement placement;
   std::vector<TopDeviceOp> top_device_ops;
   RunEnvironment env;

@@ -153,9 +153,10 @@ void AddRecommendations(const Overview& o, Report& r) {
   add("all_others", b.all_other_classification, b.all_other_statement);
   add("device_collectives", b.collectives_classification, b.collectives_statement);
   add("precision", o.precision_level, o.precision_statement);
-  if (o.env.pytorch())
+  if (o.env.pytorch()) {
     add("tensor_cores", o.tensor_core_statement.empty() ? "no" : "eligible_unused", o.tensor_core_statement);
-  else add("eager", o.eager_statement.empty() ? "no" : "high", o.eager_statement);
+    add("compilation", o.compilation_statement.empty() ? "no" : "high", o.compilation_statement);
+  } else add("eager", o.eager_statement.empty() ? "no" : "high", o.eager_statement);
   t.detail = true;
   r.tables.push_back(std::move(t));
 }
@@ -182,6 +183,7 @@ Report BuildOverviewReport(const Overview& o, const std::string& run) {
   r.lines.push_back("verdict: " + b.verdict);
   r.lines.push_back(b.input_statement);
   for (const std::string& w : o.warnings) r.lines.push_back(w);
+  if (!o.compilation_statement.empty()) r.lines.push_back(o.compilation_statement);
   if (!b.kernel_launch_statement.empty()) r.lines.push_back(b.kernel_launch_statement);
   if (!b.all_other_statement.empty()) r.lines.push_back(b.all_other_statement);
   if (!b.collectives_statement.empty()) r.lines.push_back(b.collectives_statement);

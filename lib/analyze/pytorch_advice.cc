@@ -115,6 +115,17 @@ void AdviseForPyTorch(const HostSummary& ops, Overview& o) {
   SetTensorCores(kernels, o.env.first_device, o);
   // PyTorch runs op by op anyway: there is no tf.function to suggest.
   o.eager_statement.clear();
+  // A trace whose steps hold torch.compile's compilation shows the cost of
+  // compiling, not of the compiled program: say so before anything else
+  // is read into its breakdown.
+  const double compiling = o.steps.category_percent[static_cast<size_t>(Category::kCompilation)];
+  if (compiling >= 10.0)
+    o.compilation_statement = fmt::format(
+        "{:.1f}% of the total step time sampled is torch.compile compiling ({:.2f} ms a step): the profiled steps "
+        "hold the first calls of a compiled function or its recompilations. Profile steps after warm-up "
+        "(torch.profiler.schedule with warmup) to see the compiled program; if it recompiles step after step, "
+        "TORCH_LOGS=recompiles says why.",
+        compiling, o.steps.category_ms[static_cast<size_t>(Category::kCompilation)].avg);
   const std::string& verdict = o.bottleneck.verdict;
   if (verdict == "HIGHLY input-bound" || verdict == "MODERATELY input-bound")
     o.summary_next_step =

@@ -240,8 +240,9 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
   for (const TfStatsRecord& r : records) ++(r.on_device ? shown.device : shown.host);
   auto note_cut = [&](const char* side, size_t kept, size_t all) {
     if (kept < all)
-      report.notes.push_back(fmt::format("{} side: {} of {} {} shown, those with the most self time (--top N shows more)",
-                                         side, kept, all, options.by_type ? "op types" : "ops"));
+      report.notes.push_back(
+          fmt::format("{} side: {} of {} {} shown, those with the most self time (--top N shows more)", side, kept, all,
+                      options.by_type ? "op types" : "ops"));
   };
   note_cut("device", shown.device, before_cut.device);
   note_cut("host", shown.host, before_cut.host);

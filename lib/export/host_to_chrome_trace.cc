@@ -180,6 +180,7 @@ void ChromeTraceWriter::BeginPlane(const Host& host, const Plane& plane) {
 }
 
 void ChromeTraceWriter::BeginLine(const Host& host, const Line& line) {
+  counters_ = host.Str(line.name) == kChromeTraceCountersLine;
   const int64_t tid = ++tid_;
   ++counts_.threads;
   std::string& t = Next();
@@ -202,10 +203,12 @@ void ChromeTraceWriter::AddEvents(const Host& host, const Plane& plane, const Li
     ++counts_.events;
     const EventMetadata& meta = plane.event_metadata[e.metadata];
     std::string& out = Next();
-    out += "{\"ph\":\"X\"";
+    out += counters_ ? "{\"ph\":\"C\"" : "{\"ph\":\"X\"";
     AppendWhere(out, pid, tid, origin_ps + e.start_ps);
-    out += ",\"dur\":";
-    AppendMicros(out, e.duration_ps);
+    if (!counters_) {
+      out += ",\"dur\":";
+      AppendMicros(out, e.duration_ps);
+    }
     out += ",\"name\":";
     const bool renamed = meta.display_name != StringPool::kEmpty && meta.display_name != meta.name;
     AppendJsonString(out, host.Str(renamed ? meta.display_name : meta.name));

@@ -91,6 +91,9 @@ class ChromeTraceWriter {
   int64_t host_index_ = 0, host_pid_ = 0, host_plane_threads_ = 0;
   int64_t pid_ = 0, tid_ = 0;
   bool device_ = false;
+  // The line holds a Chrome trace's counter samples (the reader's
+  // "_counters_"): written back as counters, not as zero-length slices.
+  bool counters_ = false;
   std::optional<StatKey> correlation_;
   std::vector<StatKey> seen_;  // An event's own stat keys, so its metadata's do not repeat them.
   bool first_ = true, finished_ = false;

@@ -118,6 +118,16 @@ const DiagnosticKind kJsonObjectEvents{
 const DiagnosticKind kJsonOtherMetadata{
     "json.other_metadata", Severity::kInfo,
     "metadata (ph M) events other than process/thread names and sort indexes were not read"};
+const DiagnosticKind kJsonPyTorchLegacyDeviceRanges{
+    "json.pytorch_legacy_device_ranges", Severity::kWarning,
+    "ranges of the legacy autograd profiler's \"CUDA functions\" process (each op's span on a GPU, measured with "
+    "CUDA events; not its kernels) counted, not analysed: the run reads as host only; torch.profiler (Kineto) "
+    "records the kernels"};
+const DiagnosticKind kJsonPyTorchLegacyOps{
+    "json.pytorch_legacy_ops", Severity::kInfo,
+    "events of the legacy autograd profiler's \"CPU functions\" process (export_chrome_trace before Kineto: no "
+    "categories) read as PyTorch ops, its process as Kineto's CPU process; record_function scopes are ops too "
+    "(the format does not tell them apart)"};
 const DiagnosticKind kJsonTf1DuplicateEvents{
     "json.tf1_duplicate_events", Severity::kInfo,
     "events of the GPU tracer's stream:all and memcpy processes not read: they repeat the per-stream events (memcpy "
@@ -151,6 +161,10 @@ const DiagnosticKind kJsonTfStringInts{
     "json.tf_string_ints", Severity::kInfo,
     "integer stats written as strings (\"group_id\": \"3\", as TensorFlow's trace viewer JSON has them) read as "
     "integers, as the XPlane has them"};
+const DiagnosticKind kJsonTfZeroLength{
+    "json.tf_zero_length", Severity::kInfo,
+    "events of TensorFlow's trace viewer JSON with a duration of 1 ps (1e-06 us, the floor its writer gives a "
+    "zero-length event) read as zero-length, as its tools read the XSpace"};
 const DiagnosticKind kJsonTimeOutOfRange{
     "json.time_out_of_range", Severity::kError,
     "events whose start or end is more than 50 days from the trace's first event were dropped"};
@@ -162,6 +176,11 @@ const DiagnosticKind kJsonUnclosedBegin{"json.unclosed_begin", Severity::kWarnin
                                         "B events never closed by an E event were dropped"};
 const DiagnosticKind kJsonUnknownPhase{"json.unknown_phase", Severity::kWarning,
                                        "events with an unknown ph were dropped"};
+const DiagnosticKind kJsonUnknownProducer{
+    "json.unknown_producer", Severity::kWarning,
+    "a Chrome trace with no TensorFlow process (/host:CPU, /device:...), no TF1 timeline devices and no PyTorch "
+    "(Kineto) categories, as another tool writes (ONNX Runtime, a browser): its events are read as host threads, "
+    "and the analyses, which look for TensorFlow's and PyTorch's ops, steps and kernels, find little or nothing"};
 const DiagnosticKind kJsonUnmatchedEnd{"json.unmatched_end", Severity::kWarning,
                                        "E events with no open B event on their thread were dropped"};
 const DiagnosticKind kJsonUnsortedLine{"json.unsorted_line", Severity::kInfo,
@@ -306,6 +325,8 @@ std::span<const DiagnosticKind* const> DiagnosticCatalogue() {
                                                    &kJsonNumberOutOfRange,
                                                    &kJsonObjectEvents,
                                                    &kJsonOtherMetadata,
+                                                   &kJsonPyTorchLegacyDeviceRanges,
+                                                   &kJsonPyTorchLegacyOps,
                                                    &kJsonTf1DuplicateEvents,
                                                    &kJsonTf1IncompleteTensors,
                                                    &kJsonTf1OpCopies,
@@ -314,12 +335,14 @@ std::span<const DiagnosticKind* const> DiagnosticCatalogue() {
                                                    &kJsonTfLevel0FromAnnotation,
                                                    &kJsonTfLongName,
                                                    &kJsonTfStringInts,
+                                                   &kJsonTfZeroLength,
                                                    &kJsonTfprofExport,
                                                    &kJsonTimeOutOfRange,
                                                    &kJsonTooDeep,
                                                    &kJsonTooManyStatNames,
                                                    &kJsonUnclosedBegin,
                                                    &kJsonUnknownPhase,
+                                                   &kJsonUnknownProducer,
                                                    &kJsonUnmatchedEnd,
                                                    &kJsonUnsortedLine,
                                                    &kJsonUnsupportedPhase,

@@ -61,6 +61,8 @@ extern const DiagnosticKind kJsonNullArg;                         // json.null_a
 extern const DiagnosticKind kJsonNumberOutOfRange;                // json.number_out_of_range
 extern const DiagnosticKind kJsonObjectEvents;                    // json.object_events
 extern const DiagnosticKind kJsonOtherMetadata;                   // json.other_metadata
+extern const DiagnosticKind kJsonPyTorchLegacyDeviceRanges;       // json.pytorch_legacy_device_ranges
+extern const DiagnosticKind kJsonPyTorchLegacyOps;                // json.pytorch_legacy_ops
 extern const DiagnosticKind kJsonTf1DuplicateEvents;              // json.tf1_duplicate_events
 extern const DiagnosticKind kJsonTf1OpCopies;                     // json.tf1_op_copies
 extern const DiagnosticKind kJsonTf1TensorLifetimes;              // json.tf1_tensor_lifetimes
@@ -69,11 +71,13 @@ extern const DiagnosticKind kJsonTf1Timeline;                     // json.tf1_ti
 extern const DiagnosticKind kJsonTfLevel0FromAnnotation;          // json.tf_level0_from_annotation
 extern const DiagnosticKind kJsonTfLongName;                      // json.tf_long_name
 extern const DiagnosticKind kJsonTfStringInts;                    // json.tf_string_ints
+extern const DiagnosticKind kJsonTfZeroLength;                    // json.tf_zero_length
 extern const DiagnosticKind kJsonTimeOutOfRange;                  // json.time_out_of_range
 extern const DiagnosticKind kJsonTooDeep;                         // json.too_deep
 extern const DiagnosticKind kJsonTooManyStatNames;                // json.too_many_stat_names
 extern const DiagnosticKind kJsonUnclosedBegin;                   // json.unclosed_begin
 extern const DiagnosticKind kJsonUnknownPhase;                    // json.unknown_phase
+extern const DiagnosticKind kJsonUnknownProducer;                 // json.unknown_producer
 extern const DiagnosticKind kJsonUnmatchedEnd;                    // json.unmatched_end
 extern const DiagnosticKind kJsonUnsortedLine;                    // json.unsorted_line
 extern const DiagnosticKind kJsonUnsupportedPhase;                // json.unsupported_phase

@@ -143,6 +143,10 @@ struct Plane {
 };
 
 enum class CaptureFormat { kXSpace, kChromeTrace };
+
+// The line a Chrome trace's counter samples (ph C) are read onto, one
+// event per sample, on their process's plane.
+inline constexpr std::string_view kChromeTraceCountersLine = "_counters_";
 std::string_view CaptureFormatName(CaptureFormat format);
 
 // The framework that wrote the capture, where the reader can tell; analyses

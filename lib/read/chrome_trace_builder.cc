@@ -179,7 +179,7 @@ ChromeTraceBuilder::LineState& ChromeTraceBuilder::SpecialLine(PlaneState& plane
   budget_.Charge(Growth::kLines, kLineBytes);
   plane.lines.push_back(std::make_unique<LineState>());
   LineState* line = plane.lines.back().get();
-  line->kind = name == "_counters_" ? LineState::kCounters : LineState::kAsync;
+  line->kind = name == kChromeTraceCountersLine ? LineState::kCounters : LineState::kAsync;
   line->line.id = next_synthetic_id_++;
   line->line.name = host_.strings.Intern(name);
   line->first_seen = first_seen_++;
@@ -471,14 +471,14 @@ void ChromeTraceBuilder::AddCounter(const RawTraceEvent& event) {
       TraceField ts{TraceField::kValid, event.entry_ts[row]};
       int64_t start;
       if (!StartPs(ts, &start)) continue;
-      LineState& line = SpecialLine(plane, "_counters_");
+      LineState& line = SpecialLine(plane, kChromeTraceCountersLine);
       Push(plane, line, event, start, 0, event.name, event.entry_values[row]);
     }
     return;
   }
   int64_t start;
   if (!TimedStart(event, &start)) return;
-  LineState& line = SpecialLine(plane, "_counters_");
+  LineState& line = SpecialLine(plane, kChromeTraceCountersLine);
   Push(plane, line, event, start, 0, event.name, event.args);
 }
 

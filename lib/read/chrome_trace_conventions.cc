@@ -15,6 +15,7 @@
 #include "lib/model/diagnostic_kinds.h"
 #include "lib/model/xplane_schema.h"
 #include "lib/read/chrome_trace_kineto_ops.h"
+#include "lib/read/chrome_trace_legacy_autograd.h"
 #include "lib/read/chrome_trace_tf1_timeline.h"
 #include "lib/read/stat_edit.h"
 #include "lib/util/parallel_for.h"
@@ -23,22 +24,6 @@
 
 namespace tfprof {
 namespace {
-
-std::string_view PlaneStatString(const Host& host, const Plane& plane, std::string_view name) {
-  auto s = StatFinder(host, plane, name).In(plane.plane_stats);
-  return s && s->type() == StatType::kString ? host.Str(s->AsString()) : std::string_view();
-}
-
-void SetPlaneStatString(Host& host, Plane& plane, std::string_view name, std::string_view value) {
-  const StatKey key = StatKeyFor(host, plane, name);
-  const Stat stat = Stat::String(key, host.strings.Intern(value));
-  for (Stat& s : plane.plane_stats)
-    if (s.key() == key) {
-      s = stat;
-      return;
-    }
-  plane.plane_stats.push_back(stat);
-}
 
 // --- TensorFlow trace viewer JSON --------------------------------------------
 
@@ -99,6 +84,23 @@ uint64_t LevelZeroFromAnnotation(Host& host, Plane& plane) {
     for (size_t i = 0; i < line.events.size(); ++i)
       if (level_of[i] != kNone) line.stats[line.events[i].stats_end - 1] = Stat::String(level0, level_of[i]);
   }
+  return count;
+}
+
+// TensorFlow's trace viewer JSON writes a zero-length event with a
+// duration of 1 ps (1e-06 us: xprof's trace_events_to_json floors every
+// duration at 1 ps so that the viewer draws it); its own tools read the
+// XSpace's 0. Only its process names (/host:..., /device:...) are read so.
+uint64_t ZeroLengthFromFloor(const Host& host, Plane& plane) {
+  const std::string_view name = host.PlaneName(plane);
+  if (!name.starts_with("/host:") && !name.starts_with("/device:")) return 0;
+  uint64_t count = 0;
+  for (Line& line : plane.lines)
+    for (Event& e : line.events)
+      if (e.duration_ps == 1) {
+        e.duration_ps = 0;
+        ++count;
+      }
   return count;
 }
 
@@ -637,10 +639,13 @@ void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics,
     ApplyTf1TimelineConventions(host, diagnostics);
     return;
   }
+  // PyTorch's export before Kineto: made Kineto's shape, then read as such.
+  if (IsLegacyAutogradTrace(host)) ApplyLegacyAutogradConventions(host, diagnostics);
   // Object events of cat "Tensor" outside a TF1 timeline: not read.
   diagnostics.Add(diag_kind::kJsonObjectEvents, "", DropTensorObjectLines(host));
-  uint64_t long_names = 0, ints = 0, levels = 0;
+  uint64_t long_names = 0, ints = 0, levels = 0, zero_lengths = 0;
   for (Plane& plane : host.planes) {
+    zero_lengths += ZeroLengthFromFloor(host, plane);
     long_names += NameByLongName(host, plane);
     ints += IntegersFromStrings(host, plane);
     levels += LevelZeroFromAnnotation(host, plane);
@@ -648,7 +653,23 @@ void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics,
   diagnostics.Add(diag_kind::kJsonTfLongName, "", long_names);
   diagnostics.Add(diag_kind::kJsonTfStringInts, "", ints);
   diagnostics.Add(diag_kind::kJsonTfLevel0FromAnnotation, "", levels);
+  diagnostics.Add(diag_kind::kJsonTfZeroLength, "", zero_lengths);
   ApplyKinetoConventions(host, diagnostics, machine_model);
+  // Neither TensorFlow's process names nor Kineto's categories (nor a TF1
+  // timeline, above): some other tool's trace, whose events every analysis
+  // reads as nameless host work. Said once, so that an empty table does not
+  // read as a clean run.
+  if (host.framework != Framework::kPyTorch) {
+    bool tensorflow = false;
+    for (const Plane& p : host.planes) {
+      const std::string_view name = host.PlaneName(p);
+      tensorflow = tensorflow || name.starts_with("/host:") || name.starts_with("/device:");
+    }
+    uint64_t events = 0;
+    for (const Plane& p : host.planes)
+      for (const Line& l : p.lines) events += l.events.size();
+    if (!tensorflow && events > 0) diagnostics.Add(diag_kind::kJsonUnknownProducer, "", 1);
+  }
 }
 
 }  // namespace tfprof

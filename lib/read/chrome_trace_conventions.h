@@ -11,6 +11,15 @@
 //   * Integer args TensorFlow wrote as strings ("group_id": "3") are
 //     integers again for the stats the analyses read as integers
 //     ("json.tf_string_ints").
+//   * A duration of 1 ps on its processes (/host:..., /device:...) is a
+//     zero-length event, floored so by its writer: 0 again
+//     ("json.tf_zero_length").
+//
+// torch.autograd.profiler's export before Kineto ("CPU functions"): made
+// Kineto's shape first (chrome_trace_legacy_autograd.h).
+//
+// Any other producer (no TensorFlow process names, no Kineto categories, not
+// a TF1 timeline) is read as it is, and said to be ("json.unknown_producer").
 //
 // PyTorch / Kineto traces (processes labelled "CPU" / "GPU <n>", or events of
 // categories cpu_op, cuda_runtime, kernel, gpu_memcpy, ...):

@@ -20,6 +20,24 @@ inline StatKey StatKeyFor(Host& host, Plane& plane, std::string_view name) {
   return static_cast<StatKey>(plane.stat_metadata.size() - 1);
 }
 
+// The plane stat `name`'s string value (empty when absent or not a string).
+inline std::string_view PlaneStatString(const Host& host, const Plane& plane, std::string_view name) {
+  auto s = StatFinder(host, plane, name).In(plane.plane_stats);
+  return s && s->type() == StatType::kString ? host.Str(s->AsString()) : std::string_view();
+}
+
+// Sets (adds or replaces) the plane stat `name` to the string `value`.
+inline void SetPlaneStatString(Host& host, Plane& plane, std::string_view name, std::string_view value) {
+  const StatKey key = StatKeyFor(host, plane, name);
+  const Stat stat = Stat::String(key, host.strings.Intern(value));
+  for (Stat& s : plane.plane_stats)
+    if (s.key() == key) {
+      s = stat;
+      return;
+    }
+  plane.plane_stats.push_back(stat);
+}
+
 // The most stats the Chrome trace conventions add to one event once the
 // lines are finished: on a kernel its launch's grid and block and its op's
 // name, type and input types (a host op gets its name and type, a

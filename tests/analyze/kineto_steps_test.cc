@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "lib/analyze/overview_analysis.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/xplane_reader.h"
@@ -189,4 +190,9 @@ TEST_CASE("PyTorch: torch.compile's (dynamo_timed) phases are the step's compila
   CHECK(CategoryMs(s.rows[0], Category::kCompilation) == Approx(0.05));
   CHECK(CategoryMs(s.rows[0], Category::kHostCompute) == Approx(0.02));
   CHECK(CategoryMs(s.rows[0], Category::kAllOthers) == Approx(0.03));
+  // The overview says the steps hold the compilation, and what to do.
+  const Overview o = BuildOverview(SummarizeHostOps(host, d), s);
+  CHECK_THAT(o.compilation_statement,
+             Catch::StartsWith("50.0% of the total step time sampled is torch.compile compiling (0.05 ms a step)"));
+  CHECK_THAT(o.compilation_statement, Catch::Contains("torch.profiler.schedule with warmup"));
 }

@@ -313,4 +313,39 @@ TEST_CASE("trace: names and values are valid JSON whatever bytes they hold", "[e
         static_cast<__int128>(host.time_origin_ns) * 1000 + 1'234'567);
 }
 
+TEST_CASE("trace: counter samples are written back as counters, not zero-length slices", "[export][trace]") {
+  // A TF1 timeline's allocator counters (show_memory=True) and one op.
+  constexpr const char* kTrace = R"json({"traceEvents":[
+    {"ph":"M","pid":1,"name":"process_name","args":{"name":"Allocators"}},
+    {"ph":"C","pid":1,"ts":10,"name":"GPU_0_bfc","args":{"GPU_0_bfc":256}},
+    {"ph":"C","pid":1,"ts":20,"name":"GPU_0_bfc","args":{"GPU_0_bfc":0}},
+    {"ph":"X","pid":1,"tid":2,"ts":5,"dur":3,"name":"op"}]})json";
+  Diagnostics d;
+  const Host host = ReadChromeTraceText(kTrace, "counters.json", d);
+  const nlohmann::json out = nlohmann::json::parse(ModelTrace(host));
+  std::vector<nlohmann::json> counters, slices;
+  for (const nlohmann::json& e : out["traceEvents"]) {
+    if (e["ph"] == "C") counters.push_back(e);
+    if (e["ph"] == "X") slices.push_back(e);
+  }
+  REQUIRE(counters.size() == 2);
+  CHECK(counters[0]["name"] == "GPU_0_bfc");
+  CHECK(counters[0]["args"]["GPU_0_bfc"] == 256);
+  CHECK(counters[1]["args"]["GPU_0_bfc"] == 0);
+  CHECK(counters[1]["ts"].get<double>() - counters[0]["ts"].get<double>() == Approx(10.0));
+  CHECK_FALSE(counters[0].contains("dur"));
+  REQUIRE(slices.size() == 1);
+  CHECK(slices[0]["name"] == "op");
+  // Read back, the samples are counters again.
+  const std::string path = testing::TempDir() + "/counters_export.json";
+  testing::WriteFile(path, out.dump());
+  Diagnostics d2;
+  const Host back = ReadChromeTraceFile(path, d2);
+  size_t samples = 0;
+  for (const Plane& p : back.planes)
+    for (const Line& l : p.lines)
+      if (back.Str(l.name) == kChromeTraceCountersLine) samples += l.events.size();
+  CHECK(samples == 2);
+}
+
 }  // namespace tfprof

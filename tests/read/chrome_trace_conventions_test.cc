@@ -243,3 +243,48 @@ TEST_CASE("Kineto: a host process with pid 1 that ran on GPU 1 keeps its kernels
   CHECK(h.FindPlane("/device:GPU:0") == nullptr);
   CHECK(diag.Count("json.kineto_host_pid_shared") == 1);
 }
+
+TEST_CASE("TensorFlow trace viewer JSON: a 1 ps duration is a zero-length event, elsewhere it stays", "[json]") {
+  // xprof's writer floors every duration at 1 ps (1e-06 us); its own tools
+  // read the XSpace's 0.
+  Diagnostics diag;
+  Host h = ReadText(R"([
+    {"ph":"M","pid":501,"name":"process_name","args":{"name":"/host:CPU"}},
+    {"ph":"M","pid":7,"name":"process_name","args":{"name":"my tool"}},
+    {"ph":"X","pid":501,"tid":1,"ts":1,"dur":1e-06,"name":"VarHandleOp"},
+    {"ph":"X","pid":501,"tid":1,"ts":2,"dur":2e-06,"name":"ReadVariableOp"},
+    {"ph":"X","pid":7,"tid":1,"ts":1,"dur":1e-06,"name":"tiny"}
+  ])",
+                    diag);
+  const Plane& cpu = PlaneNamed(h, schema::kHostThreadsPlane);
+  REQUIRE(cpu.lines[0].events.size() == 2);
+  CHECK(cpu.lines[0].events[0].duration_ps == 0);
+  CHECK(cpu.lines[0].events[1].duration_ps == 2);
+  CHECK(PlaneNamed(h, "my tool").lines[0].events[0].duration_ps == 1);
+  CHECK(diag.Count("json.tf_zero_length") == 1);
+  CHECK(diag.Count("json.unknown_producer") == 0);  // A TensorFlow process is there.
+}
+
+TEST_CASE("A Chrome trace of another producer is read as it is, and said to be", "[json]") {
+  // ONNX Runtime's profile: a bare array of categories Session and Node.
+  Diagnostics diag;
+  Host h = ReadText(R"([
+    {"cat":"Session","pid":34368,"tid":39520,"dur":698,"ts":11,"ph":"X","name":"model_loading_array","args":{}},
+    {"cat":"Node","pid":34368,"tid":39520,"dur":66055,"ts":16800,"ph":"X","name":"Convolution28_kernel_time","args":{"op_name":"Conv","provider":"CUDAExecutionProvider"}}
+  ])",
+                    diag);
+  CHECK(h.framework == Framework::kUnknown);
+  CHECK(diag.Count("json.unknown_producer") == 1);
+  bool warned = false;
+  for (const DiagnosticEntry& e : diag.Entries())
+    warned = warned || (e.kind == "json.unknown_producer" && e.severity == Severity::kWarning);
+  CHECK(warned);
+  // A Kineto trace is not: it has categories.
+  Diagnostics kineto;
+  ReadText(R"([{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":5}])", kineto);
+  CHECK(kineto.Count("json.unknown_producer") == 0);
+  // Nor is an empty trace: nothing was read for the analyses to miss.
+  Diagnostics empty;
+  ReadText(R"([{"ph":"M","pid":7,"name":"process_name","args":{"name":"x"}}])", empty);
+  CHECK(empty.Count("json.unknown_producer") == 0);
+}

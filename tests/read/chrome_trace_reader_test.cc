@@ -27,6 +27,14 @@ Host ReadText(const std::string& json, Diagnostics& diag, const ReadOptions& opt
   return ReadChromeTraceText(json, "mem.trace.json", diag, options);
 }
 
+// The reader said nothing but that the trace is neither TensorFlow's nor
+// PyTorch's (json.unknown_producer): traces written here with bare pids and
+// no categories are some other tool's.
+bool OnlyUnknownProducer(const Diagnostics& diag) {
+  const std::vector<DiagnosticEntry> entries = diag.Entries();
+  return entries.size() == 1 && entries[0].kind == "json.unknown_producer" && entries[0].count == 1;
+}
+
 const Line& LineNamed(const Host& h, const Plane& p, std::string_view name) {
   for (const Line& l : p.lines)
     if (h.LineName(l) == name) return l;
@@ -183,7 +191,7 @@ TEST_CASE("Timestamps convert to exact picoseconds", "[json]") {
   CHECK(l.events[3].duration_ps == 7'000'000);
   CHECK(l.events[4].start_ps == 4'000'000);
   CHECK(l.events[4].duration_ps == 1'500);
-  CHECK(diag.empty());
+  CHECK(OnlyUnknownProducer(diag));
 }
 
 TEST_CASE("Epoch-microsecond timestamps keep their nanoseconds", "[json]") {
@@ -311,7 +319,7 @@ TEST_CASE("Instants, counters and their args", "[json]") {
   CHECK(EventStat(h, p, counters, 2, "bytes")->AsInt() == 7);
   CHECK(EventStat(h, p, counters, 2, "value2")->AsInt() == 8);
   CHECK(EventStat(h, p, counters, 3, "bytes")->AsInt() == 9);
-  CHECK(diag.empty());
+  CHECK(OnlyUnknownProducer(diag));
 }
 
 TEST_CASE("Metadata names and orders planes and lines", "[json]") {
@@ -572,7 +580,7 @@ TEST_CASE("Escapes, brackets in strings and element boundaries", "[json]") {
   CHECK(StringStat(h, p, l, 0, "path") == "C:\\dir\\file}]");
   CHECK(StringStat(h, p, l, 0, "\"k\"") == "v");
   CHECK(StringStat(h, p, l, 0, "nested") == R"([{"a": "]}"}])");
-  CHECK(diag.empty());
+  CHECK(OnlyUnknownProducer(diag));
 }
 
 TEST_CASE("Files: plain, gzip, and the host fields", "[json]") {
