@@ -27,7 +27,7 @@ HostsAnalysis AnalyzeHosts(const RunSummary& run) {
   HostsAnalysis out;
   bool any_device = false;
   for (const HostPartials& h : run.hosts) any_device = any_device || h.steps.has_device;
-  std::vector<double> step_avgs, busy_avgs;
+  std::vector<double> step_avgs, busy_avgs, outside_collectives;
   for (const HostPartials& h : run.hosts) {
     HostRow& row = out.rows.emplace_back();
     row.host = h.host;
@@ -54,18 +54,23 @@ HostsAnalysis AnalyzeHosts(const RunSummary& run) {
     if (row.compared) {
       step_avgs.push_back(row.step_avg_ms);
       busy_avgs.push_back(row.busy_avg_ms);
+      outside_collectives.push_back(row.step_avg_ms - row.collectives_avg_ms);
     }
   }
   out.compared = step_avgs.size();
   out.median_step_ms = Median(step_avgs);
   out.median_busy_ms = Median(busy_avgs);
+  const double median_outside_collectives_ms = Median(outside_collectives);
   if (out.compared < 2 || out.median_step_ms <= 0) return out;
   std::vector<const HostRow*> flagged;
   for (HostRow& row : out.rows) {
     if (!row.compared) continue;
     row.step_vs_median_percent = 100.0 * (row.step_avg_ms / out.median_step_ms - 1.0);
     row.late_ms = row.busy_avg_ms - out.median_busy_ms;
-    row.slow = row.step_avg_ms >= (1.0 + kSlowHostFraction) * out.median_step_ms;
+    // A step long only by its wait in collectives is a host waiting for the
+    // others (its peers' send or all-reduce), not a slow one.
+    row.slow = row.step_avg_ms >= (1.0 + kSlowHostFraction) * out.median_step_ms &&
+               row.step_avg_ms - row.collectives_avg_ms >= (1.0 + kSlowHostFraction) * median_outside_collectives_ms;
     row.late = row.late_ms >= kLateHostFraction * out.median_step_ms;
     if (row.slow || row.late) flagged.push_back(&row);
   }

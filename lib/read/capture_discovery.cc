@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -79,7 +80,9 @@ std::string RecognisedNames() {
   std::string names;
   for (const CaptureFormatRow& row : CaptureFormats())
     names += (names.empty() ? "" : ", ") + std::string(row.recognised_names);
-  return names + ", in this folder or in a logdir's plugins/profile/<run>/";
+  return names +
+         ", in this folder, in its rank folders (rank_0/, rank_1/, ... or worker0/, ...) or in a logdir's "
+         "plugins/profile/<run>/";
 }
 
 std::vector<fs::path> SortedEntries(const fs::path& dir) {
@@ -313,6 +316,33 @@ std::vector<fs::path> FindProfileFolders(const fs::path& root, DiscoveryWork& wo
 // hosts: the i-th span of every worker is one run, as torch-tb-profiler pairs
 // them. Files without a timestamp stay a run of their own.
 
+// A folder a rank of a distributed run wrote into: rank0, rank_1, rank-2,
+// worker_3 (any case).
+bool IsRankFolderName(std::string name) {
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t at = name.rfind("rank", 0) == 0 ? 4 : name.rfind("worker", 0) == 0 ? 6 : 0;
+  if (at == 0) return false;
+  if (at < name.size() && (name[at] == '_' || name[at] == '-')) ++at;
+  return at < name.size() && name.find_first_not_of("0123456789", at) == std::string::npos;
+}
+
+// The captures of `dir`'s rank folders (IsRankFolderName), each host named
+// "<folder>/<host>": ranks often name their files alike (trace.json, or a
+// container's pid 1 in a worker's name).
+std::vector<CaptureFile> CapturesInRankFolders(const fs::path& dir, std::vector<std::string>* skipped) {
+  std::vector<CaptureFile> out;
+  for (const fs::path& sub : SortedEntries(dir)) {
+    if (!IsDir(sub) || !IsRankFolderName(sub.filename().string())) continue;
+    std::vector<std::string> sub_skipped;
+    for (CaptureFile& c : CapturesInFolder(sub, &sub_skipped)) {
+      c.host = sub.filename().string() + "/" + c.host;
+      out.push_back(std::move(c));
+    }
+    for (std::string& s : sub_skipped) skipped->push_back(sub.filename().string() + "/" + s);
+  }
+  return out;
+}
+
 // The worker and span of a .pt.trace.json file named so; a suffix of 10 or
 // more digits is a timestamp (host names like "node.7" keep their digits).
 std::optional<std::pair<std::string, std::string>> PyTorchWorkerSpan(const CaptureFile& c) {
@@ -463,6 +493,9 @@ DiscoveredInput DiscoverInput(const std::string& path, const std::string& run, b
   // once (each real folder listed once).
   std::vector<fs::path> profiles;
   if (here.empty() && skipped_here.empty()) profiles = FindProfileFolders(path, d.work);
+  // Not a logdir either: a distributed run's rank folders (rank_0/, ...)
+  // make one run folder of their captures.
+  if (here.empty() && skipped_here.empty() && profiles.empty()) here = CapturesInRankFolders(path, &skipped_here);
   if (here.empty() && !skipped_here.empty())
     throw InputError(path,
                      "no readable capture: " + skipped_here.front() +

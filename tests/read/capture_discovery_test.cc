@@ -169,6 +169,37 @@ TEST_CASE("PyTorch and bare trace names give their host names", "[discovery]") {
   CHECK(Hosts(DiscoverInput((dir / "run8.json").string()).selected) == std::vector<std::string>{"run8"});
 }
 
+TEST_CASE("A distributed run's rank folders read as one run folder", "[discovery]") {
+  // Each rank wrote into a folder of its own, files named alike.
+  fs::path run = testing::TempDir();
+  WriteFile(run / "rank_0" / "trace.json", R"({"traceEvents": [1]})");
+  WriteFile(run / "rank_1" / "trace.json", R"({"traceEvents": [2]})");
+  WriteFile(run / "notes" / "trace.json", R"({"traceEvents": [3]})");  // Not a rank's folder.
+  DiscoveredInput d = DiscoverInput(run.string());
+  CHECK(d.kind == InputKind::kRunFolder);
+  CHECK(Hosts(d.selected) == std::vector<std::string>{"rank_0/trace", "rank_1/trace"});
+
+  // Ranks writing a span a file (tensorboard_trace_handler), a container's
+  // pid in every worker's name: span i of each rank makes run i.
+  fs::path spans = testing::TempDir();
+  for (const char* rank : {"Rank0", "rank-1"})
+    for (const char* ts : {"1700000000000000001", "1700000000000000002"})
+      WriteFile(spans / rank / (std::string("node_1.") + ts + ".pt.trace.json"),
+                std::string(R"({"traceEvents": [], "rank": ")") + rank + "\"}");  // Bytes of their own.
+  DiscoveredInput s = DiscoverInput(spans.string());
+  REQUIRE(s.runs.size() == 2);
+  CHECK(Hosts(s.runs[0]) == std::vector<std::string>{"Rank0/node_1", "rank-1/node_1"});
+  CHECK(Hosts(s.selected) == std::vector<std::string>{"Rank0/node_1", "rank-1/node_1"});
+  CHECK(s.selected.name == s.runs[1].name);  // The newest span.
+
+  // Folders that only look like ranks' are not.
+  fs::path other = testing::TempDir();
+  WriteFile(other / "ranking" / "trace.json", R"({"traceEvents": []})");
+  WriteFile(other / "rank_" / "trace.json", R"({"traceEvents": []})");
+  WriteFile(other / "worker1a" / "trace.json", R"({"traceEvents": []})");
+  CHECK_THROWS_WITH(DiscoverInput(other.string()), Catch::Contains("no captures found"));
+}
+
 TEST_CASE("A logdir's symlinks back into itself are walked once", "[discovery]") {
   // k symlinks to the logdir itself made the folder walk k^4 listings long
   // and listed the one run under 1 + k + k^2 + k^3 + k^4 names.

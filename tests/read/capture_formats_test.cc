@@ -149,7 +149,9 @@ TEST_CASE("A file no row claims gets the clear errors", "[formats]") {
         (tmp.path / "folder").string() +
             ": no captures found: recognised are <host>.xplane.pb[.gz], <host>[.pt].trace.json[.gz], "
             "trace.json[.gz], timeline*.json[.gz], or any .json[.gz] holding Chrome trace JSON (\"traceEvents\" or "
-            "\"ph\" in its first 64 KiB), in this folder or in a logdir's plugins/profile/<run>/");
+            "\"ph\" in its first 64 KiB), in this folder, in its rank folders (rank_0/, rank_1/, ... or worker0/, ...) "
+            "or in "
+            "a logdir's plugins/profile/<run>/");
 }
 
 TEST_CASE("The memory estimate is the row's", "[formats]") {

@@ -142,6 +142,54 @@ TEST_CASE("combine drops a host file that is a byte-identical copy, as reading t
         RunTool("metrics --compat xprof " + folder).out);
 }
 
+TEST_CASE("hosts: a rank whose step is long only by its wait in collectives is not a straggler",
+          "[cli][scale_out][hosts]") {
+  // Five ranks, one step each (us): the step, its NCCL kernel [5, 5+n), a
+  // 1 us GEMM, own host work after the all-reduce.
+  //   rank0..2  100, 90, none    rank3  150, 140, none (waits for a peer)
+  //   rank4     150, 90, aten::mm [96,146) (slow by its own work)
+  // Median step 100 us; outside collectives 10, 10, 10, 10, 60: median 10.
+  // rank3: 150 >= 110 but 10 < 11 outside collectives, and not late: no
+  // straggler (it was one by step time alone before).
+  // rank4: 150 >= 110 and 60 >= 11; late by its 50 us of aten::mm.
+  const std::string dir = Scratch("waiting_rank");
+  auto trace = [](int rank, int step, int nccl, int own) {
+    std::string t = R"({"distributedInfo": {"rank": )" + std::to_string(rank) + R"(}, "traceEvents": [
+      {"ph":"M","pid":1,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+      {"ph":"M","pid":0,"tid":0,"name":"process_labels","args":{"labels":"GPU 0"}},
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":)" +
+                    std::to_string(step) + R"(},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":1,"args":{"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL","pid":0,"tid":7,"ts":5,"dur":)" +
+                    std::to_string(nccl) + R"(,"args":{"correlation":1,"stream":7,"device":0}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":3,"dur":1,"args":{"correlation":2}},
+      {"ph":"X","cat":"kernel","name":"sgemm","pid":0,"tid":8,"ts":4,"dur":1,"args":{"correlation":2,"stream":8,"device":0}})";
+    if (own > 0)
+      t += R"(,
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":96,"dur":)" +
+           std::to_string(own) + "}";
+    return t + "]}";
+  };
+  const int steps[] = {100, 100, 100, 150, 150}, ncclus[] = {90, 90, 90, 140, 90}, own[] = {0, 0, 0, 0, 50};
+  for (int r = 0; r < 5; ++r)
+    tfprof::testing::WriteFile(fs::path(dir) / ("rank" + std::to_string(r) + ".pt.trace.json"),
+                               trace(r, steps[r], ncclus[r], own[r]));
+  const auto out = RunTool("hosts -f json " + dir);
+  REQUIRE(out.exit_code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(out.out);
+  const auto& rows = doc["tables"]["hosts"];
+  REQUIRE(rows.size() == 5);
+  for (const auto& row : rows) {
+    INFO(row["host"]);
+    CHECK(row["straggler"] == (row["host"] == "rank4"));
+  }
+  CHECK(rows[3]["step_avg_ms"].get<double>() == Approx(0.150));
+  CHECK(rows[3]["step_vs_median_percent"].get<double>() == Approx(50.0));
+  CHECK(rows[3]["late_ms"].get<double>() == Approx(0.0).margin(1e-9));
+  CHECK(rows[4]["late_ms"].get<double>() == Approx(0.050));
+  CHECK(doc["statements"][2] == "stragglers: rank4");
+}
+
 TEST_CASE("hosts: the DDP run's slow-input rank is the straggler", "[cli][scale_out][hosts]") {
   // 4 ranks on one H100 (gloo all-reduce); rank 2 sleeps 20 ms in its
   // load_batch region each step (scripts/capture/gpu_torch_ddp.py). Counted
