@@ -17,6 +17,10 @@ constexpr double kLowPrecisionThreshold = 10;
 // From this share of kernel time in eligible ops off Tensor Cores, say so.
 constexpr double kTensorCoreUnusedThreshold = 10;
 
+// Below this share of the step time, device compute is too small for its
+// precision or Tensor Core use to matter much (AdviseForPyTorch).
+constexpr double kMinorDeviceComputePercent = 5.0;
+
 double Pct(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
@@ -113,6 +117,18 @@ void AdviseForPyTorch(const HostSummary& ops, Overview& o) {
   const std::vector<KernelReport> kernels = ops.kernels.Sorted(0);
   SetPrecision(kernels, o);
   SetTensorCores(kernels, o.env.first_device, o);
+  // Kernel advice is about device compute: where that is a sliver of the
+  // steps (a run waiting in collectives, compiling, or on its host), it is
+  // not what holds the run back, and the advice says so rather than lead.
+  if (!o.steps.rows.empty()) {
+    const double device = o.steps.category_percent[static_cast<size_t>(Category::kDeviceCompute)];
+    if (device < kMinorDeviceComputePercent) {
+      const std::string minor = fmt::format(
+          " Device compute is only {:.1f}% of the step time, though: this gains little until the rest is cut.", device);
+      if (!o.precision_statement.empty()) o.precision_statement += minor;
+      if (!o.tensor_core_statement.empty()) o.tensor_core_statement += minor;
+    }
+  }
   // PyTorch runs op by op anyway: there is no tf.function to suggest.
   o.eager_statement.clear();
   // A trace whose steps hold torch.compile's compilation shows the cost of

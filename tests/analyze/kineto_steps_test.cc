@@ -196,3 +196,34 @@ TEST_CASE("PyTorch: torch.compile's (dynamo_timed) phases are the step's compila
              Catch::StartsWith("50.0% of the total step time sampled is torch.compile compiling (0.05 ms a step)"));
   CHECK_THAT(o.compilation_statement, Catch::Contains("torch.profiler.schedule with warmup"));
 }
+
+TEST_CASE("PyTorch: kernel advice says when device compute is a sliver of the steps", "[steps][kineto]") {
+  // One step with a 32-bit GEMM launched in it: 1 us of a 100 us step (1%),
+  // then 50 us of a 100 us step. The precision advice (all 32-bit) stands
+  // either way; only the first says how little it can gain.
+  auto overview = [](int gemm_us) {
+    const std::string trace = R"json({"traceEvents": [
+      {"ph":"M","pid":1,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+      {"ph":"M","pid":0,"tid":0,"name":"process_labels","args":{"labels":"GPU 0"}},
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":3,"args":{"Input type":["float","float"]}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":1,"args":{"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"ampere_sgemm_128x64_nn","pid":0,"tid":7,"ts":10,"dur":)json" +
+                              std::to_string(gemm_us) + R"json(,"args":{"correlation":1,"stream":7,"device":0}}
+    ]})json";
+    Diagnostics d;
+    Host host = ReadChromeTraceText(trace, "minor.pt.trace.json", d);
+    EventGroups groups = GroupEvents(host, d);
+    std::vector<StepDb> dbs;
+    dbs.push_back(BuildStepDb(host, groups, AnalysisOptions{}, d));
+    return BuildOverview(SummarizeHostOps(host, d), SummarizeSteps(CombineHostSteps(std::move(dbs))));
+  };
+  const Overview sliver = overview(1);
+  CHECK_THAT(sliver.precision_statement, Catch::StartsWith("Only 0.0% of device compute time is in 16-bit"));
+  CHECK_THAT(sliver.precision_statement,
+             Catch::EndsWith("Device compute is only 1.0% of the step time, though: this gains little until the rest "
+                             "is cut."));
+  const Overview half = overview(50);
+  CHECK_THAT(half.precision_statement, Catch::StartsWith("Only 0.0% of device compute time is in 16-bit"));
+  CHECK_THAT(half.precision_statement, !Catch::Contains("Device compute is only"));
+}
