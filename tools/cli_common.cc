@@ -164,6 +164,13 @@ void Emit(const Report& report, const CommonOptions& o) {
   r.terminal = o.output.empty() && ::isatty(STDOUT_FILENO);
   if (r.terminal) r.terminal_width = TerminalWidth();
   WriteOutput(o.output, [&](std::ostream& out) { Render(report, r, out); });
+  // CSV holds one table and nothing else: rows a limit left out of it are
+  // said on stderr, not lost (a 500-row cut diffed as the whole run).
+  if (r.format == OutputFormat::kCsv) {
+    const Table* t =
+        o.table.empty() ? (report.tables.empty() ? nullptr : &report.tables.front()) : report.FindTable(o.table);
+    if (t && !t->rows_left_out.empty()) std::cerr << "note: " << t->rows_left_out << "\n";
+  }
 }
 
 bool MaybeListRuns(const CommonOptions& o) {

@@ -69,8 +69,11 @@ HostsAnalysis AnalyzeHosts(const RunSummary& run) {
     row.late_ms = row.busy_avg_ms - out.median_busy_ms;
     // A step long only by its wait in collectives is a host waiting for the
     // others (its peers' send or all-reduce), not a slow one.
+    // Measured against the step, as `late` is: the time outside collectives
+    // of a send/recv benchmark is a few us, where a ratio is noise.
     row.slow = row.step_avg_ms >= (1.0 + kSlowHostFraction) * out.median_step_ms &&
-               row.step_avg_ms - row.collectives_avg_ms >= (1.0 + kSlowHostFraction) * median_outside_collectives_ms;
+               row.step_avg_ms - row.collectives_avg_ms - median_outside_collectives_ms >=
+                   kSlowHostFraction * out.median_step_ms;
     row.late = row.late_ms >= kLateHostFraction * out.median_step_ms;
     if (row.slow || row.late) flagged.push_back(&row);
   }

@@ -84,8 +84,9 @@ Report BuildHostsReport(const HostsAnalysis& a, const RunSummary& run, bool per_
   r.notes.push_back(
       "busy = step time less All others (idle) and Device collectives: the host's own work. late = busy less the "
       "median host's busy; vs median = step time against the median host's. A host is a straggler when its step "
-      "time is at least 10% over the median host's, and so is its time outside Device collectives (a host long only "
-      "by its wait there is waiting for the others), or it is late by at least 10% of the median step time (in a "
+      "time is at least 10% over the median host's and its time outside Device collectives is too, by 10% of the "
+      "median step time (a host long only by its wait there is waiting for the others), or it is late by at least "
+      "10% of the median step time (in a "
       "synchronous job the others wait for it, in collectives or idle). p50/p90 are nearest-rank percentiles of "
       "the host's own steps (docs/hosts.md)");
   for (const HostRow& row : a.rows)

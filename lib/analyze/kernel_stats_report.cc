@@ -159,6 +159,8 @@ Report BuildKernelStatsReport(const HostSummary& summary, const KernelStatsOptio
     if (options.top && kept.size() > options.top) kept.resize(options.top);
     report.tables.push_back(KernelTable(kept, summary.env.pytorch()));
   }
+  // CSV holds the table alone: the cut said on stderr (Table::rows_left_out).
+  if (every_rows > kept.size()) report.tables.back().rows_left_out = report.lines.front();
   if (summary.kernels.size() > 1000)
     report.notes.push_back(
         fmt::format("{} kernel rows in the capture; the 1000 longest are kept, as the TensorFlow Profiler does",

@@ -238,11 +238,12 @@ Report BuildTfStatsReport(const HostSummary& summary, const TfStatsOptions& opti
   // without saying so reads as every op of the run.
   TfStatsRowCounts shown;
   for (const TfStatsRecord& r : records) ++(r.on_device ? shown.device : shown.host);
+  std::string& left_out = report.tables.front().rows_left_out;
   auto note_cut = [&](const char* side, size_t kept, size_t all) {
-    if (kept < all)
-      report.notes.push_back(
-          fmt::format("{} side: {} of {} {} shown, those with the most self time (--top N shows more)", side, kept, all,
-                      options.by_type ? "op types" : "ops"));
+    if (kept >= all) return;
+    report.notes.push_back(fmt::format("{} side: {} of {} {} shown, those with the most self time (--top N shows more)",
+                                       side, kept, all, options.by_type ? "op types" : "ops"));
+    left_out += (left_out.empty() ? "" : "; ") + report.notes.back();
   };
   note_cut("device", shown.device, before_cut.device);
   note_cut("host", shown.host, before_cut.host);

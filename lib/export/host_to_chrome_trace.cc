@@ -224,20 +224,24 @@ void ChromeTraceWriter::AddEvents(const Host& host, const Plane& plane, const Li
         AppendJsonString(out, name);
         out += ':';
       };
-      if (renamed) {
+      // A counter's args are its series: numbers only (a viewer cannot draw
+      // anything else), and it starts no launch arrow.
+      auto kept = [this](const Stat& s) { return !counters_ || s.is_integer() || s.type() == StatType::kDouble; };
+      if (renamed && !counters_) {
         key("long_name");
         AppendJsonString(out, host.Str(meta.name));
       }
       seen_.clear();
       for (const Stat& s : stats) {
         seen_.push_back(s.key());
+        if (!kept(s)) continue;
         key(host.Str(plane.stat_metadata[s.key()].name));
         AppendStatValue(out, stat_strings, s);
-        if (correlation_ && s.key() == *correlation_ && s.is_integer()) flow = s.AsUint();
+        if (!counters_ && correlation_ && s.key() == *correlation_ && s.is_integer()) flow = s.AsUint();
       }
       for (uint32_t k = meta.stats_begin; k < meta.stats_end; ++k) {
         const Stat& s = plane.metadata_stats[k];
-        if (std::find(seen_.begin(), seen_.end(), s.key()) != seen_.end()) continue;
+        if (!kept(s) || std::find(seen_.begin(), seen_.end(), s.key()) != seen_.end()) continue;
         key(host.Str(plane.stat_metadata[s.key()].name));
         AppendStatValue(out, host.strings, s);
       }

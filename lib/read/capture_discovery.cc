@@ -360,7 +360,7 @@ std::optional<std::pair<std::string, std::string>> PyTorchWorkerSpan(const Captu
 // process read them or each was summarised apart.
 void SortByFileName(std::vector<CaptureFile>& files) {
   std::sort(files.begin(), files.end(), [](const CaptureFile& a, const CaptureFile& b) {
-    return fs::path(a.path).filename().string() < fs::path(b.path).filename().string();
+    return CaptureSourceName(a.path) < CaptureSourceName(b.path);
   });
 }
 
@@ -390,8 +390,9 @@ std::vector<ProfileRun> SplitPyTorchSpans(ProfileRun run) {
     for (const CaptureFile& p : plain) worker_also_plain = worker_also_plain || p.host == worker;
   }
   // The files are all moved out: a span's run copies the rest of `run`,
-  // never its emptied list (copied once per span, that list made the
-  // discovery quadratic in a worker's files: 12,000 one-step files, 13.6 GB).
+  // not an emptied list of them all (copied once per span, that list made
+  // the discovery quadratic in a worker's files: 12,000 one-step files,
+  // 13.6 GB).
   std::vector<CaptureFile>().swap(run.files);
   std::vector<ProfileRun> out;
   if (most <= 1 && !worker_also_plain) {
@@ -407,9 +408,8 @@ std::vector<ProfileRun> SplitPyTorchSpans(ProfileRun run) {
     out.push_back(std::move(r));
   }
   for (size_t i = 0; i < most; ++i) {
-    ProfileRun r;
-    r.path = run.path;
-    r.duplicates = run.duplicates;
+    ProfileRun r = run;  // Its files were moved out above: a copy of the rest.
+    r.skipped.clear();
     std::string first_span;
     for (auto& [worker, spans] : spans_of) {
       if (i >= spans.size()) continue;
@@ -447,6 +447,13 @@ ProfileRun PickRun(const std::vector<ProfileRun>& runs, const std::string& path,
 }
 
 }  // namespace
+
+std::string CaptureSourceName(const std::string& path) {
+  const fs::path p(path);
+  const std::string file = p.filename().string();
+  const std::string folder = p.parent_path().filename().string();
+  return IsRankFolderName(folder) ? folder + "/" + file : file;
+}
 
 CaptureFormat DetectFormat(const std::string& path) {
   const std::string file = fs::path(path).filename().string();

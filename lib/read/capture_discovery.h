@@ -24,6 +24,13 @@ struct CaptureFile {
   std::vector<std::string> more_steps;
 };
 
+// The name a capture file goes by in its run: its file name, or
+// "<rank folder>/<file name>" when it lies in a rank's folder (rank_0/, ...),
+// where ranks often name their files alike. It orders a run's hosts and
+// names each host's summary, from the path alone: the same whether the run
+// is read whole or each file summarised apart.
+std::string CaptureSourceName(const std::string& path);
+
 struct ProfileRun {
   std::string name;                // "<run>" or "<tb_run>/<run>" when the logdir has several TensorBoard runs.
   std::string path;                // The run folder.

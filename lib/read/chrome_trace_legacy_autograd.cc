@@ -15,10 +15,15 @@ bool HasEvents(const Plane& plane) {
 }  // namespace
 
 bool IsLegacyAutogradTrace(const Host& host) {
-  for (const Plane& p : host.planes)
+  for (const Plane& p : host.planes) {
     // A category on its events would make it some other producer's process
-    // that happens to bear the name.
-    if (host.PlaneName(p) == kLegacyCpuProcess && HasEvents(p) && !p.FindStatKey(host.strings, "cat")) return true;
+    // that happens to bear the name. Either process will do: a trace whose
+    // ops recorded nothing may still hold device ranges.
+    const std::string_view name = host.PlaneName(p);
+    if ((name == kLegacyCpuProcess || name == kLegacyCudaProcess) && HasEvents(p) &&
+        !p.FindStatKey(host.strings, "cat"))
+      return true;
+  }
   return false;
 }
 
@@ -44,6 +49,9 @@ void ApplyLegacyAutogradConventions(Host& host, Diagnostics& diagnostics) {
         example = std::string(host.Str(plane.event_metadata[line.events[0].metadata].name));
     }
   }
+  // PyTorch's, whatever the Kineto conventions then find (a trace of
+  // device ranges alone has no CPU process for them to label).
+  host.framework = Framework::kPyTorch;
   diagnostics.Add(diag_kind::kJsonPyTorchLegacyOps, example, ops);
   diagnostics.Add(diag_kind::kJsonPyTorchLegacyDeviceRanges, "", device_ranges);
 }

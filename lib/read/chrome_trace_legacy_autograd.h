@@ -24,7 +24,8 @@ inline constexpr std::string_view kLegacyCpuProcess = "CPU functions";
 inline constexpr std::string_view kLegacyCudaProcess = "CUDA functions";
 
 // Whether `host` (a Chrome trace just read) is a legacy autograd profiler
-// export: a process named kLegacyCpuProcess whose events have no category.
+// export: a process named kLegacyCpuProcess or kLegacyCudaProcess whose
+// events have no category.
 bool IsLegacyAutogradTrace(const Host& host);
 
 // Labels the legacy trace's CPU process as Kineto's and its events as ops;

@@ -48,6 +48,10 @@ struct Table {
   // Detail tables (e.g. one row per thread) appear in the text view only
   // with --verbose; CSV (--table) and JSON always have them.
   bool detail = false;
+  // What a limit left out of the rows ("host side: 500 of 1040 ops shown"),
+  // also among the report's notes: CSV, which holds the table alone, says
+  // it on stderr.
+  std::string rows_left_out;
 
   // `unit`, when given, is the column's unit (Column::unit).
   Table& Add(Column c, std::string unit = "") {

@@ -67,12 +67,13 @@ RunSummary CapturesToRunSummary(const DiscoveredInput& input, const RunReadOptio
     }
     matched = true;
     if (r.visit) r.visit(host);
-    // The file's name orders the hosts (files of one run are in one
-    // folder, so names differ); `order` stays 0, as in a summary of this
-    // file alone, so that hosts summarised apart combine into these bytes.
+    // The file's name orders the hosts (CaptureSourceName: names in one
+    // folder differ, and a rank folder's name goes with its files); `order`
+    // stays 0, as in a summary of this file alone, so that hosts summarised
+    // apart combine into these bytes.
     SummaryOptions one = options;
     one.order = 0;
-    one.source = std::filesystem::path(file.path).filename().string();
+    one.source = CaptureSourceName(file.path);
     PhaseTimer summary_phase("summarize host");
     RunSummary summary = HostToRunSummary(host, one);
     summary_phase.Stop();

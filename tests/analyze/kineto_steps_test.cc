@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lib/analyze/overview_analysis.h"
+#include "lib/analyze/pytorch_advice.h"
 #include "lib/analyze/step_summary.h"
 #include "lib/read/chrome_trace_reader.h"
 #include "lib/read/xplane_reader.h"
@@ -195,6 +196,12 @@ TEST_CASE("PyTorch: torch.compile's (dynamo_timed) phases are the step's compila
   CHECK_THAT(o.compilation_statement,
              Catch::StartsWith("50.0% of the total step time sampled is torch.compile compiling (0.05 ms a step)"));
   CHECK_THAT(o.compilation_statement, Catch::Contains("torch.profiler.schedule with warmup"));
+  // Under 10% of the steps, no statement.
+  Overview light = o;
+  light.steps.category_percent[static_cast<size_t>(Category::kCompilation)] = 9.9;
+  light.compilation_statement.clear();
+  AdviseForPyTorch(SummarizeHostOps(host, d), light);
+  CHECK(light.compilation_statement.empty());
 }
 
 TEST_CASE("PyTorch: kernel advice says when device compute is a sliver of the steps", "[steps][kineto]") {

@@ -314,11 +314,12 @@ TEST_CASE("trace: names and values are valid JSON whatever bytes they hold", "[e
 }
 
 TEST_CASE("trace: counter samples are written back as counters, not zero-length slices", "[export][trace]") {
-  // A TF1 timeline's allocator counters (show_memory=True) and one op.
+  // Counter samples of one process (as a TF1 timeline's allocator counters
+  // with show_memory=True) and one op.
   constexpr const char* kTrace = R"json({"traceEvents":[
     {"ph":"M","pid":1,"name":"process_name","args":{"name":"Allocators"}},
     {"ph":"C","pid":1,"ts":10,"name":"GPU_0_bfc","args":{"GPU_0_bfc":256}},
-    {"ph":"C","pid":1,"ts":20,"name":"GPU_0_bfc","args":{"GPU_0_bfc":0}},
+    {"ph":"C","pid":1,"ts":20,"name":"GPU_0_bfc","args":{"GPU_0_bfc":0,"label":"not a number"}},
     {"ph":"X","pid":1,"tid":2,"ts":5,"dur":3,"name":"op"}]})json";
   Diagnostics d;
   const Host host = ReadChromeTraceText(kTrace, "counters.json", d);
@@ -332,6 +333,7 @@ TEST_CASE("trace: counter samples are written back as counters, not zero-length 
   CHECK(counters[0]["name"] == "GPU_0_bfc");
   CHECK(counters[0]["args"]["GPU_0_bfc"] == 256);
   CHECK(counters[1]["args"]["GPU_0_bfc"] == 0);
+  CHECK_FALSE(counters[1]["args"].contains("label"));  // A series is numbers.
   CHECK(counters[1]["ts"].get<double>() - counters[0]["ts"].get<double>() == Approx(10.0));
   CHECK_FALSE(counters[0].contains("dur"));
   REQUIRE(slices.size() == 1);
@@ -341,11 +343,15 @@ TEST_CASE("trace: counter samples are written back as counters, not zero-length 
   testing::WriteFile(path, out.dump());
   Diagnostics d2;
   const Host back = ReadChromeTraceFile(path, d2);
-  size_t samples = 0;
+  size_t samples = 0, lines = 0;
   for (const Plane& p : back.planes)
     for (const Line& l : p.lines)
-      if (back.Str(l.name) == kChromeTraceCountersLine) samples += l.events.size();
+      if (back.Str(l.name) == kChromeTraceCountersLine) {
+        samples += l.events.size();
+        ++lines;
+      }
   CHECK(samples == 2);
+  CHECK(lines == 1);
 }
 
 }  // namespace tfprof

@@ -251,6 +251,8 @@ TEST_CASE("TensorFlow trace viewer JSON: a 1 ps duration is a zero-length event,
   Host h = ReadText(R"([
     {"ph":"M","pid":501,"name":"process_name","args":{"name":"/host:CPU"}},
     {"ph":"M","pid":7,"name":"process_name","args":{"name":"my tool"}},
+    {"ph":"M","pid":502,"name":"process_name","args":{"name":"/device:GPU:0"}},
+    {"ph":"X","pid":502,"tid":3,"ts":1,"dur":1e-06,"name":"empty_kernel"},
     {"ph":"X","pid":501,"tid":1,"ts":1,"dur":1e-06,"name":"VarHandleOp"},
     {"ph":"X","pid":501,"tid":1,"ts":2,"dur":2e-06,"name":"ReadVariableOp"},
     {"ph":"X","pid":7,"tid":1,"ts":1,"dur":1e-06,"name":"tiny"}
@@ -261,7 +263,8 @@ TEST_CASE("TensorFlow trace viewer JSON: a 1 ps duration is a zero-length event,
   CHECK(cpu.lines[0].events[0].duration_ps == 0);
   CHECK(cpu.lines[0].events[1].duration_ps == 2);
   CHECK(PlaneNamed(h, "my tool").lines[0].events[0].duration_ps == 1);
-  CHECK(diag.Count("json.tf_zero_length") == 1);
+  CHECK(PlaneNamed(h, "/device:GPU:0").lines[0].events[0].duration_ps == 0);
+  CHECK(diag.Count("json.tf_zero_length") == 2);
   CHECK(diag.Count("json.unknown_producer") == 0);  // A TensorFlow process is there.
 }
 

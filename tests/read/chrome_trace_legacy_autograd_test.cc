@@ -38,6 +38,7 @@ TEST_CASE("Legacy autograd profiler trace: its CPU functions are PyTorch ops", "
   CHECK(host.framework == Framework::kPyTorch);
   CHECK(d.Count("json.pytorch_legacy_ops") == 4);
   CHECK(d.Count("json.pytorch_legacy_device_ranges") == 1);
+  CHECK(d.Count("json.unknown_producer") == 0);
   const HostSummary s = SummarizeHostOps(host, d);
   REQUIRE(s.has_host_plane);
   CHECK(s.env.pytorch());
@@ -67,4 +68,15 @@ TEST_CASE("Legacy autograd profiler: a process of that name with categories is n
   // Read as the Kineto trace it is: the op once, no legacy diagnostics.
   CHECK(d.Count("json.pytorch_legacy_ops") == 0);
   CHECK(d.Count("json.kineto_framework_ops") == 1);
+}
+
+TEST_CASE("Legacy autograd profiler: device ranges alone still make a PyTorch trace", "[json][kineto]") {
+  Diagnostics d;
+  const Host host = ReadChromeTraceText(
+      R"json([{"name": "aten::mm", "ph": "X", "ts": 5, "dur": 80, "tid": 0, "pid": "CUDA functions", "args": {}}])json",
+      "ranges.json", d);
+  CHECK(host.framework == Framework::kPyTorch);
+  CHECK(d.Count("json.pytorch_legacy_device_ranges") == 1);
+  CHECK(d.Count("json.pytorch_legacy_ops") == 0);
+  CHECK(d.Count("json.unknown_producer") == 0);
 }

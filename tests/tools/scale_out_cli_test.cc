@@ -142,6 +142,41 @@ TEST_CASE("combine drops a host file that is a byte-identical copy, as reading t
         RunTool("metrics --compat xprof " + folder).out);
 }
 
+TEST_CASE("Rank folders whose files are named alike read as one run's hosts, whole or summarised apart",
+          "[cli][scale_out][hosts]") {
+  // rank_0/trace.json and rank_1/trace.json: each host's summary is named
+  // <folder>/<file>, so the two neither collide when the run is read whole
+  // nor when each file is summarised apart and combined.
+  const std::string dir = Scratch("rank_folders");
+  for (int r = 0; r < 2; ++r)
+    tfprof::testing::WriteFile(fs::path(dir) / ("rank_" + std::to_string(r)) / "trace.json",
+                               R"({"distributedInfo": {"rank": )" + std::to_string(r) + R"(}, "traceEvents": [
+      {"ph":"M","pid":1,"tid":0,"name":"process_labels","args":{"labels":"CPU"}},
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":)" +
+                                   std::to_string(100 + 50 * r) + R"(},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":40}]})");
+  const auto whole = RunTool("hosts -f json " + dir);
+  REQUIRE(whole.exit_code == 0);
+  const nlohmann::json doc = nlohmann::json::parse(whole.out);
+  const auto& rows = doc["tables"]["hosts"];
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["host"] == "rank0");
+  CHECK(rows[0]["file"] == "rank_0/trace.json");
+  CHECK(rows[1]["host"] == "rank1");
+  CHECK(rows[1]["file"] == "rank_1/trace.json");
+  CHECK(rows[1]["step_avg_ms"].get<double>() == Approx(0.150));
+  const std::string sums = Scratch("rank_folders_sums");
+  for (int r = 0; r < 2; ++r) {
+    const std::string rank = "rank_" + std::to_string(r);
+    REQUIRE(RunTool("summarize " + dir + "/" + rank + "/trace.json -o " + sums + "/" + rank + ".tfsum").exit_code == 0);
+  }
+  const std::string combined_file = Scratch("rank_folders_run") + "/run.tfsum";
+  REQUIRE(RunTool("combine " + sums + " -o " + combined_file).exit_code == 0);
+  const auto combined = RunTool("hosts -f json " + combined_file);
+  REQUIRE(combined.exit_code == 0);
+  CHECK(nlohmann::json::parse(combined.out)["tables"]["hosts"] == rows);
+}
+
 TEST_CASE("hosts: a rank whose step is long only by its wait in collectives is not a straggler",
           "[cli][scale_out][hosts]") {
   // Five ranks, one step each (us): the step, its NCCL kernel [5, 5+n), a
