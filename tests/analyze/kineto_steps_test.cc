@@ -32,12 +32,15 @@ using tfprof::testing::ExpectedStep;
 
 namespace {
 
-StepSummary StepsOf(const std::string& path, Diagnostics& diag) {
-  Host host = ReadChromeTraceFile(path, diag);
+StepSummary StepsOfHost(const Host& host, Diagnostics& diag) {
   EventGroups groups = GroupEvents(host, diag);
   std::vector<StepDb> dbs;
   dbs.push_back(BuildStepDb(host, groups, AnalysisOptions{}, diag));
   return SummarizeSteps(CombineHostSteps(std::move(dbs)));
+}
+
+StepSummary StepsOf(const std::string& path, Diagnostics& diag) {
+  return StepsOfHost(ReadChromeTraceFile(path, diag), diag);
 }
 
 // The rows (testing::CheckStepRows), found from ProfilerStep#N annotations.
@@ -181,11 +184,8 @@ TEST_CASE("PyTorch: torch.compile's (dynamo_timed) phases are the step's compila
     {"ph":"X","cat":"cpu_op","name":"aten::add","pid":300,"tid":300,"ts":70,"dur":20}
   ]})json";
   Diagnostics d;
-  Host host = ReadChromeTraceText(kTrace, "compile.pt.trace.json", d);
-  EventGroups groups = GroupEvents(host, d);
-  std::vector<StepDb> dbs;
-  dbs.push_back(BuildStepDb(host, groups, AnalysisOptions{}, d));
-  const StepSummary s = SummarizeSteps(CombineHostSteps(std::move(dbs)));
+  const Host host = ReadChromeTraceText(kTrace, "compile.pt.trace.json", d);
+  const StepSummary s = StepsOfHost(host, d);
   REQUIRE(s.rows.size() == 1);
   CHECK(s.rows[0].step_time_ms == Approx(0.1));
   CHECK(CategoryMs(s.rows[0], Category::kCompilation) == Approx(0.05));
@@ -219,11 +219,8 @@ TEST_CASE("PyTorch: kernel advice says when device compute is a sliver of the st
                               std::to_string(gemm_us) + R"json(,"args":{"correlation":1,"stream":7,"device":0}}
     ]})json";
     Diagnostics d;
-    Host host = ReadChromeTraceText(trace, "minor.pt.trace.json", d);
-    EventGroups groups = GroupEvents(host, d);
-    std::vector<StepDb> dbs;
-    dbs.push_back(BuildStepDb(host, groups, AnalysisOptions{}, d));
-    return BuildOverview(SummarizeHostOps(host, d), SummarizeSteps(CombineHostSteps(std::move(dbs))));
+    const Host host = ReadChromeTraceText(trace, "minor.pt.trace.json", d);
+    return BuildOverview(SummarizeHostOps(host, d), StepsOfHost(host, d));
   };
   const Overview sliver = overview(1);
   CHECK_THAT(sliver.precision_statement, Catch::StartsWith("Only 0.0% of device compute time is in 16-bit"));
