@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -121,7 +122,9 @@ void AdviseForPyTorch(const HostSummary& ops, Overview& o) {
   // steps (a run waiting in collectives, compiling, or on its host), it is
   // not what holds the run back, and the advice says so rather than lead.
   if (!o.steps.rows.empty()) {
-    const double device = o.steps.category_percent[static_cast<size_t>(Category::kDeviceCompute)];
+    // Tested as shown (one decimal), so that the caveat never says 5.0%.
+    const double device =
+        std::round(o.steps.category_percent[static_cast<size_t>(Category::kDeviceCompute)] * 10.0) / 10.0;
     if (device < kMinorDeviceComputePercent) {
       const std::string minor = fmt::format(
           " Device compute is only {:.1f}% of the step time, though: this gains little until the rest is cut.", device);
