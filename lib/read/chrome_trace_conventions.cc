@@ -91,9 +91,13 @@ uint64_t LevelZeroFromAnnotation(Host& host, Plane& plane) {
 // duration of 1 ps (1e-06 us: xprof's trace_events_to_json floors every
 // duration at 1 ps so that the viewer draws it); its own tools read the
 // XSpace's 0. Only its process names (/host:..., /device:...) are read so.
+// A process named as TensorFlow's trace viewer JSON names its planes.
+bool IsTensorFlowProcessName(std::string_view name) {
+  return name.starts_with("/host:") || name.starts_with("/device:");
+}
+
 uint64_t ZeroLengthFromFloor(const Host& host, Plane& plane) {
-  const std::string_view name = host.PlaneName(plane);
-  if (!name.starts_with("/host:") && !name.starts_with("/device:")) return 0;
+  if (!IsTensorFlowProcessName(host.PlaneName(plane))) return 0;
   uint64_t count = 0;
   for (Line& line : plane.lines)
     for (Event& e : line.events)
@@ -661,13 +665,11 @@ void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics,
   // read as a clean run.
   if (host.framework != Framework::kPyTorch) {
     bool tensorflow = false;
-    for (const Plane& p : host.planes) {
-      const std::string_view name = host.PlaneName(p);
-      tensorflow = tensorflow || name.starts_with("/host:") || name.starts_with("/device:");
-    }
     uint64_t events = 0;
-    for (const Plane& p : host.planes)
+    for (const Plane& p : host.planes) {
+      tensorflow = tensorflow || IsTensorFlowProcessName(host.PlaneName(p));
       for (const Line& l : p.lines) events += l.events.size();
+    }
     if (!tensorflow && events > 0) diagnostics.Add(diag_kind::kJsonUnknownProducer, "", 1);
   }
 }
