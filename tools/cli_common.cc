@@ -166,11 +166,9 @@ void Emit(const Report& report, const CommonOptions& o) {
   WriteOutput(o.output, [&](std::ostream& out) { Render(report, r, out); });
   // CSV holds one table and nothing else: rows a limit left out of it are
   // said on stderr, not lost (a 500-row cut diffed as the whole run).
-  if (r.format == OutputFormat::kCsv) {
-    const Table* t =
-        o.table.empty() ? (report.tables.empty() ? nullptr : &report.tables.front()) : report.FindTable(o.table);
-    if (t && !t->rows_left_out.empty()) std::cerr << "note: " << t->rows_left_out << "\n";
-  }
+  if (r.format == OutputFormat::kCsv)
+    if (const Table* t = CsvTable(report, o.table); t && !t->rows_left_out.empty())
+      std::cerr << "note: " << t->rows_left_out << "\n";
 }
 
 bool MaybeListRuns(const CommonOptions& o) {

@@ -668,7 +668,7 @@ void ApplyChromeTraceConventions(Host& host, Diagnostics& diagnostics,
     uint64_t events = 0;
     for (const Plane& p : host.planes) {
       tensorflow = tensorflow || IsTensorFlowProcessName(host.PlaneName(p));
-      for (const Line& l : p.lines) events += l.events.size();
+      events += p.EventCount();
     }
     if (!tensorflow && events > 0) diagnostics.Add(diag_kind::kJsonUnknownProducer, "", 1);
   }

@@ -4,23 +4,13 @@
 #include "lib/read/stat_edit.h"
 
 namespace tfprof {
-namespace {
-
-bool HasEvents(const Plane& plane) {
-  for (const Line& l : plane.lines)
-    if (!l.events.empty()) return true;
-  return false;
-}
-
-}  // namespace
-
 bool IsLegacyAutogradTrace(const Host& host) {
   for (const Plane& p : host.planes) {
     // A category on its events would make it some other producer's process
     // that happens to bear the name. Either process will do: a trace whose
     // ops recorded nothing may still hold device ranges.
     const std::string_view name = host.PlaneName(p);
-    if ((name == kLegacyCpuProcess || name == kLegacyCudaProcess) && HasEvents(p) &&
+    if ((name == kLegacyCpuProcess || name == kLegacyCudaProcess) && p.EventCount() > 0 &&
         !p.FindStatKey(host.strings, "cat"))
       return true;
   }
@@ -34,7 +24,7 @@ void ApplyLegacyAutogradConventions(Host& host, Diagnostics& diagnostics) {
   for (Plane& plane : host.planes) {
     const std::string_view name = host.PlaneName(plane);
     if (name == kLegacyCudaProcess) {
-      for (const Line& l : plane.lines) device_ranges += l.events.size();
+      device_ranges += plane.EventCount();
       continue;
     }
     if (name != kLegacyCpuProcess || plane.FindStatKey(host.strings, "cat")) continue;

@@ -1,7 +1,6 @@
 #include "lib/read/chrome_trace_tf1_memory.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -18,6 +17,7 @@
 #include "lib/read/chrome_trace_tf1_timeline.h"
 #include "lib/read/stat_edit.h"
 #include "lib/util/parse_number.h"
+#include "lib/util/saturating.h"
 #include "simdjson.h"
 
 namespace tfprof {
@@ -236,8 +236,7 @@ Tf1TensorEvents AddTf1TensorLifetimes(Host& host, const std::vector<size_t>& ten
     for (const Change& c : changes) {
       const TensorDescription& d = *c.tensor->description;
       // Sizes are at most 2^60: the sum of a hostile file's many saturates.
-      if (__builtin_add_overflow(in_use, c.signed_bytes, &in_use))
-        in_use = c.signed_bytes > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+      in_use = SaturatingAdd(in_use, c.signed_bytes);
       line.stats.push_back(Stat::String(allocator_key, allocator_id));
       line.stats.push_back(Stat::Int(allocated_key, in_use));
       line.stats.push_back(Stat::Int(reserved_key, 0));

@@ -27,6 +27,11 @@ struct RenderOptions {
 // report has no graph.
 void Render(const Report& report, const RenderOptions& options, std::ostream& out);
 
+// The table CSV renders: `csv_table`, or the report's first; null when the
+// report has none. Throws std::invalid_argument when `csv_table` names no
+// table.
+const Table* CsvTable(const Report& report, const std::string& csv_table);
+
 void RenderText(const Report& report, const RenderOptions& options, std::ostream& out);
 // `formula_safe` (--csv-safe): a text cell starting with = + - @ tab or CR,
 // which a spreadsheet may run as a formula (OWASP "CSV injection"), gets a

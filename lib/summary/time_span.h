@@ -11,7 +11,8 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
+
+#include "lib/util/saturating.h"
 
 namespace tfprof {
 
@@ -27,24 +28,6 @@ inline int64_t SpanPs(int64_t first, int64_t last, bool* cut) {
   if (span <= static_cast<uint64_t>(kMaxSpanPs)) return static_cast<int64_t>(span);
   *cut = true;
   return kMaxSpanPs;
-}
-
-// a + b, stuck at the largest value instead of wrapping round: sums of
-// many cut spans (one per thread) stay ordered and never fall back to small.
-inline uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
-  uint64_t sum;
-  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<uint64_t>::max() : sum;
-}
-inline int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t sum;
-  if (!__builtin_add_overflow(a, b, &sum)) return sum;
-  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
-}
-
-inline int64_t SaturatingSub(int64_t a, int64_t b) {
-  int64_t diff;
-  if (!__builtin_sub_overflow(a, b, &diff)) return diff;
-  return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
 }  // namespace tfprof
